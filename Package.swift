@@ -1,0 +1,61 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// The Debian packages that provide the C libraries this package links.
+/// `scripts/install-deps.sh` installs the same list; keep the two in step.
+let ffmpegPackages = ["libavformat-dev", "libavcodec-dev", "libswscale-dev", "libavutil-dev"]
+
+let package = Package(
+    name: "live-stories",
+    products: [
+        .library(name: "StoryPlayer", targets: ["StoryPlayer"]),
+        .library(name: "Compositor", targets: ["Compositor"]),
+        .executable(name: "render-stories", targets: ["render-stories"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        // MARK: - C shims
+        .systemLibrary(
+            name: "CFFmpeg",
+            pkgConfig: "libavformat libavcodec libswscale libavutil",
+            providers: [.apt(ffmpegPackages)]
+        ),
+        // libpng reports errors with setjmp/longjmp, which Swift frames cannot survive,
+        // so every libpng call lives in this C target and returns plain error codes.
+        .target(
+            name: "CStoryPNG",
+            linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("z")]
+        ),
+
+        // MARK: - Libraries
+        .target(
+            name: "Compositor",
+            dependencies: ["CStoryPNG"],
+            swiftSettings: [.unsafeFlags(["-Ounchecked"], .when(configuration: .release))]
+        ),
+        .target(
+            name: "StoryPlayer",
+            dependencies: ["CFFmpeg", "Compositor"]
+        ),
+
+        // MARK: - Command line
+        .executableTarget(
+            name: "render-stories",
+            dependencies: [
+                "StoryPlayer", "Compositor",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+
+        // MARK: - Tests
+        .testTarget(name: "CompositorTests", dependencies: ["Compositor"]),
+        // Fixtures are read in place (by #filePath), so they are not bundled as resources.
+        .testTarget(name: "StoryPlayerTests", dependencies: ["StoryPlayer", "Compositor"],
+                    exclude: ["Fixtures"]),
+        // Runs the built executable, so it depends on it to have it built first.
+        .testTarget(name: "RenderStoriesTests", dependencies: ["render-stories", "StoryPlayer", "Compositor"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

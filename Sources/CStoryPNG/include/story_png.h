@@ -1,0 +1,47 @@
+#ifndef LIVE_STORIES_STORY_PNG_H
+#define LIVE_STORIES_STORY_PNG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/// Row filters, as the user picks them (`--png-filter`).
+typedef enum {
+    STORY_PNG_FILTER_NONE = 0,
+    STORY_PNG_FILTER_SUB = 1,
+    STORY_PNG_FILTER_UP = 2,
+    STORY_PNG_FILTER_PAETH = 3,
+    STORY_PNG_FILTER_ADAPTIVE = 4,
+} story_png_filter;
+
+/// zlib strategies, as the user picks them (`--png-strategy`).
+typedef enum {
+    STORY_PNG_STRATEGY_DEFAULT = 0,
+    STORY_PNG_STRATEGY_RLE = 1,
+    STORY_PNG_STRATEGY_HUFFMAN = 2,
+} story_png_strategy;
+
+/// A growable byte buffer that owns its memory; free it with `story_png_buffer_free`.
+typedef struct {
+    uint8_t *bytes;
+    size_t count;
+    size_t capacity;
+} story_png_buffer;
+
+/// Encodes 8-bit RGBA rows as a PNG in memory.
+///
+/// With `keep_alpha` 0 the alpha byte of every pixel is dropped and an RGB PNG is written.
+/// Returns 0 on success; otherwise a non-zero code and libpng's message in `error`.
+/// All libpng errors are caught here (libpng longjmps to this function's frame).
+int story_png_encode(const uint8_t *rgba, int width, int height, size_t stride,
+                     int keep_alpha, int level, story_png_filter filter,
+                     story_png_strategy strategy, story_png_buffer *out,
+                     char *error, size_t error_size);
+
+/// Decodes a PNG held in memory into 8-bit RGBA (any PNG colour type is converted).
+/// On success `*rgba` is a `malloc`ed buffer of `width * height * 4` bytes; free it with `free`.
+int story_png_decode(const uint8_t *png, size_t size, uint8_t **rgba,
+                     int *width, int *height, char *error, size_t error_size);
+
+void story_png_buffer_free(story_png_buffer *buffer);
+
+#endif

@@ -1,0 +1,71 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Writes files whole or not at all: into a temporary file beside the target, then `rename(2)`.
+///
+/// A reader (or a crash) never sees a half-written frame: the target path either does not
+/// exist yet or holds the complete file.
+public enum AtomicFile {
+    public static func write(_ bytes: [UInt8], to path: String) throws(CompositorError) {
+        let temporary = temporaryPath(for: path)
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            throw CompositorError(.fileWrite, "cannot create \(temporary)", cause: systemMessage())
+        }
+        var written = 0
+        let failure: String? = bytes.withUnsafeBytes { raw -> String? in
+            while written < raw.count {
+                let n = Glibc.write(fd, raw.baseAddress! + written, raw.count - written)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    return systemMessage()
+                }
+                written += n
+            }
+            return nil
+        }
+        if close(fd) != 0 || failure != nil {
+            let message = failure ?? systemMessage()
+            unlink(temporary)
+            throw CompositorError(.fileWrite, "cannot write \(path)", cause: message)
+        }
+        guard rename(temporary, path) == 0 else {
+            let message = systemMessage()
+            unlink(temporary)
+            throw CompositorError(.fileWrite, "cannot move \(temporary) to \(path)", cause: message)
+        }
+    }
+
+    /// Reads a whole file.
+    public static func read(_ path: String) throws(CompositorError) -> [UInt8] {
+        guard let file = fopen(path, "rb") else {
+            throw CompositorError(.fileRead, "cannot open \(path)", cause: systemMessage())
+        }
+        defer { fclose(file) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, file) }
+            if n > 0 { bytes.append(contentsOf: chunk[0..<n]) }
+            if n < chunk.count {
+                if ferror(file) != 0 {
+                    throw CompositorError(.fileRead, "cannot read \(path)", cause: systemMessage())
+                }
+                return bytes
+            }
+        }
+    }
+
+    /// A name in the same folder (so `rename` stays on one file system) that no other writer uses.
+    static func temporaryPath(for path: String) -> String {
+        let slash = path.lastIndex(of: "/")
+        let folder = slash.map { String(path[...$0]) } ?? ""
+        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        return "\(folder).\(name).\(getpid())-\(UInt64.random(in: 0...UInt64.max)).tmp"
+    }
+
+    static func systemMessage() -> String {
+        String(cString: strerror(errno))
+    }
+}

@@ -1,0 +1,21 @@
+/// A failure the environment caused while encoding, decoding or writing pictures.
+public struct CompositorError: Error, Sendable, CustomStringConvertible {
+    public enum Code: String, Sendable {
+        case pngEncode, pngDecode, fileWrite, fileRead
+    }
+
+    public let code: Code
+    public let message: String
+    /// The library's or the system's own words, when there are any.
+    public let cause: String?
+
+    public init(_ code: Code, _ message: String, cause: String? = nil) {
+        self.code = code
+        self.message = message
+        self.cause = cause
+    }
+
+    public var description: String {
+        cause.map { "\(message): \($0)" } ?? message
+    }
+}

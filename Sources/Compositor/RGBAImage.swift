@@ -1,0 +1,117 @@
+/// An 8-bit RGBA picture in memory, rows top to bottom, no padding between rows.
+///
+/// Story textures, canvases and posters are all `RGBAImage`s. It is a value type with
+/// copy-on-write storage, so handing a texture to another thread copies nothing.
+public struct RGBAImage: Sendable, Equatable {
+    public let width: Int
+    public let height: Int
+    /// `width * height * 4` bytes: R, G, B, A for each pixel.
+    public var pixels: [UInt8]
+
+    /// A picture filled with one colour.
+    public init(width: Int, height: Int, fill: RGBAColor = .black) {
+        precondition(width > 0 && height > 0, "an image needs a positive size")
+        self.width = width
+        self.height = height
+        var row = [UInt8](repeating: 0, count: width * 4)
+        for x in 0..<width {
+            row[x * 4] = fill.red; row[x * 4 + 1] = fill.green
+            row[x * 4 + 2] = fill.blue; row[x * 4 + 3] = fill.alpha
+        }
+        var all = [UInt8]()
+        all.reserveCapacity(width * height * 4)
+        for _ in 0..<height { all.append(contentsOf: row) }
+        self.pixels = all
+    }
+
+    /// Wraps existing RGBA bytes.
+    public init(width: Int, height: Int, pixels: [UInt8]) {
+        precondition(width > 0 && height > 0, "an image needs a positive size")
+        precondition(pixels.count == width * height * 4, "pixel count does not match the size")
+        self.width = width
+        self.height = height
+        self.pixels = pixels
+    }
+
+    @inlinable public var bytesPerRow: Int { width * 4 }
+
+    /// The colour at a pixel; for tests and probes, not for inner loops.
+    public subscript(x: Int, y: Int) -> RGBAColor {
+        get {
+            precondition(x >= 0 && x < width && y >= 0 && y < height, "pixel (\(x), \(y)) is outside the image")
+            let i = (y * width + x) * 4
+            return RGBAColor(red: pixels[i], green: pixels[i + 1], blue: pixels[i + 2], alpha: pixels[i + 3])
+        }
+        set {
+            precondition(x >= 0 && x < width && y >= 0 && y < height, "pixel (\(x), \(y)) is outside the image")
+            let i = (y * width + x) * 4
+            pixels[i] = newValue.red; pixels[i + 1] = newValue.green
+            pixels[i + 2] = newValue.blue; pixels[i + 3] = newValue.alpha
+        }
+    }
+
+    /// The same picture with rows and columns exchanged.
+    public func transposed() -> RGBAImage {
+        var out = [UInt8](repeating: 0, count: pixels.count)
+        for y in 0..<height {
+            for x in 0..<width {
+                let s = (y * width + x) * 4
+                let d = (x * height + y) * 4
+                out[d] = pixels[s]; out[d + 1] = pixels[s + 1]; out[d + 2] = pixels[s + 2]; out[d + 3] = pixels[s + 3]
+            }
+        }
+        return RGBAImage(width: height, height: width, pixels: out)
+    }
+
+    /// Fills the whole picture with one colour, reusing its storage.
+    public mutating func fill(_ color: RGBAColor) {
+        pixels.withUnsafeMutableBytes { raw in
+            let words = raw.bindMemory(to: UInt32.self)
+            let word = color.packed
+            for i in words.indices { words[i] = word }
+        }
+    }
+}
+
+/// An 8-bit RGBA colour.
+public struct RGBAColor: Sendable, Equatable, Hashable, CustomStringConvertible {
+    public var red: UInt8
+    public var green: UInt8
+    public var blue: UInt8
+    public var alpha: UInt8
+
+    public init(red: UInt8, green: UInt8, blue: UInt8, alpha: UInt8 = 255) {
+        self.red = red; self.green = green; self.blue = blue; self.alpha = alpha
+    }
+
+    public static let black = RGBAColor(red: 0, green: 0, blue: 0)
+    public static let white = RGBAColor(red: 255, green: 255, blue: 255)
+
+    /// Parses `#RRGGBB` or `#RRGGBBAA`; nil for anything else.
+    public init?(hex: String) {
+        guard hex.hasPrefix("#") else { return nil }
+        let digits = hex.dropFirst()
+        guard digits.count == 6 || digits.count == 8, let value = UInt32(digits, radix: 16) else { return nil }
+        if digits.count == 6 {
+            self.init(red: UInt8(value >> 16 & 0xFF), green: UInt8(value >> 8 & 0xFF), blue: UInt8(value & 0xFF))
+        } else {
+            self.init(red: UInt8(value >> 24), green: UInt8(value >> 16 & 0xFF),
+                      blue: UInt8(value >> 8 & 0xFF), alpha: UInt8(value & 0xFF))
+        }
+    }
+
+    public var description: String {
+        "rgba(\(red), \(green), \(blue), \(alpha))"
+    }
+
+    /// The four bytes as one little-endian word, in memory order R, G, B, A.
+    var packed: UInt32 {
+        UInt32(red) | UInt32(green) << 8 | UInt32(blue) << 16 | UInt32(alpha) << 24
+    }
+
+    /// The largest difference in any channel, for "within N levels" comparisons.
+    public func distance(to other: RGBAColor) -> Int {
+        max(abs(Int(red) - Int(other.red)), abs(Int(green) - Int(other.green)),
+            abs(Int(blue) - Int(other.blue)), abs(Int(alpha) - Int(other.alpha)))
+    }
+}

@@ -1,0 +1,195 @@
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A story picture placed on screen: what to draw and where.
+public struct TexturedFace: Sendable {
+    public var texture: RGBAImage
+    public var placement: FacePlacement
+
+    public init(texture: RGBAImage, placement: FacePlacement) {
+        self.texture = texture
+        self.placement = placement
+    }
+}
+
+/// Draws textured faces onto a canvas: perspective-correct, bilinear, with anti-aliased edges.
+///
+/// Faces must not overlap (cube faces and slide pages only meet at their shared edge). Each
+/// face adds `coverage × (colour − background)` to a background-filled canvas, so where two
+/// anti-aliased edges meet, their coverages sum to one and no background seam shows through.
+///
+/// Rows are split across threads. Every pixel is computed from its own coordinates only, so the
+/// output is byte-identical whatever the number of threads.
+public final class Rasterizer: Sendable {
+    public let threads: Int
+
+    public init(threads: Int = Rasterizer.defaultThreadCount) {
+        precondition(threads >= 1, "a rasterizer needs at least one thread")
+        self.threads = threads
+    }
+
+    /// One thread per core.
+    public static var defaultThreadCount: Int { max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))) }
+
+    /// Fills `canvas` with `background`, then draws `faces` on it.
+    public func draw(_ faces: [TexturedFace], background: RGBAColor, into canvas: inout RGBAImage) {
+        let prepared = faces.compactMap { PreparedFace($0, canvasWidth: canvas.width, canvasHeight: canvas.height) }
+        let width = canvas.width, height = canvas.height
+        let bands = min(height, threads == 1 ? 1 : threads * 8)
+        canvas.pixels.withUnsafeMutableBufferPointer { buffer in
+            let target = CanvasPointer(base: buffer.baseAddress!, width: width, height: height)
+            let work: @Sendable (Int) -> Void = { band in
+                let rows = (height * band / bands)..<(height * (band + 1) / bands)
+                target.fill(rows: rows, with: background)
+                for face in prepared {
+                    face.draw(rows: rows, into: target, background: background)
+                }
+            }
+            if bands == 1 {
+                work(0)
+            } else {
+                DispatchQueue.concurrentPerform(iterations: bands, execute: work)
+            }
+        }
+    }
+}
+
+// MARK: - Canvas access across threads
+
+/// The canvas's bytes, shared by the band workers; each writes only its own rows.
+struct CanvasPointer: @unchecked Sendable {
+    let base: UnsafeMutablePointer<UInt8>
+    let width: Int
+    let height: Int
+
+    func fill(rows: Range<Int>, with color: RGBAColor) {
+        let word = color.packed
+        let raw = UnsafeMutableRawPointer(base + rows.lowerBound * width * 4)
+        let words = raw.bindMemory(to: UInt32.self, capacity: rows.count * width)
+        for i in 0..<(rows.count * width) { words[i] = word }
+    }
+}
+
+// MARK: - One face, ready to draw
+
+/// A face's screen → texture map and edge lines, in the form the inner loop wants.
+struct PreparedFace: Sendable {
+    let texture: RGBAImage
+    /// Screen → (u·w, v·w, w), row-major.
+    let inverse: [Float]
+    /// Edge lines a·X + b·Y + c, in pixels, positive inside.
+    let edges: [SIMD3<Float>]
+    let rowRange: Range<Int>
+    let brightness: Float
+
+    init?(_ face: TexturedFace, canvasWidth: Int, canvasHeight: Int) {
+        let corners = face.placement.corners
+        guard corners.count == 4, let inverse = face.placement.textureToScreen.inverse else { return nil }
+        // A face seen nearly edge-on covers no pixel worth drawing.
+        let area = PreparedFace.signedArea(corners)
+        guard abs(area) > 0.25 else { return nil }
+        let centroid = corners.reduce(SIMD2<Double>(0, 0), +) / 4
+        var edges: [SIMD3<Float>] = []
+        for i in 0..<4 {
+            let p = corners[i], q = corners[(i + 1) % 4]
+            var normal = SIMD2(-(q.y - p.y), q.x - p.x)
+            let length = (normal * normal).sum().squareRoot()
+            guard length > 1e-9 else { continue }
+            normal /= length
+            var c = -(normal * p).sum()
+            if (normal * centroid).sum() + c < 0 { normal = -normal; c = -c }
+            edges.append(SIMD3(Float(normal.x), Float(normal.y), Float(c)))
+        }
+        let ys = corners.map(\.y)
+        let top = max(0, Int((ys.min()! - 1).rounded(.down)))
+        let bottom = min(canvasHeight, Int((ys.max()! + 1).rounded(.up)))
+        guard top < bottom else { return nil }
+        self.texture = face.texture
+        self.inverse = inverse.m.map { Float($0) }
+        self.edges = edges
+        self.rowRange = top..<bottom
+        self.brightness = Float(face.placement.brightness)
+    }
+
+    static func signedArea(_ p: [SIMD2<Double>]) -> Double {
+        var sum = 0.0
+        for i in 0..<p.count {
+            let a = p[i], b = p[(i + 1) % p.count]
+            sum += a.x * b.y - b.x * a.y
+        }
+        return sum / 2
+    }
+
+    /// The pixel columns of row `y` whose centres lie within half a pixel of the face.
+    func span(row y: Int, width: Int) -> Range<Int> {
+        let py = Float(y) + 0.5
+        var lo: Float = 0, hi = Float(width)
+        for e in edges {
+            let rest = e.y * py + e.z
+            if e.x > 1e-6 {
+                lo = max(lo, (-0.5 - rest) / e.x)
+            } else if e.x < -1e-6 {
+                hi = min(hi, (-0.5 - rest) / e.x)
+            } else if rest < -0.5 {
+                return 0..<0
+            }
+        }
+        let first = max(0, Int((lo - 0.5).rounded(.up)))
+        let last = min(width - 1, Int((hi - 0.5).rounded(.down)))
+        return first <= last ? first..<(last + 1) : 0..<0
+    }
+
+    func draw(rows: Range<Int>, into canvas: CanvasPointer, background: RGBAColor) {
+        let visibleRows = rows.clamped(to: rowRange)
+        guard !visibleRows.isEmpty else { return }
+        let tw = texture.width, th = texture.height
+        let twf = Float(tw), thf = Float(th)
+        let maxX = Float(tw - 1), maxY = Float(th - 1)
+        let m = inverse
+        let bgR = Float(background.red), bgG = Float(background.green), bgB = Float(background.blue)
+        let shade = brightness
+        texture.pixels.withUnsafeBufferPointer { tex in
+            let t = tex.baseAddress!
+            for y in visibleRows {
+                let columns = span(row: y, width: canvas.width)
+                guard !columns.isEmpty else { continue }
+                let py = Float(y) + 0.5
+                let rowU = m[1] * py + m[2], rowV = m[4] * py + m[5], rowW = m[7] * py + m[8]
+                let edgeRest = edges.map { $0.y * py + $0.z }
+                let out = canvas.base + y * canvas.width * 4
+                for x in columns {
+                    let px = Float(x) + 0.5
+                    var coverage: Float = 1
+                    for (i, e) in edges.enumerated() {
+                        let d = e.x * px + edgeRest[i] + 0.5
+                        if d < coverage { coverage = max(0, d) }
+                    }
+                    guard coverage > 0 else { continue }
+                    let w = m[6] * px + rowW
+                    let u = (m[0] * px + rowU) / w
+                    let v = (m[3] * px + rowV) / w
+                    // Texel centres sit at half-integers; clamp to the edge texels.
+                    let sx = min(max(u * twf - 0.5, 0), maxX)
+                    let sy = min(max(v * thf - 0.5, 0), maxY)
+                    let x0 = Int(sx), y0 = Int(sy)
+                    let fx = sx - Float(x0), fy = sy - Float(y0)
+                    let x1 = min(x0 + 1, tw - 1), y1 = min(y0 + 1, th - 1)
+                    let r0 = t + y0 * tw * 4, r1 = t + y1 * tw * 4
+                    let o = out + x * 4
+                    let weight = coverage * shade
+                    @inline(__always) func blend(_ c: Int, _ bg: Float) {
+                        let top = Float(r0[x0 * 4 + c]) + (Float(r0[x1 * 4 + c]) - Float(r0[x0 * 4 + c])) * fx
+                        let bottom = Float(r1[x0 * 4 + c]) + (Float(r1[x1 * 4 + c]) - Float(r1[x0 * 4 + c])) * fx
+                        let texel = top + (bottom - top) * fy
+                        let value = Float(o[c]) + texel * weight - bg * coverage
+                        o[c] = UInt8(min(max(value + 0.5, 0), 255))
+                    }
+                    blend(0, bgR); blend(1, bgG); blend(2, bgB)
+                    o[3] = 255
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,275 @@
+import CFFmpeg
+import Compositor
+
+/// Limits that protect the process from hostile or broken media.
+public struct DecodeLimits: Sendable {
+    /// The most pixels a picture may have (width × height). A 16000×16000 image fails with a
+    /// clear error instead of allocating a gigabyte.
+    public var maxPixels: Int = 8192 * 8192
+    /// Decoder threads per stream.
+    public var decoderThreads: Int = 1
+
+    public init() {}
+}
+
+/// A decoded picture with its presentation time, still in the source's pixel format.
+final class DecodedPicture {
+    let frame: Frame
+    /// Seconds from the stream's start.
+    let time: Double
+
+    init(frame: Frame, time: Double) {
+        self.frame = frame
+        self.time = time
+    }
+}
+
+/// The demuxer, decoder and scaler for one play of one item.
+///
+/// Built fresh by every `play()`, and freed whole by `close()` (every `stop()`): nothing is
+/// reused from an earlier play of the same item.
+final class MediaDecoder {
+    private let format: FormatContext
+    private let codec: CodecContext
+    private let packet = Packet()
+    private let scaler = ScaleContext()
+    private let streamIndex: Int32
+    private let timeBase: Double
+    private let startTime: Int64
+    private var inputDone = false
+    private var outputDone = false
+
+    /// A still image (JPEG, PNG, …): one frame, shown for the item's whole duration.
+    let isStill: Bool
+    /// The video stream's duration in seconds, when the container says.
+    let duration: Double?
+    /// Clockwise quarter turns needed to show the picture upright (from the display matrix).
+    let quarterTurns: Int
+    let codecName: String
+    let codedWidth: Int
+    let codedHeight: Int
+    let sampleAspectRatio: Double
+    /// Frames per second as the stream declares it; 0 when unknown.
+    let frameRate: Double
+
+    /// Opens `source`: `avformat_open_input`, `avformat_find_stream_info`, `av_find_best_stream`,
+    /// and `avcodec_open2`.
+    init(source: MediaSource, limits: DecodeLimits) throws(MediaError) {
+        FFmpegLogging.configureOnce()
+        let options = ["protocol_whitelist": source.allowedProtocols.joined(separator: ",")]
+        format = try FormatContext(url: source.ffmpegURL, options: options, interrupt: nil)
+        let context = format.pointer!
+        let streamCount = Int(context.pointee.nb_streams)
+        // Probing decodes a frame too, so it gets the same pixel limit as the real decoder.
+        var status: Int32 = try MediaDecoder.findStreamInfo(context, streamCount: streamCount, maxPixels: limits.maxPixels)
+        guard status >= 0 else { throw MediaError(.streamInfo, "cannot read stream information", averror: status) }
+        status = av_find_best_stream(context, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
+        guard status >= 0 else {
+            throw MediaError(.noVideoStream, "no video stream in \(source)", averror: status)
+        }
+        streamIndex = status
+        let stream = context.pointee.streams[Int(status)]!
+        let parameters = stream.pointee.codecpar!
+        let width = Int(parameters.pointee.width), height = Int(parameters.pointee.height)
+        if width * height > limits.maxPixels {
+            throw MediaError(.tooLarge, "picture is \(width)x\(height), more than the limit of \(limits.maxPixels) pixels")
+        }
+        codec = try CodecContext(parameters: parameters, maxPixels: limits.maxPixels, threads: limits.decoderThreads)
+        codedWidth = width
+        codedHeight = height
+        codecName = String(cString: avcodec_get_name(parameters.pointee.codec_id))
+        timeBase = av_q2d(stream.pointee.time_base)
+        startTime = stream.pointee.start_time == cffmpeg_nopts_value() ? 0 : stream.pointee.start_time
+        let formatName = String(cString: context.pointee.iformat.pointee.name)
+        isStill = formatName == "image2" || formatName.hasSuffix("_pipe")
+        if stream.pointee.duration != cffmpeg_nopts_value() && stream.pointee.duration > 0 {
+            duration = Double(stream.pointee.duration) * timeBase
+        } else if context.pointee.duration != cffmpeg_nopts_value() && context.pointee.duration > 0 {
+            duration = Double(context.pointee.duration) / Double(cffmpeg_time_base())
+        } else {
+            duration = nil
+        }
+        let sar = av_guess_sample_aspect_ratio(context, stream, nil)
+        sampleAspectRatio = sar.num > 0 && sar.den > 0 ? av_q2d(sar) : 1
+        let rate = av_guess_frame_rate(context, stream, nil)
+        frameRate = rate.num > 0 && rate.den > 0 ? av_q2d(rate) : 0
+        quarterTurns = MediaDecoder.quarterTurns(stream)
+    }
+
+    /// Frees the demuxer, decoder, scaler and buffers now, all at once.
+    func close() {
+        scaler.close()
+        packet.close()
+        codec.close()
+        format.close()
+    }
+
+    // MARK: - Decoding
+
+    /// The next picture in decode order (`av_read_frame`, `avcodec_send_packet`,
+    /// `avcodec_receive_frame`), or nil at the end of the stream.
+    func nextPicture() throws(MediaError) -> DecodedPicture? {
+        guard let codecContext = codec.pointer, let formatContext = format.pointer, let packetPointer = packet.pointer else {
+            preconditionFailure("decoding after close()")
+        }
+        let frame = Frame()
+        while !outputDone {
+            let received = avcodec_receive_frame(codecContext, frame.pointer)
+            if received >= 0 {
+                return DecodedPicture(frame: frame, time: presentationTime(of: frame.pointer!))
+            }
+            if received == FFmpegError.endOfFile {
+                outputDone = true
+                break
+            }
+            guard received == FFmpegError.tryAgain else {
+                throw MediaError(.decode, "cannot decode a frame", averror: received)
+            }
+            if inputDone {
+                // Drain mode was entered; EAGAIN here cannot happen, but never spin.
+                outputDone = true
+                break
+            }
+            let read = av_read_frame(formatContext, packetPointer)
+            if read < 0 {
+                // End of file, or a truncated file: either way, drain what the decoder holds.
+                inputDone = true
+                avcodec_send_packet(codecContext, nil)
+                continue
+            }
+            defer { av_packet_unref(packetPointer) }
+            guard packetPointer.pointee.stream_index == streamIndex else { continue }
+            let sent = avcodec_send_packet(codecContext, packetPointer)
+            if sent < 0 && sent != FFmpegError.tryAgain {
+                // A damaged packet: skip it, as players do, and keep going.
+                continue
+            }
+        }
+        return nil
+    }
+
+    /// Moves to the last keyframe at or before `seconds` (`avformat_seek_file`) and flushes the decoder.
+    func seek(to seconds: Double) throws(MediaError) {
+        guard let codecContext = codec.pointer, let formatContext = format.pointer else {
+            preconditionFailure("seeking after close()")
+        }
+        let target = startTime + Int64((seconds / timeBase).rounded(.down))
+        let status = avformat_seek_file(formatContext, streamIndex, Int64.min, target, target, 0)
+        guard status >= 0 else { throw MediaError(.seek, "cannot seek to \(seconds) s", averror: status) }
+        avcodec_flush_buffers(codecContext)
+        inputDone = false
+        outputDone = false
+    }
+
+    private func presentationTime(of frame: UnsafeMutablePointer<AVFrame>) -> Double {
+        let pts = frame.pointee.best_effort_timestamp
+        guard pts != cffmpeg_nopts_value() else { return 0 }
+        return Double(pts - startTime) * timeBase
+    }
+
+    // MARK: - Conversion
+
+    /// The picture as RGBA at `width`×`height`: turned upright, stretched by the sample aspect
+    /// ratio, scaled to cover the canvas with its aspect ratio kept, and centre-cropped.
+    func rgba(_ picture: DecodedPicture, width: Int, height: Int) throws(MediaError) -> RGBAImage {
+        guard let frame = picture.frame.pointer else { preconditionFailure("converting a freed frame") }
+        let turned = quarterTurns % 2 == 1
+        // Work in the picture's stored orientation, then turn the result.
+        let targetWidth = turned ? height : width
+        let targetHeight = turned ? width : height
+        let sar = frame.pointee.sample_aspect_ratio.num > 0 && frame.pointee.sample_aspect_ratio.den > 0
+            ? av_q2d(frame.pointee.sample_aspect_ratio) : sampleAspectRatio
+        let sourceWidth = Double(frame.pointee.width), sourceHeight = Double(frame.pointee.height)
+        let scale = max(Double(targetWidth) / (sourceWidth * sar), Double(targetHeight) / sourceHeight)
+        let cropWidth = min(sourceWidth, Double(targetWidth) / (scale * sar))
+        let cropHeight = min(sourceHeight, Double(targetHeight) / scale)
+        let left = Int(((sourceWidth - cropWidth) / 2).rounded())
+        let top = Int(((sourceHeight - cropHeight) / 2).rounded())
+        frame.pointee.crop_left = numericCast(left)
+        frame.pointee.crop_right = numericCast(max(0, Int(sourceWidth) - left - Int(cropWidth.rounded())))
+        frame.pointee.crop_top = numericCast(top)
+        frame.pointee.crop_bottom = numericCast(max(0, Int(sourceHeight) - top - Int(cropHeight.rounded())))
+        let cropped = av_frame_apply_cropping(frame, Int32(AV_FRAME_CROP_UNALIGNED))
+        guard cropped >= 0 else { throw MediaError(.convert, "cannot crop the picture", averror: cropped) }
+
+        let sourceFormat = AVPixelFormat(rawValue: frame.pointee.format)
+        guard let sws = scaler.context(sourceWidth: frame.pointee.width, sourceHeight: frame.pointee.height,
+                                       sourceFormat: sourceFormat, width: Int32(targetWidth), height: Int32(targetHeight))
+        else {
+            let name = av_get_pix_fmt_name(sourceFormat).map { String(cString: $0) } ?? "unknown"
+            throw MediaError(.convert, "cannot convert pixel format \(name) to RGBA")
+        }
+        configureColorspace(sws, frame: frame)
+        var image = RGBAImage(width: targetWidth, height: targetHeight)
+        let lines = image.pixels.withUnsafeMutableBufferPointer { rgba -> Int32 in
+            var planes: [UnsafeMutablePointer<UInt8>?] = [rgba.baseAddress, nil, nil, nil]
+            var strides: [Int32] = [Int32(targetWidth * 4), 0, 0, 0]
+            return withUnsafePointer(to: frame.pointee.data) { dataTuple in
+                withUnsafePointer(to: frame.pointee.linesize) { lineTuple in
+                    let data = UnsafeRawPointer(dataTuple).assumingMemoryBound(to: UnsafePointer<UInt8>?.self)
+                    let linesize = UnsafeRawPointer(lineTuple).assumingMemoryBound(to: Int32.self)
+                    return sws_scale(sws, data, linesize, 0, frame.pointee.height, &planes, &strides)
+                }
+            }
+        }
+        guard lines > 0 else { throw MediaError(.convert, "cannot convert the picture", averror: lines) }
+        return image.turnedClockwise(quarterTurns)
+    }
+
+    /// Honours full-range (JPEG) video and BT.709 matrices, which swscale otherwise takes for
+    /// limited-range BT.601.
+    private func configureColorspace(_ sws: OpaquePointer, frame: UnsafeMutablePointer<AVFrame>) {
+        let fullRange: Int32 = frame.pointee.color_range == AVCOL_RANGE_JPEG ? 1 : 0
+        let matrix: Int32 = switch frame.pointee.colorspace {
+        case AVCOL_SPC_BT709: SWS_CS_ITU709
+        case AVCOL_SPC_BT2020_NCL, AVCOL_SPC_BT2020_CL: SWS_CS_BT2020
+        default: SWS_CS_DEFAULT
+        }
+        var invTable: UnsafeMutablePointer<Int32>?
+        var table: UnsafeMutablePointer<Int32>?
+        var srcRange: Int32 = 0, dstRange: Int32 = 0, brightness: Int32 = 0, contrast: Int32 = 0, saturation: Int32 = 0
+        guard sws_getColorspaceDetails(sws, &invTable, &srcRange, &table, &dstRange, &brightness, &contrast, &saturation) >= 0 else {
+            return
+        }
+        // Pixel formats swscale already knows to be full range (yuvj*) keep their own setting.
+        let range = max(fullRange, srcRange)
+        sws_setColorspaceDetails(sws, sws_getCoefficients(matrix), range, table, dstRange, brightness, contrast, saturation)
+    }
+
+    // MARK: - Setup helpers
+
+    /// `avformat_find_stream_info` with `max_pixels` set on each stream's probing decoder.
+    private static func findStreamInfo(_ context: UnsafeMutablePointer<AVFormatContext>, streamCount: Int,
+                                       maxPixels: Int) throws(MediaError) -> Int32 {
+        guard streamCount > 0 else { return avformat_find_stream_info(context, nil) }
+        let options = UnsafeMutablePointer<OpaquePointer?>.allocate(capacity: streamCount)
+        options.initialize(repeating: nil, count: streamCount)
+        defer {
+            for i in 0..<streamCount { av_dict_free(&options[i]) }
+            options.deallocate()
+        }
+        for i in 0..<streamCount { av_dict_set(&options[i], "max_pixels", String(maxPixels), 0) }
+        return avformat_find_stream_info(context, options)
+    }
+
+    /// Clockwise quarter turns from the stream's display matrix (`av_display_rotation_get`).
+    private static func quarterTurns(_ stream: UnsafeMutablePointer<AVStream>) -> Int {
+        guard let data = av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, nil) else { return 0 }
+        let matrix = UnsafeRawPointer(data).assumingMemoryBound(to: Int32.self)
+        let counterClockwise = av_display_rotation_get(matrix)
+        guard counterClockwise.isFinite else { return 0 }
+        // The matrix says how the stored picture is rotated counter-clockwise; undo it.
+        let clockwise = Int((-counterClockwise).rounded())
+        return ((clockwise % 360 + 360) % 360 + 45) / 90 % 4
+    }
+}
+
+/// FFmpeg logs to stderr by default; its messages reach users through the trace instead.
+enum FFmpegLogging {
+    private static let configured: Void = {
+        let verbose = getenv("LIVE_STORIES_FFMPEG_LOG") != nil
+        av_log_set_level(verbose ? AV_LOG_INFO : AV_LOG_QUIET)
+    }()
+
+    static func configureOnce() { _ = configured }
+}

@@ -1,0 +1,56 @@
+import Foundation
+
+/// Where an item's media comes from, and which FFmpeg protocols may serve it.
+///
+/// A remote source may use only network protocols and a local one only `file`, so that a
+/// playlist fetched over HTTP can never make FFmpeg read the machine's files.
+public struct MediaSource: Sendable, Equatable, CustomStringConvertible {
+    /// What FFmpeg opens: an absolute path or a URL.
+    public let location: String
+    public let isRemote: Bool
+
+    public static let networkProtocols = ["http", "https", "tls", "tcp", "hls", "rtmp", "rtmps", "srt", "udp", "crypto", "httpproxy"]
+    public static let localProtocols = ["file", "crypto"]
+
+    /// Resolves a storyboard `uri` against the storyboard's folder.
+    public init(uri: String, relativeTo folder: String) {
+        if let scheme = MediaSource.scheme(of: uri) {
+            if scheme == "file" {
+                location = URL(string: uri)?.path ?? String(uri.dropFirst("file:".count))
+                isRemote = false
+            } else {
+                location = uri
+                isRemote = true
+            }
+        } else if uri.hasPrefix("/") {
+            location = uri
+            isRemote = false
+        } else {
+            location = (folder as NSString).appendingPathComponent(uri)
+            isRemote = false
+        }
+    }
+
+    /// The protocols FFmpeg may use for this source.
+    public var allowedProtocols: [String] {
+        isRemote ? MediaSource.networkProtocols : MediaSource.localProtocols
+    }
+
+    /// What is handed to `avformat_open_input`: local paths go through `file:` so that a name
+    /// with a colon in it is never read as a protocol.
+    var ffmpegURL: String {
+        isRemote ? location : "file:" + location
+    }
+
+    public var description: String { location }
+
+    /// `scheme:` at the start of a URI (RFC 3986), or nil for a plain path.
+    static func scheme(of uri: String) -> String? {
+        guard let colon = uri.firstIndex(of: ":") else { return nil }
+        let candidate = uri[..<colon]
+        guard candidate.count >= 2, let first = candidate.first, first.isLetter,
+              candidate.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == "." })
+        else { return nil }
+        return candidate.lowercased()
+    }
+}

@@ -1,0 +1,36 @@
+import Compositor
+
+/// Loads single pictures (posters) through FFmpeg. Posters are images, not players: they are
+/// loaded once, before playback, and are not subject to create-on-play.
+enum PictureLoader {
+    /// The first picture of `source`, covering `width`×`height`.
+    static func load(_ source: MediaSource, width: Int, height: Int, limits: DecodeLimits) throws(MediaError) -> RGBAImage {
+        let decoder = try MediaDecoder(source: source, limits: limits)
+        defer { decoder.close() }
+        guard let picture = try decoder.nextPicture() else {
+            throw MediaError(.decode, "no picture in \(source)")
+        }
+        return try decoder.rgba(picture, width: width, height: height)
+    }
+
+    /// The picture at media time `seconds`: the last one whose time is ≤ `seconds`.
+    static func load(_ source: MediaSource, at seconds: Double, width: Int, height: Int,
+                     limits: DecodeLimits) throws(MediaError) -> RGBAImage {
+        let decoder = try MediaDecoder(source: source, limits: limits)
+        defer { decoder.close() }
+        if seconds > 0 && !decoder.isStill { try decoder.seek(to: seconds) }
+        var chosen: DecodedPicture?
+        while let picture = try decoder.nextPicture() {
+            if chosen != nil && picture.time > seconds + 1e-9 { break }
+            chosen = picture
+            if decoder.isStill { break }
+        }
+        guard let chosen else { throw MediaError(.decode, "no picture in \(source)") }
+        return try decoder.rgba(chosen, width: width, height: height)
+    }
+}
+
+/// What a failed story shows: a dark card, so a broken item is visible but not alarming.
+enum ErrorCard {
+    static let color = RGBAColor(red: 0x3a, green: 0x12, blue: 0x18)
+}

@@ -1,0 +1,32 @@
+import Compositor
+
+/// Renders the one frame a phone shows at a page offset: every visible story at the same media
+/// time, with its picture decoded (never the loading state). For transition stills.
+public enum StillRender {
+    public static func render(_ storyboard: Storyboard, pageOffset: Double, time: Double,
+                              limits: DecodeLimits = DecodeLimits(),
+                              threads: Int = Rasterizer.defaultThreadCount) throws(StoryboardError) -> (image: RGBAImage, problems: [String]) {
+        let last = Double(storyboard.stories.count - 1)
+        guard pageOffset >= 0 && pageOffset <= last else {
+            throw StoryboardError(path: "--page", message: "\(pageOffset) is out of range (0 to \(ObjectReader.format(last)))")
+        }
+        let canvas = storyboard.canvas
+        let placements = storyboard.transition.geometry.faces(pageOffset: pageOffset, width: canvas.width, height: canvas.height)
+        var problems: [String] = []
+        let faces = placements.map { placement -> TexturedFace in
+            let story = storyboard.stories[placement.page]
+            let texture: RGBAImage
+            do {
+                texture = try PictureLoader.load(story.items[0].source, at: time, width: canvas.width,
+                                                 height: canvas.height, limits: limits)
+            } catch {
+                problems.append("story \(story.id): \(error)")
+                texture = RGBAImage(width: canvas.width, height: canvas.height, fill: ErrorCard.color)
+            }
+            return TexturedFace(texture: texture, placement: placement)
+        }
+        var image = RGBAImage(width: canvas.width, height: canvas.height, fill: canvas.background)
+        Rasterizer(threads: threads).draw(faces, background: canvas.background, into: &image)
+        return (image, problems)
+    }
+}

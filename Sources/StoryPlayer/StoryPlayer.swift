@@ -1,0 +1,50 @@
+import Compositor
+
+/// Plays one story, one item at a time, under the seed's BroadcastStory rules:
+///
+/// - `play()` creates a new player (demuxer, decoder, scaler) with a new id; nothing is reused;
+/// - `stop()` drops it, freeing every FFmpeg object before it returns;
+/// - `play()` while playing and `stop()` while stopped change nothing, and are traced as `ignored`.
+public final class StoryPlayer {
+    public let story: Story
+    public private(set) var current: ItemPlayer?
+    private let trace: LifecycleTrace
+    private let size: (width: Int, height: Int)
+    private let limits: DecodeLimits
+
+    public init(story: Story, canvas: Canvas, limits: DecodeLimits = DecodeLimits(), trace: LifecycleTrace) {
+        self.story = story
+        self.trace = trace
+        self.size = (canvas.width, canvas.height)
+        self.limits = limits
+    }
+
+    public var isPlaying: Bool { current != nil }
+
+    /// Starts item `item` at timeline time `t` with a brand-new player.
+    @discardableResult
+    public func play(item: Int, at t: Double) -> ItemPlayer? {
+        precondition(story.items.indices.contains(item), "story \(story.id) has no item \(item)")
+        if let current {
+            trace.record(.ignored, t: t, story: story.id, item: current.itemIndex, player: current.id, call: "play")
+            return current
+        }
+        let id = trace.nextPlayerID()
+        trace.record(.play, t: t, story: story.id, item: item, player: id)
+        let player = ItemPlayer(id: id, itemIndex: item, item: story.items[item], storyID: story.id, startedAt: t,
+                                size: size, limits: limits, trace: trace)
+        current = player
+        return player
+    }
+
+    /// Drops the current player at timeline time `t`, freeing all it holds.
+    public func stop(at t: Double) {
+        guard let player = current else {
+            trace.record(.ignored, t: t, story: story.id, call: "stop")
+            return
+        }
+        player.close()
+        current = nil
+        trace.record(.stop, t: t, story: story.id, item: player.itemIndex, player: player.id)
+    }
+}

@@ -1,0 +1,196 @@
+import Compositor
+import Foundation
+
+/// Settings of a render that are not in the storyboard.
+public struct RenderOptions: Sendable {
+    public var outputFolder: String
+    public var png = PNGOptions()
+    /// Draw UI elements over the stories (none yet; later issues add them).
+    public var overlay = true
+    public var limits = DecodeLimits()
+    /// Rasterizer threads; defaults to one per core.
+    public var threads = Rasterizer.defaultThreadCount
+    /// Called after each frame with (frames done, frames planned or nil when open-ended).
+    public var progress: (@Sendable (Int, Int?) -> Void)?
+
+    public init(outputFolder: String) {
+        self.outputFolder = outputFolder
+    }
+}
+
+/// Renders a storyboard to `frame-NNNNNN.png`, `lifecycle.jsonl` and `summary.json`.
+///
+/// The clock is virtual: frame n shows timeline time n / fps, and files decode on demand, so
+/// two renders of the same storyboard give byte-identical frames.
+public final class StoryRender {
+    public let storyboard: Storyboard
+    public let options: RenderOptions
+    public let trace: LifecycleTrace
+    private var navigator: ViewerNavigator
+    private let players: [StoryPlayer]
+    private let rasterizer: Rasterizer
+    private var posters: [RGBAImage?] = []
+    private var warnings: [String] = []
+
+    /// The longest open-ended render: a safety net, since every item has a finite length.
+    public static let openEndedLimit = 3600.0
+
+    public init(storyboard: Storyboard, options: RenderOptions) {
+        self.storyboard = storyboard
+        self.options = options
+        let trace = LifecycleTrace()
+        self.trace = trace
+        navigator = ViewerNavigator(storyboard: storyboard)
+        players = storyboard.stories.map {
+            StoryPlayer(story: $0, canvas: storyboard.canvas, limits: options.limits, trace: trace)
+        }
+        rasterizer = Rasterizer(threads: options.threads)
+    }
+
+    /// Checks that the output folder can be written, before any work is done.
+    public static func prepareOutputFolder(_ folder: String) throws(RenderError) {
+        do {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        } catch {
+            throw RenderError(.output, "cannot create output folder \(folder)", cause: "\(error.localizedDescription)")
+        }
+        let probe = (folder as NSString).appendingPathComponent(".write-test-\(getpid())")
+        guard FileManager.default.createFile(atPath: probe, contents: Data()) else {
+            throw RenderError(.output, "cannot write to output folder \(folder)")
+        }
+        try? FileManager.default.removeItem(atPath: probe)
+    }
+
+    /// Runs the whole render. Throws only when output cannot be written.
+    public func run() throws(RenderError) -> RenderSummary {
+        let folder = options.outputFolder
+        try StoryRender.prepareOutputFolder(folder)
+        let canvasSpec = storyboard.canvas
+        loadPosters()
+        let fps = canvasSpec.fps
+        let plannedFrames = storyboard.duration.map { Int(($0 * fps - 1e-9).rounded(.up)) }
+        let frameLimit = plannedFrames ?? Int(StoryRender.openEndedLimit * fps)
+        let writer = FrameWriter(options: options.png, maxInFlight: max(2, options.threads + 1))
+        var canvas = RGBAImage(width: canvasSpec.width, height: canvasSpec.height, fill: canvasSpec.background)
+        var frames = 0
+        var endTime = 0.0
+        for n in 0..<frameLimit {
+            let t = Double(n) / fps
+            endTime = t
+            step(to: t)
+            if plannedFrames == nil && navigator.isFinished { break }
+            compose(at: t, into: &canvas)
+            writer.submit(canvas, to: StoryRender.framePath(folder, n))
+            frames = n + 1
+            if let error = writer.error {
+                throw RenderError(.output, "cannot write frame \(n)", cause: error.description)
+            }
+            options.progress?(frames, plannedFrames)
+        }
+        if plannedFrames == nil && !navigator.isFinished {
+            warnings.append("stopped after \(StoryRender.openEndedLimit) s of timeline: give \"duration\" for longer renders")
+        }
+        let finalTime = plannedFrames.map { Double($0) / fps } ?? endTime
+        for player in players where player.isPlaying { player.stop(at: finalTime) }
+        do {
+            try writer.finish()
+        } catch {
+            throw RenderError(.output, "cannot write frames", cause: error.description)
+        }
+        removeStaleFrames(in: folder, from: frames)
+        let summary = RenderSummary(frames: frames, wallSeconds: trace.wall, stories: storyboard.stories,
+                                    trace: trace, notices: warnings + navigator.notices)
+        do {
+            try AtomicFile.write(Array(trace.jsonLines.utf8), to: (folder as NSString).appendingPathComponent("lifecycle.jsonl"))
+            try AtomicFile.write(Array(summary.json.utf8), to: (folder as NSString).appendingPathComponent("summary.json"))
+        } catch {
+            throw RenderError(.output, "cannot write the trace or summary", cause: error.description)
+        }
+        return summary
+    }
+
+    /// `frame-000042.png` in `folder`.
+    public static func framePath(_ folder: String, _ index: Int) -> String {
+        (folder as NSString).appendingPathComponent(String(format: "frame-%06d.png", index))
+    }
+
+    /// Messages about the render that are not errors (a poster that failed to load, a gesture ignored).
+    public var notices: [String] { warnings + navigator.notices }
+
+    // MARK: - One frame
+
+    /// Navigation and lifecycle up to timeline time `t`.
+    private func step(to t: Double) {
+        navigator.advance(to: t)
+        syncPlayers(at: t)
+        // An item ends only while its story rests on screen; a page in motion holds its items.
+        if !navigator.isMoving, !navigator.isFinished, let player = players[navigator.settledPage].current,
+           player.hasEnded(at: t) {
+            player.markEnded(at: t)
+            navigator.currentItemEnded(at: t)
+            navigator.advance(to: t)
+            syncPlayers(at: t)
+        }
+    }
+
+    /// Stops the players that should not play, then starts those that should. Stopping first keeps
+    /// the number alive at its bound even when a tap replaces one story by another.
+    private func syncPlayers(at t: Double) {
+        let wanted = Dictionary(uniqueKeysWithValues: navigator.playingStories.map { ($0.story, $0.item) })
+        for (index, player) in players.enumerated() {
+            guard let current = player.current else { continue }
+            if wanted[index] != current.itemIndex { player.stop(at: t) }
+        }
+        for (index, item) in wanted.sorted(by: { $0.key < $1.key }) where !players[index].isPlaying {
+            players[index].play(item: item, at: t)
+        }
+    }
+
+    private func compose(at t: Double, into canvas: inout RGBAImage) {
+        let geometry = navigator.geometry
+        let placements = geometry.faces(pageOffset: navigator.pageOffset, width: canvas.width, height: canvas.height)
+        let faces = placements.map { TexturedFace(texture: texture(forStory: $0.page, at: t), placement: $0) }
+        rasterizer.draw(faces, background: storyboard.canvas.background, into: &canvas)
+    }
+
+    /// A playing story shows its video; a failed one its error card; otherwise the poster, or the background.
+    private func texture(forStory index: Int, at t: Double) -> RGBAImage {
+        if let player = players[index].current {
+            if player.isFailed { return errorCard }
+            if let picture = player.picture(at: t) { return picture }
+            if player.isFailed { return errorCard }
+        }
+        return posters[index] ?? backgroundCard
+    }
+
+    private lazy var errorCard = RGBAImage(width: storyboard.canvas.width, height: storyboard.canvas.height,
+                                           fill: ErrorCard.color)
+    private lazy var backgroundCard = RGBAImage(width: storyboard.canvas.width, height: storyboard.canvas.height,
+                                                fill: storyboard.canvas.background)
+
+    // MARK: - Set-up and clean-up
+
+    private func loadPosters() {
+        let canvasSpec = storyboard.canvas
+        posters = storyboard.stories.map { story in
+            guard let source = story.poster else { return nil }
+            do {
+                return try PictureLoader.load(source, width: canvasSpec.width, height: canvasSpec.height, limits: options.limits)
+            } catch {
+                warnings.append("story \(story.id): poster not loaded: \(error)")
+                return nil
+            }
+        }
+    }
+
+    /// Frames left from an earlier, longer render into the same folder would be mistaken for this one's.
+    private func removeStaleFrames(in folder: String, from count: Int) {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
+        for name in names where name.hasPrefix("frame-") && name.hasSuffix(".png") {
+            let digits = name.dropFirst("frame-".count).dropLast(".png".count)
+            if digits.count == 6, let index = Int(digits), index >= count {
+                try? FileManager.default.removeItem(atPath: (folder as NSString).appendingPathComponent(name))
+            }
+        }
+    }
+}

@@ -1,0 +1,236 @@
+import Compositor
+import Foundation
+
+extension Storyboard {
+    /// Reads and validates a storyboard file. Relative paths resolve against its folder.
+    public init(contentsOf path: String) throws(StoryboardError) {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw StoryboardError(path: "", message: "cannot read storyboard \(path)")
+        }
+        let folder = (URL(fileURLWithPath: path).deletingLastPathComponent().path)
+        try self.init(json: data, folder: folder)
+    }
+
+    /// Parses and validates storyboard JSON.
+    public init(json: Data, folder: String) throws(StoryboardError) {
+        var root = try ObjectReader(try JSONValue.parse(json), path: "")
+        var canvas = Canvas()
+        if var block = try root.object("canvas") {
+            canvas.width = try block.integer("width", in: 16...8192) ?? canvas.width
+            canvas.height = try block.integer("height", in: 16...8192) ?? canvas.height
+            canvas.fps = try block.number("fps", in: 1...240) ?? canvas.fps
+            if let hex = try block.string("background") {
+                guard let color = RGBAColor(hex: hex), hex.count == 7 else {
+                    throw StoryboardError(path: block.path("background"), message: "expected a colour like \"#1a2b3c\", got \"\(hex)\"")
+                }
+                canvas.background = color
+            }
+            try block.rejectUnknownKeys()
+        }
+        var transition = Transition()
+        if var block = try root.object("transition") {
+            transition.geometry.style = try block.choice("style", of: TransitionStyle.self) ?? transition.geometry.style
+            transition.geometry.axis = try block.choice("axis", of: TransitionAxis.self) ?? transition.geometry.axis
+            transition.duration = try block.number("duration", in: 0...10) ?? transition.duration
+            transition.geometry.perspective = try block.number("perspective", in: 0.1...1000) ?? transition.geometry.perspective
+            transition.geometry.shading = try block.number("shading", in: 0...1) ?? transition.geometry.shading
+            transition.start = try block.choice("start", of: PlaybackStart.self) ?? transition.start
+            try block.rejectUnknownKeys()
+        }
+        let duration = try root.number("duration", in: 0.001...86_400)
+        guard let storyValues = try root.array("stories") else {
+            throw StoryboardError(path: "stories", message: "missing")
+        }
+        guard !storyValues.isEmpty else {
+            throw StoryboardError(path: "stories", message: "must list at least one story")
+        }
+        var stories: [Story] = []
+        var seen: [String: Int] = [:]
+        for (index, value) in storyValues.enumerated() {
+            let story = try Storyboard.story(value, path: "stories[\(index)]", index: index, folder: folder)
+            if let first = seen[story.id] {
+                throw StoryboardError(path: "stories[\(index)].id", message: "duplicate id \"\(story.id)\" (also stories[\(first)].id)")
+            }
+            seen[story.id] = index
+            stories.append(story)
+        }
+        var script: [ScriptAction] = []
+        for (index, value) in (try root.array("script") ?? []).enumerated() {
+            script.append(try Storyboard.action(value, path: "script[\(index)]"))
+        }
+        try root.rejectUnknownKeys()
+        // A stable sort: gestures at the same moment keep the order they were written in.
+        let ordered = script.enumerated().sorted { ($0.element.at, $0.offset) < ($1.element.at, $1.offset) }.map(\.element)
+        self.init(canvas: canvas, transition: transition, duration: duration, stories: stories,
+                  script: ordered, folder: folder)
+    }
+
+    // MARK: - Stories
+
+    private static func story(_ value: JSONValue, path: String, index: Int, folder: String) throws(StoryboardError) -> Story {
+        var reader = try ObjectReader(value, path: path)
+        let id = try reader.string("id") ?? "story\(index + 1)"
+        guard !id.isEmpty else { throw StoryboardError(path: reader.path("id"), message: "must not be empty") }
+        let poster = try reader.string("poster").map { MediaSource(uri: $0, relativeTo: folder) }
+        guard let itemValues = try reader.array("items") else {
+            throw StoryboardError(path: reader.path("items"), message: "missing")
+        }
+        guard !itemValues.isEmpty else {
+            throw StoryboardError(path: reader.path("items"), message: "must list at least one item")
+        }
+        var items: [StoryItem] = []
+        for (itemIndex, itemValue) in itemValues.enumerated() {
+            var item = try ObjectReader(itemValue, path: "\(path).items[\(itemIndex)]")
+            guard let uri = try item.string("uri") else {
+                throw StoryboardError(path: item.path("uri"), message: "missing")
+            }
+            guard !uri.isEmpty else { throw StoryboardError(path: item.path("uri"), message: "must not be empty") }
+            let duration = try item.number("duration", in: 0.001...86_400)
+            try item.rejectUnknownKeys()
+            items.append(StoryItem(source: MediaSource(uri: uri, relativeTo: folder), duration: duration))
+        }
+        try reader.rejectUnknownKeys()
+        return Story(id: id, poster: poster, items: items)
+    }
+
+    // MARK: - Script
+
+    private static func action(_ value: JSONValue, path: String) throws(StoryboardError) -> ScriptAction {
+        var reader = try ObjectReader(value, path: path)
+        guard let at = try reader.number("at", in: 0...86_400) else {
+            throw StoryboardError(path: reader.path("at"), message: "missing")
+        }
+        guard let action = try reader.string("action") else {
+            throw StoryboardError(path: reader.path("action"), message: "missing")
+        }
+        let gesture: ScriptAction.Gesture
+        switch action {
+        case "swipe":
+            guard let direction = try reader.choice("direction", of: ScriptAction.Direction.self) else {
+                throw StoryboardError(path: reader.path("direction"), message: "missing")
+            }
+            gesture = .swipe(direction, style: try reader.choice("style", of: TransitionStyle.self))
+        case "drag":
+            guard let pages = try reader.number("to", in: -1...1) else {
+                throw StoryboardError(path: reader.path("to"), message: "missing")
+            }
+            gesture = .drag(pages: pages, seconds: try reader.number("over", in: 0...60) ?? 0)
+        case "release":
+            gesture = .release
+        case "tap":
+            let side = try reader.choice("side", of: TapSide.self)
+            let x = try reader.number("x", in: 0...1)
+            switch (side, x) {
+            case (nil, nil):
+                throw StoryboardError(path: reader.path("side"), message: "missing (a tap needs \"side\" or \"x\")")
+            case (.some, .some):
+                throw StoryboardError(path: reader.path("x"), message: "give either \"side\" or \"x\", not both")
+            case let (side?, nil):
+                gesture = .tap(x: side == .left ? 0 : 1)
+            case let (nil, x?):
+                gesture = .tap(x: x)
+            }
+        default:
+            throw StoryboardError(path: reader.path("action"),
+                                  message: "unknown action \"\(action)\" (expected swipe, drag, release or tap)")
+        }
+        try reader.rejectUnknownKeys()
+        return ScriptAction(at: at, gesture: gesture)
+    }
+
+    private enum TapSide: String, CaseIterable { case left, right }
+}
+
+// MARK: - Reading JSON objects with paths
+
+/// Reads one JSON object, remembering which keys were used so the rest can be reported.
+struct ObjectReader {
+    let prefix: String
+    private let fields: [String: JSONValue]
+    private var used: Set<String> = []
+
+    init(_ value: JSONValue, path: String) throws(StoryboardError) {
+        guard case .object(let fields) = value else {
+            throw StoryboardError(path: path, message: "expected an object, got \(value.kind)")
+        }
+        self.prefix = path
+        self.fields = fields
+    }
+
+    func path(_ key: String) -> String {
+        prefix.isEmpty ? key : "\(prefix).\(key)"
+    }
+
+    private mutating func take(_ key: String) -> JSONValue? {
+        used.insert(key)
+        return fields[key]
+    }
+
+    mutating func object(_ key: String) throws(StoryboardError) -> ObjectReader? {
+        guard let value = take(key) else { return nil }
+        return try ObjectReader(value, path: path(key))
+    }
+
+    mutating func array(_ key: String) throws(StoryboardError) -> [JSONValue]? {
+        guard let value = take(key) else { return nil }
+        guard case .array(let items) = value else { throw mismatch(key, "an array", value) }
+        return items
+    }
+
+    mutating func string(_ key: String) throws(StoryboardError) -> String? {
+        guard let value = take(key) else { return nil }
+        guard case .string(let text) = value else { throw mismatch(key, "a string", value) }
+        return text
+    }
+
+    mutating func bool(_ key: String) throws(StoryboardError) -> Bool? {
+        guard let value = take(key) else { return nil }
+        guard case .bool(let flag) = value else { throw mismatch(key, "a boolean", value) }
+        return flag
+    }
+
+    mutating func number(_ key: String, in range: ClosedRange<Double>) throws(StoryboardError) -> Double? {
+        guard let value = take(key) else { return nil }
+        guard case .number(let number) = value, number.isFinite else { throw mismatch(key, "a number", value) }
+        guard range.contains(number) else {
+            throw StoryboardError(path: path(key), message: "\(Self.format(number)) is out of range (\(Self.format(range.lowerBound)) to \(Self.format(range.upperBound)))")
+        }
+        return number
+    }
+
+    mutating func integer(_ key: String, in range: ClosedRange<Int>) throws(StoryboardError) -> Int? {
+        guard let value = take(key) else { return nil }
+        guard case .number(let number) = value, number.isFinite, number == number.rounded() else {
+            throw mismatch(key, "an integer", value)
+        }
+        guard number >= Double(range.lowerBound) && number <= Double(range.upperBound) else {
+            throw StoryboardError(path: path(key), message: "\(Self.format(number)) is out of range (\(range.lowerBound) to \(range.upperBound))")
+        }
+        return Int(number)
+    }
+
+    mutating func choice<T: RawRepresentable & CaseIterable>(_ key: String, of type: T.Type) throws(StoryboardError) -> T?
+    where T.RawValue == String {
+        guard let text = try string(key) else { return nil }
+        guard let value = T(rawValue: text) else {
+            let options = T.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+            throw StoryboardError(path: path(key), message: "\"\(text)\" is not one of \(options)")
+        }
+        return value
+    }
+
+    /// Every key not read so far is an error: a typo must not be silently ignored.
+    func rejectUnknownKeys() throws(StoryboardError) {
+        if let unknown = fields.keys.filter({ !used.contains($0) }).sorted().first {
+            throw StoryboardError(path: path(unknown), message: "unknown key")
+        }
+    }
+
+    private func mismatch(_ key: String, _ expected: String, _ value: JSONValue) -> StoryboardError {
+        StoryboardError(path: path(key), message: "expected \(expected), got \(value.kind)")
+    }
+
+    static func format(_ number: Double) -> String {
+        number == number.rounded() && abs(number) < 1e15 ? String(Int(number)) : String(number)
+    }
+}

@@ -1,0 +1,119 @@
+import Compositor
+
+/// A storyboard (version 1): the stories to play and the gestures that drive the viewer.
+public struct Storyboard: Sendable {
+    public var canvas: Canvas
+    public var transition: Transition
+    /// Timeline seconds to render; nil means "until the last item of the last story ends".
+    public var duration: Double?
+    public var stories: [Story]
+    /// Gestures, ordered by time.
+    public var script: [ScriptAction]
+    /// The folder relative paths resolve against.
+    public var folder: String
+
+    public init(canvas: Canvas = Canvas(), transition: Transition = Transition(), duration: Double? = nil,
+                stories: [Story], script: [ScriptAction] = [], folder: String = ".") {
+        self.canvas = canvas
+        self.transition = transition
+        self.duration = duration
+        self.stories = stories
+        self.script = script
+        self.folder = folder
+    }
+}
+
+/// The phone screen the viewer renders to.
+public struct Canvas: Sendable, Equatable {
+    public var width: Int = 720
+    public var height: Int = 1280
+    public var fps: Double = 30
+    public var background: RGBAColor = .black
+
+    public init(width: Int = 720, height: Int = 1280, fps: Double = 30, background: RGBAColor = .black) {
+        self.width = width
+        self.height = height
+        self.fps = fps
+        self.background = background
+    }
+}
+
+/// When a story revealed by a swipe gets its player.
+public enum PlaybackStart: String, Sendable, CaseIterable {
+    /// As soon as any part of it is visible (Periscope).
+    case reveal
+    /// Only when the swipe lands on it; until then its face shows the poster (Instagram).
+    case settle
+}
+
+/// The storyboard's `transition` block.
+public struct Transition: Sendable, Equatable {
+    public var geometry = PageTransition()
+    /// Seconds a full swipe takes.
+    public var duration: Double = 0.35
+    public var start: PlaybackStart = .reveal
+
+    public init(geometry: PageTransition = PageTransition(), duration: Double = 0.35, start: PlaybackStart = .reveal) {
+        self.geometry = geometry
+        self.duration = duration
+        self.start = start
+    }
+}
+
+/// One story: a run of items from one author or broadcast.
+public struct Story: Sendable, Equatable {
+    public var id: String
+    /// A still shown before the first frame arrives.
+    public var poster: MediaSource?
+    public var items: [StoryItem]
+
+    public init(id: String, poster: MediaSource? = nil, items: [StoryItem]) {
+        self.id = id
+        self.poster = poster
+        self.items = items
+    }
+}
+
+/// A photo, a video file or a stream.
+public struct StoryItem: Sendable, Equatable {
+    public var source: MediaSource
+    /// For videos, a cap on the media duration; for photos, how long they show (default 5 s).
+    public var duration: Double?
+
+    public init(source: MediaSource, duration: Double? = nil) {
+        self.source = source
+        self.duration = duration
+    }
+
+    /// How long a photo shows when the item does not say.
+    public static let defaultPhotoDuration = 5.0
+}
+
+/// A gesture at a moment of the timeline.
+public struct ScriptAction: Sendable, Equatable {
+    public enum Direction: String, Sendable, CaseIterable {
+        case next, previous
+        var step: Int { self == .next ? 1 : -1 }
+    }
+
+    public enum Gesture: Sendable, Equatable {
+        /// An animated swipe to the next or previous story, optionally in another style than the
+        /// storyboard's (a demo can show a cube turn and a slide).
+        case swipe(Direction, style: TransitionStyle? = nil)
+        /// The finger moves the page offset by `pages` over `seconds`; nothing lands until release.
+        case drag(pages: Double, seconds: Double)
+        /// The finger lifts: snap to the nearest page.
+        case release
+        /// A tap at a horizontal fraction of the screen: the left third goes back, the rest forward.
+        case tap(x: Double)
+    }
+
+    /// Timeline seconds.
+    public var at: Double
+    public var gesture: Gesture
+
+    public init(at: Double, gesture: Gesture) {
+        self.at = at
+        self.gesture = gesture
+    }
+}

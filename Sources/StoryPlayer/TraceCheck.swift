@@ -1,0 +1,79 @@
+import Foundation
+
+/// Verifies the lifecycle invariants of a trace (`render-stories check`):
+///
+/// - player ids are never reused;
+/// - every `play` has exactly one `stop`, and a player has no events after its stop;
+/// - at most `maxAlive` players are alive at any moment.
+public enum TraceCheck {
+    public struct Violation: Sendable, Equatable, CustomStringConvertible {
+        /// 1-based line number in the trace, or 0 for the trace as a whole.
+        public let line: Int
+        public let message: String
+        public var description: String { line > 0 ? "line \(line): \(message)" : message }
+    }
+
+    /// Checks JSON Lines text. A shard's trace (`shard: true`) may begin with players already
+    /// alive and end with players still alive; everything else holds as for a whole render.
+    public static func check(_ text: String, maxAlive: Int = 2, shard: Bool = false) -> [Violation] {
+        var violations: [Violation] = []
+        var played: [Int: Int] = [:]        // player → line of its play
+        var stopped: [Int: Int] = [:]       // player → line of its stop
+        var alive: [Int: String] = [:]      // player → story
+        var lineNumber = 0
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            lineNumber += 1
+            guard !line.trimmingCharacters(in: .whitespaces).isEmpty else { continue }
+            guard case .object(let fields)? = try? JSONValue.parse(Data(line.utf8)) else {
+                violations.append(Violation(line: lineNumber, message: "not a JSON object"))
+                continue
+            }
+            guard case .string(let name)? = fields["event"], let kind = TraceEvent.Kind(rawValue: name) else {
+                violations.append(Violation(line: lineNumber, message: "missing or unknown \"event\""))
+                continue
+            }
+            if kind == .ignored { continue }
+            guard case .number(let number)? = fields["player"], number == number.rounded() else {
+                violations.append(Violation(line: lineNumber, message: "\(name) without a player id"))
+                continue
+            }
+            let player = Int(number)
+            let story: String = if case .string(let s)? = fields["story"] { s } else { "?" }
+            switch kind {
+            case .play:
+                if let first = played[player] ?? stopped[player] {
+                    violations.append(Violation(line: lineNumber, message: "player \(player) reused (first seen at line \(first))"))
+                    continue
+                }
+                played[player] = lineNumber
+                alive[player] = story
+                if alive.count > maxAlive {
+                    let ids = alive.keys.sorted().map { "\($0) (\(alive[$0]!))" }.joined(separator: ", ")
+                    violations.append(Violation(line: lineNumber,
+                                                message: "\(alive.count) players alive, more than \(maxAlive): \(ids)"))
+                }
+            case .stop:
+                if let earlier = stopped[player] {
+                    violations.append(Violation(line: lineNumber, message: "player \(player) stopped again (first stop at line \(earlier))"))
+                } else if played[player] == nil && !shard {
+                    violations.append(Violation(line: lineNumber, message: "player \(player) stopped but never played"))
+                }
+                stopped[player] = lineNumber
+                alive[player] = nil
+            default:
+                if let stop = stopped[player] {
+                    violations.append(Violation(line: lineNumber, message: "\(name) for player \(player) after its stop at line \(stop)"))
+                } else if played[player] == nil && !shard {
+                    violations.append(Violation(line: lineNumber, message: "\(name) for player \(player), which never played"))
+                }
+            }
+        }
+        if !shard {
+            for player in alive.keys.sorted() {
+                violations.append(Violation(line: played[player] ?? 0,
+                                            message: "player \(player) (\(alive[player]!)) played but never stopped"))
+            }
+        }
+        return violations
+    }
+}

@@ -1,0 +1,103 @@
+import ArgumentParser
+import Compositor
+import Foundation
+import StoryPlayer
+
+struct Render: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Render a storyboard to PNG frames, a lifecycle trace and a summary (the default).",
+        discussion: """
+        Writes DIR/frame-000000.png, frame-000001.png, … (frame n shows timeline time n / fps), \
+        DIR/lifecycle.jsonl (one event per line: play, opened, firstFrame, ended, failed, stop, ignored) \
+        and DIR/summary.json. Every file appears whole or not at all. A story whose media cannot be \
+        opened shows an error card and the render goes on; --strict turns that into exit code 3.
+        """
+    )
+
+    @Argument(help: "The storyboard JSON file. Default: samples/demo.json.")
+    var storyboard: String?
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("Output folder. Default: out/<storyboard name>.", valueName: "dir"))
+    var output: String?
+
+    @Option(help: ArgumentHelp("Canvas size, overriding the storyboard's, e.g. 1080x1920.", valueName: "WxH"))
+    var size: CanvasSize?
+
+    @Option(help: "Frames per second, overriding the storyboard's.")
+    var fps: Double?
+
+    @Option(help: ArgumentHelp("Timeline seconds to render, overriding the storyboard's.", valueName: "seconds"))
+    var duration: Double?
+
+    @Flag(help: "Draw no UI over the stories.")
+    var noOverlay = false
+
+    @Option(help: ArgumentHelp("PNG compression level, 0 (stored) to 9.", valueName: "0-9"))
+    var pngLevel = 1
+
+    @Option(help: "PNG row filter.")
+    var pngFilter: PNGFilter = .up
+
+    @Option(help: "zlib strategy for PNG data.")
+    var pngStrategy: PNGStrategy = .rle
+
+    @Flag(help: "Write RGBA PNGs instead of RGB.")
+    var alpha = false
+
+    @Option(help: "Rasterizer threads. Default: one per core.")
+    var threads: Int?
+
+    @Flag(help: "Exit 3 when any story failed.")
+    var strict = false
+
+    func validate() throws {
+        guard (0...9).contains(pngLevel) else { throw ValidationError("--png-level must be 0 to 9, not \(pngLevel)") }
+        if let fps, !(fps > 0 && fps <= 240) { throw ValidationError("--fps must be above 0 and at most 240") }
+        if let duration, !(duration > 0) { throw ValidationError("--duration must be above 0") }
+        if let threads, threads < 1 { throw ValidationError("--threads must be at least 1") }
+    }
+
+    func run() throws {
+        let path = try StoryboardFile.resolve(storyboard)
+        let board = try Storyboard(contentsOf: path).overriding(width: size?.width, height: size?.height,
+                                                               fps: fps, duration: duration)
+        let folder = output ?? "out/" + ((path as NSString).lastPathComponent as NSString).deletingPathExtension
+        var options = RenderOptions(outputFolder: folder)
+        options.png = PNGOptions(level: pngLevel, filter: pngFilter, strategy: pngStrategy, keepAlpha: alpha)
+        options.overlay = !noOverlay
+        if let threads { options.threads = threads }
+        let progress = ProgressLine()
+        if progress.isEnabled {
+            options.progress = { @Sendable done, total in progress.show(done: done, total: total) }
+        }
+        let summary: RenderSummary
+        do {
+            summary = try StoryRender(storyboard: board, options: options).run()
+        } catch {
+            progress.clear()
+            printError("error: \(error)")
+            throw ExitCode(1)
+        }
+        progress.clear()
+        for notice in summary.notices { printError("note: \(notice)") }
+        for story in summary.failedStories {
+            printError("story \(story.id) failed: \(story.errors.joined(separator: "; "))")
+        }
+        print("rendered \(summary.frames) frames to \(folder) in \(String(format: "%.2f", summary.wallSeconds)) s "
+              + "(\(String(format: "%.1f", summary.framesPerSecond)) fps, peak \(summary.peakAlivePlayers) players alive)")
+        if strict && !summary.failedStories.isEmpty { throw ExitCode(3) }
+    }
+}
+
+enum StoryboardFile {
+    static let demo = "samples/demo.json"
+
+    /// The storyboard to use, or the bundled demo when none is named.
+    static func resolve(_ path: String?) throws -> String {
+        if let path { return path }
+        guard FileManager.default.fileExists(atPath: demo) else {
+            throw ValidationError("no storyboard given, and \(demo) is not in the current folder")
+        }
+        return demo
+    }
+}

@@ -1,0 +1,49 @@
+import ArgumentParser
+import Foundation
+import StoryPlayer
+
+@main
+struct RenderStories: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "render-stories",
+        abstract: "Render story viewers (photos, videos, live streams, cube swipes) to PNG frames, offscreen.",
+        discussion: """
+        A storyboard is a JSON file listing stories, their items, and a script of gestures (swipe, \
+        drag, release, tap). `render` plays it on a virtual phone and writes every frame, a trace of \
+        what each player did (lifecycle.jsonl) and a summary.json. `check` verifies the trace: \
+        players are created on play and dropped on stop, never reused, and at most two are alive.
+
+        Examples:
+          render-stories render board.json --output out/board
+          render-stories still board.json --page 0.5 --time 1.2 --output mid.png
+          render-stories check out/board/lifecycle.jsonl
+
+        Exit codes: 0 success; 1 output cannot be written, or `check` found violations; \
+        2 usage or storyboard error; 3 a story failed and --strict was given.
+        """,
+        subcommands: [Render.self, Still.self, Check.self],
+        defaultSubcommand: Render.self
+    )
+
+    /// argument-parser exits 64 on usage errors; this tool promises 2 for usage and storyboard errors.
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch let error as StoryboardError {
+            FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+            Foundation.exit(2)
+        } catch {
+            if exitCode(for: error) == .validationFailure {
+                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+                Foundation.exit(2)
+            }
+            exit(withError: error)
+        }
+    }
+}
+
+/// Prints to stderr, where messages go so that stdout stays clean for scripts.
+func printError(_ message: String) {
+    FileHandle.standardError.write(Data((message + "\n").utf8))
+}

@@ -1,0 +1,50 @@
+import ArgumentParser
+import Compositor
+import Foundation
+import StoryPlayer
+
+struct Still: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Render the one frame shown at a page offset, e.g. the middle of a cube turn.",
+        discussion: """
+        Page offset P is the scroll position in pages: 0 rests on the first story, 0.5 is halfway \
+        from the first to the second. Every visible story shows its first item at media time T, \
+        with its picture decoded.
+        """
+    )
+
+    @Argument(help: "The storyboard JSON file.")
+    var storyboard: String
+
+    @Option(help: ArgumentHelp("Page offset, from 0 to the number of stories − 1.", valueName: "P"))
+    var page: Double
+
+    @Option(help: ArgumentHelp("Media time in seconds of every visible story.", valueName: "T"))
+    var time: Double = 0
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("The PNG to write.", valueName: "file"))
+    var output = "still.png"
+
+    @Option(help: ArgumentHelp("Canvas size, overriding the storyboard's.", valueName: "WxH"))
+    var size: CanvasSize?
+
+    @Flag(help: "Draw no UI over the stories.")
+    var noOverlay = false
+
+    func validate() throws {
+        guard time >= 0 else { throw ValidationError("--time must not be negative") }
+    }
+
+    func run() throws {
+        let board = try Storyboard(contentsOf: storyboard).overriding(width: size?.width, height: size?.height)
+        let (image, problems) = try StillRender.render(board, pageOffset: page, time: time)
+        for problem in problems { printError("story failed: \(problem)") }
+        do {
+            try image.writePNG(to: output)
+        } catch {
+            printError("error: \(error)")
+            throw ExitCode(1)
+        }
+        print("wrote \(output)")
+    }
+}

@@ -1,0 +1,39 @@
+import Compositor
+
+/// Small synthetic textures for raster tests.
+enum TestPictures {
+    static func solid(_ color: RGBAColor, width: Int, height: Int) -> RGBAImage {
+        RGBAImage(width: width, height: height, fill: color)
+    }
+
+    /// Red rises left to right, green top to bottom: every texel has its own colour.
+    static func ramp(width: Int, height: Int, blue: UInt8 = 0) -> RGBAImage {
+        var image = RGBAImage(width: width, height: height)
+        for y in 0..<height {
+            for x in 0..<width {
+                image[x, y] = RGBAColor(red: UInt8(x * 255 / max(1, width - 1)),
+                                        green: UInt8(y * 255 / max(1, height - 1)), blue: blue)
+            }
+        }
+        return image
+    }
+
+    /// White with a red column at u = 0.5.
+    static func centreLine(width: Int, height: Int) -> RGBAImage {
+        var image = RGBAImage(width: width, height: height, fill: .white)
+        for y in 0..<height {
+            for x in (width / 2 - 2)..<(width / 2 + 2) { image[x, y] = RGBAColor(red: 255, green: 0, blue: 0) }
+        }
+        return image
+    }
+
+    static func render(_ transition: PageTransition, pageOffset: Double, textures: [RGBAImage],
+                       width: Int, height: Int, background: RGBAColor = .black, threads: Int = 2) -> RGBAImage {
+        let faces = transition.faces(pageOffset: pageOffset, width: width, height: height).map {
+            TexturedFace(texture: textures[$0.page], placement: $0)
+        }
+        var canvas = RGBAImage(width: width, height: height)
+        Rasterizer(threads: threads).draw(faces, background: background, into: &canvas)
+        return canvas
+    }
+}
