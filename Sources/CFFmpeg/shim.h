@@ -37,4 +37,37 @@ static inline void cffmpeg_error_string(int code, char *buffer, size_t size) {
     av_strerror(code, buffer, size);
 }
 
+
+#include <stdio.h>
+
+// FFmpeg explains most failures only in its log ("Picture size 16000x16000 is invalid"), not in
+// the return code. This keeps the last error-level line per thread, so a failed story can carry
+// FFmpeg's own words. Swift cannot write a C-variadic callback, hence C here. Only
+// FFmpegLogging.swift calls these, so a single copy of the buffer exists.
+
+static inline char *cffmpeg_log_buffer(void) {
+    static _Thread_local char buffer[512];
+    return buffer;
+}
+
+static inline void cffmpeg_log_callback(void *context, int level, const char *format, va_list arguments) {
+    (void)context;
+    if (level > AV_LOG_ERROR) return;
+    char *buffer = cffmpeg_log_buffer();
+    vsnprintf(buffer, 512, format, arguments);
+    size_t length = 0;
+    while (length < 511 && buffer[length]) length++;
+    while (length > 0 && (buffer[length - 1] == '\n' || buffer[length - 1] == ' ')) buffer[--length] = 0;
+}
+
+/// Installs the capturing log callback (nothing is printed).
+static inline void cffmpeg_capture_log(void) { av_log_set_callback(cffmpeg_log_callback); }
+
+/// Clears and returns the last captured error line of this thread ("" when there is none).
+static inline void cffmpeg_take_last_log(char *out, size_t size) {
+    char *buffer = cffmpeg_log_buffer();
+    snprintf(out, size, "%s", buffer);
+    buffer[0] = 0;
+}
+
 #endif

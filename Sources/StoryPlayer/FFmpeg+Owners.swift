@@ -11,15 +11,16 @@ final class FormatContext {
     private(set) var pointer: UnsafeMutablePointer<AVFormatContext>?
 
     /// `avformat_open_input` with the given options (protocol whitelist, timeouts).
-    init(url: String, options: [String: String], interrupt: AVIOInterruptCB?) throws(MediaError) {
+    /// `name` is how messages refer to the source (a path rather than the `file:` URL opened).
+    init(url: String, name: String, options: [String: String], interrupt: AVIOInterruptCB?) throws(MediaError) {
         var context: UnsafeMutablePointer<AVFormatContext>? = avformat_alloc_context()
-        guard context != nil else { throw MediaError(.open, "cannot open \(url)", cause: "out of memory") }
+        guard context != nil else { throw MediaError(.open, "cannot open \(name)", cause: "out of memory") }
         if let interrupt { context!.pointee.interrupt_callback = interrupt }
         var dictionary = FFmpegDictionary(options)
         // On failure avformat_open_input frees the context and sets it to NULL.
         let status = avformat_open_input(&context, url, nil, &dictionary.pointer)
         guard status >= 0, let context else {
-            throw MediaError(.open, "cannot open \(url)", averror: status)
+            throw MediaError(.open, "cannot open \(name)", averror: status)
         }
         pointer = context
     }

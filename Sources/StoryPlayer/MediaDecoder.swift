@@ -38,6 +38,10 @@ final class MediaDecoder {
     private let startTime: Int64
     private var inputDone = false
     private var outputDone = false
+    /// Pictures returned so far, and the last packet the decoder refused: a stream that ends
+    /// without a single picture fails with that error instead of ending quietly.
+    private var picturesDecoded = 0
+    private var lastRefusal: Int32?
 
     /// A still image (JPEG, PNG, …): one frame, shown for the item's whole duration.
     let isStill: Bool
@@ -57,7 +61,7 @@ final class MediaDecoder {
     init(source: MediaSource, limits: DecodeLimits) throws(MediaError) {
         FFmpegLogging.configureOnce()
         let options = ["protocol_whitelist": source.allowedProtocols.joined(separator: ",")]
-        format = try FormatContext(url: source.ffmpegURL, options: options, interrupt: nil)
+        format = try FormatContext(url: source.ffmpegURL, name: source.description, options: options, interrupt: nil)
         let context = format.pointer!
         let streamCount = Int(context.pointee.nb_streams)
         // Probing decodes a frame too, so it gets the same pixel limit as the real decoder.
@@ -116,6 +120,7 @@ final class MediaDecoder {
         while !outputDone {
             let received = avcodec_receive_frame(codecContext, frame.pointer)
             if received >= 0 {
+                picturesDecoded += 1
                 return DecodedPicture(frame: frame, time: presentationTime(of: frame.pointer!))
             }
             if received == FFmpegError.endOfFile {
@@ -142,8 +147,12 @@ final class MediaDecoder {
             let sent = avcodec_send_packet(codecContext, packetPointer)
             if sent < 0 && sent != FFmpegError.tryAgain {
                 // A damaged packet: skip it, as players do, and keep going.
+                lastRefusal = sent
                 continue
             }
+        }
+        if picturesDecoded == 0, let lastRefusal {
+            throw MediaError(.decode, "no picture could be decoded", averror: lastRefusal)
         }
         return nil
     }
@@ -262,14 +271,4 @@ final class MediaDecoder {
         let clockwise = Int((-counterClockwise).rounded())
         return ((clockwise % 360 + 360) % 360 + 45) / 90 % 4
     }
-}
-
-/// FFmpeg logs to stderr by default; its messages reach users through the trace instead.
-enum FFmpegLogging {
-    private static let configured: Void = {
-        let verbose = getenv("LIVE_STORIES_FFMPEG_LOG") != nil
-        av_log_set_level(verbose ? AV_LOG_INFO : AV_LOG_QUIET)
-    }()
-
-    static func configureOnce() { _ = configured }
 }

@@ -21,7 +21,8 @@ public struct MediaError: Error, Sendable, CustomStringConvertible, Equatable {
 
     /// An error from an FFmpeg return code, carrying FFmpeg's message for it.
     init(_ code: Code, _ message: String, averror: Int32) {
-        self.init(code, message, cause: FFmpegError.message(for: averror))
+        let detail = FFmpegLogging.takeLastMessage().map { " (\($0))" } ?? ""
+        self.init(code, message, cause: FFmpegError.message(for: averror) + detail)
     }
 
     public var description: String {

@@ -175,7 +175,8 @@ public struct ViewerNavigator: Sendable {
         switch motion {
         case let .animating(from, to, start, duration, _):
             let progress = min(max((t - start) / duration, 0), 1)
-            if progress >= 1 {
+            // Within a nanosecond of the end counts as landed: (start + d − start) / d can be 0.999….
+            if progress >= 1 - 1e-9 {
                 jump(to: Int(to))
             } else {
                 pageOffset = from + (to - from) * Self.easeOut(progress)

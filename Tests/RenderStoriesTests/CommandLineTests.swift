@@ -1,0 +1,163 @@
+import Compositor
+import Foundation
+import XCTest
+
+/// The `render-stories` executable as users run it: exit codes, messages, files.
+final class CommandLineTests: XCTestCase {
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The executable SwiftPM built beside this test bundle.
+    static var executable: String {
+        let products = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for candidate in [products, products.deletingLastPathComponent()] {
+            let path = candidate.appendingPathComponent("render-stories").path
+            if FileManager.default.isExecutableFile(atPath: path) { return path }
+        }
+        return packageRoot.appendingPathComponent(".build/debug/render-stories").path
+    }
+
+    struct Outcome {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    func run(_ arguments: [String], in folder: String? = nil) throws -> Outcome {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.executable)
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: folder ?? Self.packageRoot.path)
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Outcome(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+                       stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
+    var scratch: String!
+
+    override func setUpWithError() throws {
+        scratch = FileManager.default.temporaryDirectory.appendingPathComponent("cli-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(atPath: scratch)
+    }
+
+    func write(_ name: String, _ text: String) -> String {
+        let path = (scratch as NSString).appendingPathComponent(name)
+        FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
+        return path
+    }
+
+    var demo: String { Self.packageRoot.appendingPathComponent("samples/demo.json").path }
+
+    // MARK: - render
+
+    func testRenderWritesFramesTraceAndSummary() throws {
+        let out = scratch + "/out"
+        let result = try run(["render", demo, "--output", out, "--size", "72x128", "--fps", "5", "--duration", "2"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: out + "/frame-000009.png"))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out + "/frame-000010.png"))
+        let frame = try RGBAImage(contentsOfPNG: out + "/frame-000000.png")
+        XCTAssertEqual([frame.width, frame.height], [72, 128])
+        let summary = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out + "/summary.json"))) as! [String: Any]
+        XCTAssertEqual(summary["frames"] as? Int, 10)
+        XCTAssertNotNil(summary["wall_seconds"] as? Double)
+        XCTAssertNotNil(summary["fps"])
+        XCTAssertEqual(summary["peak_alive_players"] as? Int, 2)
+        let stories = summary["stories"] as! [[String: Any]]
+        XCTAssertEqual(stories.first?["id"] as? String, "beach")
+        XCTAssertEqual(stories.first?["plays"] as? Int, 1)
+        XCTAssertEqual(stories.first?["failures"] as? Int, 0)
+        let check = try run(["check", out + "/lifecycle.jsonl"])
+        XCTAssertEqual(check.status, 0, check.stdout)
+    }
+
+    func testTheDefaultSubcommandIsRender() throws {
+        let out = scratch + "/default"
+        let result = try run([demo, "--output", out, "--size", "36x64", "--fps", "2", "--duration", "1"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: out + "/frame-000001.png"))
+    }
+
+    func testBrokenStoryboardExitsTwoNamingThePath() throws {
+        let board = write("broken.json", #"{"stories": [{"id": "a", "items": [{"uri": "a.mp4"}]}, {"id": "b", "items": [{"duration": 3}]}]}"#)
+        let result = try run(["render", board, "--output", scratch + "/never"])
+        XCTAssertEqual(result.status, 2)
+        XCTAssertTrue(result.stderr.contains("stories[1].items[0].uri: missing"), result.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: scratch + "/never"))
+    }
+
+    func testMissingStoryboardAndUsageErrorsExitTwo() throws {
+        XCTAssertEqual(try run(["render", scratch + "/none.json"]).status, 2)
+        XCTAssertEqual(try run(["render", demo, "--png-level", "12"]).status, 2)
+        XCTAssertEqual(try run(["render", demo, "--size", "big"]).status, 2)
+        XCTAssertEqual(try run(["still", demo, "--page", "9"]).status, 2)
+        XCTAssertEqual(try run(["frobnicate"]).status, 2)
+    }
+
+    func testUnwritableOutputExitsOneBeforeAnyWork() throws {
+        let blocker = write("file", "x")
+        let result = try run(["render", demo, "--output", blocker + "/out"])
+        XCTAssertEqual(result.status, 1)
+        XCTAssertTrue(result.stderr.contains("output folder"), result.stderr)
+    }
+
+    func testStrictExitsThreeWhenAStoryFailed() throws {
+        let board = write("failing.json", #"{"canvas": {"width": 36, "height": 64, "fps": 2}, "duration": 1, "stories": [{"id": "gone", "items": [{"uri": "gone.mp4"}]}]}"#)
+        let lenient = try run(["render", board, "--output", scratch + "/a"])
+        XCTAssertEqual(lenient.status, 0)
+        XCTAssertTrue(lenient.stderr.contains("story gone failed"), lenient.stderr)
+        let strict = try run(["render", board, "--output", scratch + "/b", "--strict"])
+        XCTAssertEqual(strict.status, 3)
+        let summary = try String(contentsOfFile: scratch + "/b/summary.json", encoding: .utf8)
+        XCTAssertTrue(summary.contains("No such file"), summary)
+    }
+
+    // MARK: - still
+
+    func testStillRendersTheMiddleOfACubeTurn() throws {
+        let path = scratch + "/mid.png"
+        let result = try run(["still", demo, "--page", "0.5", "--time", "1.2", "--output", path, "--size", "180x320"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let image = try RGBAImage(contentsOfPNG: path)
+        XCTAssertEqual([image.width, image.height], [180, 320])
+        // The top corners are background (#101014): the faces recede there.
+        XCTAssertEqual(image[1, 1], RGBAColor(red: 0x10, green: 0x10, blue: 0x14))
+        XCTAssertNotEqual(image[90, 160], RGBAColor(red: 0x10, green: 0x10, blue: 0x14))
+    }
+
+    // MARK: - check
+
+    func testCheckReportsEachViolationAndExitsOne() throws {
+        let good = write("good.jsonl", """
+        {"t": 0, "wall": 0, "event": "play", "story": "a", "item": 0, "player": 1}
+        {"t": 1, "wall": 0, "event": "stop", "story": "a", "item": 0, "player": 1}
+
+        """)
+        let ok = try run(["check", good])
+        XCTAssertEqual(ok.status, 0)
+        let bad = write("bad.jsonl", """
+        {"t": 0, "wall": 0, "event": "play", "story": "a", "item": 0, "player": 1}
+        {"t": 0, "wall": 0, "event": "play", "story": "b", "item": 0, "player": 2}
+        {"t": 0, "wall": 0, "event": "play", "story": "c", "item": 0, "player": 3}
+        {"t": 1, "wall": 0, "event": "stop", "story": "a", "item": 0, "player": 1}
+        {"t": 1, "wall": 0, "event": "play", "story": "a", "item": 0, "player": 1}
+
+        """)
+        let result = try run(["check", bad])
+        XCTAssertEqual(result.status, 1)
+        let lines = result.stdout.split(separator: "\n")
+        XCTAssertTrue(lines.contains { $0.hasPrefix("line 3:") && $0.contains("more than 2") }, result.stdout)
+        XCTAssertTrue(lines.contains { $0.hasPrefix("line 5:") && $0.contains("reused") }, result.stdout)
+        XCTAssertTrue(lines.contains { $0.contains("never stopped") }, result.stdout)
+        XCTAssertEqual(try run(["check", bad, "--max-alive", "3"]).stdout.contains("more than"), false)
+    }
+}

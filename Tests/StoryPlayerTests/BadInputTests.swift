@@ -1,0 +1,115 @@
+import Compositor
+import Foundation
+import StoryPlayer
+import XCTest
+
+/// Broken media fails its story, shows the error card, is listed in the summary, and the
+/// render goes on.
+final class BadInputTests: XCTestCase {
+    /// A render of [broken story, good story], swiping to the good one at 0.5 s.
+    func renderWithBrokenFirstStory(_ uri: String, folder: ScratchFolder) throws -> (RenderSummary, [TraceEvent], ScratchFolder) {
+        let board = try Storyboard.parse("""
+        {"canvas": {"width": 72, "height": 128, "fps": 10, "background": "#000000"}, "duration": 1.2,
+         "stories": [{"id": "broken", "items": [{"uri": "\(uri)"}]},
+                     {"id": "good", "items": [{"uri": "\(Fixture.path("counter.mp4"))"}]}],
+         "script": [{"at": 0.5, "action": "swipe", "direction": "next"}]}
+        """, folder: folder.path)
+        return try render(board)
+    }
+
+    func assertFailsGracefully(_ uri: String, folder: ScratchFolder, errorContains expected: String,
+                               file: StaticString = #filePath, line: UInt = #line) throws {
+        let (summary, events, output) = try renderWithBrokenFirstStory(uri, folder: folder)
+        let failed = events.of(.failed, story: "broken")
+        XCTAssertEqual(failed.count, 1, "one failed event", file: file, line: line)
+        let message = failed.first?.error ?? ""
+        XCTAssertTrue(message.localizedCaseInsensitiveContains(expected), "error was: \(message)", file: file, line: line)
+        XCTAssertEqual(summary.failedStories.map(\.id), ["broken"], file: file, line: line)
+        XCTAssertEqual(summary.frames, 12, "the render goes on", file: file, line: line)
+        XCTAssertTrue(events.of(.firstFrame, story: "good").count == 1, "the next story plays", file: file, line: line)
+        let card = try RGBAImage(contentsOfPNG: output.file("frame-000000.png"))
+        XCTAssertEqual(card[36, 64], RGBAColor(red: 0x3a, green: 0x12, blue: 0x18), "the error card shows", file: file, line: line)
+        let json = try String(contentsOfFile: output.file("summary.json"), encoding: .utf8)
+        XCTAssertTrue(json.contains("\"failed_stories\": [\"broken\"]"), json, file: file, line: line)
+        XCTAssertEqual(TraceCheck.check(events.map(\.jsonLine).joined(separator: "\n")), [], file: file, line: line)
+    }
+
+    func testMissingFile() throws {
+        let folder = ScratchFolder()
+        try assertFailsGracefully("nowhere.mp4", folder: folder, errorContains: "No such file")
+    }
+
+    func testGarbageBytes() throws {
+        let folder = ScratchFolder()
+        var generator = SystemRandomNumberGenerator()
+        folder.write("garbage.mp4", (0..<4096).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        try assertFailsGracefully("garbage.mp4", folder: folder, errorContains: "garbage.mp4")
+    }
+
+    func testEmptyFile() throws {
+        let folder = ScratchFolder()
+        folder.write("empty.mp4", [])
+        try assertFailsGracefully("empty.mp4", folder: folder, errorContains: "empty.mp4")
+    }
+
+    func testAudioOnlyFile() throws {
+        let folder = ScratchFolder()
+        try assertFailsGracefully(Fixture.path("tone.m4a"), folder: folder, errorContains: "no video stream")
+    }
+
+    /// A 16000×16000 PNG header: refused by size before any picture is allocated.
+    func testOversizedImage() throws {
+        let folder = ScratchFolder()
+        folder.write("huge.png", HugePNG.bytes(width: 16000, height: 16000))
+        try assertFailsGracefully("huge.png", folder: folder, errorContains: "16000x16000")
+    }
+
+    /// A truncated file that opens plays until its data ends, and then ends (no failure).
+    func testTruncatedFilePlaysUntilTheDataEnds() throws {
+        let folder = ScratchFolder()
+        let whole = try Data(contentsOf: URL(fileURLWithPath: Fixture.sample("beach.mp4")))
+        folder.write("cut.mp4", Array(whole.prefix(whole.count / 2)))
+        let board = try Storyboard.parse("""
+        {"canvas": {"width": 72, "height": 128, "fps": 10},
+         "stories": [{"id": "cut", "items": [{"uri": "cut.mp4"}]}]}
+        """, folder: folder.path)
+        let (summary, events, _) = try render(board)
+        XCTAssertEqual(events.of(.failed), [])
+        XCTAssertEqual(events.of(.firstFrame).count, 1)
+        let ended = try XCTUnwrap(events.of(.ended).first)
+        XCTAssertGreaterThan(ended.t, 0.3)
+        XCTAssertLessThan(ended.t, 2.9, "it ends where the data ends, before the 3 s the header promises")
+        XCTAssertEqual(summary.failedStories.count, 0)
+    }
+}
+
+/// A PNG with a valid header for a huge picture and a token amount of data.
+enum HugePNG {
+    static func bytes(width: UInt32, height: UInt32) -> [UInt8] {
+        var out: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+        var header: [UInt8] = []
+        header += bigEndian(width) + bigEndian(height) + [8, 2, 0, 0, 0]
+        out += chunk("IHDR", header)
+        out += chunk("IDAT", [0x78, 0x01, 0x01, 0x00, 0x00, 0xFF, 0xFF])
+        out += chunk("IEND", [])
+        return out
+    }
+
+    static func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
+        let body = Array(type.utf8) + data
+        return bigEndian(UInt32(data.count)) + body + bigEndian(crc32(body))
+    }
+
+    static func bigEndian(_ value: UInt32) -> [UInt8] {
+        [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
+    }
+
+    static func crc32(_ bytes: [UInt8]) -> UInt32 {
+        var crc: UInt32 = 0xFFFF_FFFF
+        for byte in bytes {
+            crc ^= UInt32(byte)
+            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
+        }
+        return ~crc
+    }
+}
