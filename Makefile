@@ -23,7 +23,7 @@ demo: build
 
 test: test-deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	$(SWIFT) test --skip-build --disable-swift-testing
 
 # Figures, not pass/fail: time per frame of the demo.
 bench: build

@@ -61,20 +61,21 @@ final class CommandLineTests: XCTestCase {
 
     func testRenderWritesFramesTraceAndSummary() throws {
         let out = scratch + "/out"
-        let result = try run(["render", demo, "--output", out, "--size", "72x128", "--fps", "5", "--duration", "2"])
+        // The first 5.2 s include the auto-advance cube turn from beach to city (4.5 s to 5.1 s).
+        let result = try run(["render", demo, "--output", out, "--size", "72x128", "--fps", "5", "--duration", "5.2"])
         XCTAssertEqual(result.status, 0, result.stderr)
-        XCTAssertTrue(FileManager.default.fileExists(atPath: out + "/frame-000009.png"))
-        XCTAssertFalse(FileManager.default.fileExists(atPath: out + "/frame-000010.png"))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: out + "/frame-000025.png"))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out + "/frame-000026.png"))
         let frame = try RGBAImage(contentsOfPNG: out + "/frame-000000.png")
         XCTAssertEqual([frame.width, frame.height], [72, 128])
         let summary = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out + "/summary.json"))) as! [String: Any]
-        XCTAssertEqual(summary["frames"] as? Int, 10)
+        XCTAssertEqual(summary["frames"] as? Int, 26)
         XCTAssertNotNil(summary["wall_seconds"] as? Double)
         XCTAssertNotNil(summary["fps"])
         XCTAssertEqual(summary["peak_alive_players"] as? Int, 2)
         let stories = summary["stories"] as! [[String: Any]]
         XCTAssertEqual(stories.first?["id"] as? String, "beach")
-        XCTAssertEqual(stories.first?["plays"] as? Int, 1)
+        XCTAssertEqual(stories.first?["plays"] as? Int, 2, "its video item, then its photo item")
         XCTAssertEqual(stories.first?["failures"] as? Int, 0)
         let check = try run(["check", out + "/lifecycle.jsonl"])
         XCTAssertEqual(check.status, 0, check.stdout)

@@ -4,13 +4,14 @@ import StoryPlayer
 import XCTest
 
 final class DeterminismTests: XCTestCase {
-    /// Two renders of the demo (small, first 2.2 s: a cube swipe included) give identical PNG bytes,
-    /// with different thread counts too.
+    /// Two renders of the demo (small, first 5.2 s: a video, a photo and the auto-advance cube
+    /// turn) give identical PNG bytes, with different thread counts too.
     func testReRenderIsByteIdentical() throws {
-        let board = try Storyboard(contentsOf: Fixture.sample("demo.json")).overriding(width: 90, height: 160, fps: 10, duration: 2.2)
+        let board = try Storyboard(contentsOf: Fixture.sample("demo.json")).overriding(width: 90, height: 160, fps: 10, duration: 5.2)
         let first = try render(board, threads: 2)
         let second = try render(board, threads: 3)
-        XCTAssertEqual(first.summary.frames, 22)
+        XCTAssertEqual(first.summary.frames, 52)
+        XCTAssertEqual(first.summary.peakAlivePlayers, 2, "the range includes a transition")
         for n in 0..<first.summary.frames {
             let a = try Data(contentsOf: URL(fileURLWithPath: StoryRender.framePath(first.folder.path, n)))
             let b = try Data(contentsOf: URL(fileURLWithPath: StoryRender.framePath(second.folder.path, n)))
