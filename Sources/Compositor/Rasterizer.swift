@@ -23,29 +23,48 @@ public struct TexturedFace: Sendable {
 /// Rows are split across threads. Every pixel is computed from its own coordinates only, so the
 /// output is byte-identical whatever the number of threads.
 public final class Rasterizer: Sendable {
-    public let threads: Int
+    /// How pixels are computed.
+    public enum InnerLoop: Sendable {
+        /// SIMD: eight pixels' u/w, v/w and 1/w at once; no edge maths inside a face.
+        case vector
+        /// One pixel at a time, every edge every pixel: the reference the fast path is tested against.
+        case scalarReference
+    }
 
-    public init(threads: Int = Rasterizer.defaultThreadCount) {
+    public let threads: Int
+    public let innerLoop: InnerLoop
+
+    public init(threads: Int = Rasterizer.defaultThreadCount, innerLoop: InnerLoop = .vector) {
         precondition(threads >= 1, "a rasterizer needs at least one thread")
         self.threads = threads
+        self.innerLoop = innerLoop
     }
 
     /// One thread per core.
     public static var defaultThreadCount: Int { max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))) }
 
     /// Fills `canvas` with `background`, then draws `faces` on it.
-    public func draw(_ faces: [TexturedFace], background: RGBAColor, into canvas: inout RGBAImage) {
+    /// `clock`, when given, is charged the CPU time of every band under `.raster`.
+    public func draw(_ faces: [TexturedFace], background: RGBAColor, into canvas: inout RGBAImage,
+                     clock: StageClock? = nil) {
         let prepared = faces.compactMap { PreparedFace($0, canvasWidth: canvas.width, canvasHeight: canvas.height) }
         let width = canvas.width, height = canvas.height
         let bands = min(height, threads == 1 ? 1 : threads * 8)
+        let vector = innerLoop == .vector
         canvas.pixels.withUnsafeMutableBufferPointer { buffer in
             let target = CanvasPointer(base: buffer.baseAddress!, width: width, height: height)
             let work: @Sendable (Int) -> Void = { band in
+                let started = clock == nil ? 0 : StageClock.threadCPUSeconds()
                 let rows = (height * band / bands)..<(height * (band + 1) / bands)
                 target.fill(rows: rows, with: background)
                 for face in prepared {
-                    face.draw(rows: rows, into: target, background: background)
+                    if vector {
+                        face.drawVector(rows: rows, into: target, background: background)
+                    } else {
+                        face.draw(rows: rows, into: target, background: background)
+                    }
                 }
+                clock?.add(.raster, StageClock.threadCPUSeconds() - started)
             }
             if bands == 1 {
                 work(0)
@@ -81,6 +100,8 @@ struct PreparedFace: Sendable {
     let inverse: [Float]
     /// Edge lines a·X + b·Y + c, in pixels, positive inside.
     let edges: [SIMD3<Float>]
+    /// The same four lines by coefficient, for the vector path (an unused slot is always inside).
+    let edgeA: SIMD4<Float>, edgeB: SIMD4<Float>, edgeC: SIMD4<Float>
     let rowRange: Range<Int>
     let brightness: Float
 
@@ -109,6 +130,9 @@ struct PreparedFace: Sendable {
         self.texture = face.texture
         self.inverse = inverse.m.map { Float($0) }
         self.edges = edges
+        var a = SIMD4<Float>(repeating: 0), b = SIMD4<Float>(repeating: 0), c = SIMD4<Float>(repeating: 1e9)
+        for (i, e) in edges.prefix(4).enumerated() { a[i] = e.x; b[i] = e.y; c[i] = e.z }
+        edgeA = a; edgeB = b; edgeC = c
         self.rowRange = top..<bottom
         self.brightness = Float(face.placement.brightness)
     }
@@ -124,15 +148,21 @@ struct PreparedFace: Sendable {
 
     /// The pixel columns of row `y` whose centres lie within half a pixel of the face.
     func span(row y: Int, width: Int) -> Range<Int> {
+        span(row: y, width: width, distance: -0.5)
+    }
+
+    /// The pixel columns of row `y` whose centres are at least `distance` pixels inside every edge.
+    func span(row y: Int, width: Int, distance: Float) -> Range<Int> {
         let py = Float(y) + 0.5
         var lo: Float = 0, hi = Float(width)
-        for e in edges {
-            let rest = e.y * py + e.z
-            if e.x > 1e-6 {
-                lo = max(lo, (-0.5 - rest) / e.x)
-            } else if e.x < -1e-6 {
-                hi = min(hi, (-0.5 - rest) / e.x)
-            } else if rest < -0.5 {
+        for i in 0..<4 {
+            let ea = edgeA[i]
+            let rest = edgeB[i] * py + edgeC[i]
+            if ea > 1e-6 {
+                lo = max(lo, (distance - rest) / ea)
+            } else if ea < -1e-6 {
+                hi = min(hi, (distance - rest) / ea)
+            } else if rest < distance {
                 return 0..<0
             }
         }

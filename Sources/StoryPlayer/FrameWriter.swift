@@ -12,24 +12,38 @@ final class FrameWriter: @unchecked Sendable {
     private let group = DispatchGroup()
     private let lock = NSLock()
     private var firstError: CompositorError?
+    private var spareCanvases: [RGBAImage] = []
     private let options: PNGOptions
+    private let clock: StageClock?
 
-    init(options: PNGOptions, maxInFlight: Int) {
+    init(options: PNGOptions, maxInFlight: Int, clock: StageClock? = nil) {
         self.options = options
         self.slots = DispatchSemaphore(value: maxInFlight)
+        self.clock = clock
     }
 
-    /// Queues a frame; each file appears whole (temp file, then rename).
-    func submit(_ image: RGBAImage, to path: String) {
+    /// A canvas a finished frame no longer needs, to draw the next frame into without allocating.
+    func reusableCanvas() -> RGBAImage? {
+        lock.withLock { spareCanvases.popLast() }
+    }
+
+    /// Queues a frame; each file appears whole (temp file, then rename). The image's storage
+    /// comes back through `reusableCanvas()` once it is written.
+    func submit(_ image: consuming RGBAImage, to path: String) {
         slots.wait()
         let options = self.options
+        let clock = self.clock
+        let frame = image
         queue.async(group: group) { [self] in
             defer { slots.signal() }
             do throws(CompositorError) {
-                try image.writePNG(to: path, options: options)
+                let started = StageClock.threadCPUSeconds()
+                try frame.writePNG(to: path, options: options)
+                clock?.add(.encode, StageClock.threadCPUSeconds() - started)
             } catch {
                 lock.withLock { if firstError == nil { firstError = error } }
             }
+            lock.withLock { spareCanvases.append(frame) }
         }
     }
 

@@ -1,9 +1,12 @@
 import Compositor
 
-/// One play of one story item: a fresh demuxer, decoder and scaler, and a new player id.
+/// One play of one story item: a fresh demuxer, decoder and scaler on a decode thread of its
+/// own, and a new player id.
 ///
-/// Created by `StoryPlayer.play()` and closed by `StoryPlayer.stop()`. It decodes on demand
-/// (the virtual clock): asking for the picture at a moment decodes up to that moment.
+/// Created by `StoryPlayer.play()` and closed by `StoryPlayer.stop()`. The decode thread runs a
+/// few pictures ahead into a bounded queue; the render thread picks, for each moment, the picture
+/// whose presentation time is the greatest one ≤ the media time. Which picture is shown depends
+/// only on timestamps, never on thread timing, so renders are deterministic.
 public final class ItemPlayer {
     public enum State: Sendable, Equatable {
         case loading, showing, failed(MediaError), ended
@@ -18,59 +21,65 @@ public final class ItemPlayer {
     private let item: StoryItem
     private let storyID: String
     private let trace: LifecycleTrace
-    private let size: (width: Int, height: Int)
-    private var decoder: MediaDecoder?
-    /// The newest picture with a presentation time ≤ the media time asked for, not yet converted.
-    private var candidate: DecodedPicture?
+    private var decodeThread: DecodeThread?
+    private let media: MediaFacts?
+    /// The newest picture with a presentation time ≤ the media time asked for.
+    private var shown: (time: Double, image: RGBAImage)?
     /// The first picture past the media time asked for, held back until its time comes.
-    private var upcoming: DecodedPicture?
-    private var shown: RGBAImage?
+    private var upcoming: (time: Double, image: RGBAImage)?
     private var dataEnded = false
-    /// Where the stream's last picture stops being current, once the data has ended.
+    /// Where the last picture stops being current, once the data has ended.
     private var dataEndTime: Double?
-    private var frameDuration: Double = 1.0 / 30
+    private var announcedFirstFrame = false
+
+    /// What the player learned when it opened the media.
+    struct MediaFacts {
+        let isStill: Bool
+        let duration: Double?
+        let frameDuration: Double
+    }
 
     init(id: Int, itemIndex: Int, item: StoryItem, storyID: String, startedAt: Double,
-         size: (width: Int, height: Int), limits: DecodeLimits, trace: LifecycleTrace) {
+         size: (width: Int, height: Int), limits: DecodeLimits, clock: StageClock?, trace: LifecycleTrace) {
         self.id = id
         self.itemIndex = itemIndex
         self.item = item
         self.storyID = storyID
         self.startedAt = startedAt
-        self.size = size
         self.trace = trace
         do {
             let decoder = try MediaDecoder(source: item.source, limits: limits)
-            self.decoder = decoder
-            if decoder.frameRate > 0 { frameDuration = 1 / decoder.frameRate }
+            media = MediaFacts(isStill: decoder.isStill, duration: decoder.duration,
+                               frameDuration: decoder.frameRate > 0 ? 1 / decoder.frameRate : 1.0 / 30)
             trace.record(.opened, t: startedAt, story: storyID, item: itemIndex, player: id)
+            decodeThread = DecodeThread(decoder: decoder, width: size.width, height: size.height,
+                                        capacity: limits.queuedPictures, clock: clock, name: "decode \(storyID)#\(id)")
         } catch {
+            media = nil
             fail(error, at: startedAt)
         }
     }
 
-    /// Whether the player holds FFmpeg objects right now.
-    public var holdsDecoder: Bool { decoder != nil }
+    deinit { close() }
+
+    /// Whether the player holds FFmpeg objects (and a decode thread) right now.
+    public var holdsDecoder: Bool { decodeThread != nil }
 
     /// How long the item lasts on the timeline, when that is known: a video's media duration or
     /// its `duration`, whichever is shorter; a photo's (or a failed item's) `duration`, default 5 s.
     public var length: Double? {
-        switch state {
-        case .failed:
-            return item.duration ?? StoryItem.defaultPhotoDuration
-        default:
-            guard let decoder else { return item.duration }
-            if decoder.isStill { return item.duration ?? StoryItem.defaultPhotoDuration }
-            let media = decoder.duration.map { min($0, item.duration ?? .infinity) } ?? item.duration
-            return [media, dataEndTime].compactMap { $0 }.min()
-        }
+        if isFailed { return item.duration ?? StoryItem.defaultPhotoDuration }
+        guard let media else { return item.duration }
+        if media.isStill { return item.duration ?? StoryItem.defaultPhotoDuration }
+        let declared = media.duration.map { min($0, item.duration ?? .infinity) } ?? item.duration
+        return [declared, dataEndTime].compactMap { $0 }.min()
     }
 
     /// Whether the item has played to its end by timeline time `t`.
     public func hasEnded(at t: Double) -> Bool {
         if state == .ended { return true }
         let local = t - startedAt
-        if case .showing = state, decoder?.isStill == false { advance(to: local) }
+        if media?.isStill == false { advance(to: local) }
         guard let length else { return false }
         return local >= length - 1e-9
     }
@@ -91,74 +100,59 @@ public final class ItemPlayer {
     /// greatest one ≤ the media time, or nil while there is none (failed items have none).
     public func picture(at t: Double) -> RGBAImage? {
         guard !isFailed else { return nil }
-        if state == .loading || (decoder?.isStill == false && state == .showing) {
-            advance(to: t - startedAt)
+        advance(to: t - startedAt)
+        guard let shown else { return nil }
+        if !announcedFirstFrame {
+            announcedFirstFrame = true
+            if state == .loading { state = .showing }
+            trace.record(.firstFrame, t: t, story: storyID, item: itemIndex, player: id)
         }
-        if let candidate, let decoder {
-            do {
-                shown = try decoder.rgba(candidate, width: size.width, height: size.height)
-                self.candidate = nil
-                if state == .loading {
-                    state = .showing
-                    trace.record(.firstFrame, t: t, story: storyID, item: itemIndex, player: id)
-                }
-            } catch {
-                fail(error, at: t)
-            }
-        }
-        return shown
+        return shown.image
     }
 
-    /// Frees every FFmpeg object now. Called by `stop()`; safe to repeat.
+    /// Stops the decode thread and frees every FFmpeg object now. Called by `stop()`; safe to repeat.
     func close() {
-        candidate = nil
+        decodeThread?.stop()
+        decodeThread = nil
         upcoming = nil
-        decoder?.close()
-        decoder = nil
     }
 
-    // MARK: - Decoding on demand
+    // MARK: - Following the decode thread
 
-    /// Decodes until the next picture lies past `local` media seconds, or the data ends.
+    /// Takes pictures until the next one lies past `local` media seconds, or the data ends.
     private func advance(to local: Double) {
-        guard let decoder, !dataEnded || upcoming != nil else { return }
-        do {
-            while true {
-                if upcoming == nil {
-                    if dataEnded { break }
-                    guard let next = try decoder.nextPicture() else {
-                        dataEnded = true
-                        dataEndTime = (shownTime ?? 0) + frameDuration
-                        break
+        guard let decodeThread else { return }
+        while true {
+            if upcoming == nil {
+                if dataEnded { return }
+                switch decodeThread.next() {
+                case .picture(let time, let image):
+                    upcoming = (time, image)
+                case .end:
+                    endOfData()
+                    return
+                case .failed(let error):
+                    if shown == nil {
+                        fail(error, at: startedAt + local)
+                    } else {
+                        // A decode error after pictures were shown ends the data, as a truncated file does.
+                        endOfData()
                     }
-                    upcoming = next
-                }
-                guard let next = upcoming else { break }
-                // The first picture shows at once even if its timestamp is a little late.
-                if next.time <= local + 1e-9 || (shown == nil && candidate == nil) {
-                    candidate = next
-                    shownTime = next.time
-                    upcoming = nil
-                    if decoder.isStill {
-                        dataEnded = true
-                        break
-                    }
-                } else {
-                    break
+                    return
                 }
             }
-        } catch {
-            if shown == nil && candidate == nil {
-                fail(error, at: startedAt + local)
-            } else {
-                // A decode error after pictures were shown ends the data, as a truncated file does.
-                dataEnded = true
-                dataEndTime = (shownTime ?? 0) + frameDuration
-            }
+            guard let next = upcoming else { return }
+            // The first picture shows at once even if its timestamp is a little late.
+            guard next.time <= local + 1e-9 || shown == nil else { return }
+            shown = next
+            upcoming = nil
         }
     }
 
-    private var shownTime: Double?
+    private func endOfData() {
+        dataEnded = true
+        dataEndTime = (shown?.time ?? 0) + (media?.frameDuration ?? 0)
+    }
 
     private func fail(_ error: MediaError, at t: Double) {
         state = .failed(error)

@@ -8,6 +8,8 @@ public struct DecodeLimits: Sendable {
     public var maxPixels: Int = 8192 * 8192
     /// Decoder threads per stream.
     public var decoderThreads: Int = 1
+    /// Converted pictures a decode thread may hold ahead of the render (memory: each is one canvas).
+    public var queuedPictures: Int = 3
 
     public init() {}
 }

@@ -1,3 +1,5 @@
+import Compositor
+
 /// What `summary.json` says about a render.
 public struct RenderSummary: Sendable {
     public struct StoryFigures: Sendable {
@@ -12,12 +14,37 @@ public struct RenderSummary: Sendable {
     public var peakAlivePlayers: Int
     public var stories: [StoryFigures]
     public var notices: [String]
+    /// CPU seconds per pipeline stage over the whole render.
+    public var stageSeconds: [PipelineStage: Double]
+    public var cores: Int
+
+    /// Mean CPU milliseconds per frame of each stage.
+    public var stageMilliseconds: [PipelineStage: Double] {
+        stageSeconds.mapValues { frames > 0 ? 1000 * $0 / Double(frames) : 0 }
+    }
+
+    /// Wall time over the ideal (all stages' CPU time spread over every core); 1.0 means the
+    /// cores never waited.
+    public var pipelineEfficiency: Double {
+        let cpu = stageSeconds.values.reduce(0, +)
+        return cpu > 0 ? wallSeconds / (cpu / Double(cores)) : 0
+    }
+
+    /// CPU time of everything but PNG encoding, over PNG encoding's.
+    public var nonEncodeShare: Double {
+        let encode = stageSeconds[.encode] ?? 0
+        let rest = stageSeconds.filter { $0.key != .encode }.values.reduce(0, +)
+        return encode > 0 ? rest / encode : 0
+    }
 
     public var framesPerSecond: Double { wallSeconds > 0 ? Double(frames) / wallSeconds : 0 }
     public var failedStories: [StoryFigures] { stories.filter { $0.failures > 0 } }
 
-    init(frames: Int, wallSeconds: Double, stories: [Story], trace: LifecycleTrace, notices: [String]) {
+    init(frames: Int, wallSeconds: Double, stories: [Story], trace: LifecycleTrace, notices: [String],
+         stageSeconds: [PipelineStage: Double], cores: Int) {
         self.frames = frames
+        self.stageSeconds = stageSeconds
+        self.cores = cores
         self.wallSeconds = wallSeconds
         self.peakAlivePlayers = trace.peakAlive
         self.notices = notices
@@ -37,12 +64,18 @@ public struct RenderSummary: Sendable {
                 + "\"errors\": [\(story.errors.map(JSONText.string).joined(separator: ", "))]}"
         }
         let failed = failedStories.map { JSONText.string($0.id) }.joined(separator: ", ")
+        let stageFields = PipelineStage.allCases.map { "\"\($0.rawValue)\": \(JSONText.number(stageMilliseconds[$0] ?? 0))" }
+            + ["\"wall\": \(JSONText.number(frames > 0 ? 1000 * wallSeconds / Double(frames) : 0))"]
         return """
         {
           "frames": \(frames),
           "wall_seconds": \(JSONText.number(wallSeconds)),
           "fps": \(JSONText.number(framesPerSecond)),
           "peak_alive_players": \(peakAlivePlayers),
+          "stages_ms": {\(stageFields.joined(separator: ", "))},
+          "cores": \(cores),
+          "pipeline_efficiency": \(JSONText.number(pipelineEfficiency)),
+          "non_encode_share": \(JSONText.number(nonEncodeShare)),
           "failed_stories": [\(failed)],
           "stories": [
         \(storyLines.joined(separator: ",\n"))

@@ -11,9 +11,12 @@ public final class StoryPlayer {
     private let trace: LifecycleTrace
     private let size: (width: Int, height: Int)
     private let limits: DecodeLimits
+    private let clock: StageClock?
 
-    public init(story: Story, canvas: Canvas, limits: DecodeLimits = DecodeLimits(), trace: LifecycleTrace) {
+    public init(story: Story, canvas: Canvas, limits: DecodeLimits = DecodeLimits(), clock: StageClock? = nil,
+                trace: LifecycleTrace) {
         self.story = story
+        self.clock = clock
         self.trace = trace
         self.size = (canvas.width, canvas.height)
         self.limits = limits
@@ -32,7 +35,7 @@ public final class StoryPlayer {
         let id = trace.nextPlayerID()
         trace.record(.play, t: t, story: story.id, item: item, player: id)
         let player = ItemPlayer(id: id, itemIndex: item, item: story.items[item], storyID: story.id, startedAt: t,
-                                size: size, limits: limits, trace: trace)
+                                size: size, limits: limits, clock: clock, trace: trace)
         current = player
         return player
     }

@@ -26,6 +26,8 @@ public final class StoryRender {
     public let storyboard: Storyboard
     public let options: RenderOptions
     public let trace: LifecycleTrace
+    /// CPU time per pipeline stage, across all threads.
+    public let clock = StageClock()
     private var navigator: ViewerNavigator
     private let players: [StoryPlayer]
     private let rasterizer: Rasterizer
@@ -41,8 +43,9 @@ public final class StoryRender {
         let trace = LifecycleTrace()
         self.trace = trace
         navigator = ViewerNavigator(storyboard: storyboard)
+        let clock = self.clock
         players = storyboard.stories.map {
-            StoryPlayer(story: $0, canvas: storyboard.canvas, limits: options.limits, trace: trace)
+            StoryPlayer(story: $0, canvas: storyboard.canvas, limits: options.limits, clock: clock, trace: trace)
         }
         rasterizer = Rasterizer(threads: options.threads)
     }
@@ -70,8 +73,9 @@ public final class StoryRender {
         let fps = canvasSpec.fps
         let plannedFrames = storyboard.duration.map { Int(($0 * fps - 1e-9).rounded(.up)) }
         let frameLimit = plannedFrames ?? Int(StoryRender.openEndedLimit * fps)
-        let writer = FrameWriter(options: options.png, maxInFlight: max(2, options.threads + 1))
-        var canvas = RGBAImage(width: canvasSpec.width, height: canvasSpec.height, fill: canvasSpec.background)
+        // Enough frames in flight to keep every core compressing while the next frame is drawn;
+        // the bound is what keeps memory flat.
+        let writer = FrameWriter(options: options.png, maxInFlight: options.threads + 2, clock: clock)
         var frames = 0
         var endTime = 0.0
         for n in 0..<frameLimit {
@@ -79,6 +83,8 @@ public final class StoryRender {
             endTime = t
             step(to: t)
             if plannedFrames == nil && navigator.isFinished { break }
+            var canvas = writer.reusableCanvas()
+                ?? RGBAImage(width: canvasSpec.width, height: canvasSpec.height, fill: canvasSpec.background)
             compose(at: t, into: &canvas)
             writer.submit(canvas, to: StoryRender.framePath(folder, n))
             frames = n + 1
@@ -99,7 +105,8 @@ public final class StoryRender {
         }
         removeStaleFrames(in: folder, from: frames)
         let summary = RenderSummary(frames: frames, wallSeconds: trace.wall, stories: storyboard.stories,
-                                    trace: trace, notices: warnings + navigator.notices)
+                                    trace: trace, notices: warnings + navigator.notices,
+                                    stageSeconds: clock.seconds, cores: Rasterizer.defaultThreadCount)
         do {
             try AtomicFile.write(Array(trace.jsonLines.utf8), to: (folder as NSString).appendingPathComponent("lifecycle.jsonl"))
             try AtomicFile.write(Array(summary.json.utf8), to: (folder as NSString).appendingPathComponent("summary.json"))
@@ -150,7 +157,7 @@ public final class StoryRender {
         let geometry = navigator.geometry
         let placements = geometry.faces(pageOffset: navigator.pageOffset, width: canvas.width, height: canvas.height)
         let faces = placements.map { TexturedFace(texture: texture(forStory: $0.page, at: t), placement: $0) }
-        rasterizer.draw(faces, background: storyboard.canvas.background, into: &canvas)
+        rasterizer.draw(faces, background: storyboard.canvas.background, into: &canvas, clock: clock)
     }
 
     /// A playing story shows its video; a failed one its error card; otherwise the poster, or the background.

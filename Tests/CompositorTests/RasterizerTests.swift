@@ -153,3 +153,43 @@ final class RasterizerTests: XCTestCase {
         XCTAssertEqual(one, four)
     }
 }
+
+/// The SIMD inner loop against the one-pixel-at-a-time reference.
+final class VectorPathTests: XCTestCase {
+    func testVectorPathMatchesTheScalarReferenceWithinOneLevel() {
+        let width = 216, height = 384
+        let textures = [TestPictures.ramp(width: width, height: height, blue: 40),
+                        TestPictures.ramp(width: width, height: height, blue: 210)]
+        for transition in [PageTransition(style: .cube, shading: 0.35), PageTransition(style: .slide),
+                           PageTransition(style: .cube, axis: .vertical)] {
+            for p in [0.0, 0.13, 0.3, 0.5, 0.91] {
+                let faces = transition.faces(pageOffset: p, width: width, height: height).map {
+                    TexturedFace(texture: textures[$0.page], placement: $0)
+                }
+                var fast = RGBAImage(width: width, height: height)
+                var reference = RGBAImage(width: width, height: height)
+                let background = RGBAColor(red: 12, green: 200, blue: 30)
+                Rasterizer(threads: 2, innerLoop: .vector).draw(faces, background: background, into: &fast)
+                Rasterizer(threads: 1, innerLoop: .scalarReference).draw(faces, background: background, into: &reference)
+                var worst = 0, differing = 0
+                for y in 0..<height {
+                    for x in 0..<width {
+                        let d = fast[x, y].distance(to: reference[x, y])
+                        worst = max(worst, d)
+                        if d > 0 { differing += 1 }
+                    }
+                }
+                XCTAssertLessThanOrEqual(worst, 1, "\(transition.style) \(transition.axis) at p = \(p)")
+                XCTAssertLessThan(differing, width * height / 20, "nearly all pixels are identical")
+            }
+        }
+    }
+
+    func testVectorPathIsDeterministicAcrossThreadCounts() {
+        let width = 200, height = 356
+        let textures = [TestPictures.ramp(width: width, height: height), TestPictures.ramp(width: width, height: height, blue: 99)]
+        let a = TestPictures.render(PageTransition(), pageOffset: 0.61, textures: textures, width: width, height: height, threads: 1)
+        let b = TestPictures.render(PageTransition(), pageOffset: 0.61, textures: textures, width: width, height: height, threads: 5)
+        XCTAssertEqual(a, b)
+    }
+}

@@ -1,0 +1,45 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+
+/// The stages a frame goes through, for `stages_ms` in `summary.json`.
+public enum PipelineStage: String, Sendable, CaseIterable {
+    case decode, convert, raster, overlay, encode
+}
+
+/// Adds up the CPU time each pipeline stage spends, across all threads.
+///
+/// Stages are timed with the calling thread's CPU clock (`CLOCK_THREAD_CPUTIME_ID`), not the wall
+/// clock, so a stage that waits for a core is not charged for the wait, and the totals can be
+/// compared with the render's wall time to see how busy the cores were.
+public final class StageClock: @unchecked Sendable {
+    private let lock = NSLock()
+    private var totals: [PipelineStage: Double] = [:]
+
+    public init() {}
+
+    /// Runs `body` and charges its CPU time to `stage`.
+    @inlinable
+    public func measure<T>(_ stage: PipelineStage, _ body: () throws -> T) rethrows -> T {
+        let start = StageClock.threadCPUSeconds()
+        defer { add(stage, StageClock.threadCPUSeconds() - start) }
+        return try body()
+    }
+
+    public func add(_ stage: PipelineStage, _ seconds: Double) {
+        lock.withLock { totals[stage, default: 0] += seconds }
+    }
+
+    /// CPU seconds charged to each stage so far.
+    public var seconds: [PipelineStage: Double] {
+        lock.withLock { totals }
+    }
+
+    /// This thread's CPU time in seconds.
+    public static func threadCPUSeconds() -> Double {
+        var spec = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &spec)
+        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+
+/// A first-in first-out queue with a fixed capacity, between one producer and one consumer.
+///
+/// `put` blocks while the queue is full (backpressure: a decoder never runs far ahead of what is
+/// shown) and `take` blocks while it is empty. `close` wakes both sides for good.
+final class BoundedQueue<Element>: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var items: [Element] = []
+    private var closed = false
+    let capacity: Int
+
+    init(capacity: Int) {
+        precondition(capacity >= 1, "a queue needs room for one element")
+        self.capacity = capacity
+    }
+
+    /// Appends, waiting for room. Returns false (and drops the element) once the queue is closed.
+    @discardableResult
+    func put(_ element: Element) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while items.count >= capacity && !closed { condition.wait() }
+        guard !closed else { return false }
+        items.append(element)
+        condition.broadcast()
+        return true
+    }
+
+    /// Removes the oldest element, waiting for one. Nil once the queue is closed and empty.
+    func take() -> Element? {
+        condition.lock()
+        defer { condition.unlock() }
+        while items.isEmpty && !closed { condition.wait() }
+        guard !items.isEmpty else { return nil }
+        let element = items.removeFirst()
+        condition.broadcast()
+        return element
+    }
+
+    /// Wakes every waiter; later `put`s are refused and `take` drains what is left.
+    func close() {
+        condition.lock()
+        closed = true
+        condition.broadcast()
+        condition.unlock()
+    }
+}

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Side by side with ffmpeg on the same inputs (figures, not pass/fail):
+#   bench/compare-ffmpeg.sh [720x1280|1080x1920] [frames] [png-level]
+# Two noisy clips (testsrc2 + noise, so they do not compress trivially), two stories, a 1 s swipe
+# starting at 1 s. Alternates (A) render-stories render and (B) ffmpeg xfade → PNG, five runs
+# each, and prints median wall times, PNG bytes and peak RSS, with the ratios A/B.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+size=${1:-720x1280}
+frames=${2:-90}
+level=${3:-1}
+runs=${RUNS:-5}
+width=${size%x*} height=${size#*x}
+command -v ffmpeg >/dev/null || { echo "needs the ffmpeg CLI (apt-get install ffmpeg)" >&2; exit 1; }
+[[ -x /usr/bin/time ]] || { echo "needs GNU time (apt-get install time)" >&2; exit 1; }
+swift build -c release --product render-stories >/dev/null
+bin=$PWD/.build/release/render-stories
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+seconds=$(python3 -c "print($frames / 30 + 1)")
+
+for clip in a b; do
+  hue=$([[ $clip == a ]] && echo 0 || echo 120)
+  ffmpeg -v error -y -f lavfi -i "testsrc2=s=${size}:r=30:d=$seconds,hue=h=$hue,noise=alls=20:allf=t" \
+    -c:v libx264 -preset veryfast -crf 23 -pix_fmt yuv420p "$work/$clip.mp4"
+done
+cat > "$work/board.json" <<JSON
+{"canvas": {"width": $width, "height": $height, "fps": 30},
+ "transition": {"style": "cube", "duration": 1.0},
+ "duration": $(python3 -c "print($frames / 30)"),
+ "stories": [{"id": "a", "items": [{"uri": "a.mp4"}]}, {"id": "b", "items": [{"uri": "b.mp4"}]}],
+ "script": [{"at": 1.0, "action": "swipe", "direction": "next"}]}
+JSON
+
+run_a() { "$bin" render "$work/board.json" --output "$work/A" --png-level "$level" >/dev/null; }
+run_b() {
+  rm -rf "$work/B" && mkdir -p "$work/B"
+  ffmpeg -v error -y -i "$work/a.mp4" -i "$work/b.mp4" \
+    -filter_complex "[0][1]xfade=transition=slideleft:duration=1:offset=1,format=rgb24" \
+    -frames:v "$frames" -compression_level "$level" -pred up "$work/B/%06d.png"
+}
+timed() { # label → appends "seconds rss_kb" to $work/label.times
+  local label=$1
+  /usr/bin/time -f "%e %M" -o "$work/$label.one" "run_$label" 2>/dev/null || /usr/bin/time -f "%e %M" -o "$work/$label.one" bash -c "$(declare -f run_$label); bin=$bin work=$work level=$level frames=$frames run_$label"
+  cat "$work/$label.one" >> "$work/$label.times"
+}
+export -f run_a run_b
+export bin work level frames
+for _ in $(seq "$runs"); do
+  /usr/bin/time -f "%e %M" -a -o "$work/a.times" bash -c run_a
+  /usr/bin/time -f "%e %M" -a -o "$work/b.times" bash -c run_b
+done
+bytes_a=$(cat "$work"/A/frame-*.png | wc -c)
+bytes_b=$(cat "$work"/B/*.png | wc -c)
+count_a=$(ls "$work"/A/frame-*.png | wc -l)
+count_b=$(ls "$work"/B/*.png | wc -l)
+python3 - "$work/a.times" "$work/b.times" "$bytes_a" "$bytes_b" "$count_a" "$count_b" "$size" "$level" <<'PY'
+import statistics, sys
+def load(path):
+    rows = [line.split() for line in open(path) if line.strip() and line[0].isdigit()]
+    return [float(r[0]) for r in rows], [int(r[1]) for r in rows]
+ta, ra = load(sys.argv[1]); tb, rb = load(sys.argv[2])
+ba, bb, ca, cb, size, level = int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], sys.argv[6], sys.argv[7], sys.argv[8]
+ma, mb = statistics.median(ta), statistics.median(tb)
+print(f"{size}, {ca} vs {cb} frames, PNG level {level}, {len(ta)} runs each")
+print(f"  wall   A render-stories {ma:7.2f} s   B ffmpeg {mb:7.2f} s   A/B {ma/mb:.2f}")
+print(f"  bytes  A {ba/1e6:10.1f} MB   B {bb/1e6:10.1f} MB   A/B {ba/bb:.2f}")
+print(f"  RSS    A {max(ra)/1024:10.0f} MB   B {max(rb)/1024:10.0f} MB")
+PY
