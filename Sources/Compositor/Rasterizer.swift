@@ -47,6 +47,12 @@ public final class Rasterizer: Sendable {
     /// `clock`, when given, is charged the CPU time of every band under `.raster`.
     public func draw(_ faces: [TexturedFace], background: RGBAColor, into canvas: inout RGBAImage,
                      clock: StageClock? = nil) {
+        // A story at rest covers the screen texel for pixel: the frame is its picture, unchanged.
+        // Handing over the picture (copy-on-write storage, nothing copied) skips the raster.
+        if faces.count == 1, faces[0].isPixelExact(width: canvas.width, height: canvas.height) {
+            canvas = faces[0].texture
+            return
+        }
         let prepared = faces.compactMap { PreparedFace($0, canvasWidth: canvas.width, canvasHeight: canvas.height) }
         let width = canvas.width, height = canvas.height
         let bands = min(height, threads == 1 ? 1 : threads * 8)
@@ -72,6 +78,17 @@ public final class Rasterizer: Sendable {
                 DispatchQueue.concurrentPerform(iterations: bands, execute: work)
             }
         }
+    }
+}
+
+extension TexturedFace {
+    /// Whether the face maps its texture one texel to one pixel over the whole canvas, with no
+    /// shading: then bilinear sampling at pixel centres returns the texels themselves. (Story
+    /// pictures are opaque; the player flattens any alpha when it converts them.)
+    func isPixelExact(width: Int, height: Int) -> Bool {
+        guard texture.width == width, texture.height == height, placement.brightness == 1 else { return false }
+        let exact = Homography([Double(width), 0, 0, 0, Double(height), 0, 0, 0, 1])
+        return placement.textureToScreen == exact
     }
 }
 

@@ -224,6 +224,9 @@ final class MediaDecoder {
             }
         }
         guard lines > 0 else { throw MediaError(.convert, "cannot convert the picture", averror: lines) }
+        if let descriptor = av_pix_fmt_desc_get(sourceFormat), descriptor.pointee.flags & UInt64(AV_PIX_FMT_FLAG_ALPHA) != 0 {
+            image.flattenAlpha()
+        }
         return image.turnedClockwise(quarterTurns)
     }
 

@@ -26,3 +26,16 @@ extension RGBAImage {
         return RGBAImage(width: outWidth, height: outHeight, pixels: out)
     }
 }
+
+extension RGBAImage {
+    /// Makes the picture opaque, as a phone shows a transparent photo: over black.
+    mutating func flattenAlpha() {
+        pixels.withUnsafeMutableBufferPointer { bytes in
+            for i in stride(from: 0, to: bytes.count, by: 4) where bytes[i + 3] != 255 {
+                let alpha = UInt16(bytes[i + 3])
+                for c in 0..<3 { bytes[i + c] = UInt8((UInt16(bytes[i + c]) * alpha + 127) / 255) }
+                bytes[i + 3] = 255
+            }
+        }
+    }
+}

@@ -1,0 +1,31 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+// The raster micro-benchmark, as its own package so that the product never builds
+// package-benchmark or links pixman. `live-stories` is a symlink to the repository root, which
+// gives the main package the same identity whatever the clone's folder is called.
+let package = Package(
+    name: "live-stories-benchmarks",
+    dependencies: [
+        .package(path: "live-stories"),
+        .package(url: "https://github.com/ordo-one/package-benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CPixman",
+            path: "Sources/CPixman",
+            pkgConfig: "pixman-1",
+            providers: [.apt(["libpixman-1-dev"])]
+        ),
+        .executableTarget(
+            name: "RasterBenchmark",
+            dependencies: [
+                .product(name: "Benchmark", package: "package-benchmark"),
+                .product(name: "Compositor", package: "live-stories"),
+                "CPixman",
+            ],
+            path: "Benchmarks/RasterBenchmark",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+        ),
+    ]
+)
