@@ -27,5 +27,12 @@ let package = Package(
             path: "Benchmarks/RasterBenchmark",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
         ),
+        // 1000 play/stop cycles of one file: time to first frame, and resident memory.
+        .executableTarget(
+            name: "lifecycle-cost",
+            dependencies: [.product(name: "StoryPlayer", package: "live-stories"),
+                           .product(name: "Compositor", package: "live-stories")],
+            path: "Sources/lifecycle-cost"
+        ),
     ]
 )

@@ -35,6 +35,9 @@ final class MediaDecoder {
     private let codec: CodecContext
     private let packet = Packet()
     private let scaler = ScaleContext()
+    /// swscale's output, allocated by FFmpeg with row padding: its SIMD code writes whole vector
+    /// widths, past the end of a row whose width is not a multiple of 16 pixels.
+    private let scaled = Frame()
     private let streamIndex: Int32
     private let timeBase: Double
     private let startTime: Int64
@@ -105,6 +108,7 @@ final class MediaDecoder {
     /// Frees the demuxer, decoder, scaler and buffers now, all at once.
     func close() {
         scaler.close()
+        scaled.close()
         packet.close()
         codec.close()
         format.close()
@@ -211,23 +215,42 @@ final class MediaDecoder {
             throw MediaError(.convert, "cannot convert pixel format \(name) to RGBA")
         }
         configureColorspace(sws, frame: frame)
-        var image = RGBAImage(width: targetWidth, height: targetHeight)
-        let lines = image.pixels.withUnsafeMutableBufferPointer { rgba -> Int32 in
-            var planes: [UnsafeMutablePointer<UInt8>?] = [rgba.baseAddress, nil, nil, nil]
-            var strides: [Int32] = [Int32(targetWidth * 4), 0, 0, 0]
-            return withUnsafePointer(to: frame.pointee.data) { dataTuple in
-                withUnsafePointer(to: frame.pointee.linesize) { lineTuple in
-                    let data = UnsafeRawPointer(dataTuple).assumingMemoryBound(to: UnsafePointer<UInt8>?.self)
-                    let linesize = UnsafeRawPointer(lineTuple).assumingMemoryBound(to: Int32.self)
-                    return sws_scale(sws, data, linesize, 0, frame.pointee.height, &planes, &strides)
+        let output = try scaledFrame(width: targetWidth, height: targetHeight)
+        let lines = withUnsafePointer(to: frame.pointee.data) { sourceData in
+            withUnsafePointer(to: frame.pointee.linesize) { sourceLines in
+                withUnsafePointer(to: output.pointee.data) { targetData in
+                    withUnsafePointer(to: output.pointee.linesize) { targetLines in
+                        sws_scale(sws,
+                                  UnsafeRawPointer(sourceData).assumingMemoryBound(to: UnsafePointer<UInt8>?.self),
+                                  UnsafeRawPointer(sourceLines).assumingMemoryBound(to: Int32.self),
+                                  0, frame.pointee.height,
+                                  UnsafeRawPointer(targetData).assumingMemoryBound(to: UnsafeMutablePointer<UInt8>?.self),
+                                  UnsafeRawPointer(targetLines).assumingMemoryBound(to: Int32.self))
+                    }
                 }
             }
         }
         guard lines > 0 else { throw MediaError(.convert, "cannot convert the picture", averror: lines) }
+        var image = RGBAImage(turning: output.pointee.data.0!, stride: Int(output.pointee.linesize.0),
+                              width: targetWidth, height: targetHeight, quarterTurns: quarterTurns)
         if let descriptor = av_pix_fmt_desc_get(sourceFormat), descriptor.pointee.flags & UInt64(AV_PIX_FMT_FLAG_ALPHA) != 0 {
             image.flattenAlpha()
         }
-        return image.turnedClockwise(quarterTurns)
+        return image
+    }
+
+    /// The padded RGBA frame swscale writes into, (re)allocated when the size changes.
+    private func scaledFrame(width: Int, height: Int) throws(MediaError) -> UnsafeMutablePointer<AVFrame> {
+        guard let frame = scaled.pointer else { preconditionFailure("converting after close()") }
+        if frame.pointee.width != Int32(width) || frame.pointee.height != Int32(height) || frame.pointee.data.0 == nil {
+            av_frame_unref(frame)
+            frame.pointee.width = Int32(width)
+            frame.pointee.height = Int32(height)
+            frame.pointee.format = AV_PIX_FMT_RGBA.rawValue
+            let status = av_frame_get_buffer(frame, 64)
+            guard status >= 0 else { throw MediaError(.convert, "cannot allocate a \(width)x\(height) picture", averror: status) }
+        }
+        return frame
     }
 
     /// Honours full-range (JPEG) video and BT.709 matrices, which swscale otherwise takes for

@@ -1,29 +1,32 @@
 import Compositor
 
 extension RGBAImage {
-    /// The picture turned clockwise by `quarterTurns` × 90°.
-    func turnedClockwise(_ quarterTurns: Int) -> RGBAImage {
+    /// Copies RGBA rows out of a padded buffer (`stride` bytes apart), turning the picture
+    /// clockwise by `quarterTurns` × 90° on the way.
+    init(turning source: UnsafePointer<UInt8>, stride: Int, width w: Int, height h: Int, quarterTurns: Int) {
         let turns = ((quarterTurns % 4) + 4) % 4
-        guard turns != 0 else { return self }
-        let w = width, h = height
-        let outWidth = turns == 2 ? w : h, outHeight = turns == 2 ? h : w
-        var out = [UInt8](repeating: 0, count: pixels.count)
-        pixels.withUnsafeBufferPointer { src in
-            out.withUnsafeMutableBufferPointer { dst in
-                for y in 0..<h {
-                    for x in 0..<w {
-                        let (dx, dy): (Int, Int) = switch turns {
-                        case 1: (h - 1 - y, x)
-                        case 2: (w - 1 - x, h - 1 - y)
-                        default: (y, w - 1 - x)
-                        }
-                        let s = (y * w + x) * 4, d = (dy * outWidth + dx) * 4
-                        dst[d] = src[s]; dst[d + 1] = src[s + 1]; dst[d + 2] = src[s + 2]; dst[d + 3] = src[s + 3]
+        let outWidth = turns % 2 == 0 ? w : h, outHeight = turns % 2 == 0 ? h : w
+        var out = [UInt8](repeating: 0, count: w * h * 4)
+        out.withUnsafeMutableBufferPointer { buffer in
+            let target = UnsafeMutableRawPointer(buffer.baseAddress!)
+            if turns == 0 {
+                for y in 0..<h { (target + y * w * 4).copyMemory(from: source + y * stride, byteCount: w * 4) }
+                return
+            }
+            let words = target.assumingMemoryBound(to: UInt32.self)
+            for y in 0..<h {
+                let row = UnsafeRawPointer(source + y * stride)
+                for x in 0..<w {
+                    let (dx, dy): (Int, Int) = switch turns {
+                    case 1: (h - 1 - y, x)
+                    case 2: (w - 1 - x, h - 1 - y)
+                    default: (y, w - 1 - x)
                     }
+                    words[dy * outWidth + dx] = row.loadUnaligned(fromByteOffset: x * 4, as: UInt32.self)
                 }
             }
         }
-        return RGBAImage(width: outWidth, height: outHeight, pixels: out)
+        self.init(width: outWidth, height: outHeight, pixels: out)
     }
 }
 
