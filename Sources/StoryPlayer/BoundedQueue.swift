@@ -38,6 +38,16 @@ final class BoundedQueue<Element>: @unchecked Sendable {
         return element
     }
 
+    /// Removes the oldest element if there is one, without waiting.
+    func tryTake() -> Element? {
+        condition.lock()
+        defer { condition.unlock() }
+        guard !items.isEmpty else { return nil }
+        let element = items.removeFirst()
+        condition.broadcast()
+        return element
+    }
+
     /// Wakes every waiter; later `put`s are refused and `take` drains what is left.
     func close() {
         condition.lock()

@@ -1,84 +1,192 @@
 import Compositor
 import Foundation
 
-/// What a decode thread hands to its player.
+/// What the player learned when its source opened.
+struct MediaFacts: Sendable {
+    let isStill: Bool
+    /// The media's own duration; nil for live streams.
+    let duration: Double?
+    let frameDuration: Double
+}
+
+/// Wall-clock spans from `play()` (LinkedIn's t1/t2/t3), in milliseconds.
+public struct FirstFrameSpans: Sendable, Equatable {
+    /// Until the demuxer and decoder were ready.
+    public var openMs: Double
+    /// Until the first packet of the video stream arrived.
+    public var firstPacketMs: Double
+    /// Until the first picture was decoded.
+    public var firstFrameMs: Double
+}
+
+/// What a decode thread hands to its player, in order.
 enum DecodedEvent {
+    case opened(MediaFacts)
     /// A picture, already converted to canvas-size RGBA, at `time` seconds of media time.
-    case picture(time: Double, image: RGBAImage)
+    case picture(time: Double, image: RGBAImage, spans: FirstFrameSpans?)
+    /// A live connection dropped; this is reconnect try `attempt`.
+    case reconnect(attempt: Int, reason: String)
     /// The data ended normally (or a still image was delivered).
     case end
-    /// Decoding failed; nothing follows.
+    /// Opening or decoding failed; nothing follows.
     case failed(MediaError)
 }
 
-/// The thread that decodes one play of one item: demux, decode and convert, into a small bounded
-/// queue, ahead of the render thread. One per playing story; it ends with its player.
+/// The thread that plays one item: it opens the source, then demuxes, decodes and converts into a
+/// small bounded queue, ahead of the render. One per playing story; it ends with its player.
 ///
-/// The decoder belongs to this thread while it runs. `stop()` asks it to finish, waits for it,
-/// then frees every FFmpeg object before returning.
+/// Every blocking FFmpeg call runs under the thread's interrupt gate. `stop()` closes the gate, so
+/// a thread blocked in the network gives up within FFmpeg's polling interval, then waits a bounded
+/// time for the thread; the thread frees its FFmpeg objects itself as it ends.
 final class DecodeThread: @unchecked Sendable {
-    private let decoder: MediaDecoder
     private let queue: BoundedQueue<DecodedEvent>
+    private let gate = InterruptGate()
     private let done = DispatchSemaphore(value: 0)
     private let lock = NSLock()
-    private var stopRequested = false
     private var stopped = false
+    private var finished = false
 
-    /// Starts decoding `decoder` at once; pictures are converted to `width`×`height`.
-    init(decoder: MediaDecoder, width: Int, height: Int, capacity: Int, clock: StageClock?, name: String) {
-        self.decoder = decoder
-        self.queue = BoundedQueue(capacity: capacity)
+    /// How long `stop()` waits for the thread before leaving it to finish on its own.
+    static let stopWait: Double = 0.08
+
+    init(source: MediaSource, isLive: Bool, limits: DecodeLimits, width: Int, height: Int,
+         clock: StageClock?, name: String) {
+        queue = BoundedQueue(capacity: limits.queuedPictures)
+        let started = InterruptGate.now()
         let thread = Thread { [self] in
-            run(width: width, height: height, clock: clock)
+            let worker = Worker(source: source, isLive: isLive, limits: limits, width: width, height: height,
+                                clock: clock, gate: gate, queue: queue, started: started)
+            worker.run()
+            lock.withLock { finished = true }
             done.signal()
         }
         thread.name = name
         thread.start()
     }
 
-    /// The next event, waiting for the decoder if it has not produced one yet.
-    func next() -> DecodedEvent {
-        queue.take() ?? .end
-    }
+    /// The next event, waiting for the thread if it has none yet.
+    func next() -> DecodedEvent { queue.take() ?? .end }
 
-    /// Ends the thread and frees the decoder. Safe to call more than once.
-    func stop() {
+    /// The next event if there is one now.
+    func poll() -> DecodedEvent? { queue.tryTake() }
+
+    /// Stops the thread. Returns once the thread has ended and freed every FFmpeg object, or after
+    /// `stopWait` if it is still unwinding a network call (it frees them as it ends). Returns
+    /// whether the thread had finished. Safe to call more than once.
+    @discardableResult
+    func stop() -> Bool {
         let first: Bool = lock.withLock {
             defer { stopped = true }
-            stopRequested = true
             return !stopped
         }
-        guard first else { return }
-        queue.close()
-        done.wait()
-        decoder.close()
+        if first {
+            gate.requestStop()
+            queue.close()
+            _ = done.wait(timeout: .now() + DecodeThread.stopWait)
+        }
+        return lock.withLock { finished }
+    }
+}
+
+/// The decode loop, owned by the decode thread.
+private struct Worker {
+    let source: MediaSource
+    let isLive: Bool
+    let limits: DecodeLimits
+    let width: Int
+    let height: Int
+    let clock: StageClock?
+    let gate: InterruptGate
+    let queue: BoundedQueue<DecodedEvent>
+    let started: UInt64
+
+    func milliseconds(since start: UInt64, to end: UInt64 = InterruptGate.now()) -> Double {
+        Double(end &- start) / 1e6
     }
 
-    private var shouldStop: Bool { lock.withLock { stopRequested } }
-
-    private func run(width: Int, height: Int, clock: StageClock?) {
+    func run() {
+        var decoder: MediaDecoder
         do {
-            while !shouldStop {
-                let picture = try measure(clock, .decode) { () throws(MediaError) in try decoder.nextPicture() }
-                guard let picture else {
-                    queue.put(.end)
-                    return
-                }
-                let image = try measure(clock, .convert) { () throws(MediaError) in
-                    try decoder.rgba(picture, width: width, height: height)
-                }
-                guard queue.put(.picture(time: picture.time, image: image)) else { return }
-                if decoder.isStill {
-                    queue.put(.end)
-                    return
-                }
-            }
+            decoder = try MediaDecoder(source: source, limits: limits, gate: gate)
         } catch {
             queue.put(.failed(error))
+            return
+        }
+        let openMs = milliseconds(since: started)
+        queue.put(.opened(MediaFacts(isStill: decoder.isStill, duration: isLive ? nil : decoder.duration,
+                                     frameDuration: decoder.frameRate > 0 ? 1 / decoder.frameRate : 1.0 / 30)))
+        var reconnects = 0
+        var spansSent = false
+        // Media time keeps running across reconnects: each connection's timestamps are rebased.
+        var timeOffset = 0.0
+        var connectionFirstTime: Double?
+        var lastTime = 0.0
+        var frameDuration = decoder.frameRate > 0 ? 1 / decoder.frameRate : 1.0 / 30
+        defer { decoder.close() }
+        while !gate.isStopped {
+            let failure: MediaError?
+            do {
+                while !gate.isStopped {
+                    let picture = try measure(.decode) { () throws(MediaError) in try decoder.nextPicture() }
+                    guard let picture else { break }
+                    let image = try measure(.convert) { () throws(MediaError) in
+                        try decoder.rgba(picture, width: width, height: height)
+                    }
+                    if connectionFirstTime == nil { connectionFirstTime = picture.time }
+                    let time = timeOffset + picture.time - (reconnects > 0 ? connectionFirstTime! : 0)
+                    lastTime = time
+                    var spans: FirstFrameSpans?
+                    if !spansSent {
+                        spansSent = true
+                        let packet = decoder.firstPacketAt.map { milliseconds(since: started, to: $0) } ?? openMs
+                        spans = FirstFrameSpans(openMs: openMs, firstPacketMs: packet, firstFrameMs: milliseconds(since: started))
+                    }
+                    guard queue.put(.picture(time: time, image: image, spans: spans)) else { return }
+                    if decoder.isStill {
+                        queue.put(.end)
+                        return
+                    }
+                }
+                failure = decoder.lastReadError.map { MediaError(.read, "the connection failed", averror: $0) }
+            } catch {
+                failure = error
+            }
+            if gate.isStopped { return }
+            guard isLive else {
+                // Recorded items do not reconnect: a network error fails them, a clean end ends them.
+                if let failure, source.isRemote || !spansSent {
+                    queue.put(.failed(failure))
+                } else {
+                    queue.put(.end)
+                }
+                return
+            }
+            // A live stream has no natural end: whatever stopped it, reconnect with bounded backoff.
+            var reopened: MediaDecoder?
+            var reason = failure?.description ?? "the stream ended"
+            while reopened == nil && reconnects < limits.timeouts.retries {
+                reconnects += 1
+                guard queue.put(.reconnect(attempt: reconnects, reason: reason)) else { return }
+                guard gate.sleep(seconds: min(0.25 * pow(2, Double(reconnects - 1)), 2)) else { return }
+                do {
+                    reopened = try MediaDecoder(source: source, limits: limits, gate: gate)
+                } catch {
+                    reason = error.description
+                }
+            }
+            guard let next = reopened else {
+                queue.put(.failed(MediaError(.read, "live stream lost after \(reconnects) reconnects", cause: reason)))
+                return
+            }
+            decoder.close()
+            decoder = next
+            timeOffset = lastTime + frameDuration
+            connectionFirstTime = nil
+            frameDuration = decoder.frameRate > 0 ? 1 / decoder.frameRate : frameDuration
         }
     }
 
-    private func measure<T>(_ clock: StageClock?, _ stage: PipelineStage, _ body: () throws(MediaError) -> T) throws(MediaError) -> T {
+    private func measure<T>(_ stage: PipelineStage, _ body: () throws(MediaError) -> T) throws(MediaError) -> T {
         guard let clock else { return try body() }
         let result: Result<T, MediaError> = clock.measure(stage) {
             do throws(MediaError) { return .success(try body()) } catch { return .failure(error) }

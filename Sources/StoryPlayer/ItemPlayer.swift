@@ -1,12 +1,15 @@
 import Compositor
 
-/// One play of one story item: a fresh demuxer, decoder and scaler on a decode thread of its
-/// own, and a new player id.
+/// One play of one story item: a decode thread of its own (which opens the source and holds the
+/// demuxer, decoder and scaler), and a new player id.
 ///
 /// Created by `StoryPlayer.play()` and closed by `StoryPlayer.stop()`. The decode thread runs a
-/// few pictures ahead into a bounded queue; the render thread picks, for each moment, the picture
-/// whose presentation time is the greatest one ≤ the media time. Which picture is shown depends
-/// only on timestamps, never on thread timing, so renders are deterministic.
+/// few pictures ahead into a bounded queue; the render thread shows, for each moment, the picture
+/// whose presentation time is the greatest one ≤ the media time.
+///
+/// With the virtual clock the player waits for its thread, so which picture is shown depends only
+/// on timestamps and renders are deterministic. With the realtime clock it never waits: until the
+/// first picture arrives the story shows its loading state, and late pictures are dropped.
 public final class ItemPlayer {
     public enum State: Sendable, Equatable {
         case loading, showing, failed(MediaError), ended
@@ -17,58 +20,57 @@ public final class ItemPlayer {
     /// Timeline seconds at `play()`; the item's media time is the time since then.
     public let startedAt: Double
     public private(set) var state: State = .loading
+    /// When the first picture was shown (timeline seconds), and the spans it took.
+    public private(set) var firstFrameAt: Double?
+    public private(set) var spans: FirstFrameSpans?
 
     private let item: StoryItem
     private let storyID: String
     private let trace: LifecycleTrace
+    private let waits: Bool
     private var decodeThread: DecodeThread?
-    private let media: MediaFacts?
+    private var media: MediaFacts?
     /// The newest picture with a presentation time ≤ the media time asked for.
     private var shown: (time: Double, image: RGBAImage)?
     /// The first picture past the media time asked for, held back until its time comes.
     private var upcoming: (time: Double, image: RGBAImage)?
+    private var pendingSpans: FirstFrameSpans?
     private var dataEnded = false
     /// Where the last picture stops being current, once the data has ended.
     private var dataEndTime: Double?
-    private var announcedFirstFrame = false
-
-    /// What the player learned when it opened the media.
-    struct MediaFacts {
-        let isStill: Bool
-        let duration: Double?
-        let frameDuration: Double
-    }
 
     init(id: Int, itemIndex: Int, item: StoryItem, storyID: String, startedAt: Double,
-         size: (width: Int, height: Int), limits: DecodeLimits, clock: StageClock?, trace: LifecycleTrace) {
+         size: (width: Int, height: Int), limits: DecodeLimits, clock: StageClock?, waits: Bool,
+         trace: LifecycleTrace) {
         self.id = id
         self.itemIndex = itemIndex
         self.item = item
         self.storyID = storyID
         self.startedAt = startedAt
         self.trace = trace
-        do {
-            let decoder = try MediaDecoder(source: item.source, limits: limits)
-            media = MediaFacts(isStill: decoder.isStill, duration: decoder.duration,
-                               frameDuration: decoder.frameRate > 0 ? 1 / decoder.frameRate : 1.0 / 30)
-            trace.record(.opened, t: startedAt, story: storyID, item: itemIndex, player: id)
-            decodeThread = DecodeThread(decoder: decoder, width: size.width, height: size.height,
-                                        capacity: limits.queuedPictures, clock: clock, name: "decode \(storyID)#\(id)")
-        } catch {
-            media = nil
-            fail(error, at: startedAt)
+        self.waits = waits
+        decodeThread = DecodeThread(source: item.source, isLive: item.isLive, limits: limits,
+                                    width: size.width, height: size.height, clock: clock,
+                                    name: "decode \(storyID)#\(id)")
+        if waits {
+            // The virtual clock opens at play time, so `opened` (or `failed`) is traced at once.
+            while media == nil && !isFailed, let event = decodeThread?.next() {
+                handle(event, at: startedAt)
+            }
         }
     }
 
     deinit { close() }
 
-    /// Whether the player holds FFmpeg objects (and a decode thread) right now.
+    /// Whether the player holds a decode thread (and so FFmpeg objects) right now.
     public var holdsDecoder: Bool { decodeThread != nil }
 
     /// How long the item lasts on the timeline, when that is known: a video's media duration or
-    /// its `duration`, whichever is shorter; a photo's (or a failed item's) `duration`, default 5 s.
+    /// its `duration`, whichever is shorter; a photo's (or a failed item's) `duration`, default 5 s;
+    /// a live item's `duration`, default 10 s.
     public var length: Double? {
         if isFailed { return item.duration ?? StoryItem.defaultPhotoDuration }
+        if item.isLive { return item.duration ?? StoryItem.defaultLiveDuration }
         guard let media else { return item.duration }
         if media.isStill { return item.duration ?? StoryItem.defaultPhotoDuration }
         let declared = media.duration.map { min($0, item.duration ?? .infinity) } ?? item.duration
@@ -79,7 +81,7 @@ public final class ItemPlayer {
     public func hasEnded(at t: Double) -> Bool {
         if state == .ended { return true }
         let local = t - startedAt
-        if media?.isStill == false { advance(to: local) }
+        if media?.isStill == false { advance(to: local, at: t) }
         guard let length else { return false }
         return local >= length - 1e-9
     }
@@ -97,20 +99,21 @@ public final class ItemPlayer {
     }
 
     /// The picture to show at timeline time `t`: the decoded frame whose presentation time is the
-    /// greatest one ≤ the media time, or nil while there is none (failed items have none).
+    /// greatest one ≤ the media time, or nil while there is none (loading, or failed).
     public func picture(at t: Double) -> RGBAImage? {
         guard !isFailed else { return nil }
-        advance(to: t - startedAt)
+        advance(to: t - startedAt, at: t)
         guard let shown else { return nil }
-        if !announcedFirstFrame {
-            announcedFirstFrame = true
+        if firstFrameAt == nil {
+            firstFrameAt = t
+            spans = pendingSpans
             if state == .loading { state = .showing }
-            trace.record(.firstFrame, t: t, story: storyID, item: itemIndex, player: id)
+            trace.record(.firstFrame, t: t, story: storyID, item: itemIndex, player: id, spans: pendingSpans)
         }
         return shown.image
     }
 
-    /// Stops the decode thread and frees every FFmpeg object now. Called by `stop()`; safe to repeat.
+    /// Stops the decode thread; it frees every FFmpeg object. Called by `stop()`; safe to repeat.
     func close() {
         decodeThread?.stop()
         decodeThread = nil
@@ -119,39 +122,47 @@ public final class ItemPlayer {
 
     // MARK: - Following the decode thread
 
-    /// Takes pictures until the next one lies past `local` media seconds, or the data ends.
-    private func advance(to local: Double) {
-        guard let decodeThread else { return }
-        while true {
+    /// Takes events until the next picture lies past `local` media seconds, or the data ends.
+    /// With the realtime clock it takes only what has arrived.
+    private func advance(to local: Double, at t: Double) {
+        while decodeThread != nil {
             if upcoming == nil {
                 if dataEnded { return }
-                switch decodeThread.next() {
-                case .picture(let time, let image):
-                    upcoming = (time, image)
-                case .end:
-                    endOfData()
-                    return
-                case .failed(let error):
-                    if shown == nil {
-                        fail(error, at: startedAt + local)
-                    } else {
-                        // A decode error after pictures were shown ends the data, as a truncated file does.
-                        endOfData()
-                    }
-                    return
-                }
+                guard let event = waits ? decodeThread?.next() : decodeThread?.poll() else { return }
+                handle(event, at: t)
+                continue
             }
             guard let next = upcoming else { return }
-            // The first picture shows at once even if its timestamp is a little late.
+            // The first picture shows at once even if its timestamp is a little late; with the
+            // realtime clock, pictures that are already late are passed over for newer ones.
             guard next.time <= local + 1e-9 || shown == nil else { return }
             shown = next
             upcoming = nil
         }
     }
 
-    private func endOfData() {
-        dataEnded = true
-        dataEndTime = (shown?.time ?? 0) + (media?.frameDuration ?? 0)
+    private func handle(_ event: DecodedEvent, at t: Double) {
+        switch event {
+        case .opened(let facts):
+            media = facts
+            trace.record(.opened, t: t, story: storyID, item: itemIndex, player: id)
+        case .picture(let time, let image, let spans):
+            if let spans { pendingSpans = spans }
+            upcoming = (time, image)
+        case .reconnect(let attempt, let reason):
+            trace.record(.reconnect, t: t, story: storyID, item: itemIndex, player: id, error: reason, attempt: attempt)
+        case .end:
+            dataEnded = true
+            dataEndTime = (shown?.time ?? 0) + (media?.frameDuration ?? 0)
+        case .failed(let error):
+            if shown != nil && !item.isLive && !item.source.isRemote {
+                // A decode error after pictures were shown ends a file, as a truncated file does.
+                dataEnded = true
+                dataEndTime = (shown?.time ?? 0) + (media?.frameDuration ?? 0)
+            } else {
+                fail(error, at: t)
+            }
+        }
     }
 
     private func fail(_ error: MediaError, at t: Double) {

@@ -3,7 +3,7 @@ import Foundation
 /// One line of `lifecycle.jsonl`: something a player did, or a call it ignored.
 public struct TraceEvent: Sendable, Equatable {
     public enum Kind: String, Sendable, CaseIterable {
-        case play, opened, firstFrame, ended, failed, stop, ignored
+        case play, opened, firstFrame, ended, failed, stop, ignored, reconnect
     }
 
     /// Timeline seconds.
@@ -18,9 +18,15 @@ public struct TraceEvent: Sendable, Equatable {
     public var error: String?
     /// `play` or `stop`, on `ignored`.
     public var call: String?
+    /// The try number, on `reconnect`.
+    public var attempt: Int?
+    /// Time to first frame, on `firstFrame`.
+    public var spans: FirstFrameSpans?
 
     public init(t: Double, wall: Double, event: Kind, story: String, item: Int? = nil, player: Int? = nil,
-                error: String? = nil, call: String? = nil) {
+                error: String? = nil, call: String? = nil, attempt: Int? = nil, spans: FirstFrameSpans? = nil) {
+        self.attempt = attempt
+        self.spans = spans
         self.t = t
         self.wall = wall
         self.event = event
@@ -38,6 +44,12 @@ public struct TraceEvent: Sendable, Equatable {
         if let item { fields.append("\"item\": \(item)") }
         if let player { fields.append("\"player\": \(player)") }
         if let call { fields.append("\"call\": \(JSONText.string(call))") }
+        if let attempt { fields.append("\"attempt\": \(attempt)") }
+        if let spans {
+            fields.append("\"open_ms\": \(JSONText.number(spans.openMs))")
+            fields.append("\"first_packet_ms\": \(JSONText.number(spans.firstPacketMs))")
+            fields.append("\"first_frame_ms\": \(JSONText.number(spans.firstFrameMs))")
+        }
         if let error { fields.append("\"error\": \(JSONText.string(error))") }
         return "{" + fields.joined(separator: ", ") + "}"
     }
@@ -68,14 +80,14 @@ public final class LifecycleTrace {
     }
 
     func record(_ kind: TraceEvent.Kind, t: Double, story: String, item: Int? = nil, player: Int? = nil,
-                error: String? = nil, call: String? = nil) {
+                error: String? = nil, call: String? = nil, attempt: Int? = nil, spans: FirstFrameSpans? = nil) {
         if kind == .play, let player {
             alive.insert(player)
             peakAlive = max(peakAlive, alive.count)
         }
         if kind == .stop, let player { alive.remove(player) }
         events.append(TraceEvent(t: t, wall: wall, event: kind, story: story, item: item, player: player,
-                                 error: error, call: call))
+                                 error: error, call: call, attempt: attempt, spans: spans))
     }
 
     /// The whole trace as JSON Lines.

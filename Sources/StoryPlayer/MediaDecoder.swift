@@ -10,6 +10,10 @@ public struct DecodeLimits: Sendable {
     public var decoderThreads: Int = 1
     /// Converted pictures a decode thread may hold ahead of the render (memory: each is one canvas).
     public var queuedPictures: Int = 3
+    /// Waiting limits for network sources.
+    public var timeouts = Timeouts()
+    /// The storyboard's `protocols`, narrowing each source's own list.
+    public var protocols: [String]?
 
     public init() {}
 }
@@ -47,6 +51,12 @@ final class MediaDecoder {
     /// without a single picture fails with that error instead of ending quietly.
     private var picturesDecoded = 0
     private var lastRefusal: Int32?
+    private let gate: InterruptGate
+    private let readTimeout: Double
+    /// When the first packet of the video stream arrived (CLOCK_MONOTONIC ns).
+    private(set) var firstPacketAt: UInt64?
+    /// The read error that ended the input, when it was not a clean end of file.
+    private(set) var lastReadError: Int32?
 
     /// A still image (JPEG, PNG, …): one frame, shown for the item's whole duration.
     let isStill: Bool
@@ -62,16 +72,36 @@ final class MediaDecoder {
     let frameRate: Double
 
     /// Opens `source`: `avformat_open_input`, `avformat_find_stream_info`, `av_find_best_stream`,
-    /// and `avcodec_open2`.
-    init(source: MediaSource, limits: DecodeLimits) throws(MediaError) {
+    /// and `avcodec_open2`, all under `gate` (stop requests and the open timeout).
+    init(source: MediaSource, limits: DecodeLimits, gate: InterruptGate = InterruptGate()) throws(MediaError) {
         FFmpegLogging.configureOnce()
-        let options = ["protocol_whitelist": source.allowedProtocols.joined(separator: ",")]
-        format = try FormatContext(url: source.ffmpegURL, name: source.description, options: options, interrupt: nil)
+        self.gate = gate
+        self.readTimeout = limits.timeouts.read
+        let protocols = source.allowedProtocols(narrowedTo: limits.protocols)
+        guard !protocols.isEmpty else {
+            throw MediaError(.open, "no allowed protocol can open \(source)",
+                             cause: "the storyboard's protocols exclude all of \(source.allowedProtocols.joined(separator: ", "))")
+        }
+        var options = ["protocol_whitelist": protocols.joined(separator: ",")]
+        if source.isRemote {
+            // FFmpeg's own socket timeout (microseconds) backs up the interrupt callback.
+            options["rw_timeout"] = String(Int(limits.timeouts.read * 1_000_000))
+        }
+        gate.arm(seconds: limits.timeouts.open)
+        do {
+            format = try FormatContext(url: source.ffmpegURL, name: source.description, options: options, interrupt: gate.callback)
+        } catch {
+            throw MediaDecoder.explain(error, gate: gate, waiting: "opening \(source)", seconds: limits.timeouts.open)
+        }
         let context = format.pointer!
         let streamCount = Int(context.pointee.nb_streams)
         // Probing decodes a frame too, so it gets the same pixel limit as the real decoder.
         var status: Int32 = try MediaDecoder.findStreamInfo(context, streamCount: streamCount, maxPixels: limits.maxPixels)
-        guard status >= 0 else { throw MediaError(.streamInfo, "cannot read stream information", averror: status) }
+        guard status >= 0 else {
+            throw MediaDecoder.explain(MediaError(.streamInfo, "cannot read stream information", averror: status),
+                                       gate: gate, waiting: "reading stream information", seconds: limits.timeouts.open)
+        }
+        gate.disarm()
         status = av_find_best_stream(context, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
         guard status >= 0 else {
             throw MediaError(.noVideoStream, "no video stream in \(source)", averror: status)
@@ -141,8 +171,16 @@ final class MediaDecoder {
                 outputDone = true
                 break
             }
+            gate.arm(seconds: readTimeout)
             let read = av_read_frame(formatContext, packetPointer)
+            gate.disarm()
             if read < 0 {
+                if let reason = gate.reason ?? (read == cffmpeg_averror_exit() ? .stopped : nil) {
+                    throw reason == .stopped
+                        ? MediaError(.interrupted, "stopped")
+                        : MediaError(.timeout, "no data for \(ObjectReader.format(readTimeout)) s")
+                }
+                if read != FFmpegError.endOfFile { lastReadError = read }
                 // End of file, or a truncated file: either way, drain what the decoder holds.
                 inputDone = true
                 avcodec_send_packet(codecContext, nil)
@@ -150,6 +188,7 @@ final class MediaDecoder {
             }
             defer { av_packet_unref(packetPointer) }
             guard packetPointer.pointee.stream_index == streamIndex else { continue }
+            if firstPacketAt == nil { firstPacketAt = InterruptGate.now() }
             let sent = avcodec_send_packet(codecContext, packetPointer)
             if sent < 0 && sent != FFmpegError.tryAgain {
                 // A damaged packet: skip it, as players do, and keep going.
@@ -274,6 +313,16 @@ final class MediaDecoder {
     }
 
     // MARK: - Setup helpers
+
+    /// Says "timed out" or "stopped" instead of FFmpeg's "Immediate exit requested" when the gate
+    /// is why a call gave up.
+    static func explain(_ error: MediaError, gate: InterruptGate, waiting: String, seconds: Double) -> MediaError {
+        switch gate.reason {
+        case .timedOut?: MediaError(.timeout, "no answer within \(ObjectReader.format(seconds)) s \(waiting)")
+        case .stopped?: MediaError(.interrupted, "stopped while \(waiting)")
+        case nil: error
+        }
+    }
 
     /// `avformat_find_stream_info` with `max_pixels` set on each stream's probing decoder.
     private static func findStreamInfo(_ context: UnsafeMutablePointer<AVFormatContext>, streamCount: Int,

@@ -36,6 +36,12 @@ public struct MediaSource: Sendable, Equatable, CustomStringConvertible {
         isRemote ? MediaSource.networkProtocols : MediaSource.localProtocols
     }
 
+    /// This source's protocols, narrowed by a storyboard's `protocols` list (which never widens them).
+    public func allowedProtocols(narrowedTo list: [String]?) -> [String] {
+        guard let list else { return allowedProtocols }
+        return allowedProtocols.filter(list.contains)
+    }
+
     /// What is handed to `avformat_open_input`: local paths go through `file:` so that a name
     /// with a colon in it is never read as a protocol.
     var ffmpegURL: String {

@@ -12,11 +12,14 @@ public final class StoryPlayer {
     private let size: (width: Int, height: Int)
     private let limits: DecodeLimits
     private let clock: StageClock?
+    private let waits: Bool
 
+    /// `playback` decides whether players wait for their decoders (virtual) or never do (realtime).
     public init(story: Story, canvas: Canvas, limits: DecodeLimits = DecodeLimits(), clock: StageClock? = nil,
-                trace: LifecycleTrace) {
+                playback: PlaybackClock = .virtual, trace: LifecycleTrace) {
         self.story = story
         self.clock = clock
+        self.waits = playback == .virtual
         self.trace = trace
         self.size = (canvas.width, canvas.height)
         self.limits = limits
@@ -35,7 +38,7 @@ public final class StoryPlayer {
         let id = trace.nextPlayerID()
         trace.record(.play, t: t, story: story.id, item: item, player: id)
         let player = ItemPlayer(id: id, itemIndex: item, item: story.items[item], storyID: story.id, startedAt: t,
-                                size: size, limits: limits, clock: clock, trace: trace)
+                                size: size, limits: limits, clock: clock, waits: waits, trace: trace)
         current = player
         return player
     }

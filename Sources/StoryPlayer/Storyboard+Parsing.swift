@@ -38,6 +38,35 @@ extension Storyboard {
             try block.rejectUnknownKeys()
         }
         let duration = try root.number("duration", in: 0.001...86_400)
+        let clock = try root.choice("clock", of: PlaybackClock.self) ?? .virtual
+        var timeouts = Timeouts()
+        if var block = try root.object("timeouts") {
+            timeouts.open = try block.number("open", in: 0.1...600) ?? timeouts.open
+            timeouts.read = try block.number("read", in: 0.1...600) ?? timeouts.read
+            timeouts.retries = try block.integer("retries", in: 0...100) ?? timeouts.retries
+            try block.rejectUnknownKeys()
+        }
+        var loading = LoadingLook()
+        if var block = try root.object("loading") {
+            loading.blur = try block.number("blur", in: 0...200) ?? loading.blur
+            loading.fade = try block.number("fade", in: 0...5) ?? loading.fade
+            try block.rejectUnknownKeys()
+        }
+        var protocols: [String]?
+        if let values = try root.array("protocols") {
+            protocols = []
+            for (index, value) in values.enumerated() {
+                guard case .string(let name) = value, !name.isEmpty else {
+                    throw StoryboardError(path: "protocols[\(index)]", message: "expected a protocol name, got \(value.kind)")
+                }
+                let known = MediaSource.networkProtocols + MediaSource.localProtocols
+                guard known.contains(name) else {
+                    throw StoryboardError(path: "protocols[\(index)]",
+                                          message: "\"\(name)\" is not an allowed protocol (\(known.joined(separator: ", ")))")
+                }
+                protocols?.append(name)
+            }
+        }
         guard let storyValues = try root.array("stories") else {
             throw StoryboardError(path: "stories", message: "missing")
         }
@@ -63,6 +92,10 @@ extension Storyboard {
         let ordered = script.enumerated().sorted { ($0.element.at, $0.offset) < ($1.element.at, $1.offset) }.map(\.element)
         self.init(canvas: canvas, transition: transition, duration: duration, stories: stories,
                   script: ordered, folder: folder)
+        self.clock = clock
+        self.timeouts = timeouts
+        self.loading = loading
+        self.protocols = protocols
     }
 
     // MARK: - Stories
@@ -86,8 +119,11 @@ extension Storyboard {
             }
             guard !uri.isEmpty else { throw StoryboardError(path: item.path("uri"), message: "must not be empty") }
             let duration = try item.number("duration", in: 0.001...86_400)
+            let live = try item.bool("live") ?? false
+            let itemPoster = try item.string("poster").map { MediaSource(uri: $0, relativeTo: folder) }
             try item.rejectUnknownKeys()
-            items.append(StoryItem(source: MediaSource(uri: uri, relativeTo: folder), duration: duration))
+            items.append(StoryItem(source: MediaSource(uri: uri, relativeTo: folder), duration: duration,
+                                   isLive: live, poster: itemPoster))
         }
         try reader.rejectUnknownKeys()
         return Story(id: id, poster: poster, items: items)

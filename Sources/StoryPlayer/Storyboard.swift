@@ -11,6 +11,14 @@ public struct Storyboard: Sendable {
     public var script: [ScriptAction]
     /// The folder relative paths resolve against.
     public var folder: String
+    /// How timeline time relates to wall-clock time.
+    public var clock: PlaybackClock = .virtual
+    /// Hard limits on waiting for the network.
+    public var timeouts = Timeouts()
+    /// How a story looks while its first frame is pending.
+    public var loading = LoadingLook()
+    /// Protocols FFmpeg may use, narrowing (never widening) each source's own list; nil keeps them.
+    public var protocols: [String]?
 
     public init(canvas: Canvas = Canvas(), transition: Transition = Transition(), duration: Double? = nil,
                 stories: [Story], script: [ScriptAction] = [], folder: String = ".") {
@@ -20,6 +28,43 @@ public struct Storyboard: Sendable {
         self.stories = stories
         self.script = script
         self.folder = folder
+    }
+}
+
+/// How timeline time relates to wall-clock time.
+public enum PlaybackClock: String, Sendable, CaseIterable {
+    /// Frame n shows n / fps; files decode on demand; output is deterministic.
+    case virtual
+    /// Timeline time is wall-clock time since the render started, as on a phone.
+    case realtime
+}
+
+/// The storyboard's `timeouts` block, in seconds.
+public struct Timeouts: Sendable, Equatable {
+    /// Opening a source (connecting, reading headers).
+    public var open: Double = 8
+    /// A read that brings no data.
+    public var read: Double = 10
+    /// Reconnects of a live item whose connection drops.
+    public var retries: Int = 3
+
+    public init(open: Double = 8, read: Double = 10, retries: Int = 3) {
+        self.open = open
+        self.read = read
+        self.retries = retries
+    }
+}
+
+/// The storyboard's `loading` block: the blurred poster shown until the first frame.
+public struct LoadingLook: Sendable, Equatable {
+    /// Blur radius in pixels at 720 wide, scaled with the canvas.
+    public var blur: Double = 24
+    /// Crossfade from the poster to video, in seconds (0 for a cut).
+    public var fade: Double = 0.15
+
+    public init(blur: Double = 24, fade: Double = 0.15) {
+        self.blur = blur
+        self.fade = fade
     }
 }
 
@@ -77,13 +122,23 @@ public struct Story: Sendable, Equatable {
 /// A photo, a video file or a stream.
 public struct StoryItem: Sendable, Equatable {
     public var source: MediaSource
-    /// For videos, a cap on the media duration; for photos, how long they show (default 5 s).
+    /// For videos, a cap on the media duration; for photos, how long they show (default 5 s);
+    /// for live items, how long they play (default 10 s).
     public var duration: Double?
+    /// A stream with no natural end.
+    public var isLive: Bool
+    /// A still shown while this item loads, before the story's own poster.
+    public var poster: MediaSource?
 
-    public init(source: MediaSource, duration: Double? = nil) {
+    public init(source: MediaSource, duration: Double? = nil, isLive: Bool = false, poster: MediaSource? = nil) {
         self.source = source
         self.duration = duration
+        self.isLive = isLive
+        self.poster = poster
     }
+
+    /// How long a live item plays when the item does not say.
+    public static let defaultLiveDuration = 10.0
 
     /// How long a photo shows when the item does not say.
     public static let defaultPhotoDuration = 5.0

@@ -1,0 +1,59 @@
+import CFFmpeg
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Lets a blocking FFmpeg call give up: every open and read runs under this gate's interrupt
+/// callback, which FFmpeg polls while it waits for the network (about every 100 ms). The call
+/// gives up when the player is stopped, or when the current wait passes its deadline.
+final class InterruptGate: Sendable {
+    enum Reason: Sendable, Equatable { case stopped, timedOut }
+
+    private let stopped = Atomic<Bool>(false)
+    /// CLOCK_MONOTONIC nanoseconds after which the current wait is abandoned.
+    private let deadline = Atomic<UInt64>(.max)
+
+    /// Abandons any wait now and for good.
+    func requestStop() { stopped.store(true, ordering: .releasing) }
+
+    var isStopped: Bool { stopped.load(ordering: .acquiring) }
+
+    /// Starts a wait that may last `seconds`.
+    func arm(seconds: Double) {
+        deadline.store(InterruptGate.now() &+ UInt64(max(0, seconds) * 1e9), ordering: .releasing)
+    }
+
+    /// No deadline (work that does not wait for the network).
+    func disarm() { deadline.store(.max, ordering: .releasing) }
+
+    /// Why the current call should stop, if it should.
+    var reason: Reason? {
+        if isStopped { return .stopped }
+        return InterruptGate.now() > deadline.load(ordering: .acquiring) ? .timedOut : nil
+    }
+
+    /// The callback FFmpeg calls (`AVIOInterruptCB`); the gate must outlive the context using it.
+    var callback: AVIOInterruptCB {
+        AVIOInterruptCB(callback: { opaque in
+            guard let opaque else { return 0 }
+            return Unmanaged<InterruptGate>.fromOpaque(opaque).takeUnretainedValue().reason == nil ? 0 : 1
+        }, opaque: Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    static func now() -> UInt64 {
+        var spec = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &spec)
+        return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
+    }
+
+    /// Sleeps up to `seconds`, waking early when the gate is stopped. Returns false if stopped.
+    func sleep(seconds: Double) -> Bool {
+        let end = InterruptGate.now() &+ UInt64(seconds * 1e9)
+        while InterruptGate.now() < end {
+            if isStopped { return false }
+            usleep(10_000)
+        }
+        return !isStopped
+    }
+}
