@@ -23,11 +23,13 @@ for entry in "${modules[@]}"; do
 done
 
 if ((want_tests)); then
-  # command → Debian package. ffmpeg regenerates fixtures and feeds the live servers.
-  tools=(ffmpeg:ffmpeg ffprobe:ffmpeg)
+  # command → Debian package. The live-source tests start real servers on 127.0.0.1: ffmpeg
+  # feeds them (RTMP, HLS, SRT), nginx with the RTMP module serves RTMP, python3 serves HTTP.
+  tools=(ffmpeg:ffmpeg ffprobe:ffmpeg nginx:nginx python3:python3)
   for entry in "${tools[@]}"; do
-    command -v "${entry%%:*}" >/dev/null 2>&1 || missing+=("${entry#*:}")
+    command -v "${entry%%:*}" >/dev/null 2>&1 || [[ -x /usr/sbin/${entry%%:*} ]] || missing+=("${entry#*:}")
   done
+  [[ -f /usr/lib/nginx/modules/ngx_rtmp_module.so ]] || missing+=(libnginx-mod-rtmp)
 fi
 
 if ((${#missing[@]} == 0)); then
@@ -43,5 +45,13 @@ if [[ $(id -u) -ne 0 ]]; then
   sudo=(sudo)
 fi
 export DEBIAN_FRONTEND=noninteractive
+# Installing nginx would start Debian's own nginx service on port 80; the tests run their own
+# instances, so keep package scripts from starting services while we install.
+policy=/usr/sbin/policy-rc.d
+if [[ ! -e $policy ]]; then
+  printf '#!/bin/sh\nexit 101\n' | "${sudo[@]}" tee "$policy" >/dev/null
+  "${sudo[@]}" chmod +x "$policy"
+  trap '"${sudo[@]}" rm -f "$policy"' EXIT
+fi
 "${sudo[@]}" apt-get update -qq
 "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2

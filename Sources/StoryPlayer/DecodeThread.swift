@@ -107,7 +107,7 @@ private struct Worker {
     func run() {
         var decoder: MediaDecoder
         do {
-            decoder = try MediaDecoder(source: source, limits: limits, gate: gate)
+            decoder = try MediaDecoder(source: source, limits: limits, gate: gate, isLive: isLive)
         } catch {
             queue.put(.failed(error))
             return
@@ -169,7 +169,7 @@ private struct Worker {
                 guard queue.put(.reconnect(attempt: reconnects, reason: reason)) else { return }
                 guard gate.sleep(seconds: min(0.25 * pow(2, Double(reconnects - 1)), 2)) else { return }
                 do {
-                    reopened = try MediaDecoder(source: source, limits: limits, gate: gate)
+                    reopened = try MediaDecoder(source: source, limits: limits, gate: gate, isLive: isLive)
                 } catch {
                     reason = error.description
                 }

@@ -73,7 +73,7 @@ final class MediaDecoder {
 
     /// Opens `source`: `avformat_open_input`, `avformat_find_stream_info`, `av_find_best_stream`,
     /// and `avcodec_open2`, all under `gate` (stop requests and the open timeout).
-    init(source: MediaSource, limits: DecodeLimits, gate: InterruptGate = InterruptGate()) throws(MediaError) {
+    init(source: MediaSource, limits: DecodeLimits, gate: InterruptGate = InterruptGate(), isLive: Bool = false) throws(MediaError) {
         FFmpegLogging.configureOnce()
         self.gate = gate
         self.readTimeout = limits.timeouts.read
@@ -86,6 +86,12 @@ final class MediaDecoder {
         if source.isRemote {
             // FFmpeg's own socket timeout (microseconds) backs up the interrupt callback.
             options["rw_timeout"] = String(Int(limits.timeouts.read * 1_000_000))
+        }
+        if isLive {
+            // A live stream is analysed for 0.5 s instead of 5 s before it plays: over RTMP that
+            // is the difference between 6 s and 1.2 s to the first frame, and the video stream
+            // (all a story needs) is known long before.
+            options["analyzeduration"] = "500000"
         }
         gate.arm(seconds: limits.timeouts.open)
         do {

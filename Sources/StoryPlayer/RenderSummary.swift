@@ -17,6 +17,11 @@ public struct RenderSummary: Sendable {
     /// CPU seconds per pipeline stage over the whole render.
     public var stageSeconds: [PipelineStage: Double]
     public var cores: Int
+    public var clock: PlaybackClock = .virtual
+    /// Frames the realtime clock skipped because rendering fell behind.
+    public var lateFrames: [Int] = []
+    /// Time-to-first-frame spans of every play that showed a picture, per story id.
+    public var spans: [String: [FirstFrameSpans]] = [:]
 
     /// Mean CPU milliseconds per frame of each stage.
     public var stageMilliseconds: [PipelineStage: Double] {
@@ -48,6 +53,9 @@ public struct RenderSummary: Sendable {
         self.wallSeconds = wallSeconds
         self.peakAlivePlayers = trace.peakAlive
         self.notices = notices
+        for event in trace.events where event.event == .firstFrame {
+            if let spans = event.spans { self.spans[event.story, default: []].append(spans) }
+        }
         self.stories = stories.map { story in
             let events = trace.events.filter { $0.story == story.id }
             let failed = events.filter { $0.event == .failed }
@@ -57,11 +65,27 @@ public struct RenderSummary: Sendable {
         }
     }
 
+    /// count, p50, p95 and max of some spans, as JSON.
+    static func statistics(_ values: [Double]) -> String {
+        guard !values.isEmpty else { return "{\"count\": 0}" }
+        let sorted = values.sorted()
+        func percentile(_ p: Double) -> Double { sorted[min(sorted.count - 1, Int((p * Double(sorted.count - 1)).rounded()))] }
+        return "{\"count\": \(sorted.count), \"p50\": \(JSONText.number(percentile(0.5))), "
+            + "\"p95\": \(JSONText.number(percentile(0.95))), \"max\": \(JSONText.number(sorted.last!))}"
+    }
+
+    /// The three spans' statistics for a set of plays.
+    static func spanStatistics(_ spans: [FirstFrameSpans]) -> String {
+        "{\"open_ms\": \(statistics(spans.map(\.openMs))), \"first_packet_ms\": \(statistics(spans.map(\.firstPacketMs))), "
+            + "\"first_frame_ms\": \(statistics(spans.map(\.firstFrameMs)))}"
+    }
+
     /// `summary.json`, keys in a fixed order.
     public var json: String {
         let storyLines = stories.map { story in
             "    {\"id\": \(JSONText.string(story.id)), \"plays\": \(story.plays), \"failures\": \(story.failures), "
-                + "\"errors\": [\(story.errors.map(JSONText.string).joined(separator: ", "))]}"
+                + "\"errors\": [\(story.errors.map(JSONText.string).joined(separator: ", "))], "
+                + "\"first_frame\": \(RenderSummary.spanStatistics(spans[story.id] ?? []))}"
         }
         let failed = failedStories.map { JSONText.string($0.id) }.joined(separator: ", ")
         let stageFields = PipelineStage.allCases.map { "\"\($0.rawValue)\": \(JSONText.number(stageMilliseconds[$0] ?? 0))" }
@@ -76,6 +100,9 @@ public struct RenderSummary: Sendable {
           "cores": \(cores),
           "pipeline_efficiency": \(JSONText.number(pipelineEfficiency)),
           "non_encode_share": \(JSONText.number(nonEncodeShare)),
+          "clock": \(JSONText.string(clock.rawValue)),
+          "late_frames": [\(lateFrames.map(String.init).joined(separator: ", "))],
+          "first_frame": \(RenderSummary.spanStatistics(spans.values.flatMap { $0 })),
           "failed_stories": [\(failed)],
           "stories": [
         \(storyLines.joined(separator: ",\n"))

@@ -12,6 +12,8 @@ public struct RenderOptions: Sendable {
     public var threads = Rasterizer.defaultThreadCount
     /// Called after each frame with (frames done, frames planned or nil when open-ended).
     public var progress: (@Sendable (Int, Int?) -> Void)?
+    /// Overrides the storyboard's `clock`.
+    public var clock: PlaybackClock?
 
     public init(outputFolder: String) {
         self.outputFolder = outputFolder
@@ -31,8 +33,13 @@ public final class StoryRender {
     private var navigator: ViewerNavigator
     private let players: [StoryPlayer]
     private let rasterizer: Rasterizer
-    private var posters: [RGBAImage?] = []
+    private var loadingCards: LoadingCards?
     private var warnings: [String] = []
+    private let limits: DecodeLimits
+    /// The clock this render runs on (the storyboard's, or the option's).
+    public let playback: PlaybackClock
+    /// Frames not drawn because the realtime render fell behind.
+    public private(set) var lateFrames: [Int] = []
 
     /// The longest open-ended render: a safety net, since every item has a finite length.
     public static let openEndedLimit = 3600.0
@@ -43,9 +50,15 @@ public final class StoryRender {
         let trace = LifecycleTrace()
         self.trace = trace
         navigator = ViewerNavigator(storyboard: storyboard)
+        var limits = options.limits
+        limits.timeouts = storyboard.timeouts
+        limits.protocols = storyboard.protocols
+        self.limits = limits
+        let playback = options.clock ?? storyboard.clock
+        self.playback = playback
         let clock = self.clock
         players = storyboard.stories.map {
-            StoryPlayer(story: $0, canvas: storyboard.canvas, limits: options.limits, clock: clock, trace: trace)
+            StoryPlayer(story: $0, canvas: storyboard.canvas, limits: limits, clock: clock, playback: playback, trace: trace)
         }
         rasterizer = Rasterizer(threads: options.threads)
     }
@@ -69,7 +82,9 @@ public final class StoryRender {
         let folder = options.outputFolder
         try StoryRender.prepareOutputFolder(folder)
         let canvasSpec = storyboard.canvas
-        loadPosters()
+        let cards = LoadingCards(storyboard: storyboard, limits: limits)
+        warnings += cards.warnings
+        loadingCards = cards
         let fps = canvasSpec.fps
         let plannedFrames = storyboard.duration.map { Int(($0 * fps - 1e-9).rounded(.up)) }
         let frameLimit = plannedFrames ?? Int(StoryRender.openEndedLimit * fps)
@@ -78,8 +93,21 @@ public final class StoryRender {
         let writer = FrameWriter(options: options.png, maxInFlight: options.threads + 2, clock: clock)
         var frames = 0
         var endTime = 0.0
+        let started = ContinuousClock.now
         for n in 0..<frameLimit {
             let t = Double(n) / fps
+            if playback == .realtime {
+                // Timeline time is wall time: wait for the frame's moment, or skip it if the next
+                // frame's moment has already passed. Time is never stretched.
+                let due = started + .nanoseconds(Int64(t * 1e9))
+                let now = ContinuousClock.now
+                if now < due {
+                    Thread.sleep(forTimeInterval: Double((due - now).components.attoseconds) / 1e18 + Double((due - now).components.seconds))
+                } else if now > due + .nanoseconds(Int64(1e9 / fps)) {
+                    lateFrames.append(n)
+                    continue
+                }
+            }
             endTime = t
             step(to: t)
             if plannedFrames == nil && navigator.isFinished { break }
@@ -87,7 +115,7 @@ public final class StoryRender {
                 ?? RGBAImage(width: canvasSpec.width, height: canvasSpec.height, fill: canvasSpec.background)
             compose(at: t, into: &canvas)
             writer.submit(canvas, to: StoryRender.framePath(folder, n))
-            frames = n + 1
+            frames += 1
             if let error = writer.error {
                 throw RenderError(.output, "cannot write frame \(n)", cause: error.description)
             }
@@ -97,16 +125,19 @@ public final class StoryRender {
             warnings.append("stopped after \(StoryRender.openEndedLimit) s of timeline: give \"duration\" for longer renders")
         }
         let finalTime = plannedFrames.map { Double($0) / fps } ?? endTime
+        let framesCovered = plannedFrames ?? (frames + lateFrames.count)
         for player in players where player.isPlaying { player.stop(at: finalTime) }
         do {
             try writer.finish()
         } catch {
             throw RenderError(.output, "cannot write frames", cause: error.description)
         }
-        removeStaleFrames(in: folder, from: frames)
-        let summary = RenderSummary(frames: frames, wallSeconds: trace.wall, stories: storyboard.stories,
+        removeStaleFrames(in: folder, from: framesCovered)
+        var summary = RenderSummary(frames: frames, wallSeconds: trace.wall, stories: storyboard.stories,
                                     trace: trace, notices: warnings + navigator.notices,
                                     stageSeconds: clock.seconds, cores: Rasterizer.defaultThreadCount)
+        summary.clock = playback
+        summary.lateFrames = lateFrames
         do {
             try AtomicFile.write(Array(trace.jsonLines.utf8), to: (folder as NSString).appendingPathComponent("lifecycle.jsonl"))
             try AtomicFile.write(Array(summary.json.utf8), to: (folder as NSString).appendingPathComponent("summary.json"))
@@ -160,14 +191,25 @@ public final class StoryRender {
         rasterizer.draw(faces, background: storyboard.canvas.background, into: &canvas, clock: clock)
     }
 
-    /// A playing story shows its video; a failed one its error card; otherwise the poster, or the background.
+    /// A playing story shows its video (after a short crossfade from its loading picture if the
+    /// first frame took time to come); a failed one its error card; a loading one its blurred
+    /// poster with a spinner; one that is not playing (start: settle) its blurred poster.
     private func texture(forStory index: Int, at t: Double) -> RGBAImage {
-        if let player = players[index].current {
-            if player.isFailed { return errorCard }
-            if let picture = player.picture(at: t) { return picture }
-            if player.isFailed { return errorCard }
+        let item = navigator.currentItems[index]
+        guard let player = players[index].current else {
+            return loadingCards?.picture(story: index, item: item, at: t, spinner: false) ?? backgroundCard
         }
-        return posters[index] ?? backgroundCard
+        if player.isFailed { return errorCard }
+        let picture = player.picture(at: t)
+        if player.isFailed { return errorCard }
+        let loading = { self.loadingCards?.picture(story: index, item: player.itemIndex, at: t, spinner: self.options.overlay)
+            ?? self.backgroundCard }
+        guard let picture else { return loading() }
+        let fade = storyboard.loading.fade
+        if let shownAt = player.firstFrameAt, shownAt > player.startedAt, fade > 0, t - shownAt < fade {
+            return loading().crossfaded(to: picture, amount: (t - shownAt) / fade)
+        }
+        return picture
     }
 
     private lazy var errorCard = RGBAImage(width: storyboard.canvas.width, height: storyboard.canvas.height,
@@ -176,19 +218,6 @@ public final class StoryRender {
                                                 fill: storyboard.canvas.background)
 
     // MARK: - Set-up and clean-up
-
-    private func loadPosters() {
-        let canvasSpec = storyboard.canvas
-        posters = storyboard.stories.map { story in
-            guard let source = story.poster else { return nil }
-            do {
-                return try PictureLoader.load(source, width: canvasSpec.width, height: canvasSpec.height, limits: options.limits)
-            } catch {
-                warnings.append("story \(story.id): poster not loaded: \(error)")
-                return nil
-            }
-        }
-    }
 
     /// Frames left from an earlier, longer render into the same folder would be mistaken for this one's.
     private func removeStaleFrames(in folder: String, from count: Int) {

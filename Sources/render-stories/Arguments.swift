@@ -1,5 +1,6 @@
 import ArgumentParser
 import Compositor
+import StoryPlayer
 
 /// `--size 1080x1920`.
 struct CanvasSize: ExpressibleByArgument, Equatable {
@@ -19,3 +20,5 @@ struct CanvasSize: ExpressibleByArgument, Equatable {
 
 extension PNGFilter: ExpressibleByArgument {}
 extension PNGStrategy: ExpressibleByArgument {}
+
+extension PlaybackClock: ExpressibleByArgument {}

@@ -47,6 +47,9 @@ struct Render: ParsableCommand {
     @Option(help: "Rasterizer threads. Default: one per core.")
     var threads: Int?
 
+    @Option(help: "virtual: frame n shows n / fps, deterministic. realtime: timeline time is wall-clock time, as on a phone; overrides the storyboard's clock.")
+    var clock: PlaybackClock?
+
     @Flag(help: "Exit 3 when any story failed.")
     var strict = false
 
@@ -66,6 +69,7 @@ struct Render: ParsableCommand {
         options.png = PNGOptions(level: pngLevel, filter: pngFilter, strategy: pngStrategy, keepAlpha: alpha)
         options.overlay = !noOverlay
         if let threads { options.threads = threads }
+        options.clock = clock
         let progress = ProgressLine()
         if progress.isEnabled {
             options.progress = { @Sendable done, total in progress.show(done: done, total: total) }
@@ -82,6 +86,9 @@ struct Render: ParsableCommand {
         for notice in summary.notices { printError("note: \(notice)") }
         for story in summary.failedStories {
             printError("story \(story.id) failed: \(story.errors.joined(separator: "; "))")
+        }
+        if !summary.lateFrames.isEmpty {
+            printError("note: \(summary.lateFrames.count) frames were late and skipped (late_frames in summary.json)")
         }
         print("rendered \(summary.frames) frames to \(folder) in \(String(format: "%.2f", summary.wallSeconds)) s "
               + "(\(String(format: "%.1f", summary.framesPerSecond)) fps, peak \(summary.peakAlivePlayers) players alive)")

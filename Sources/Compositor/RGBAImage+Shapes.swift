@@ -1,0 +1,64 @@
+import Foundation
+
+// Anti-aliased vector shapes for overlays, drawn with coverage from the distance to the shape's
+// edge, so they look the same at any canvas size.
+
+extension RGBAImage {
+    /// A ring arc centred at (`cx`, `cy`), from `start` to `end` radians (clockwise from 12
+    /// o'clock, as a spinner turns), with round ends.
+    public mutating func drawArc(cx: Double, cy: Double, radius: Double, thickness: Double,
+                                 start: Double, end: Double, color: RGBAColor) {
+        let half = thickness / 2
+        let sweep = max(0, min(2 * Double.pi, end - start))
+        let reach = radius + half + 1
+        let x0 = max(0, Int(cx - reach)), x1 = min(width - 1, Int(cx + reach))
+        let y0 = max(0, Int(cy - reach)), y1 = min(height - 1, Int(cy + reach))
+        guard x0 <= x1, y0 <= y1 else { return }
+        let capA = SIMD2(cx + radius * sin(start), cy - radius * cos(start))
+        let capB = SIMD2(cx + radius * sin(start + sweep), cy - radius * cos(start + sweep))
+        for y in y0...y1 {
+            for x in x0...x1 {
+                let px = Double(x) + 0.5 - cx, py = Double(y) + 0.5 - cy
+                // Angle clockwise from 12 o'clock, relative to the arc's start.
+                var angle = atan2(px, -py) - start
+                angle = angle.truncatingRemainder(dividingBy: 2 * Double.pi)
+                if angle < 0 { angle += 2 * Double.pi }
+                let distance: Double
+                if angle <= sweep {
+                    distance = abs((px * px + py * py).squareRoot() - radius) - half
+                } else {
+                    let p = SIMD2(Double(x) + 0.5, Double(y) + 0.5)
+                    let a = p - capA, b = p - capB
+                    distance = min((a * a).sum().squareRoot(), (b * b).sum().squareRoot()) - half
+                }
+                blend(x: x, y: y, color: color, coverage: min(max(0.5 - distance, 0), 1))
+            }
+        }
+    }
+
+    /// A filled circle.
+    public mutating func fillCircle(cx: Double, cy: Double, radius: Double, color: RGBAColor) {
+        let reach = radius + 1
+        let x0 = max(0, Int(cx - reach)), x1 = min(width - 1, Int(cx + reach))
+        let y0 = max(0, Int(cy - reach)), y1 = min(height - 1, Int(cy + reach))
+        guard x0 <= x1, y0 <= y1 else { return }
+        for y in y0...y1 {
+            for x in x0...x1 {
+                let dx = Double(x) + 0.5 - cx, dy = Double(y) + 0.5 - cy
+                let distance = (dx * dx + dy * dy).squareRoot() - radius
+                blend(x: x, y: y, color: color, coverage: min(max(0.5 - distance, 0), 1))
+            }
+        }
+    }
+
+    /// Mixes `color` into one pixel by `coverage` × the colour's own alpha.
+    @inline(__always)
+    mutating func blend(x: Int, y: Int, color: RGBAColor, coverage: Double) {
+        let amount = coverage * Double(color.alpha) / 255
+        guard amount > 0 else { return }
+        let i = (y * width + x) * 4
+        pixels[i] = UInt8((Double(pixels[i]) * (1 - amount) + Double(color.red) * amount).rounded())
+        pixels[i + 1] = UInt8((Double(pixels[i + 1]) * (1 - amount) + Double(color.green) * amount).rounded())
+        pixels[i + 2] = UInt8((Double(pixels[i + 2]) * (1 - amount) + Double(color.blue) * amount).rounded())
+    }
+}

@@ -1,0 +1,39 @@
+import ArgumentParser
+import StoryPlayer
+
+struct Probe: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Open a source, decode its first frame, and say what it is and how long that took.",
+        discussion: """
+        Prints the codec, the size as shown (after rotation and aspect ratio), the frame rate, whether \
+        the source is live (it has no duration), its duration, and three spans from the start: open \
+        (demuxer ready), first packet, first frame. Exits 1 with FFmpeg's error when the source fails.
+        """
+    )
+
+    @Argument(help: "A file path or any URL FFmpeg opens (http, hls, rtmp, srt, …).")
+    var uri: String
+
+    @Flag(help: "Print one JSON object instead of text.")
+    var json = false
+
+    @Option(help: ArgumentHelp("Seconds to wait for the source to open.", valueName: "seconds"))
+    var openTimeout: Double = 8
+
+    @Option(help: ArgumentHelp("Seconds to wait for data once open.", valueName: "seconds"))
+    var readTimeout: Double = 10
+
+    func validate() throws {
+        guard openTimeout > 0, readTimeout > 0 else { throw ValidationError("timeouts must be above 0") }
+    }
+
+    func run() throws {
+        do {
+            let report = try MediaProbe.run(uri, timeouts: Timeouts(open: openTimeout, read: readTimeout))
+            print(json ? report.json : report.text)
+        } catch {
+            printError("error: \(error)")
+            throw ExitCode(1)
+        }
+    }
+}

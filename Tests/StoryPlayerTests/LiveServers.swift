@@ -1,0 +1,196 @@
+import Foundation
+import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Real servers on 127.0.0.1 for the live-source tests: each is a child process that the test
+/// stops again, and readiness is always found by polling, never by sleeping a fixed time.
+enum LiveServers {
+    /// A TCP port nothing listens on right now.
+    static func freePort() -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                _ = bind(fd, $0, length)
+                _ = getsockname(fd, $0, &length)
+            }
+        }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// Whether something accepts TCP connections on the port.
+    static func accepts(port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        return withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
+        }
+    }
+
+    /// Whether a UDP socket is bound to the port (an SRT listener), from /proc/net/udp.
+    static func udpBound(port: Int) -> Bool {
+        guard let table = try? String(contentsOfFile: "/proc/net/udp", encoding: .utf8) else { return false }
+        let hex = String(format: ":%04X ", port)
+        return table.split(separator: "\n").contains { $0.contains(hex) }
+    }
+
+    /// Polls `condition` every 50 ms until it holds or `seconds` pass.
+    @discardableResult
+    static func waitUntil(_ seconds: Double, _ condition: () -> Bool) -> Bool {
+        let end = Date().addingTimeInterval(seconds)
+        while Date() < end {
+            if condition() { return true }
+            usleep(50_000)
+        }
+        return condition()
+    }
+
+    /// The full path of a program, or nil when it is not installed.
+    static func which(_ program: String) -> String? {
+        let folders = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":").map(String.init)
+        for folder in folders + ["/usr/sbin", "/sbin"] {
+            let path = "\(folder)/\(program)"
+            if FileManager.default.isExecutableFile(atPath: path) { return path }
+        }
+        return nil
+    }
+
+    /// Skips the test, with a clear message, when a server program is missing. `make test`
+    /// installs them all, so in CI these tests run.
+    static func require(_ programs: String...) throws {
+        for program in programs where which(program) == nil {
+            throw XCTSkip("\(program) is not installed (make test installs it)")
+        }
+    }
+}
+
+/// A child process that is terminated (then killed) when the test is done with it.
+final class ServerProcess {
+    let process = Process()
+    let name: String
+    let log: String
+
+    init(_ program: String, _ arguments: [String], folder: String, name: String) throws {
+        self.name = name
+        log = (folder as NSString).appendingPathComponent("\(name).log")
+        FileManager.default.createFile(atPath: log, contents: nil)
+        process.executableURL = URL(fileURLWithPath: LiveServers.which(program) ?? program)
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: folder)
+        let output = FileHandle(forWritingAtPath: log)
+        process.standardOutput = output
+        process.standardError = output
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+    }
+
+    var isRunning: Bool { process.isRunning }
+
+    /// What the process wrote, for failure messages.
+    var output: String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
+
+    func stop() {
+        guard process.isRunning else { return }
+        process.terminate()
+        if !LiveServers.waitUntil(2, { !process.isRunning }) {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+
+    deinit { stop() }
+}
+
+/// The servers one test uses, stopped in reverse order at the end of the test (or earlier, from
+/// another thread, by a test that kills its servers mid-stream).
+final class ServerSet: @unchecked Sendable {
+    let folder = ScratchFolder()
+    private let lock = NSLock()
+    private var processes: [ServerProcess] = []
+
+    func start(_ program: String, _ arguments: [String], name: String) throws -> ServerProcess {
+        let process = try ServerProcess(program, arguments, folder: folder.path, name: name)
+        lock.withLock { processes.append(process) }
+        return process
+    }
+
+    /// `python3 -m http.server` serving `root` on a free port; returns the base URL.
+    func httpServer(root: String) throws -> String {
+        let port = LiveServers.freePort()
+        let server = try start("python3", ["-m", "http.server", String(port), "--bind", "127.0.0.1", "--directory", root],
+                               name: "http-\(port)")
+        guard LiveServers.waitUntil(10, { LiveServers.accepts(port: port) }) else {
+            throw XCTSkip("the HTTP server did not start: \(server.output)")
+        }
+        return "http://127.0.0.1:\(port)"
+    }
+
+    /// A TCP server that accepts connections and never answers.
+    func stallingServer() throws -> Int {
+        let port = LiveServers.freePort()
+        let script = """
+        import socket, time
+        s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        s.bind(("127.0.0.1", \(port))); s.listen(16); held = []
+        while True:
+            c, _ = s.accept(); held.append(c)
+        """
+        _ = try start("python3", ["-c", script], name: "stall-\(port)")
+        guard LiveServers.waitUntil(10, { LiveServers.accepts(port: port) }) else { throw XCTSkip("stalling server did not start") }
+        return port
+    }
+
+    /// nginx with the RTMP module on a free port; returns the port.
+    func rtmpServer() throws -> Int {
+        let port = LiveServers.freePort()
+        let root = folder.file("nginx")
+        try FileManager.default.createDirectory(atPath: root + "/logs", withIntermediateDirectories: true)
+        let module = ["/usr/lib/nginx/modules/ngx_rtmp_module.so", "/usr/share/nginx/modules/ngx_rtmp_module.so"]
+            .first { FileManager.default.fileExists(atPath: $0) }
+        guard let module else { throw XCTSkip("nginx's RTMP module is not installed (make test installs libnginx-mod-rtmp)") }
+        let config = """
+        load_module \(module);
+        daemon off;
+        master_process off;
+        pid \(root)/nginx.pid;
+        error_log \(root)/logs/error.log;
+        events { worker_connections 64; }
+        rtmp { server { listen 127.0.0.1:\(port); application live { live on; } } }
+        """
+        FileManager.default.createFile(atPath: root + "/nginx.conf", contents: Data(config.utf8))
+        let nginx = try start("nginx", ["-p", root, "-c", root + "/nginx.conf"], name: "nginx-\(port)")
+        guard LiveServers.waitUntil(10, { LiveServers.accepts(port: port) }) else {
+            throw XCTSkip("nginx did not start: \(nginx.output)")
+        }
+        return port
+    }
+
+    /// `ffmpeg -re` looping a sample into `output` (RTMP, SRT or an HLS playlist).
+    func feed(_ sample: String, to output: String, format: String, extra: [String] = []) throws -> ServerProcess {
+        try start("ffmpeg", ["-v", "error", "-re", "-stream_loop", "-1", "-i", Fixture.sample(sample), "-c", "copy", "-an"]
+                  + extra + ["-f", format, output], name: "ffmpeg-\(format)-\(UUID().uuidString.prefix(8))")
+    }
+
+    func stopAll() {
+        let running = lock.withLock {
+            defer { processes.removeAll() }
+            return processes
+        }
+        for process in running.reversed() { process.stop() }
+    }
+
+    deinit { stopAll() }
+}
