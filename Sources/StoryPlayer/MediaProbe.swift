@@ -19,7 +19,9 @@ public struct MediaProbe: Sendable {
         var limits = DecodeLimits()
         limits.timeouts = timeouts
         let started = InterruptGate.now()
-        let decoder = try MediaDecoder(source: source, limits: limits)
+        // Push protocols carry live streams by nature; a playlist or file says so only once open.
+        let liveByProtocol = MediaSource.scheme(of: uri).map(MediaSource.liveProtocols.contains) ?? false
+        let decoder = try MediaDecoder(source: source, limits: limits, isLive: liveByProtocol)
         defer { decoder.close() }
         let opened = InterruptGate.now()
         guard try decoder.nextPicture() != nil else { throw MediaError(.decode, "no picture in \(source)") }

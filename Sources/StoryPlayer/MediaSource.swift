@@ -11,6 +11,8 @@ public struct MediaSource: Sendable, Equatable, CustomStringConvertible {
 
     public static let networkProtocols = ["http", "https", "tls", "tcp", "hls", "rtmp", "rtmps", "srt", "udp", "crypto", "httpproxy"]
     public static let localProtocols = ["file", "crypto"]
+    /// Protocols that only ever carry live streams.
+    public static let liveProtocols = ["rtmp", "rtmps", "srt", "udp"]
 
     /// Resolves a storyboard `uri` against the storyboard's folder.
     public init(uri: String, relativeTo folder: String) {
