@@ -51,6 +51,56 @@ extension RGBAImage {
         }
     }
 
+    /// A filled rectangle with rounded corners, anti-aliased, in pixel coordinates.
+    public mutating func fillRoundedRect(x: Double, y: Double, width w: Double, height h: Double,
+                                         radius: Double, color: RGBAColor) {
+        guard w > 0, h > 0 else { return }
+        let r = min(radius, w / 2, h / 2)
+        let x0 = max(0, Int(x - 1)), x1 = min(width - 1, Int(x + w + 1))
+        let y0 = max(0, Int(y - 1)), y1 = min(height - 1, Int(y + h + 1))
+        guard x0 <= x1, y0 <= y1 else { return }
+        let cx = x + w / 2, cy = y + h / 2
+        let hx = w / 2 - r, hy = h / 2 - r
+        for py in y0...y1 {
+            for px in x0...x1 {
+                // Signed distance to a rounded box.
+                let dx = abs(Double(px) + 0.5 - cx) - hx, dy = abs(Double(py) + 0.5 - cy) - hy
+                let outside = (max(dx, 0) * max(dx, 0) + max(dy, 0) * max(dy, 0)).squareRoot()
+                let distance = outside + min(max(dx, dy), 0) - r
+                blend(x: px, y: py, color: color, coverage: min(max(0.5 - distance, 0), 1))
+            }
+        }
+    }
+
+    /// Paints `picture` (same size or not) inside a circle, scaled to `diameter` pixels across,
+    /// anti-aliased at the rim: an avatar bubble.
+    public mutating func drawCircular(_ picture: RGBAImage, cx: Double, cy: Double, radius: Double) {
+        guard picture.width >= 2, picture.height >= 2, radius > 0 else { return }
+        let sampler = BilinearSampler(texture: picture)
+        let x0 = max(0, Int(cx - radius - 1)), x1 = min(width - 1, Int(cx + radius + 1))
+        let y0 = max(0, Int(cy - radius - 1)), y1 = min(height - 1, Int(cy + radius + 1))
+        guard x0 <= x1, y0 <= y1 else { return }
+        let side = 2 * radius
+        picture.pixels.withUnsafeBufferPointer { source in
+            let base = UnsafeRawPointer(source.baseAddress!)
+            for py in y0...y1 {
+                for px in x0...x1 {
+                    let dx = Double(px) + 0.5 - cx, dy = Double(py) + 0.5 - cy
+                    let coverage = min(max(0.5 - ((dx * dx + dy * dy).squareRoot() - radius), 0), 1)
+                    guard coverage > 0 else { continue }
+                    // Cover: the picture's shorter side spans the circle.
+                    let aspect = Double(picture.width) / Double(picture.height)
+                    let u = aspect >= 1 ? 0.5 + dx / side / aspect : 0.5 + dx / side
+                    let v = aspect >= 1 ? 0.5 + dy / side : 0.5 + dy / side * aspect
+                    let value = sampler.sample(base, u: Float(u), v: Float(v))
+                    let packed = BilinearSampler.pack(value)
+                    let color = RGBAColor(red: UInt8(packed & 0xFF), green: UInt8(packed >> 8 & 0xFF), blue: UInt8(packed >> 16 & 0xFF))
+                    blend(x: px, y: py, color: color, coverage: coverage)
+                }
+            }
+        }
+    }
+
     /// Mixes `color` into one pixel by `coverage` × the colour's own alpha.
     @inline(__always)
     mutating func blend(x: Int, y: Int, color: RGBAColor, coverage: Double) {

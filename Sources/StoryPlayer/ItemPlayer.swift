@@ -36,6 +36,9 @@ public final class ItemPlayer {
     private var upcoming: (time: Double, image: RGBAImage)?
     private var pendingSpans: FirstFrameSpans?
     private var dataEnded = false
+    /// When a hold paused the item, and how long earlier holds paused it in all.
+    private var pausedAt: Double?
+    private var pausedTotal = 0.0
     /// Where the last picture stops being current, once the data has ended.
     private var dataEndTime: Double?
 
@@ -49,6 +52,11 @@ public final class ItemPlayer {
         self.startedAt = startedAt
         self.trace = trace
         self.waits = waits
+        if let refusal = item.source.refusal {
+            media = nil
+            fail(MediaError(.open, "refused \(item.source.location)", cause: refusal), at: startedAt)
+            return
+        }
         decodeThread = DecodeThread(source: item.source, isLive: item.isLive, limits: limits,
                                     width: size.width, height: size.height, clock: clock,
                                     name: "decode \(storyID)#\(id)")
@@ -77,10 +85,39 @@ public final class ItemPlayer {
         return [declared, dataEndTime].compactMap { $0 }.min()
     }
 
+    /// The item's own time at timeline time `t`: time since play, less the time it was held.
+    public func mediaTime(at t: Double) -> Double {
+        (pausedAt ?? t) - startedAt - pausedTotal
+    }
+
+    /// Pauses the item (a finger holds the story): video and progress stop.
+    func pause(at t: Double) {
+        guard pausedAt == nil else { return }
+        pausedAt = t
+    }
+
+    /// Resumes where it was paused. A live item keeps its connection but resumes at the live
+    /// edge: its media time jumps over the hold, and that skipped time is returned.
+    func resume(at t: Double) -> Double? {
+        guard let pausedAt else { return nil }
+        self.pausedAt = nil
+        if item.isLive { return t - pausedAt }
+        pausedTotal += t - pausedAt
+        return nil
+    }
+
+    public var isPaused: Bool { pausedAt != nil }
+
+    /// How far through the item it is at `t`, 0…1 (0 while its length is unknown).
+    public func progress(at t: Double) -> Double {
+        guard let length, length > 0 else { return 0 }
+        return min(max(mediaTime(at: t) / length, 0), 1)
+    }
+
     /// Whether the item has played to its end by timeline time `t`.
     public func hasEnded(at t: Double) -> Bool {
         if state == .ended { return true }
-        let local = t - startedAt
+        let local = mediaTime(at: t)
         if media?.isStill == false { advance(to: local, at: t) }
         guard let length else { return false }
         return local >= length - 1e-9
@@ -102,7 +139,7 @@ public final class ItemPlayer {
     /// greatest one ≤ the media time, or nil while there is none (loading, or failed).
     public func picture(at t: Double) -> RGBAImage? {
         guard !isFailed else { return nil }
-        advance(to: t - startedAt, at: t)
+        advance(to: mediaTime(at: t), at: t)
         guard let shown else { return nil }
         if firstFrameAt == nil {
             firstFrameAt = t

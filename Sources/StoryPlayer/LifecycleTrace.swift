@@ -3,7 +3,7 @@ import Foundation
 /// One line of `lifecycle.jsonl`: something a player did, or a call it ignored.
 public struct TraceEvent: Sendable, Equatable {
     public enum Kind: String, Sendable, CaseIterable {
-        case play, opened, firstFrame, ended, failed, stop, ignored, reconnect
+        case play, opened, firstFrame, ended, failed, stop, ignored, reconnect, preload
     }
 
     /// Timeline seconds.
@@ -22,6 +22,9 @@ public struct TraceEvent: Sendable, Equatable {
     public var attempt: Int?
     /// Time to first frame, on `firstFrame`.
     public var spans: FirstFrameSpans?
+    /// What a `preload` brought in ("poster", "probe"), and the probe's findings.
+    public var loaded: [String]?
+    public var detail: String?
 
     public init(t: Double, wall: Double, event: Kind, story: String, item: Int? = nil, player: Int? = nil,
                 error: String? = nil, call: String? = nil, attempt: Int? = nil, spans: FirstFrameSpans? = nil) {
@@ -45,6 +48,8 @@ public struct TraceEvent: Sendable, Equatable {
         if let player { fields.append("\"player\": \(player)") }
         if let call { fields.append("\"call\": \(JSONText.string(call))") }
         if let attempt { fields.append("\"attempt\": \(attempt)") }
+        if let loaded { fields.append("\"loaded\": [\(loaded.map(JSONText.string).joined(separator: ", "))]") }
+        if let detail { fields.append("\"detail\": \(JSONText.string(detail))") }
         if let spans {
             fields.append("\"open_ms\": \(JSONText.number(spans.openMs))")
             fields.append("\"first_packet_ms\": \(JSONText.number(spans.firstPacketMs))")
@@ -80,14 +85,18 @@ public final class LifecycleTrace {
     }
 
     func record(_ kind: TraceEvent.Kind, t: Double, story: String, item: Int? = nil, player: Int? = nil,
-                error: String? = nil, call: String? = nil, attempt: Int? = nil, spans: FirstFrameSpans? = nil) {
+                error: String? = nil, call: String? = nil, attempt: Int? = nil, spans: FirstFrameSpans? = nil,
+                loaded: [String]? = nil, detail: String? = nil) {
         if kind == .play, let player {
             alive.insert(player)
             peakAlive = max(peakAlive, alive.count)
         }
         if kind == .stop, let player { alive.remove(player) }
-        events.append(TraceEvent(t: t, wall: wall, event: kind, story: story, item: item, player: player,
-                                 error: error, call: call, attempt: attempt, spans: spans))
+        var event = TraceEvent(t: t, wall: wall, event: kind, story: story, item: item, player: player,
+                               error: error, call: call, attempt: attempt, spans: spans)
+        event.loaded = loaded
+        event.detail = detail
+        events.append(event)
     }
 
     /// The whole trace as JSON Lines.

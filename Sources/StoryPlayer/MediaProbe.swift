@@ -18,10 +18,14 @@ public struct MediaProbe: Sendable {
         let source = MediaSource(uri: uri, relativeTo: FileManager.default.currentDirectoryPath)
         var limits = DecodeLimits()
         limits.timeouts = timeouts
-        let started = InterruptGate.now()
         // Push protocols carry live streams by nature; a playlist or file says so only once open.
         let liveByProtocol = MediaSource.scheme(of: uri).map(MediaSource.liveProtocols.contains) ?? false
-        let decoder = try MediaDecoder(source: source, limits: limits, isLive: liveByProtocol)
+        return try run(source: source, limits: limits, isLive: liveByProtocol)
+    }
+
+    static func run(source: MediaSource, limits: DecodeLimits, isLive: Bool) throws(MediaError) -> MediaProbe {
+        let started = InterruptGate.now()
+        let decoder = try MediaDecoder(source: source, limits: limits, isLive: isLive)
         defer { decoder.close() }
         let opened = InterruptGate.now()
         guard try decoder.nextPicture() != nil else { throw MediaError(.decode, "no picture in \(source)") }
@@ -32,7 +36,7 @@ public struct MediaProbe: Sendable {
         return MediaProbe(source: source.description, codec: decoder.codecName,
                           width: turned ? decoder.codedHeight : shownWidth,
                           height: turned ? shownWidth : decoder.codedHeight,
-                          frameRate: decoder.frameRate, isLive: decoder.duration == nil && !decoder.isStill,
+                          frameRate: decoder.frameRate, isLive: isLive || (decoder.duration == nil && !decoder.isStill),
                           duration: decoder.duration,
                           spans: FirstFrameSpans(openMs: ms(opened), firstPacketMs: ms(decoder.firstPacketAt ?? decoded),
                                                  firstFrameMs: ms(decoded)))

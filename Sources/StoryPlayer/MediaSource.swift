@@ -8,14 +8,24 @@ public struct MediaSource: Sendable, Equatable, CustomStringConvertible {
     /// What FFmpeg opens: an absolute path or a URL.
     public let location: String
     public let isRemote: Bool
+    /// Why this source must not be opened at all (a remote feed page naming a local file).
+    public let refusal: String?
 
     public static let networkProtocols = ["http", "https", "tls", "tcp", "hls", "rtmp", "rtmps", "srt", "udp", "crypto", "httpproxy"]
     public static let localProtocols = ["file", "crypto"]
     /// Protocols that only ever carry live streams.
     public static let liveProtocols = ["rtmp", "rtmps", "srt", "udp"]
 
+    /// A source that is refused before anything is opened.
+    public init(refusing uri: String, because reason: String) {
+        location = uri
+        isRemote = false
+        refusal = reason
+    }
+
     /// Resolves a storyboard `uri` against the storyboard's folder.
     public init(uri: String, relativeTo folder: String) {
+        refusal = nil
         if let scheme = MediaSource.scheme(of: uri) {
             if scheme == "file" {
                 location = URL(string: uri)?.path ?? String(uri.dropFirst("file:".count))
@@ -51,6 +61,27 @@ public struct MediaSource: Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String { location }
+
+    /// Resolves a `uri` found in a feed page fetched from `page`. Relative references resolve
+    /// against the page's URL. A page fetched over the network may name only network URLs: a
+    /// local path or a `file:` URL in it is refused, so a remote feed can never read local files.
+    public init(uri: String, inFeedPage page: URL) {
+        if page.isFileURL {
+            self.init(uri: uri, relativeTo: page.deletingLastPathComponent().path)
+            return
+        }
+        let scheme = MediaSource.scheme(of: uri)
+        if scheme == "file" || (scheme == nil && (uri.hasPrefix("/") || uri.hasPrefix("~"))) {
+            self.init(refusing: uri, because: "a feed page from \(page.absoluteString) may not name a local file")
+            return
+        }
+        guard let resolved = URL(string: uri, relativeTo: page)?.absoluteURL,
+              let resolvedScheme = resolved.scheme?.lowercased(), MediaSource.networkProtocols.contains(resolvedScheme) else {
+            self.init(refusing: uri, because: "a feed page from \(page.absoluteString) may name only network URLs")
+            return
+        }
+        self.init(uri: resolved.absoluteString, relativeTo: "/")
+    }
 
     /// `scheme:` at the start of a URI (RFC 3986), or nil for a plain path.
     static func scheme(of uri: String) -> String? {

@@ -5,6 +5,8 @@ public struct RenderError: Error, Sendable, CustomStringConvertible {
         case output
         /// A story failed and `--strict` was given (exit 3).
         case storyFailed
+        /// A paged feed's first page could not be loaded (exit 1).
+        case feed
     }
 
     public let code: Code

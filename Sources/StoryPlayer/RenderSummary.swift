@@ -20,6 +20,10 @@ public struct RenderSummary: Sendable {
     public var clock: PlaybackClock = .virtual
     /// Frames the realtime clock skipped because rendering fell behind.
     public var lateFrames: [Int] = []
+    /// Faces that needed a poster not loaded yet, and showed the background instead.
+    public var posterMisses = 0
+    /// Feed pages loaded, for a paged feed.
+    public var feedPages: Int?
     /// Time-to-first-frame spans of every play that showed a picture, per story id.
     public var spans: [String: [FirstFrameSpans]] = [:]
 
@@ -101,6 +105,7 @@ public struct RenderSummary: Sendable {
           "pipeline_efficiency": \(JSONText.number(pipelineEfficiency)),
           "non_encode_share": \(JSONText.number(nonEncodeShare)),
           "clock": \(JSONText.string(clock.rawValue)),
+          "poster_misses": \(posterMisses),\(feedPages.map { "\n  \"feed_pages\": \($0)," } ?? "")
           "late_frames": [\(lateFrames.map(String.init).joined(separator: ", "))],
           "first_frame": \(RenderSummary.spanStatistics(spans.values.flatMap { $0 })),
           "failed_stories": [\(failed)],

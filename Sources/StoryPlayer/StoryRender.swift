@@ -31,9 +31,14 @@ public final class StoryRender {
     /// CPU time per pipeline stage, across all threads.
     public let clock = StageClock()
     private var navigator: ViewerNavigator
-    private let players: [StoryPlayer]
+    /// The stories so far: the storyboard's, or the feed's pages as they arrive.
+    public private(set) var stories: [Story]
+    private var players: [StoryPlayer]
     private let rasterizer: Rasterizer
-    private var loadingCards: LoadingCards?
+    private let posters: PosterLibrary
+    private var feed: FeedPages?
+    /// The settled page at which the last page fetch failed: it is retried at the next move.
+    private var feedFailedAt: Int?
     private var warnings: [String] = []
     private let limits: DecodeLimits
     /// The clock this render runs on (the storyboard's, or the option's).
@@ -56,11 +61,19 @@ public final class StoryRender {
         self.limits = limits
         let playback = options.clock ?? storyboard.clock
         self.playback = playback
+        stories = storyboard.stories
+        players = []
+        rasterizer = Rasterizer(threads: options.threads)
+        posters = PosterLibrary(canvas: storyboard.canvas, look: storyboard.loading, limits: limits)
+        feed = storyboard.feed.map { FeedPages(feed: $0, folder: storyboard.folder, timeout: storyboard.timeouts.open) }
+        addPlayers(for: stories)
+    }
+
+    private func addPlayers(for newStories: [Story]) {
         let clock = self.clock
-        players = storyboard.stories.map {
+        players += newStories.map {
             StoryPlayer(story: $0, canvas: storyboard.canvas, limits: limits, clock: clock, playback: playback, trace: trace)
         }
-        rasterizer = Rasterizer(threads: options.threads)
     }
 
     /// Checks that the output folder can be written, before any work is done.
@@ -82,9 +95,17 @@ public final class StoryRender {
         let folder = options.outputFolder
         try StoryRender.prepareOutputFolder(folder)
         let canvasSpec = storyboard.canvas
-        let cards = LoadingCards(storyboard: storyboard, limits: limits)
-        warnings += cards.warnings
-        loadingCards = cards
+        if let feed, stories.isEmpty {
+            do {
+                let page = try feed.fetchFirst()
+                guard !page.stories.isEmpty else { throw RenderError(.feed, "the feed's first page has no stories") }
+                accept(page.stories)
+            } catch let error as RenderError {
+                throw error
+            } catch {
+                throw RenderError(.feed, "cannot load the feed", cause: "\(error)")
+            }
+        }
         let fps = canvasSpec.fps
         let plannedFrames = storyboard.duration.map { Int(($0 * fps - 1e-9).rounded(.up)) }
         let frameLimit = plannedFrames ?? Int(StoryRender.openEndedLimit * fps)
@@ -93,6 +114,9 @@ public final class StoryRender {
         let writer = FrameWriter(options: options.png, maxInFlight: options.threads + 2, clock: clock)
         var frames = 0
         var endTime = 0.0
+        // Posters of the first window are loaded before playback starts (and before the realtime
+        // clock starts running).
+        preloadAround(at: 0)
         let started = ContinuousClock.now
         for n in 0..<frameLimit {
             let t = Double(n) / fps
@@ -133,11 +157,13 @@ public final class StoryRender {
             throw RenderError(.output, "cannot write frames", cause: error.description)
         }
         removeStaleFrames(in: folder, from: framesCovered)
-        var summary = RenderSummary(frames: frames, wallSeconds: trace.wall, stories: storyboard.stories,
+        var summary = RenderSummary(frames: frames, wallSeconds: trace.wall, stories: stories,
                                     trace: trace, notices: warnings + navigator.notices,
                                     stageSeconds: clock.seconds, cores: Rasterizer.defaultThreadCount)
         summary.clock = playback
         summary.lateFrames = lateFrames
+        summary.posterMisses = posters.misses
+        summary.feedPages = feed?.pagesLoaded
         do {
             try AtomicFile.write(Array(trace.jsonLines.utf8), to: (folder as NSString).appendingPathComponent("lifecycle.jsonl"))
             try AtomicFile.write(Array(summary.json.utf8), to: (folder as NSString).appendingPathComponent("summary.json"))
@@ -160,14 +186,72 @@ public final class StoryRender {
     /// Navigation and lifecycle up to timeline time `t`.
     private func step(to t: Double) {
         navigator.advance(to: t)
+        preloadAround(at: t)
         syncPlayers(at: t)
+        applyHold(at: t)
         // An item ends only while its story rests on screen; a page in motion holds its items.
         if !navigator.isMoving, !navigator.isFinished, let player = players[navigator.settledPage].current,
            player.hasEnded(at: t) {
             player.markEnded(at: t)
             navigator.currentItemEnded(at: t)
             navigator.advance(to: t)
+            preloadAround(at: t)
             syncPlayers(at: t)
+        }
+    }
+
+    // MARK: - Preload window and feed pages
+
+    /// Loads posters and metadata for the stories from `behind` to `ahead` around the resting one,
+    /// and fetches the feed's next page when the viewer is within two stories of the end.
+    private func preloadAround(at t: Double) {
+        guard !stories.isEmpty else { return }
+        let here = navigator.settledPage
+        let window = max(0, here - storyboard.preload.behind)...min(stories.count - 1, here + storyboard.preload.ahead)
+        let playing = Set(navigator.playingStories.map(\.story))
+        posters.request(Array(window), stories: stories, playing: playing)
+        if let feed {
+            if feed.next != nil, here >= stories.count - 1 - FeedPages.fetchDistance, feedFailedAt != here {
+                feed.fetchNext()
+            }
+            if playback == .virtual { feed.waitForFetch() }
+            switch feed.collect() {
+            case .success(let page)?:
+                accept(page.stories)
+                feedFailedAt = nil
+                posters.request(Array(window), stories: stories, playing: playing)
+            case .failure(let error)?:
+                warnings.append("\(error); staying on the stories already loaded, retrying at the next move")
+                feedFailedAt = here
+            case nil:
+                break
+            }
+        }
+        // The virtual clock waits for every preload; the realtime clock waits only for the first
+        // window, loaded before playback starts, and afterwards shows what has arrived.
+        if playback == .virtual || t == 0 { posters.waitForRequests() }
+        for (index, entry) in posters.collect() {
+            let detail = entry.probe.map { "\($0.codec) \($0.width)x\($0.height)\($0.isLive ? " live" : "")" }
+            trace.record(.preload, t: t, story: stories[index].id, loaded: entry.loaded, detail: detail)
+            warnings += entry.problems
+        }
+    }
+
+    private func accept(_ newStories: [Story]) {
+        stories += newStories
+        navigator.appendStories(itemCounts: newStories.map(\.items.count))
+        addPlayers(for: newStories)
+    }
+
+    /// A finger held on the story pauses its current item from the moment it went down; the item
+    /// resumes from the moment it was lifted (a live item at its live edge).
+    private func applyHold(at t: Double) {
+        guard let player = players[navigator.settledPage].current else { return }
+        if navigator.isHeld(at: t), let hold = navigator.hold {
+            player.pause(at: hold.start)
+        } else if player.isPaused, let hold = navigator.hold, let skipped = player.resume(at: hold.end) {
+            warnings.append("story \(players[navigator.settledPage].story.id): live item resumed at the live edge, "
+                            + "skipping \(ObjectReader.format((skipped * 1000).rounded() / 1000)) s")
         }
     }
 
@@ -187,8 +271,27 @@ public final class StoryRender {
     private func compose(at t: Double, into canvas: inout RGBAImage) {
         let geometry = navigator.geometry
         let placements = geometry.faces(pageOffset: navigator.pageOffset, width: canvas.width, height: canvas.height)
-        let faces = placements.map { TexturedFace(texture: texture(forStory: $0.page, at: t), placement: $0) }
+        let faces = placements.map { TexturedFace(texture: decorated(texture(forStory: $0.page, at: t), story: $0.page, at: t),
+                                                  placement: $0) }
         rasterizer.draw(faces, background: storyboard.canvas.background, into: &canvas, clock: clock)
+        if let bubble = navigator.bubbleTransform(at: t, width: canvas.width, height: canvas.height) {
+            canvas = clock.measure(.overlay) { canvas.presented(bubble, background: storyboard.canvas.background) }
+        }
+    }
+
+    /// The story's overlay drawn into its texture: the progress segments (which so turn with the
+    /// cube), faded out while a finger holds the story.
+    private func decorated(_ picture: RGBAImage, story index: Int, at t: Double) -> RGBAImage {
+        let opacity = navigator.overlayOpacity(at: t)
+        guard options.overlay, opacity > 0 else { return picture }
+        return clock.measure(.overlay) {
+            var picture = picture
+            let item = navigator.currentItems[index]
+            let progress = players[index].current.map { $0.itemIndex == item ? $0.progress(at: t) : 0 } ?? 0
+            StoryOverlay.drawSegments(on: &picture, count: stories[index].items.count, current: item,
+                                      progress: progress, inset: storyboard.overlayInset, opacity: opacity)
+            return picture
+        }
     }
 
     /// A playing story shows its video (after a short crossfade from its loading picture if the
@@ -197,13 +300,12 @@ public final class StoryRender {
     private func texture(forStory index: Int, at t: Double) -> RGBAImage {
         let item = navigator.currentItems[index]
         guard let player = players[index].current else {
-            return loadingCards?.picture(story: index, item: item, at: t, spinner: false) ?? backgroundCard
+            return posters.picture(story: index, item: item, at: t, ring: false)
         }
         if player.isFailed { return errorCard }
         let picture = player.picture(at: t)
         if player.isFailed { return errorCard }
-        let loading = { self.loadingCards?.picture(story: index, item: player.itemIndex, at: t, spinner: self.options.overlay)
-            ?? self.backgroundCard }
+        let loading = { self.posters.picture(story: index, item: player.itemIndex, at: t, ring: self.options.overlay) }
         guard let picture else { return loading() }
         let fade = storyboard.loading.fade
         if let shownAt = player.firstFrameAt, shownAt > player.startedAt, fade > 0, t - shownAt < fade {

@@ -67,16 +67,54 @@ extension Storyboard {
                 protocols?.append(name)
             }
         }
-        guard let storyValues = try root.array("stories") else {
+        var overlayInset = 16.0
+        if var block = try root.object("overlay") {
+            overlayInset = try block.number("inset", in: 0...200) ?? overlayInset
+            try block.rejectUnknownKeys()
+        }
+        var preload = PreloadWindow()
+        if var block = try root.object("preload") {
+            preload.behind = try block.integer("behind", in: 0...20) ?? preload.behind
+            preload.ahead = try block.integer("ahead", in: 0...20) ?? preload.ahead
+            try block.rejectUnknownKeys()
+        }
+        var present: Presentation?
+        if var block = try root.object("present") {
+            guard let values = try block.array("from") else {
+                throw StoryboardError(path: block.path("from"), message: "missing")
+            }
+            let numbers = values.compactMap { value -> Double? in if case .number(let n) = value { return n } else { return nil } }
+            guard numbers.count == 3, values.count == 3, numbers.allSatisfy({ (0...1).contains($0) }) else {
+                throw StoryboardError(path: block.path("from"), message: "expected [x, y, r], three fractions of the screen from 0 to 1")
+            }
+            present = Presentation(x: numbers[0], y: numbers[1], r: numbers[2],
+                                   duration: try block.number("duration", in: 0.01...10) ?? 0.35)
+            try block.rejectUnknownKeys()
+        }
+        var feed: Feed?
+        if var block = try root.object("feed") {
+            guard let url = try block.string("url"), !url.isEmpty else {
+                throw StoryboardError(path: block.path("url"), message: "missing")
+            }
+            feed = Feed(url: url, pageSize: try block.integer("page_size", in: 1...100) ?? 10)
+            try block.rejectUnknownKeys()
+        }
+        let storyValues = try root.array("stories")
+        if feed != nil && storyValues != nil {
+            throw StoryboardError(path: "feed", message: "give either \"stories\" or \"feed\", not both")
+        }
+        if feed == nil && storyValues == nil {
             throw StoryboardError(path: "stories", message: "missing")
         }
-        guard !storyValues.isEmpty else {
+        if let storyValues, storyValues.isEmpty {
             throw StoryboardError(path: "stories", message: "must list at least one story")
         }
         var stories: [Story] = []
         var seen: [String: Int] = [:]
-        for (index, value) in storyValues.enumerated() {
-            let story = try Storyboard.story(value, path: "stories[\(index)]", index: index, folder: folder)
+        for (index, value) in (storyValues ?? []).enumerated() {
+            let story = try Storyboard.story(value, path: "stories[\(index)]", index: index) {
+                MediaSource(uri: $0, relativeTo: folder)
+            }
             if let first = seen[story.id] {
                 throw StoryboardError(path: "stories[\(index)].id", message: "duplicate id \"\(story.id)\" (also stories[\(first)].id)")
             }
@@ -93,6 +131,10 @@ extension Storyboard {
         self.init(canvas: canvas, transition: transition, duration: duration, stories: stories,
                   script: ordered, folder: folder)
         self.clock = clock
+        self.overlayInset = overlayInset
+        self.preload = preload
+        self.present = present
+        self.feed = feed
         self.timeouts = timeouts
         self.loading = loading
         self.protocols = protocols
@@ -100,11 +142,14 @@ extension Storyboard {
 
     // MARK: - Stories
 
-    private static func story(_ value: JSONValue, path: String, index: Int, folder: String) throws(StoryboardError) -> Story {
+    /// One story; `resolve` turns each `uri` and `poster` into a source (against the storyboard's
+    /// folder, or against a feed page's URL).
+    static func story(_ value: JSONValue, path: String, index: Int,
+                      resolve: (String) -> MediaSource) throws(StoryboardError) -> Story {
         var reader = try ObjectReader(value, path: path)
         let id = try reader.string("id") ?? "story\(index + 1)"
         guard !id.isEmpty else { throw StoryboardError(path: reader.path("id"), message: "must not be empty") }
-        let poster = try reader.string("poster").map { MediaSource(uri: $0, relativeTo: folder) }
+        let poster = try reader.string("poster").map(resolve)
         guard let itemValues = try reader.array("items") else {
             throw StoryboardError(path: reader.path("items"), message: "missing")
         }
@@ -120,9 +165,9 @@ extension Storyboard {
             guard !uri.isEmpty else { throw StoryboardError(path: item.path("uri"), message: "must not be empty") }
             let duration = try item.number("duration", in: 0.001...86_400)
             let live = try item.bool("live") ?? false
-            let itemPoster = try item.string("poster").map { MediaSource(uri: $0, relativeTo: folder) }
+            let itemPoster = try item.string("poster").map(resolve)
             try item.rejectUnknownKeys()
-            items.append(StoryItem(source: MediaSource(uri: uri, relativeTo: folder), duration: duration,
+            items.append(StoryItem(source: resolve(uri), duration: duration,
                                    isLive: live, poster: itemPoster))
         }
         try reader.rejectUnknownKeys()
@@ -153,6 +198,13 @@ extension Storyboard {
             gesture = .drag(pages: pages, seconds: try reader.number("over", in: 0...60) ?? 0)
         case "release":
             gesture = .release
+        case "hold":
+            guard let seconds = try reader.number("for", in: 0.01...600) else {
+                throw StoryboardError(path: reader.path("for"), message: "missing")
+            }
+            gesture = .hold(seconds: seconds)
+        case "dismiss":
+            gesture = .dismiss
         case "tap":
             let side = try reader.choice("side", of: TapSide.self)
             let x = try reader.number("x", in: 0...1)
@@ -168,7 +220,7 @@ extension Storyboard {
             }
         default:
             throw StoryboardError(path: reader.path("action"),
-                                  message: "unknown action \"\(action)\" (expected swipe, drag, release or tap)")
+                                  message: "unknown action \"\(action)\" (expected swipe, drag, release, tap, hold or dismiss)")
         }
         try reader.rejectUnknownKeys()
         return ScriptAction(at: at, gesture: gesture)

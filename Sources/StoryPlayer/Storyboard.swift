@@ -19,6 +19,14 @@ public struct Storyboard: Sendable {
     public var loading = LoadingLook()
     /// Protocols FFmpeg may use, narrowing (never widening) each source's own list; nil keeps them.
     public var protocols: [String]?
+    /// The safe area the overlay keeps to, in pixels at 720 wide.
+    public var overlayInset: Double = 16
+    /// Stories around the current one whose posters and metadata are loaded ahead.
+    public var preload = PreloadWindow()
+    /// The viewer opens from a story bubble, when set.
+    public var present: Presentation?
+    /// Stories come from a paged feed instead of `stories`.
+    public var feed: Feed?
 
     public init(canvas: Canvas = Canvas(), transition: Transition = Transition(), duration: Double? = nil,
                 stories: [Story], script: [ScriptAction] = [], folder: String = ".") {
@@ -65,6 +73,39 @@ public struct LoadingLook: Sendable, Equatable {
     public init(blur: Double = 24, fade: Double = 0.15) {
         self.blur = blur
         self.fade = fade
+    }
+}
+
+/// LinkedIn's preload window: one story behind, two ahead.
+public struct PreloadWindow: Sendable, Equatable {
+    public var behind = 1
+    public var ahead = 2
+    public init(behind: Int = 1, ahead: Int = 2) {
+        self.behind = behind
+        self.ahead = ahead
+    }
+}
+
+/// `present`: the viewer grows out of a story bubble, and `dismiss` shrinks it back.
+public struct Presentation: Sendable, Equatable {
+    /// The bubble's centre (fractions of the width and height) and radius (fraction of the width).
+    public var x: Double, y: Double, r: Double
+    public var duration: Double = 0.35
+    public init(x: Double, y: Double, r: Double, duration: Double = 0.35) {
+        self.x = x
+        self.y = y
+        self.r = r
+        self.duration = duration
+    }
+}
+
+/// `feed`: pages of stories fetched as the viewer nears the end of what it has.
+public struct Feed: Sendable, Equatable {
+    public var url: String
+    public var pageSize: Int = 10
+    public init(url: String, pageSize: Int = 10) {
+        self.url = url
+        self.pageSize = pageSize
     }
 }
 
@@ -161,6 +202,10 @@ public struct ScriptAction: Sendable, Equatable {
         case release
         /// A tap at a horizontal fraction of the screen: the left third goes back, the rest forward.
         case tap(x: Double)
+        /// A finger held down: the current item pauses for `seconds`, and the overlay fades out.
+        case hold(seconds: Double)
+        /// The viewer closes into its bubble (or the centre); the render then ends.
+        case dismiss
     }
 
     /// Timeline seconds.

@@ -32,7 +32,8 @@ public enum TraceCheck {
                 violations.append(Violation(line: lineNumber, message: "missing or unknown \"event\""))
                 continue
             }
-            if kind == .ignored { continue }
+            // Calls that changed nothing, and preloads, are not player events.
+            if kind == .ignored || kind == .preload { continue }
             guard case .number(let number)? = fields["player"], number == number.rounded() else {
                 violations.append(Violation(line: lineNumber, message: "\(name) without a player id"))
                 continue

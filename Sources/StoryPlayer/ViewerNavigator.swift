@@ -1,4 +1,5 @@
 import Compositor
+import Foundation
 
 /// Where the viewer is: the page offset, the story it rests on, and each story's current item.
 ///
@@ -13,8 +14,8 @@ public struct ViewerNavigator: Sendable {
         case dragging(from: Double, by: Double, start: Double, over: Double)
     }
 
-    public let storyCount: Int
-    public let itemCounts: [Int]
+    public private(set) var storyCount: Int
+    public private(set) var itemCounts: [Int]
     public let transition: Transition
     /// Page offset p: scroll offset over the page size.
     public private(set) var pageOffset: Double = 0
@@ -29,6 +30,14 @@ public struct ViewerNavigator: Sendable {
     private var motion: Motion?
     private var script: [ScriptAction]
     private var nextAction = 0
+    /// The latest hold: the finger down at `start`, up at `end`.
+    public private(set) var hold: (start: Double, end: Double)?
+    /// When `dismiss` began, if it has.
+    public private(set) var dismissedAt: Double?
+    private let presentation: Presentation?
+
+    /// How long the overlay takes to fade out when a hold starts, and back in after it.
+    static let overlayFade = 0.2
 
     public init(storyboard: Storyboard) {
         storyCount = storyboard.stories.count
@@ -36,6 +45,47 @@ public struct ViewerNavigator: Sendable {
         transition = storyboard.transition
         currentItems = Array(repeating: 0, count: storyCount)
         script = storyboard.script
+        presentation = storyboard.present
+    }
+
+    /// Stories that arrived later (the next page of a feed).
+    public mutating func appendStories(itemCounts counts: [Int]) {
+        storyCount += counts.count
+        itemCounts += counts
+        currentItems += Array(repeating: 0, count: counts.count)
+    }
+
+    // MARK: - Hold, overlay, presentation
+
+    /// Whether a finger holds the current item at `t`.
+    public func isHeld(at t: Double) -> Bool {
+        guard let hold else { return false }
+        return t >= hold.start && t < hold.end
+    }
+
+    /// The overlay's opacity: it fades out while a finger holds the story, as in Instagram.
+    public func overlayOpacity(at t: Double) -> Double {
+        guard let hold, t >= hold.start else { return 1 }
+        if t < hold.end { return max(0, 1 - (t - hold.start) / Self.overlayFade) }
+        return min(1, (t - hold.end) / Self.overlayFade)
+    }
+
+    /// The bubble transform of the opening (`present`) or closing (`dismiss`) animation at `t`, or
+    /// nil when the viewer is simply full screen.
+    public func bubbleTransform(at t: Double, width: Int, height: Int) -> BubbleTransform? {
+        let duration = presentation?.duration ?? 0.35
+        let bubble = presentation.map { (x: $0.x, y: $0.y, r: $0.r) } ?? (x: 0.5, y: 0.5, r: 0.08)
+        if let dismissedAt, t >= dismissedAt {
+            let progress = min(1, (t - dismissedAt) / duration)
+            var transform = BubbleTransform.opening(from: bubble, progress: 1 - Self.easeOut(progress), width: width, height: height)
+            // The finger pulls the viewer down as it closes.
+            transform.centre.y += sin(Double.pi * progress) * 0.08 * Double(height)
+            return transform
+        }
+        if let presentation, t < presentation.duration {
+            return BubbleTransform.opening(from: bubble, progress: Self.easeOut(t / presentation.duration), width: width, height: height)
+        }
+        return nil
     }
 
     public var isMoving: Bool { motion != nil }
@@ -51,6 +101,7 @@ public struct ViewerNavigator: Sendable {
             perform(action.gesture, at: action.at)
         }
         move(to: t)
+        if let dismissedAt, t >= dismissedAt + (presentation?.duration ?? 0.35) - 1e-9 { isFinished = true }
     }
 
     /// The current item of the resting story has ended at `t`: play the next item, or swipe to
@@ -135,6 +186,10 @@ public struct ViewerNavigator: Sendable {
                     notices.append("ignored tap at \(t) s: already at the last item of the last story")
                 }
             }
+        case .hold(let seconds):
+            hold = (t, t + seconds)
+        case .dismiss:
+            if dismissedAt == nil { dismissedAt = t }
         }
     }
 

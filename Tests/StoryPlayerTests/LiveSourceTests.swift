@@ -229,19 +229,22 @@ final class LiveSourceTests: XCTestCase {
         let hlsFirst = try XCTUnwrap(events.of(.firstFrame, story: "hls").first)
         XCTAssertGreaterThan(hlsFirst.t, 0, "the first frame of a live stream takes time")
         XCTAssertEqual(events.of(.firstFrame, story: "rtmp").count, 1)
-        // Frame 0 is the loading picture: the blurred, darkened poster with the spinner.
-        let cards = LoadingCards(storyboard: board, limits: DecodeLimits())
-        let expected = cards.picture(story: 0, item: 0, at: 0, spinner: true)
+        // Frame 0 is the loading picture: the blurred, darkened poster with the loading ring (the
+        // progress segments along the top aside).
+        let posters = PosterLibrary(canvas: board.canvas, look: board.loading, limits: DecodeLimits())
+        posters.request([0], stories: board.stories)
+        posters.waitForRequests()
+        let expected = posters.picture(story: 0, item: 0, at: 0, ring: true)
         let first = try RGBAImage(contentsOfPNG: StoryRender.framePath(folder.path, 0))
         var worst = 0
-        for y in stride(from: 0, to: 128, by: 3) { for x in stride(from: 0, to: 72, by: 3) { worst = max(worst, first[x, y].distance(to: expected[x, y])) } }
+        for y in stride(from: 8, to: 128, by: 3) { for x in stride(from: 0, to: 72, by: 3) { worst = max(worst, first[x, y].distance(to: expected[x, y])) } }
         XCTAssertLessThanOrEqual(worst, 2, "frame 0 shows the loading picture")
         // Half a second after the first frame, video has replaced it.
         let later = Int((hlsFirst.t + 0.5) * 10)
         if FileManager.default.fileExists(atPath: StoryRender.framePath(folder.path, later)) {
             let video = try RGBAImage(contentsOfPNG: StoryRender.framePath(folder.path, later))
             var differing = 0
-            for y in stride(from: 0, to: 128, by: 3) { for x in stride(from: 0, to: 72, by: 3) where video[x, y].distance(to: expected[x, y]) > 20 { differing += 1 } }
+            for y in stride(from: 8, to: 128, by: 3) { for x in stride(from: 0, to: 72, by: 3) where video[x, y].distance(to: expected[x, y]) > 20 { differing += 1 } }
             XCTAssertGreaterThan(differing, 100, "video has replaced the poster")
         }
         let json = try String(contentsOfFile: folder.file("summary.json"), encoding: .utf8)

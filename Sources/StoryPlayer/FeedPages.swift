@@ -1,0 +1,154 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A paged feed: `{"stories": [...], "next": "url-or-null"}` per page, from `file:` or `http(s):`.
+/// The next page is fetched on a background thread when the viewer comes within two stories of
+/// the end of what it has (LinkedIn's rule); a failed fetch is retried at the next move.
+final class FeedPages: @unchecked Sendable {
+    struct Page: Sendable {
+        var url: URL
+        var stories: [Story]
+        var next: URL?
+    }
+
+    /// The next page is fetched when no more than this many stories are left after the current one.
+    static let fetchDistance = 2
+
+    let pageSize: Int
+    private let timeout: Double
+    private let queue = DispatchQueue(label: "live-stories.feed")
+    private let group = DispatchGroup()
+    private let lock = NSLock()
+    private var result: Result<Page, FeedError>?
+    private(set) var next: URL?
+    private(set) var isFetching = false
+    private(set) var pagesLoaded = 0
+    private var storiesSoFar = 0
+
+    struct FeedError: Error, CustomStringConvertible, Sendable {
+        let url: String
+        let message: String
+        var description: String { "feed page \(url): \(message)" }
+    }
+
+    /// The feed's first URL: a URL, or a path relative to the storyboard's folder.
+    init(feed: Feed, folder: String, timeout: Double) {
+        pageSize = feed.pageSize
+        self.timeout = timeout
+        if let url = URL(string: feed.url), let scheme = url.scheme, scheme.count > 1 {
+            next = url
+        } else {
+            next = URL(fileURLWithPath: (folder as NSString).appendingPathComponent(feed.url))
+        }
+    }
+
+    /// Fetches the first page now.
+    func fetchFirst() throws(FeedError) -> Page {
+        guard let url = next else { throw FeedError(url: "?", message: "no page") }
+        let page = try fetch(url)
+        accept(page)
+        return page
+    }
+
+    /// Starts fetching the next page unless one is on its way or there is none.
+    func fetchNext() {
+        let url: URL? = lock.withLock {
+            guard !isFetching, let next else { return nil }
+            isFetching = true
+            return next
+        }
+        guard let url else { return }
+        queue.async(group: group) { [self] in
+            let outcome: Result<Page, FeedError>
+            do throws(FeedError) { outcome = .success(try fetch(url)) } catch { outcome = .failure(error) }
+            lock.withLock {
+                result = outcome
+                isFetching = false
+            }
+        }
+    }
+
+    /// Waits for a fetch on its way (the virtual clock, so that renders stay deterministic).
+    func waitForFetch() { group.wait() }
+
+    /// A fetch that finished since the last call.
+    func collect() -> Result<Page, FeedError>? {
+        let outcome: Result<Page, FeedError>? = lock.withLock {
+            defer { result = nil }
+            return result
+        }
+        if case .success(let page)? = outcome { accept(page) }
+        return outcome
+    }
+
+    private func accept(_ page: Page) {
+        lock.withLock {
+            next = page.next
+            pagesLoaded += 1
+            storiesSoFar += page.stories.count
+        }
+    }
+
+    // MARK: - Fetching one page
+
+    private func fetch(_ url: URL) throws(FeedError) -> Page {
+        let data = try download(url)
+        let offset = lock.withLock { storiesSoFar }
+        do {
+            var reader = try ObjectReader(try JSONValue.parse(data), path: "")
+            guard let values = try reader.array("stories") else { throw StoryboardError(path: "stories", message: "missing") }
+            var stories: [Story] = []
+            for (index, value) in values.prefix(pageSize).enumerated() {
+                stories.append(try Storyboard.story(value, path: "stories[\(index)]", index: offset + index) {
+                    MediaSource(uri: $0, inFeedPage: url)
+                })
+            }
+            var nextURL: URL?
+            if let text = try reader.string("next") {
+                nextURL = URL(string: text, relativeTo: url)?.absoluteURL
+                if url.isFileURL == false, nextURL?.isFileURL == true {
+                    throw StoryboardError(path: "next", message: "a page fetched over the network may not point to a local file")
+                }
+            }
+            try reader.rejectUnknownKeys()
+            return Page(url: url, stories: stories, next: nextURL)
+        } catch {
+            throw FeedError(url: url.absoluteString, message: "\(error)")
+        }
+    }
+
+    private func download(_ url: URL) throws(FeedError) -> Data {
+        if url.isFileURL {
+            guard let data = FileManager.default.contents(atPath: url.path) else {
+                throw FeedError(url: url.absoluteString, message: "cannot read")
+            }
+            return data
+        }
+        guard ["http", "https"].contains(url.scheme?.lowercased() ?? "") else {
+            throw FeedError(url: url.absoluteString, message: "only file:, http: and https: pages are supported")
+        }
+        final class Box: @unchecked Sendable { var outcome: Result<Data, FeedError>? }
+        let box = Box()
+        let done = DispatchSemaphore(value: 0)
+        var request = URLRequest(url: url)
+        request.timeoutInterval = timeout
+        let task = URLSession.shared.dataTask(with: request) { data, response, error in
+            if let error {
+                box.outcome = .failure(FeedError(url: url.absoluteString, message: error.localizedDescription))
+            } else if let http = response as? HTTPURLResponse, !(200..<300).contains(http.statusCode) {
+                box.outcome = .failure(FeedError(url: url.absoluteString, message: "HTTP \(http.statusCode)"))
+            } else {
+                box.outcome = .success(data ?? Data())
+            }
+            done.signal()
+        }
+        task.resume()
+        if done.wait(timeout: .now() + timeout + 1) == .timedOut {
+            task.cancel()
+            throw FeedError(url: url.absoluteString, message: "no answer within \(ObjectReader.format(timeout)) s")
+        }
+        return try box.outcome!.get()
+    }
+}

@@ -1,0 +1,140 @@
+import Compositor
+import Foundation
+
+/// Posters and stream metadata for the stories near the current one (LinkedIn's preload window:
+/// one behind, two ahead), loaded on a background thread as the viewer moves, and never for the
+/// whole feed. Posters are images, not players: they are not subject to create-on-play.
+///
+/// For each item the poster is its `poster`, else the story's, else (a local recorded item) its
+/// own first frame; a live item with none has no poster. It is kept blurred and darkened at a
+/// quarter of the canvas (the loading background) and sharp and small (the avatar bubble).
+final class PosterLibrary: @unchecked Sendable {
+    /// What one preload brought in for a story.
+    struct Entry: Sendable {
+        var cards: [RGBAImage?]
+        var avatars: [RGBAImage?]
+        var probe: MediaProbe?
+        var loaded: [String]
+        var problems: [String]
+    }
+
+    let canvas: Canvas
+    let look: LoadingLook
+    private let limits: DecodeLimits
+    private let queue = DispatchQueue(label: "live-stories.preload")
+    private let group = DispatchGroup()
+    private let lock = NSLock()
+    private var entries: [Int: Entry] = [:]
+    private var requested: Set<Int> = []
+    private var unreported: [(story: Int, entry: Entry)] = []
+    /// Times a face needed a poster that was not loaded yet (it showed the background).
+    private(set) var misses = 0
+
+    static let reduction = 4
+    static let darkening = 0.72
+
+    init(canvas: Canvas, look: LoadingLook, limits: DecodeLimits) {
+        self.canvas = canvas
+        self.look = look
+        self.limits = limits
+    }
+
+    /// Starts loading the stories in `indices` that were never requested. Stories in `playing`
+    /// get no metadata probe: their own player is opening the same source and learns it at once
+    /// (and some sources, such as an SRT listener, take a single caller).
+    func request(_ indices: [Int], stories: [Story], playing: Set<Int> = []) {
+        let fresh: [Int] = lock.withLock {
+            let fresh = indices.filter { !requested.contains($0) }
+            requested.formUnion(fresh)
+            return fresh
+        }
+        for index in fresh {
+            let story = stories[index]
+            let probe = !playing.contains(index)
+            queue.async(group: group) { [self] in
+                let entry = load(story, probe: probe)
+                lock.withLock {
+                    entries[index] = entry
+                    unreported.append((index, entry))
+                }
+            }
+        }
+    }
+
+    /// Waits for every requested load (the virtual clock, so that renders stay deterministic).
+    func waitForRequests() { group.wait() }
+
+    /// Loads finished since the last call, in the order they finished.
+    func collect() -> [(story: Int, entry: Entry)] {
+        lock.withLock {
+            defer { unreported.removeAll() }
+            return unreported
+        }
+    }
+
+    func isLoaded(_ story: Int) -> Bool { lock.withLock { entries[story] != nil } }
+
+    /// The loading picture of an item at canvas size, with the loading ring when `ring` is set.
+    /// A story whose posters are not loaded yet shows the background, and counts as a miss.
+    func picture(story: Int, item: Int, at t: Double, ring: Bool) -> RGBAImage {
+        let entry = lock.withLock { entries[story] }
+        if entry == nil { lock.withLock { misses += 1 } }
+        let card = entry.flatMap { item < $0.cards.count ? $0.cards[item] : nil }
+        var picture = card?.scaled(width: canvas.width, height: canvas.height)
+            ?? RGBAImage(width: canvas.width, height: canvas.height, fill: canvas.background)
+        if ring {
+            let avatar = entry.flatMap { item < $0.avatars.count ? $0.avatars[item] : nil }
+            StoryOverlay.drawLoadingRing(on: &picture, avatar: avatar, at: t)
+        }
+        return picture
+    }
+
+    // MARK: - Loading (on the preload thread)
+
+    private func load(_ story: Story, probe: Bool) -> Entry {
+        let small = (max(2, canvas.width / PosterLibrary.reduction), max(2, canvas.height / PosterLibrary.reduction))
+        let radius = Int((look.blur * Double(canvas.width) / 720 / Double(PosterLibrary.reduction)).rounded())
+        let avatarSide = max(2, Int(96 * Double(canvas.width) / 720))
+        var entry = Entry(cards: [], avatars: [], probe: nil, loaded: [], problems: [])
+        var cache: [String: (RGBAImage, RGBAImage)] = [:]
+        for item in story.items {
+            let source: MediaSource
+            if let poster = item.poster ?? story.poster {
+                source = poster
+            } else if !item.isLive && !item.source.isRemote && item.source.refusal == nil {
+                source = item.source
+            } else {
+                entry.cards.append(nil)
+                entry.avatars.append(nil)
+                continue
+            }
+            if let cached = cache[source.location] {
+                entry.cards.append(cached.0)
+                entry.avatars.append(cached.1)
+                continue
+            }
+            do {
+                var card = try PictureLoader.load(source, width: small.0, height: small.1, limits: limits).blurred(radius: radius)
+                card.darken(by: PosterLibrary.darkening)
+                let avatar = try PictureLoader.load(source, width: avatarSide, height: avatarSide, limits: limits)
+                cache[source.location] = (card, avatar)
+                entry.cards.append(card)
+                entry.avatars.append(avatar)
+            } catch {
+                entry.cards.append(nil)
+                entry.avatars.append(nil)
+                entry.problems.append("story \(story.id): poster not loaded: \(error)")
+            }
+        }
+        if entry.cards.contains(where: { $0 != nil }) { entry.loaded.append("poster") }
+        if probe, let first = story.items.first, first.source.refusal == nil {
+            do {
+                entry.probe = try MediaProbe.run(source: first.source, limits: limits, isLive: first.isLive)
+                entry.loaded.append("probe")
+            } catch {
+                entry.problems.append("story \(story.id): metadata not loaded: \(error)")
+            }
+        }
+        return entry
+    }
+}
