@@ -68,9 +68,9 @@ extension RGBAImage {
         let scale = UInt32(max(0, min(1, factor)) * 256)
         pixels.withUnsafeMutableBufferPointer { bytes in
             for i in stride(from: 0, to: bytes.count, by: 4) {
-                bytes[i] = UInt8(UInt32(bytes[i]) * scale >> 8)
-                bytes[i + 1] = UInt8(UInt32(bytes[i + 1]) * scale >> 8)
-                bytes[i + 2] = UInt8(UInt32(bytes[i + 2]) * scale >> 8)
+                bytes[i] = UInt8((UInt32(bytes[i]) * scale) >> 8)
+                bytes[i + 1] = UInt8((UInt32(bytes[i + 1]) * scale) >> 8)
+                bytes[i + 2] = UInt8((UInt32(bytes[i + 2]) * scale) >> 8)
             }
         }
     }

@@ -106,7 +106,7 @@ final class FeedPages: @unchecked Sendable {
                 })
             }
             var nextURL: URL?
-            if let text = try reader.string("next") {
+            if let text = try reader.nullableString("next") {
                 nextURL = URL(string: text, relativeTo: url)?.absoluteURL
                 if url.isFileURL == false, nextURL?.isFileURL == true {
                     throw StoryboardError(path: "next", message: "a page fetched over the network may not point to a local file")

@@ -52,11 +52,6 @@ public final class ItemPlayer {
         self.startedAt = startedAt
         self.trace = trace
         self.waits = waits
-        if let refusal = item.source.refusal {
-            media = nil
-            fail(MediaError(.open, "refused \(item.source.location)", cause: refusal), at: startedAt)
-            return
-        }
         decodeThread = DecodeThread(source: item.source, isLive: item.isLive, limits: limits,
                                     width: size.width, height: size.height, clock: clock,
                                     name: "decode \(storyID)#\(id)")

@@ -75,6 +75,10 @@ final class MediaDecoder {
     /// and `avcodec_open2`, all under `gate` (stop requests and the open timeout).
     init(source: MediaSource, limits: DecodeLimits, gate: InterruptGate = InterruptGate(), isLive: Bool = false) throws(MediaError) {
         FFmpegLogging.configureOnce()
+        // Every open passes here (players, posters, probes), so a refused source stops here.
+        if let refusal = source.refusal {
+            throw MediaError(.open, "refused \(source.location)", cause: refusal)
+        }
         self.gate = gate
         self.readTimeout = limits.timeouts.read
         let protocols = source.allowedProtocols(narrowedTo: limits.protocols)

@@ -271,6 +271,15 @@ struct ObjectReader {
         return text
     }
 
+    /// A string that may also be JSON null (nil either way).
+    mutating func nullableString(_ key: String) throws(StoryboardError) -> String? {
+        if case .null? = fields[key] {
+            used.insert(key)
+            return nil
+        }
+        return try string(key)
+    }
+
     mutating func bool(_ key: String) throws(StoryboardError) -> Bool? {
         guard let value = take(key) else { return nil }
         guard case .bool(let flag) = value else { throw mismatch(key, "a boolean", value) }

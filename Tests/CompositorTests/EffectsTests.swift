@@ -1,0 +1,47 @@
+import Compositor
+import XCTest
+
+/// The loading look's picture effects, checked against numbers rather than against themselves.
+final class EffectsTests: XCTestCase {
+    func testDarkenMultipliesEachChannel() {
+        var picture = RGBAImage(width: 4, height: 4, fill: RGBAColor(red: 200, green: 100, blue: 50))
+        picture.darken(by: 0.5)
+        XCTAssertEqual(picture[1, 1], RGBAColor(red: 100, green: 50, blue: 25))
+    }
+
+    func testBlurSpreadsAnEdgeAndKeepsFlatAreas() {
+        var picture = RGBAImage(width: 40, height: 8, fill: .black)
+        for y in 0..<8 { for x in 20..<40 { picture[x, y] = .white } }
+        let blurred = picture.blurred(radius: 3)
+        XCTAssertEqual(blurred[0, 4], .black, "far from the edge: unchanged")
+        XCTAssertEqual(blurred[39, 4], .white)
+        XCTAssertEqual(Double(blurred[20, 4].red), 127.5, accuracy: 40, "at the edge: about half")
+        XCTAssertGreaterThan(blurred[17, 4].red, 0, "the edge spreads")
+        XCTAssertLessThan(blurred[17, 4].red, blurred[19, 4].red)
+    }
+
+    func testCrossfadeMidpoint() {
+        let a = RGBAImage(width: 2, height: 2, fill: RGBAColor(red: 0, green: 100, blue: 200))
+        let b = RGBAImage(width: 2, height: 2, fill: RGBAColor(red: 200, green: 100, blue: 0))
+        XCTAssertEqual(a.crossfaded(to: b, amount: 0.5)[0, 0], RGBAColor(red: 100, green: 100, blue: 100))
+        XCTAssertEqual(a.crossfaded(to: b, amount: 0)[0, 0], a[0, 0])
+    }
+
+    func testScaledKeepsCornersAndMiddle() {
+        let small = RGBAImage(width: 2, height: 2, fill: RGBAColor(red: 10, green: 20, blue: 30))
+        let big = small.scaled(width: 9, height: 7)
+        XCTAssertEqual(big.width, 9)
+        XCTAssertEqual(big[8, 6], small[1, 1])
+    }
+
+    func testRoundedRectIsAntiAliasedAndFilled() {
+        var picture = RGBAImage(width: 40, height: 20, fill: .black)
+        picture.fillRoundedRect(x: 5, y: 5, width: 30, height: 10, radius: 5, color: .white)
+        XCTAssertEqual(picture[20, 10], .white)
+        XCTAssertEqual(picture[1, 1], .black)
+        XCTAssertEqual(picture[5, 5], .black, "the rounded corner leaves the box corner out")
+        let rim = picture[20, 4].red
+        XCTAssertEqual(rim, 0, "above the top edge")
+        XCTAssertGreaterThan(picture[6, 9].red, 0)
+    }
+}
