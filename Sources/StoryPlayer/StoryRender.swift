@@ -14,6 +14,14 @@ public struct RenderOptions: Sendable {
     public var progress: (@Sendable (Int, Int?) -> Void)?
     /// Overrides the storyboard's `clock`.
     public var clock: PlaybackClock?
+    /// Write a contact sheet of evenly spaced frames here.
+    public var contactSheet: String?
+    public var sheetColumns = 6
+    public var sheetFrames = 24
+    /// Write the lifecycle timeline picture here.
+    public var timeline: String?
+    /// Write frame PNGs (false: only the other outputs).
+    public var writeFrames = true
 
     public init(outputFolder: String) {
         self.outputFolder = outputFolder
@@ -40,6 +48,7 @@ public final class StoryRender {
     /// The settled page at which the last page fetch failed: it is retried at the next move.
     private var feedFailedAt: Int?
     private var warnings: [String] = []
+    private var thumbnails = ThumbnailPicker(wanted: 0, planned: nil, width: 2)
     private let limits: DecodeLimits
     /// The clock this render runs on (the storyboard's, or the option's).
     public let playback: PlaybackClock
@@ -114,6 +123,8 @@ public final class StoryRender {
         let writer = FrameWriter(options: options.png, maxInFlight: options.threads + 2, clock: clock)
         var frames = 0
         var endTime = 0.0
+        thumbnails = ThumbnailPicker(wanted: options.sheetFrames, planned: plannedFrames,
+                                     width: min(canvasSpec.width, 180))
         // Posters of the first window are loaded before playback starts (and before the realtime
         // clock starts running).
         preloadAround(at: 0)
@@ -138,7 +149,8 @@ public final class StoryRender {
             var canvas = writer.reusableCanvas()
                 ?? RGBAImage(width: canvasSpec.width, height: canvasSpec.height, fill: canvasSpec.background)
             compose(at: t, into: &canvas)
-            writer.submit(canvas, to: StoryRender.framePath(folder, n))
+            if options.contactSheet != nil { thumbnails.offer(n, time: t, canvas) }
+            if options.writeFrames { writer.submit(canvas, to: StoryRender.framePath(folder, n)) }
             frames += 1
             if let error = writer.error {
                 throw RenderError(.output, "cannot write frame \(n)", cause: error.description)
@@ -165,10 +177,16 @@ public final class StoryRender {
         summary.posterMisses = posters.misses
         summary.feedPages = feed?.pagesLoaded
         do {
+            if let path = options.contactSheet, !thumbnails.chosen.isEmpty {
+                try ContactSheet(columns: options.sheetColumns, cellWidth: thumbnails.width).render(thumbnails.chosen).writePNG(to: path)
+            }
+            if let path = options.timeline {
+                try LifecycleTimeline.render(trace.events).writePNG(to: path)
+            }
             try AtomicFile.write(Array(trace.jsonLines.utf8), to: (folder as NSString).appendingPathComponent("lifecycle.jsonl"))
             try AtomicFile.write(Array(summary.json.utf8), to: (folder as NSString).appendingPathComponent("summary.json"))
         } catch {
-            throw RenderError(.output, "cannot write the trace or summary", cause: error.description)
+            throw RenderError(.output, "cannot write the trace, summary or pictures", cause: error.description)
         }
         return summary
     }

@@ -22,3 +22,5 @@ extension PNGFilter: ExpressibleByArgument {}
 extension PNGStrategy: ExpressibleByArgument {}
 
 extension PlaybackClock: ExpressibleByArgument {}
+
+extension ProgressStyle: ExpressibleByArgument {}

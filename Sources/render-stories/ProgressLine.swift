@@ -1,26 +1,67 @@
 import Foundation
 
-/// A one-line progress display on stderr, shown only when stderr is a terminal.
+/// How `render` reports progress on stderr.
+enum ProgressStyle: String, CaseIterable {
+    /// A one-line bar, redrawn in place, only when stderr is a terminal.
+    case bar
+    /// One JSON object per second, for job runners: {"frame": 120, "of": 360, "fps": 41.2, "eta_s": 5.8}.
+    case json
+    /// Nothing.
+    case none
+}
+
+/// Progress on stderr: frames done and planned, frames per second and time left.
 final class ProgressLine: @unchecked Sendable {
-    let isEnabled = isatty(STDERR_FILENO) != 0
+    let style: ProgressStyle
     private let started = Date()
     private let lock = NSLock()
     private var lastDraw = Date.distantPast
+    private var drewBar = false
+
+    init(style: ProgressStyle) {
+        // The bar is for people: never written into a log or a pipe.
+        self.style = style == .bar && isatty(STDERR_FILENO) == 0 ? .none : style
+    }
+
+    var isEnabled: Bool { style != .none }
 
     func show(done: Int, total: Int?) {
         lock.withLock {
             let now = Date()
-            guard now.timeIntervalSince(lastDraw) >= 0.1 else { return }
+            let interval = style == .json ? 1.0 : 0.1
+            guard now.timeIntervalSince(lastDraw) >= interval else { return }
             lastDraw = now
             let elapsed = now.timeIntervalSince(started)
             let fps = elapsed > 0 ? Double(done) / elapsed : 0
-            let of = total.map { "/\($0)" } ?? ""
-            FileHandle.standardError.write(Data(String(format: "\r\u{1B}[Kframe %d%@  %.1f fps", done, of, fps).utf8))
+            let eta = total.flatMap { total in fps > 0 ? Double(max(0, total - done)) / fps : nil }
+            switch style {
+            case .json:
+                let of = total.map(String.init) ?? "null"
+                let etaText = eta.map { String(format: "%.1f", $0) } ?? "null"
+                FileHandle.standardError.write(Data(String(format: "{\"frame\": %d, \"of\": %@, \"fps\": %.1f, \"eta_s\": %@}\n",
+                                                           done, of, fps, etaText).utf8))
+            case .bar:
+                drewBar = true
+                var line = "frame \(done)"
+                if let total, total > 0 {
+                    let width = 24
+                    let filled = min(width, done * width / total)
+                    line = "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled) + "] "
+                        + "\(done)/\(total)"
+                }
+                line += String(format: "  %.1f fps", fps)
+                if let eta { line += String(format: "  ETA %.0fs", eta) }
+                FileHandle.standardError.write(Data(("\r\u{1B}[K" + line).utf8))
+            case .none:
+                break
+            }
         }
     }
 
     func clear() {
-        guard isEnabled else { return }
-        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+        lock.withLock {
+            guard drewBar else { return }
+            FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+        }
     }
 }

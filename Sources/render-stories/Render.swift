@@ -50,6 +50,24 @@ struct Render: ParsableCommand {
     @Option(help: "virtual: frame n shows n / fps, deterministic. realtime: timeline time is wall-clock time, as on a phone; overrides the storyboard's clock.")
     var clock: PlaybackClock?
 
+    @Option(help: ArgumentHelp("Also write a contact sheet: a grid of evenly spaced frames, each labelled with its time.", valueName: "file.png"))
+    var contactSheet: String?
+
+    @Option(help: "Columns of the contact sheet.")
+    var sheetColumns = 6
+
+    @Option(help: "Frames on the contact sheet.")
+    var sheetFrames = 24
+
+    @Option(help: ArgumentHelp("Also write the lifecycle as a picture: a lane per story, a bar per player.", valueName: "file.png"))
+    var timeline: String?
+
+    @Option(help: "bar: a one-line progress bar on stderr when it is a terminal. json: one JSON line a second on stderr ({\"frame\", \"of\", \"fps\", \"eta_s\"}), for job runners. none: nothing.")
+    var progress: ProgressStyle = .bar
+
+    @Flag(name: .shortAndLong, help: "Print nothing but errors.")
+    var quiet = false
+
     @Flag(help: "Exit 3 when any story failed.")
     var strict = false
 
@@ -58,6 +76,8 @@ struct Render: ParsableCommand {
         if let fps, !(fps > 0 && fps <= 240) { throw ValidationError("--fps must be above 0 and at most 240") }
         if let duration, !(duration > 0) { throw ValidationError("--duration must be above 0") }
         if let threads, threads < 1 { throw ValidationError("--threads must be at least 1") }
+        guard (1...50).contains(sheetColumns) else { throw ValidationError("--sheet-columns must be 1 to 50") }
+        guard (1...1000).contains(sheetFrames) else { throw ValidationError("--sheet-frames must be 1 to 1000") }
     }
 
     func run() throws {
@@ -70,7 +90,11 @@ struct Render: ParsableCommand {
         options.overlay = !noOverlay
         if let threads { options.threads = threads }
         options.clock = clock
-        let progress = ProgressLine()
+        options.contactSheet = contactSheet
+        options.sheetColumns = sheetColumns
+        options.sheetFrames = sheetFrames
+        options.timeline = timeline
+        let progress = ProgressLine(style: quiet ? .none : self.progress)
         if progress.isEnabled {
             options.progress = { @Sendable done, total in progress.show(done: done, total: total) }
         }
@@ -83,6 +107,10 @@ struct Render: ParsableCommand {
             throw ExitCode(1)
         }
         progress.clear()
+        if quiet {
+            if strict && !summary.failedStories.isEmpty { throw ExitCode(3) }
+            return
+        }
         for notice in summary.notices { printError("note: \(notice)") }
         for story in summary.failedStories {
             printError("story \(story.id) failed: \(story.errors.joined(separator: "; "))")

@@ -16,26 +16,10 @@ final class CommandLineTests: XCTestCase {
         return packageRoot.appendingPathComponent(".build/debug/render-stories").path
     }
 
-    struct Outcome {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-    }
+    typealias Outcome = CommandLineRunner.Outcome
 
     func run(_ arguments: [String], in folder: String? = nil) throws -> Outcome {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.executable)
-        process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: folder ?? Self.packageRoot.path)
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Outcome(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-                       stderr: String(decoding: stderr, as: UTF8.self))
+        try CommandLineRunner().run(arguments, in: folder)
     }
 
     var scratch: String!
@@ -55,7 +39,7 @@ final class CommandLineTests: XCTestCase {
         return path
     }
 
-    var demo: String { Self.packageRoot.appendingPathComponent("samples/demo.json").path }
+    var demo: String { CommandLineRunner().demo }
 
     // MARK: - render
 
@@ -161,4 +145,72 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(lines.contains { $0.contains("never stopped") }, result.stdout)
         XCTAssertEqual(try run(["check", bad, "--max-alive", "3"]).stdout.contains("more than"), false)
     }
+}
+
+/// Progress and picture outputs, as users call them.
+final class OutputOptionTests: XCTestCase {
+    let cli = CommandLineRunner()
+
+    func testProgressJSONIsOneObjectPerLineOnStderr() throws {
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("json-\(UUID())").path
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let result = try cli.run(["render", cli.demo, "--output", out, "--size", "72x128", "--fps", "10", "--duration", "2",
+                                  "--progress", "json"])
+        XCTAssertEqual(result.status, 0)
+        let lines = result.stderr.split(separator: "\n").filter { $0.hasPrefix("{") }
+        XCTAssertFalse(lines.isEmpty, result.stderr)
+        let first = try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as! [String: Any]
+        XCTAssertEqual(Set(first.keys), ["frame", "of", "fps", "eta_s"])
+        XCTAssertEqual(first["of"] as? Int, 20)
+    }
+
+    func testQuietPrintsNothing() throws {
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("quiet-\(UUID())").path
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let result = try cli.run(["render", cli.demo, "--output", out, "--size", "72x128", "--fps", "5", "--duration", "1", "--quiet"])
+        XCTAssertEqual(result.status, 0)
+        XCTAssertEqual(result.stdout + result.stderr, "")
+    }
+
+    func testTimelineCommandAndRenderOptionWritePictures() throws {
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("pictures-\(UUID())").path
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let render = try cli.run(["render", cli.demo, "--output", out, "--size", "72x128", "--fps", "5", "--duration", "6",
+                                  "--timeline", out + "/t.png", "--contact-sheet", out + "/s.png", "--sheet-frames", "4"])
+        XCTAssertEqual(render.status, 0, render.stderr)
+        XCTAssertGreaterThan(try RGBAImage(contentsOfPNG: out + "/t.png").width, 300)
+        XCTAssertEqual(try RGBAImage(contentsOfPNG: out + "/s.png").width, 6 * (72 + 8) + 8)
+        let timeline = try cli.run(["timeline", out + "/lifecycle.jsonl", "--output", out + "/t2.png"])
+        XCTAssertEqual(timeline.status, 0, timeline.stderr)
+        XCTAssertEqual(try RGBAImage(contentsOfPNG: out + "/t2.png"), try RGBAImage(contentsOfPNG: out + "/t.png"))
+    }
+}
+
+/// Runs the built `render-stories` and collects its exit status and output.
+struct CommandLineRunner {
+    struct Outcome {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    var demo: String { CommandLineTests.packageRoot.appendingPathComponent("samples/demo.json").path }
+
+    func run(_ arguments: [String], in folder: String? = nil) throws -> Outcome {
+        let paths = CommandLineTests.self
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: paths.executable)
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: folder ?? paths.packageRoot.path)
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Outcome(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+                       stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
 }

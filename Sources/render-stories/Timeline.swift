@@ -1,0 +1,44 @@
+import ArgumentParser
+import Compositor
+import StoryPlayer
+
+struct Timeline: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Draw a lifecycle trace as a picture: did the players behave?",
+        discussion: """
+        One lane per story, time running left to right; a bar per player from play to stop, \
+        labelled with its id; marks for firstFrame (green), ended (blue), failed (red) and \
+        reconnect (orange); a shaded band wherever two players are alive, and a red band wherever \
+        more than --max-alive are.
+        """
+    )
+
+    @Argument(help: "A lifecycle.jsonl written by render.")
+    var trace: String
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("The PNG to write.", valueName: "file"))
+    var output = "lifecycle.png"
+
+    @Option(help: "More players alive than this is marked red.")
+    var maxAlive = 2
+
+    @Option(help: "Picture width in pixels.")
+    var width = 1200
+
+    func validate() throws {
+        guard maxAlive >= 1 else { throw ValidationError("--max-alive must be at least 1") }
+        guard (300...8000).contains(width) else { throw ValidationError("--width must be 300 to 8000") }
+    }
+
+    func run() throws {
+        do {
+            let text = String(decoding: try AtomicFile.read(trace), as: UTF8.self)
+            let events = LifecycleTimeline.events(fromJSONLines: text)
+            try LifecycleTimeline.render(events, maxAlive: maxAlive, width: width).writePNG(to: output)
+            print("wrote \(output)")
+        } catch {
+            printError("error: \(error)")
+            throw ExitCode(1)
+        }
+    }
+}

@@ -1,0 +1,80 @@
+import Compositor
+import Foundation
+@testable import StoryPlayer
+import XCTest
+
+final class PicturesTests: XCTestCase {
+    // MARK: - Contact sheet
+
+    func testContactSheetGridAndLabels() throws {
+        let photos = ScratchFolder()
+        try RGBAImage(width: 36, height: 64, fill: RGBAColor(red: 220, green: 30, blue: 30)).writePNG(to: photos.file("red.png"))
+        try RGBAImage(width: 36, height: 64, fill: RGBAColor(red: 30, green: 40, blue: 220)).writePNG(to: photos.file("blue.png"))
+        let board = try Storyboard.parse("""
+        {"canvas": {"width": 72, "height": 128, "fps": 10}, "duration": 2, "transition": {"style": "cut"},
+         "stories": [{"id": "a", "items": [{"uri": "red.png"}]}, {"id": "b", "items": [{"uri": "blue.png"}]}],
+         "script": [{"at": 1.0, "action": "swipe", "direction": "next"}]}
+        """, folder: photos.path)
+        let output = ScratchFolder()
+        var options = RenderOptions(outputFolder: output.path)
+        options.overlay = false
+        options.contactSheet = output.file("sheet.png")
+        options.sheetColumns = 3
+        options.sheetFrames = 6
+        _ = try StoryRender(storyboard: board, options: options).run()
+        let sheet = try RGBAImage(contentsOfPNG: output.file("sheet.png"))
+        // 6 frames of 20: numbers 0, 4, 8, 11, 15, 19 (times 0, 0.4, 0.8, 1.1, 1.5, 1.9), 3 columns, 2 rows,
+        // thumbnails 72 wide (the canvas is narrower than 180) and 128 tall.
+        let layout = ContactSheet(columns: 3, cellWidth: 72)
+        XCTAssertEqual(sheet.width, 3 * (72 + 8) + 8)
+        XCTAssertEqual(sheet.height, 2 * (128 + 18 + 8) + 8)
+        XCTAssertEqual(ThumbnailPicker.evenlySpaced(6, of: 20), [0, 4, 8, 11, 15, 19])
+        for (cell, isRed) in [(0, true), (2, true), (3, false), (5, false)] {
+            let origin = layout.cellOrigin(cell, cellHeight: 128)
+            let colour = sheet[origin.x + 36, origin.y + 64]
+            XCTAssertEqual(isRed ? colour.red : colour.blue, isRed ? 220 : 220, "cell \(cell)")
+        }
+        // Each label is white text on the sheet's background, below its thumbnail.
+        let labelRow = layout.cellOrigin(4, cellHeight: 128)
+        let label = (0..<72).flatMap { x in (0..<14).map { y in sheet[labelRow.x + x, labelRow.y + 128 + 3 + y] } }
+        XCTAssertGreaterThan(label.filter { $0 == .white }.count, 30, "the label \"1.50s\" is drawn")
+        var expected = RGBAImage(width: 72, height: 18, fill: ContactSheet.background)
+        BitmapFont.draw("1.50s", x: 0, y: 3, scale: 2, color: .white, on: &expected)
+        for y in 0..<14 { for x in 0..<60 { XCTAssertEqual(sheet[labelRow.x + x, labelRow.y + 128 + y], expected[x, y], "(\(x), \(y))") } }
+    }
+
+    // MARK: - Timeline
+
+    func event(_ t: Double, _ kind: TraceEvent.Kind, _ story: String, _ player: Int) -> TraceEvent {
+        TraceEvent(t: t, wall: 0, event: kind, story: story, item: 0, player: player)
+    }
+
+    func testTimelineBarsBandsAndMarksAgainstAKnownTrace() {
+        let events = [event(0, .play, "a", 1), event(0.1, .firstFrame, "a", 1), event(2, .play, "b", 2), event(3, .stop, "a", 1),
+                      event(4, .play, "c", 3), event(5, .play, "a", 4), event(6, .stop, "c", 3), event(7, .failed, "b", 2),
+                      event(8, .stop, "b", 2), event(8, .stop, "a", 4)]
+        let picture = LifecycleTimeline.render(events, maxAlive: 2, width: 900)
+        let layout = LifecycleTimeline.layout(events, width: 900)
+        XCTAssertEqual(layout.lanes, ["a", "b", "c"])
+        let aRow = layout.barCentre("a")!, bRow = layout.barCentre("b")!, cRow = layout.barCentre("c")!
+        XCTAssertEqual(picture[layout.x(1.5), aRow], LifecycleTimeline.palette[0], "player 1's bar")
+        XCTAssertEqual(picture[layout.x(3.5), bRow], LifecycleTimeline.palette[1], "player 2's bar")
+        XCTAssertNotEqual(picture[layout.x(4.5), aRow], LifecycleTimeline.palette[0], "a has no player between 3 and 5")
+        XCTAssertEqual(picture[layout.x(5.5), cRow], LifecycleTimeline.palette[2])
+        // Bands, looked at just above a bar: one alive (none), two alive (shaded), three (red).
+        let above = layout.laneTop("c")! + 3
+        XCTAssertEqual(picture[layout.x(1), above], LifecycleTimeline.background, "one alive: no band")
+        XCTAssertEqual(picture[layout.x(2.5), above], LifecycleTimeline.twoAliveBand, "two alive: shaded")
+        XCTAssertEqual(picture[layout.x(5.5), above], LifecycleTimeline.tooManyBand, "three alive: red")
+        // Marks.
+        XCTAssertEqual(picture[layout.x(7), bRow], LifecycleTimeline.markColors[.failed])
+        XCTAssertEqual(picture[layout.x(0.1), aRow], LifecycleTimeline.markColors[.firstFrame])
+    }
+
+    func testTimelineReadsATraceFile() throws {
+        let text = events().map(\.jsonLine).joined(separator: "\n")
+        XCTAssertEqual(LifecycleTimeline.events(fromJSONLines: text + "\nnot json\n").map(\.event), [.play, .stop])
+    }
+
+    func events() -> [TraceEvent] { [event(0, .play, "a", 1), event(1, .stop, "a", 1)] }
+}
