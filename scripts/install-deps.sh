@@ -25,11 +25,14 @@ done
 if ((want_tests)); then
   # command → Debian package. The live-source tests start real servers on 127.0.0.1: ffmpeg
   # feeds them (RTMP, HLS, SRT), nginx with the RTMP module serves RTMP, python3 serves HTTP.
-  tools=(ffmpeg:ffmpeg ffprobe:ffmpeg nginx:nginx python3:python3)
+  # GNU parallel runs the shards of scripts/render-sharded.sh.
+  tools=(ffmpeg:ffmpeg ffprobe:ffmpeg nginx:nginx python3:python3 parallel:parallel)
   for entry in "${tools[@]}"; do
     command -v "${entry%%:*}" >/dev/null 2>&1 || [[ -x /usr/sbin/${entry%%:*} ]] || missing+=("${entry#*:}")
   done
   [[ -f /usr/lib/nginx/modules/ngx_rtmp_module.so ]] || missing+=(libnginx-mod-rtmp)
+  # moreutils has a different `parallel`; the shard script needs GNU's.
+  parallel --version 2>/dev/null | grep -q "GNU parallel" || missing+=(parallel)
 fi
 
 if ((${#missing[@]} == 0)); then

@@ -49,13 +49,15 @@ final class DecodeThread: @unchecked Sendable {
     /// How long `stop()` waits for the thread before leaving it to finish on its own.
     static let stopWait: Double = 0.08
 
+    /// `startAt` > 0 seeks to the last keyframe before that media time and decodes forward from
+    /// there (a shard starting mid-item), instead of decoding from the beginning.
     init(source: MediaSource, isLive: Bool, limits: DecodeLimits, width: Int, height: Int,
-         clock: StageClock?, name: String) {
+         clock: StageClock?, name: String, startAt: Double = 0) {
         queue = BoundedQueue(capacity: limits.queuedPictures)
         let started = InterruptGate.now()
         let thread = Thread { [self] in
             let worker = Worker(source: source, isLive: isLive, limits: limits, width: width, height: height,
-                                clock: clock, gate: gate, queue: queue, started: started)
+                                clock: clock, gate: gate, queue: queue, started: started, startAt: startAt)
             worker.run()
             lock.withLock { finished = true }
             done.signal()
@@ -99,6 +101,7 @@ private struct Worker {
     let gate: InterruptGate
     let queue: BoundedQueue<DecodedEvent>
     let started: UInt64
+    let startAt: Double
 
     func milliseconds(since start: UInt64, to end: UInt64 = InterruptGate.now()) -> Double {
         Double(end &- start) / 1e6
@@ -111,6 +114,15 @@ private struct Worker {
         } catch {
             queue.put(.failed(error))
             return
+        }
+        if startAt > 0 && !decoder.isStill && !isLive {
+            do {
+                try decoder.seek(to: startAt)
+            } catch {
+                queue.put(.failed(error))
+                decoder.close()
+                return
+            }
         }
         let openMs = milliseconds(since: started)
         queue.put(.opened(MediaFacts(isStill: decoder.isStill, duration: isLive ? nil : decoder.duration,

@@ -42,9 +42,16 @@ public final class ItemPlayer {
     /// Where the last picture stops being current, once the data has ended.
     private var dataEndTime: Double?
 
+    private let size: (width: Int, height: Int)
+    private let limits: DecodeLimits
+    private let clock: StageClock?
+    /// A player of a shard's fast-forward: it knows its media's length but decodes nothing until
+    /// `activate(at:)`.
+    public private(set) var isDeferred = false
+
     init(id: Int, itemIndex: Int, item: StoryItem, storyID: String, startedAt: Double,
          size: (width: Int, height: Int), limits: DecodeLimits, clock: StageClock?, waits: Bool,
-         trace: LifecycleTrace) {
+         deferred: Bool = false, trace: LifecycleTrace) {
         self.id = id
         self.itemIndex = itemIndex
         self.item = item
@@ -52,6 +59,24 @@ public final class ItemPlayer {
         self.startedAt = startedAt
         self.trace = trace
         self.waits = waits
+        self.size = size
+        self.limits = limits
+        self.clock = clock
+        if deferred {
+            isDeferred = true
+            do {
+                let decoder = try MediaDecoder(source: item.source, limits: limits, isLive: item.isLive)
+                media = MediaFacts(isStill: decoder.isStill, duration: item.isLive ? nil : decoder.duration,
+                                   frameDuration: decoder.frameRate > 0 ? 1 / decoder.frameRate : 1.0 / 30)
+                decoder.close()
+                trace.record(.opened, t: startedAt, story: storyID, item: itemIndex, player: id)
+                // Its first frame was shown during the fast-forward, where nothing is drawn.
+                firstFrameAt = startedAt
+            } catch {
+                fail(error, at: startedAt)
+            }
+            return
+        }
         decodeThread = DecodeThread(source: item.source, isLive: item.isLive, limits: limits,
                                     width: size.width, height: size.height, clock: clock,
                                     name: "decode \(storyID)#\(id)")
@@ -64,6 +89,17 @@ public final class ItemPlayer {
     }
 
     deinit { close() }
+
+    /// Starts decoding a deferred player at timeline time `t`: from the keyframe before its media
+    /// time, decoding forward, so the picture shown is the one a full render shows.
+    func activate(at t: Double) {
+        guard isDeferred else { return }
+        isDeferred = false
+        guard !isFailed else { return }
+        decodeThread = DecodeThread(source: item.source, isLive: item.isLive, limits: limits,
+                                    width: size.width, height: size.height, clock: clock,
+                                    name: "decode \(storyID)#\(id)", startAt: max(0, mediaTime(at: t)))
+    }
 
     /// Whether the player holds a decode thread (and so FFmpeg objects) right now.
     public var holdsDecoder: Bool { decodeThread != nil }

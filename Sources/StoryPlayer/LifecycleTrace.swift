@@ -99,6 +99,11 @@ public final class LifecycleTrace {
         events.append(event)
     }
 
+    /// Drops the events before timeline time `t` (a shard's trace covers only its range).
+    func keepEvents(from t: Double) {
+        events.removeAll { $0.t < t - 1e-9 }
+    }
+
     /// The whole trace as JSON Lines.
     public var jsonLines: String {
         events.map { $0.jsonLine + "\n" }.joined()

@@ -20,6 +20,8 @@ public struct RenderSummary: Sendable {
     public var clock: PlaybackClock = .virtual
     /// Frames the realtime clock skipped because rendering fell behind.
     public var lateFrames: [Int] = []
+    /// Frames of the timeline this render covered, including those a shard passed over.
+    public var timelineFrames = 0
     /// Faces that needed a poster not loaded yet, and showed the background instead.
     public var posterMisses = 0
     /// Feed pages loaded, for a paged feed.

@@ -27,6 +27,10 @@ public final class StoryPlayer {
 
     public var isPlaying: Bool { current != nil }
 
+    /// New players open their media only to learn its length, and decode nothing (a shard's
+    /// fast-forward through the frames before its range).
+    public var defersDecoding = false
+
     /// Starts item `item` at timeline time `t` with a brand-new player.
     @discardableResult
     public func play(item: Int, at t: Double) -> ItemPlayer? {
@@ -38,7 +42,7 @@ public final class StoryPlayer {
         let id = trace.nextPlayerID()
         trace.record(.play, t: t, story: story.id, item: item, player: id)
         let player = ItemPlayer(id: id, itemIndex: item, item: story.items[item], storyID: story.id, startedAt: t,
-                                size: size, limits: limits, clock: clock, waits: waits, trace: trace)
+                                size: size, limits: limits, clock: clock, waits: waits, deferred: defersDecoding, trace: trace)
         current = player
         return player
     }

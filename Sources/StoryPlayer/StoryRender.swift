@@ -22,6 +22,8 @@ public struct RenderOptions: Sendable {
     public var timeline: String?
     /// Write frame PNGs (false: only the other outputs).
     public var writeFrames = true
+    /// Render only these frames (a shard): byte-identical to the same frames of a full render.
+    public var frameRange: Range<Int>?
 
     public init(outputFolder: String) {
         self.outputFolder = outputFolder
@@ -49,6 +51,8 @@ public final class StoryRender {
     private var feedFailedAt: Int?
     private var warnings: [String] = []
     private var thumbnails = ThumbnailPicker(wanted: 0, planned: nil, width: 2)
+    /// Frames a shard passed over before its range.
+    private var framesBefore = 0
     private let limits: DecodeLimits
     /// The clock this render runs on (the storyboard's, or the option's).
     public let playback: PlaybackClock
@@ -81,7 +85,9 @@ public final class StoryRender {
     private func addPlayers(for newStories: [Story]) {
         let clock = self.clock
         players += newStories.map {
-            StoryPlayer(story: $0, canvas: storyboard.canvas, limits: limits, clock: clock, playback: playback, trace: trace)
+            let player = StoryPlayer(story: $0, canvas: storyboard.canvas, limits: limits, clock: clock, playback: playback, trace: trace)
+            player.defersDecoding = defersNewPlayers
+            return player
         }
     }
 
@@ -129,8 +135,15 @@ public final class StoryRender {
         // clock starts running).
         preloadAround(at: 0)
         let started = ContinuousClock.now
+        let range = options.frameRange
+        if let range, range.lowerBound > 0 { setDeferred(true) }
         for n in 0..<frameLimit {
             let t = Double(n) / fps
+            if let range, n >= range.upperBound { break }
+            // A shard reaches its first frame's state without drawing or decoding what comes
+            // before: navigation and lifecycle run, players only learn their media's length.
+            let fastForward = range.map { n < $0.lowerBound } ?? false
+            if let range, n == range.lowerBound, n > 0 { setDeferred(false) }
             if playback == .realtime {
                 // Timeline time is wall time: wait for the frame's moment, or skip it if the next
                 // frame's moment has already passed. Time is never stretched.
@@ -145,7 +158,12 @@ public final class StoryRender {
             }
             endTime = t
             step(to: t)
+            if let range, n == range.lowerBound { for player in players { player.current?.activate(at: t) } }
             if plannedFrames == nil && navigator.isFinished { break }
+            if fastForward {
+                framesBefore = n + 1
+                continue
+            }
             var canvas = writer.reusableCanvas()
                 ?? RGBAImage(width: canvasSpec.width, height: canvasSpec.height, fill: canvasSpec.background)
             compose(at: t, into: &canvas)
@@ -160,21 +178,30 @@ public final class StoryRender {
         if plannedFrames == nil && !navigator.isFinished {
             warnings.append("stopped after \(StoryRender.openEndedLimit) s of timeline: give \"duration\" for longer renders")
         }
-        let finalTime = plannedFrames.map { Double($0) / fps } ?? endTime
-        let framesCovered = plannedFrames ?? (frames + lateFrames.count)
+        var finalTime = plannedFrames.map { Double($0) / fps } ?? endTime
+        if let range, let planned = plannedFrames, range.upperBound < planned { finalTime = Double(range.upperBound) / fps }
+        if let range, plannedFrames == nil, !navigator.isFinished { finalTime = Double(range.upperBound) / fps }
+        let framesCovered = plannedFrames ?? (framesBefore + frames + lateFrames.count)
         for player in players where player.isPlaying { player.stop(at: finalTime) }
         do {
             try writer.finish()
         } catch {
             throw RenderError(.output, "cannot write frames", cause: error.description)
         }
-        removeStaleFrames(in: folder, from: framesCovered)
+        if let range {
+            // A shard's trace covers only its range; its stale-frame cleanup would delete the
+            // frames of the shards beside it.
+            trace.keepEvents(from: Double(range.lowerBound) / fps)
+        } else {
+            removeStaleFrames(in: folder, from: framesCovered)
+        }
         var summary = RenderSummary(frames: frames, wallSeconds: trace.wall, stories: stories,
                                     trace: trace, notices: warnings + navigator.notices,
                                     stageSeconds: clock.seconds, cores: Rasterizer.defaultThreadCount)
         summary.clock = playback
         summary.lateFrames = lateFrames
         summary.posterMisses = posters.misses
+        summary.timelineFrames = framesCovered
         summary.feedPages = feed?.pagesLoaded
         do {
             if let path = options.contactSheet, !thumbnails.chosen.isEmpty {
@@ -189,6 +216,25 @@ public final class StoryRender {
             throw RenderError(.output, "cannot write the trace, summary or pictures", cause: error.description)
         }
         return summary
+    }
+
+    private func setDeferred(_ deferred: Bool) {
+        for player in players { player.defersDecoding = deferred }
+        defersNewPlayers = deferred
+    }
+
+    private var defersNewPlayers = false
+
+    /// How many frames a full render writes, found by running navigation and the lifecycle to the
+    /// end without drawing or decoding anything.
+    public static func countFrames(_ storyboard: Storyboard) throws(RenderError) -> Int {
+        if let duration = storyboard.duration { return Int((duration * storyboard.canvas.fps - 1e-9).rounded(.up)) }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("live-stories-count-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var options = RenderOptions(outputFolder: folder)
+        options.writeFrames = false
+        options.frameRange = Int.max / 2..<Int.max
+        return try StoryRender(storyboard: storyboard, options: options).run().timelineFrames
     }
 
     /// `frame-000042.png` in `folder`.

@@ -24,3 +24,16 @@ extension PNGStrategy: ExpressibleByArgument {}
 extension PlaybackClock: ExpressibleByArgument {}
 
 extension ProgressStyle: ExpressibleByArgument {}
+
+/// `--frames 120..240`: frames 120 to 239.
+struct FrameRange: ExpressibleByArgument {
+    var range: Range<Int>
+
+    init?(argument: String) {
+        let parts = argument.components(separatedBy: "..")
+        guard parts.count == 2, let start = Int(parts[0]), let end = Int(parts[1]), start >= 0, end > start else { return nil }
+        range = start..<end
+    }
+
+    static var defaultValueDescription: String { "A..B" }
+}

@@ -50,6 +50,9 @@ struct Render: ParsableCommand {
     @Option(help: "virtual: frame n shows n / fps, deterministic. realtime: timeline time is wall-clock time, as on a phone; overrides the storyboard's clock.")
     var clock: PlaybackClock?
 
+    @Option(help: ArgumentHelp("Render only frames A to B-1 (a shard), byte-identical to the same frames of a full render. The trace covers only the range (check it with --shard).", valueName: "A..B"))
+    var frames: FrameRange?
+
     @Option(help: ArgumentHelp("Also write a contact sheet: a grid of evenly spaced frames, each labelled with its time.", valueName: "file.png"))
     var contactSheet: String?
 
@@ -76,6 +79,9 @@ struct Render: ParsableCommand {
         if let fps, !(fps > 0 && fps <= 240) { throw ValidationError("--fps must be above 0 and at most 240") }
         if let duration, !(duration > 0) { throw ValidationError("--duration must be above 0") }
         if let threads, threads < 1 { throw ValidationError("--threads must be at least 1") }
+        if frames != nil && clock == .realtime {
+            throw ValidationError("--frames needs the virtual clock: a realtime render cannot be split")
+        }
         guard (1...50).contains(sheetColumns) else { throw ValidationError("--sheet-columns must be 1 to 50") }
         guard (1...1000).contains(sheetFrames) else { throw ValidationError("--sheet-frames must be 1 to 1000") }
     }
@@ -94,6 +100,10 @@ struct Render: ParsableCommand {
         options.sheetColumns = sheetColumns
         options.sheetFrames = sheetFrames
         options.timeline = timeline
+        options.frameRange = frames?.range
+        if frames != nil && board.clock == .realtime && clock == nil {
+            throw ValidationError("--frames needs the virtual clock: this storyboard asks for realtime")
+        }
         let progress = ProgressLine(style: quiet ? .none : self.progress)
         if progress.isEnabled {
             options.progress = { @Sendable done, total in progress.show(done: done, total: total) }

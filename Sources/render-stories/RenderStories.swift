@@ -23,7 +23,7 @@ struct RenderStories: ParsableCommand {
         Exit codes: 0 success; 1 output cannot be written, or `check` found violations; \
         2 usage or storyboard error; 3 a story failed and --strict was given.
         """,
-        subcommands: [Render.self, Still.self, Check.self, Timeline.self, Probe.self],
+        subcommands: [Render.self, Still.self, Check.self, Timeline.self, Probe.self, Frames.self],
         defaultSubcommand: Render.self
     )
 

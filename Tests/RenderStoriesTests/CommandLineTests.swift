@@ -214,3 +214,44 @@ struct CommandLineRunner {
     }
 
 }
+
+/// scripts/render-sharded.sh: shards run with GNU parallel, joined into one folder.
+final class ShardedScriptTests: XCTestCase {
+    func testJoinedShardsEqualAFullRender() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/parallel") else {
+            throw XCTSkip("GNU parallel is not installed (make test installs it)")
+        }
+        let cli = CommandLineRunner()
+        let root = CommandLineTests.packageRoot.path
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("sharded-\(UUID())").path
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        let options = ["--size", "90x160", "--fps", "8"]
+        let full = try cli.run(["render", cli.demo, "--output", scratch + "/full", "--quiet"] + options)
+        XCTAssertEqual(full.status, 0, full.stderr)
+        let script = Process()
+        script.executableURL = URL(fileURLWithPath: root + "/scripts/render-sharded.sh")
+        script.arguments = [cli.demo, "3", scratch + "/joined"] + options
+        script.environment = ProcessInfo.processInfo.environment.merging(["RENDER_STORIES": CommandLineTests.executable]) { $1 }
+        let output = Pipe()
+        script.standardOutput = output
+        script.standardError = output
+        try script.run()
+        let log = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        script.waitUntilExit()
+        XCTAssertEqual(script.terminationStatus, 0, log)
+        let names = try FileManager.default.contentsOfDirectory(atPath: scratch + "/full").filter { $0.hasPrefix("frame-") }.sorted()
+        let joined = try FileManager.default.contentsOfDirectory(atPath: scratch + "/joined").filter { $0.hasPrefix("frame-") }.sorted()
+        XCTAssertEqual(joined, names)
+        XCTAssertEqual(names.count, 116)
+        for name in names {
+            XCTAssertEqual(FileManager.default.contents(atPath: scratch + "/full/" + name),
+                           FileManager.default.contents(atPath: scratch + "/joined/" + name), name)
+        }
+        let traces = try FileManager.default.contentsOfDirectory(atPath: scratch + "/joined/shards").sorted()
+        XCTAssertEqual(traces, ["01-lifecycle.jsonl", "02-lifecycle.jsonl", "03-lifecycle.jsonl"])
+        for trace in traces {
+            let check = try cli.run(["check", "--shard", scratch + "/joined/shards/" + trace])
+            XCTAssertEqual(check.status, 0, check.stdout)
+        }
+    }
+}

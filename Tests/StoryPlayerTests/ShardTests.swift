@@ -1,0 +1,49 @@
+import Compositor
+import Foundation
+import StoryPlayer
+import XCTest
+
+/// Frame-range shards: the same bytes as a full render, without drawing what comes before.
+final class ShardTests: XCTestCase {
+    func board() throws -> Storyboard {
+        // The demo at 10 fps, small: frames 40-50 are the auto-advance cube, 12-30 a video item.
+        try Storyboard(contentsOf: Fixture.sample("demo.json")).overriding(width: 90, height: 160, fps: 10)
+    }
+
+    func renderRange(_ board: Storyboard, _ range: Range<Int>?) throws -> (RenderSummary, [TraceEvent], ScratchFolder) {
+        let folder = ScratchFolder()
+        var options = RenderOptions(outputFolder: folder.path)
+        options.frameRange = range
+        let render = StoryRender(storyboard: board, options: options)
+        let summary = try render.run()
+        return (summary, render.trace.events, folder)
+    }
+
+    func testShardsAreByteIdenticalInsideATransitionAndInsideAVideoItem() throws {
+        let board = try board()
+        let (full, _, fullFolder) = try renderRange(board, nil)
+        XCTAssertEqual(full.frames, 145)
+        // 43 is inside the auto-advance cube turn (4.5 s to 5.1 s), 22 inside the beach video's
+        // second item after a tap and a hold, 95 inside the night clip (a landscape clip turned).
+        for range in [43..<52, 22..<27, 95..<101] {
+            let (shard, events, folder) = try renderRange(board, range)
+            XCTAssertEqual(shard.frames, range.count)
+            for n in range {
+                let a = try Data(contentsOf: URL(fileURLWithPath: StoryRender.framePath(fullFolder.path, n)))
+                let b = try Data(contentsOf: URL(fileURLWithPath: StoryRender.framePath(folder.path, n)))
+                XCTAssertEqual(a, b, "frame \(n) of shard \(range)")
+            }
+            XCTAssertFalse(FileManager.default.fileExists(atPath: StoryRender.framePath(folder.path, range.lowerBound - 1)),
+                           "nothing before the range is drawn")
+            XCTAssertTrue(events.allSatisfy { $0.t >= Double(range.lowerBound) / 10 - 1e-9 }, "the trace covers only the range")
+            let text = events.map(\.jsonLine).joined(separator: "\n")
+            XCTAssertEqual(TraceCheck.check(text, shard: true), [], "\(range)")
+        }
+    }
+
+    func testCountingFramesMatchesAFullRender() throws {
+        let board = try board()
+        XCTAssertEqual(try StoryRender.countFrames(board), 145)
+        XCTAssertEqual(try StoryRender.countFrames(board.overriding(duration: 2)), 20)
+    }
+}
