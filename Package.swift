@@ -3,7 +3,7 @@ import PackageDescription
 
 /// The Debian packages that provide the C libraries this package links.
 /// `scripts/install-deps.sh` installs the same list; keep the two in step.
-let ffmpegPackages = ["libavformat-dev", "libavcodec-dev", "libswscale-dev", "libavutil-dev"]
+let ffmpegPackages = ["libavformat-dev", "libavcodec-dev", "libswscale-dev", "libswresample-dev", "libavutil-dev"]
 
 let package = Package(
     name: "live-stories",
@@ -19,7 +19,7 @@ let package = Package(
         // MARK: - C shims
         .systemLibrary(
             name: "CFFmpeg",
-            pkgConfig: "libavformat libavcodec libswscale libavutil",
+            pkgConfig: "libavformat libavcodec libswscale libswresample libavutil",
             providers: [.apt(ffmpegPackages)]
         ),
         // libpng reports errors with setjmp/longjmp, which Swift frames cannot survive,
@@ -52,7 +52,7 @@ let package = Package(
         // MARK: - Tests
         .testTarget(name: "CompositorTests", dependencies: ["Compositor"]),
         // Fixtures are read in place (by #filePath), so they are not bundled as resources.
-        .testTarget(name: "StoryPlayerTests", dependencies: ["StoryPlayer", "Compositor"],
+        .testTarget(name: "StoryPlayerTests", dependencies: ["StoryPlayer", "Compositor", "CFFmpeg"],
                     exclude: ["Fixtures"]),
         // Runs the built executable, so it depends on it to have it built first.
         .testTarget(name: "RenderStoriesTests", dependencies: ["render-stories", "StoryPlayer", "Compositor"]),

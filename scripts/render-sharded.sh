@@ -2,18 +2,25 @@
 # Splits a render into N frame-range shards, runs them with GNU parallel, and gathers the frames
 # into one folder. The frames are byte-identical to a single render's.
 #
-#   scripts/render-sharded.sh BOARD N OUT [render options, e.g. --size 1080x1920 --fps 30]
+#   scripts/render-sharded.sh BOARD N OUT [--mp4 FILE.mp4] [render options, e.g. --size 1080x1920]
 #
 # Each shard's trace is kept as OUT/shards/NN-lifecycle.jsonl (check it with `check --shard`).
-# Set RENDER_STORIES to use another build of the tool; GOP=G makes shard sizes a multiple of G
-# frames (so that encoded segments start on a keyframe).
+# With --mp4, each shard also encodes its frames as a segment, and the segments are joined
+# without re-encoding (ffmpeg's concat demuxer); shard sizes are then whole GOPs (one second of
+# frames), so every segment starts on a keyframe. Set RENDER_STORIES to use another build.
 set -euo pipefail
 if (($# < 3)); then
-  sed -n '2,10p' "$0" >&2
+  sed -n '2,11p' "$0" >&2
   exit 2
 fi
 board=$1 shards=$2 out=$3
 shift 3
+mp4=""
+if [[ ${1:-} == --mp4 ]]; then
+  mp4=$2
+  shift 2
+  command -v ffmpeg >/dev/null || { echo "render-sharded: --mp4 needs the ffmpeg CLI to join segments" >&2; exit 1; }
+fi
 here=$(cd "$(dirname "$0")/.." && pwd)
 bin=${RENDER_STORIES:-$here/.build/release/render-stories}
 [[ -x $bin ]] || { echo "render-sharded: $bin is not built (make build)" >&2; exit 1; }
@@ -30,7 +37,13 @@ for ((i = 0; i < ${#args[@]}; i++)); do
 done
 total=$("$bin" frames "$board" "${count_args[@]}")
 size=$(( (total + shards - 1) / shards ))
-gop=${GOP:-1}
+gop=1
+if [[ -n $mp4 ]]; then
+  # The clip's GOP is one second of frames (render-stories encodes keyint = fps).
+  fps=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get("canvas", {}).get("fps", 30))' "$board")
+  for ((i = 0; i < ${#count_args[@]}; i++)); do [[ ${count_args[i]} == --fps ]] && fps=${count_args[i + 1]}; done
+  gop=$(python3 -c "print(max(1, round(float('$fps'))))")
+fi
 size=$(( (size + gop - 1) / gop * gop ))
 
 mkdir -p "$out/shards"
@@ -41,10 +54,17 @@ for ((start = 0; start < total; start += size)); do
   end=$(( start + size < total ? start + size : total ))
   ranges+=("$start $end")
 done
+segment=()
+[[ -n $mp4 ]] && segment=(--mp4 "$work/{#}.mp4")
 printf '%s\n' "${ranges[@]}" | parallel --will-cite --halt now,fail=1 --colsep ' ' -j "$shards" \
-  "$bin" render "$board" --frames {1}..{2} --output "$work/{#}" --quiet "$@"
+  "$bin" render "$board" --frames {1}..{2} --output "$work/{#}" --quiet "${segment[@]}" "$@"
 for ((i = 1; i <= ${#ranges[@]}; i++)); do
-  mv "$work/$i"/frame-*.png "$out/"
+  if compgen -G "$work/$i/frame-*.png" >/dev/null; then mv "$work/$i"/frame-*.png "$out/"; fi
   mv "$work/$i/lifecycle.jsonl" "$out/shards/$(printf '%02d' "$i")-lifecycle.jsonl"
+  [[ -n $mp4 ]] && echo "file '$work/$i.mp4'" >> "$work/segments.txt"
 done
+if [[ -n $mp4 ]]; then
+  ffmpeg -v error -y -f concat -safe 0 -i "$work/segments.txt" -c copy -movflags +faststart "$work/joined.mp4"
+  mv "$work/joined.mp4" "$mp4"
+fi
 echo "rendered $total frames in ${#ranges[@]} shards into $out"

@@ -68,6 +68,14 @@ final class CodecContext {
         guard status >= 0 else { throw MediaError(.decoderSetup, "cannot open the decoder", averror: status) }
     }
 
+    /// An encoder's context (`avcodec_alloc_context3`), configured and opened by the caller.
+    init(encoder: UnsafePointer<AVCodec>) throws(MediaError) {
+        guard let context = avcodec_alloc_context3(encoder) else {
+            throw MediaError(.decoderSetup, "cannot allocate an encoder", cause: "out of memory")
+        }
+        pointer = context
+    }
+
     func close() {
         if pointer != nil { avcodec_free_context(&pointer) }
     }
@@ -119,11 +127,11 @@ final class ScaleContext {
 
     /// Returns a context for this conversion, reusing the current one when the parameters match.
     func context(sourceWidth: Int32, sourceHeight: Int32, sourceFormat: AVPixelFormat,
-                 width: Int32, height: Int32) -> OpaquePointer? {
+                 width: Int32, height: Int32, targetFormat: AVPixelFormat = AV_PIX_FMT_RGBA) -> OpaquePointer? {
         // Plain bilinear: SWS_ACCURATE_RND and full-chroma interpolation cost 30× more for
         // differences below one level.
         pointer = sws_getCachedContext(pointer, sourceWidth, sourceHeight, sourceFormat,
-                                       width, height, AV_PIX_FMT_RGBA, SWS_BILINEAR, nil, nil, nil)
+                                       width, height, targetFormat, SWS_BILINEAR, nil, nil, nil)
         return pointer
     }
 
@@ -151,4 +159,39 @@ struct FFmpegDictionary: ~Copyable {
         var owned = pointer
         av_dict_free(&owned)
     }
+}
+
+// MARK: - Resampler
+
+/// Owns a `SwrContext` (`swr_alloc_set_opts2` + `swr_init` / `swr_free`).
+final class ResampleContext {
+    private(set) var pointer: OpaquePointer?
+
+    /// Converts from the decoder's layout, format and rate to interleaved float stereo at `rate`.
+    init(from codec: UnsafeMutablePointer<AVCodecContext>, rate: Int32) throws(MediaError) {
+        var output = AVChannelLayout()
+        av_channel_layout_default(&output, 2)
+        var input = codec.pointee.ch_layout
+        if input.nb_channels == 0 { av_channel_layout_default(&input, 1) }
+        var context: OpaquePointer?
+        var status = swr_alloc_set_opts2(&context, &output, AV_SAMPLE_FMT_FLT, rate, &input, codec.pointee.sample_fmt,
+                                         codec.pointee.sample_rate, 0, nil)
+        guard status >= 0, let context else { throw MediaError(.decoderSetup, "cannot set up the resampler", averror: status) }
+        pointer = context
+        // A mono story plays at its own level on both channels; swresample's own upmix of mono
+        // puts it at -3 dB on each side.
+        if input.nb_channels == 1 {
+            let unity: [Double] = [1, 1]
+            status = swr_set_matrix(context, unity, 1)
+            guard status >= 0 else { throw MediaError(.decoderSetup, "cannot set the mono upmix", averror: status) }
+        }
+        status = swr_init(context)
+        guard status >= 0 else { throw MediaError(.decoderSetup, "cannot start the resampler", averror: status) }
+    }
+
+    func close() {
+        if pointer != nil { swr_free(&pointer) }
+    }
+
+    deinit { close() }
 }

@@ -186,6 +186,31 @@ public final class ItemPlayer {
         decodeThread?.stop()
         decodeThread = nil
         upcoming = nil
+        audio?.close()
+        audio = nil
+    }
+
+    // MARK: - Sound
+
+    private var audio: ItemAudio?
+    private var audioUnavailable = false
+
+    /// The item's sound for `count` samples at 48 kHz from timeline time `t` (interleaved
+    /// stereo), or nil when it is silent: paused, failed, a photo, a live stream, or no audio track.
+    /// The audio decoder is opened on first use and belongs to this play.
+    func sound(at t: Double, count: Int) -> [Float]? {
+        guard !isFailed, !isPaused, !audioUnavailable, !item.isLive, media?.isStill != true else {
+            return nil
+        }
+        if audio == nil {
+            do {
+                audio = try ItemAudio(source: item.source, limits: limits)
+            } catch {
+                audioUnavailable = true
+                return nil
+            }
+        }
+        return audio?.samples(from: mediaTime(at: t), count: count)
     }
 
     // MARK: - Following the decode thread

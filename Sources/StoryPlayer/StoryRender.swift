@@ -24,6 +24,8 @@ public struct RenderOptions: Sendable {
     public var writeFrames = true
     /// Render only these frames (a shard): byte-identical to the same frames of a full render.
     public var frameRange: Range<Int>?
+    /// Also write an MP4 clip with the mixed sound.
+    public var clip: ClipOptions?
 
     public init(outputFolder: String) {
         self.outputFolder = outputFolder
@@ -134,6 +136,15 @@ public final class StoryRender {
         // Posters of the first window are loaded before playback starts (and before the realtime
         // clock starts running).
         preloadAround(at: 0)
+        let clip: ClipQueue?
+        do {
+            clip = try options.clip.map { options throws(MediaError) in
+                ClipQueue(try ClipWriter(options: options, width: canvasSpec.width, height: canvasSpec.height, fps: fps))
+            }
+        } catch {
+            throw RenderError(.output, "cannot write the MP4", cause: error.description)
+        }
+        var firstClipFrame: Int?
         let started = ContinuousClock.now
         let range = options.frameRange
         if let range, range.lowerBound > 0 { setDeferred(true) }
@@ -168,6 +179,13 @@ public final class StoryRender {
                 ?? RGBAImage(width: canvasSpec.width, height: canvasSpec.height, fill: canvasSpec.background)
             compose(at: t, into: &canvas)
             if options.contactSheet != nil { thumbnails.offer(n, time: t, canvas) }
+            if let clip {
+                let first = firstClipFrame ?? n
+                firstClipFrame = first
+                let samples = { (k: Int) in Int((Double(k) * Double(ItemAudio.rate) / fps).rounded()) }
+                let sound = mix(at: t, count: samples(n + 1 - first) - samples(n - first))
+                clip.submit(frame: canvas, index: n - first, audio: sound)
+            }
             if options.writeFrames { writer.submit(canvas, to: StoryRender.framePath(folder, n)) }
             frames += 1
             if let error = writer.error {
@@ -187,6 +205,13 @@ public final class StoryRender {
             try writer.finish()
         } catch {
             throw RenderError(.output, "cannot write frames", cause: error.description)
+        }
+        if let clip {
+            do {
+                try clip.finish()
+            } catch {
+                throw RenderError(.output, "cannot write the MP4", cause: error.description)
+            }
         }
         if let range {
             // A shard's trace covers only its range; its stale-frame cleanup would delete the
@@ -341,6 +366,22 @@ public final class StoryRender {
         if let bubble = navigator.bubbleTransform(at: t, width: canvas.width, height: canvas.height) {
             canvas = clock.measure(.overlay) { canvas.presented(bubble, background: storyboard.canvas.background) }
         }
+    }
+
+    /// The sound of the frame at `t`: each visible story's sound weighted by its share of the
+    /// screen (1 − f and f mid-turn), so the sound crossfades with the picture.
+    private func mix(at t: Double, count: Int) -> [Float] {
+        var mixed = [Float](repeating: 0, count: count * 2)
+        let p = navigator.pageOffset
+        let pages = navigator.geometry.visiblePages(pageOffset: p)
+        let f = p - p.rounded(.down)
+        for page in pages {
+            let share = pages.count == 1 ? 1.0 : (page == pages[0] ? 1 - f : f)
+            guard share > 0, let sound = players[page].current?.sound(at: t, count: count) else { continue }
+            let gain = Float(share)
+            for i in 0..<mixed.count { mixed[i] += sound[i] * gain }
+        }
+        return mixed
     }
 
     /// The story's overlay drawn into its texture: the progress segments (which so turn with the

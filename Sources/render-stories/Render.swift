@@ -50,6 +50,18 @@ struct Render: ParsableCommand {
     @Option(help: "virtual: frame n shows n / fps, deterministic. realtime: timeline time is wall-clock time, as on a phone; overrides the storyboard's clock.")
     var clock: PlaybackClock?
 
+    @Option(help: ArgumentHelp("Also write an H.264 MP4 with the stories' sound mixed in (AAC, 48 kHz stereo); while two stories share the screen, each is heard by its share.", valueName: "file.mp4"))
+    var mp4: String?
+
+    @Flag(help: "Write no PNG frames (with --mp4: the clip only).")
+    var noPng = false
+
+    @Option(help: "x264 constant rate factor for --mp4 (lower: better and larger).")
+    var crf = 20
+
+    @Option(help: "x264 preset for --mp4 (ultrafast … veryslow).")
+    var preset = "veryfast"
+
     @Option(help: ArgumentHelp("Render only frames A to B-1 (a shard), byte-identical to the same frames of a full render. The trace covers only the range (check it with --shard).", valueName: "A..B"))
     var frames: FrameRange?
 
@@ -82,6 +94,10 @@ struct Render: ParsableCommand {
         if frames != nil && clock == .realtime {
             throw ValidationError("--frames needs the virtual clock: a realtime render cannot be split")
         }
+        if noPng && mp4 == nil { throw ValidationError("--no-png needs --mp4: otherwise nothing would be written") }
+        guard (0...51).contains(crf) else { throw ValidationError("--crf must be 0 to 51") }
+        let presets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"]
+        guard presets.contains(preset) else { throw ValidationError("--preset must be one of \(presets.joined(separator: ", "))") }
         guard (1...50).contains(sheetColumns) else { throw ValidationError("--sheet-columns must be 1 to 50") }
         guard (1...1000).contains(sheetFrames) else { throw ValidationError("--sheet-frames must be 1 to 1000") }
     }
@@ -101,6 +117,13 @@ struct Render: ParsableCommand {
         options.sheetFrames = sheetFrames
         options.timeline = timeline
         options.frameRange = frames?.range
+        options.writeFrames = !noPng
+        options.clip = mp4.map {
+            var clip = ClipOptions(path: $0)
+            clip.crf = crf
+            clip.preset = preset
+            return clip
+        }
         if frames != nil && board.clock == .realtime && clock == nil {
             throw ValidationError("--frames needs the virtual clock: this storyboard asks for realtime")
         }

@@ -230,7 +230,7 @@ final class ShardedScriptTests: XCTestCase {
         XCTAssertEqual(full.status, 0, full.stderr)
         let script = Process()
         script.executableURL = URL(fileURLWithPath: root + "/scripts/render-sharded.sh")
-        script.arguments = [cli.demo, "3", scratch + "/joined"] + options
+        script.arguments = [cli.demo, "3", scratch + "/joined", "--mp4", scratch + "/joined.mp4"] + options
         script.environment = ProcessInfo.processInfo.environment.merging(["RENDER_STORIES": CommandLineTests.executable]) { $1 }
         let output = Pipe()
         script.standardOutput = output
@@ -247,6 +247,17 @@ final class ShardedScriptTests: XCTestCase {
             XCTAssertEqual(FileManager.default.contents(atPath: scratch + "/full/" + name),
                            FileManager.default.contents(atPath: scratch + "/joined/" + name), name)
         }
+        // The joined clip: every frame, one keyframe a second, as one file.
+        let probe = Process()
+        probe.executableURL = URL(fileURLWithPath: "/usr/bin/ffprobe")
+        probe.arguments = ["-v", "error", "-count_packets", "-select_streams", "v", "-show_entries", "stream=nb_read_packets",
+                           "-of", "csv=p=0", scratch + "/joined.mp4"]
+        let probeOutput = Pipe()
+        probe.standardOutput = probeOutput
+        try probe.run()
+        let packets = String(decoding: probeOutput.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        probe.waitUntilExit()
+        XCTAssertEqual(packets.trimmingCharacters(in: .whitespacesAndNewlines), "116")
         let traces = try FileManager.default.contentsOfDirectory(atPath: scratch + "/joined/shards").sorted()
         XCTAssertEqual(traces, ["01-lifecycle.jsonl", "02-lifecycle.jsonl", "03-lifecycle.jsonl"])
         for trace in traces {

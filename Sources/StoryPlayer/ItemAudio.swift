@@ -1,0 +1,126 @@
+import CFFmpeg
+
+/// An item's sound: its own demuxer and audio decoder, resampled to 48 kHz interleaved float
+/// stereo. It belongs to the item's player, so it is created on play and freed on stop too.
+/// It decodes on demand, on the render thread, so the mix is as deterministic as the pictures.
+final class ItemAudio {
+    static let rate = 48_000
+
+    private let format: FormatContext
+    private let codec: CodecContext
+    private let resampler: ResampleContext
+    private let packet = Packet()
+    private let frame = Frame()
+    private let streamIndex: Int32
+    private let timeBase: Double
+    private let startTime: Int64
+    /// Decoded stereo samples, interleaved, starting at media time `bufferStart`.
+    private var buffer: [Float] = []
+    private var bufferStart: Double?
+    private var finished = false
+
+    /// Opens the item's source a second time for its audio; throws when it has none.
+    init(source: MediaSource, limits: DecodeLimits) throws(MediaError) {
+        FFmpegLogging.configureOnce()
+        if let refusal = source.refusal { throw MediaError(.open, "refused \(source.location)", cause: refusal) }
+        let gate = InterruptGate()
+        gate.arm(seconds: limits.timeouts.open)
+        format = try FormatContext(url: source.ffmpegURL, name: source.description,
+                                   options: ["protocol_whitelist": source.allowedProtocols(narrowedTo: limits.protocols).joined(separator: ",")],
+                                   interrupt: gate.callback)
+        gate.disarm()
+        let context = format.pointer!
+        var status = avformat_find_stream_info(context, nil)
+        guard status >= 0 else { throw MediaError(.streamInfo, "cannot read stream information", averror: status) }
+        status = av_find_best_stream(context, AVMEDIA_TYPE_AUDIO, -1, -1, nil, 0)
+        guard status >= 0 else { throw MediaError(.noVideoStream, "no audio stream", averror: status) }
+        streamIndex = status
+        let stream = context.pointee.streams[Int(status)]!
+        codec = try CodecContext(parameters: stream.pointee.codecpar, maxPixels: limits.maxPixels, threads: 1)
+        resampler = try ResampleContext(from: codec.pointer!, rate: Int32(ItemAudio.rate))
+        timeBase = av_q2d(stream.pointee.time_base)
+        startTime = stream.pointee.start_time == cffmpeg_nopts_value() ? 0 : stream.pointee.start_time
+    }
+
+    func close() {
+        resampler.close()
+        frame.close()
+        packet.close()
+        codec.close()
+        format.close()
+    }
+
+    deinit { close() }
+
+    /// `count` stereo frames (2 × `count` floats) starting at media time `start`; silence where
+    /// there is no sound (before the track starts, after it ends).
+    func samples(from start: Double, count: Int) -> [Float] {
+        let end = start + Double(count) / Double(ItemAudio.rate)
+        while !finished && (bufferStart == nil || bufferStart! + Double(buffer.count / 2) / Double(ItemAudio.rate) < end) {
+            decodeMore()
+        }
+        var out = [Float](repeating: 0, count: count * 2)
+        guard let bufferStart else { return out }
+        let offset = Int(((start - bufferStart) * Double(ItemAudio.rate)).rounded())
+        for i in 0..<count {
+            let source = offset + i
+            if source >= 0 && source * 2 + 1 < buffer.count {
+                out[i * 2] = buffer[source * 2]
+                out[i * 2 + 1] = buffer[source * 2 + 1]
+            }
+        }
+        // Playback only moves forward: drop what lies more than a second behind.
+        let behind = offset - ItemAudio.rate
+        if behind > 0 {
+            buffer.removeFirst(min(buffer.count, behind * 2))
+            self.bufferStart = bufferStart + Double(behind) / Double(ItemAudio.rate)
+        }
+        return out
+    }
+
+    /// Reads and decodes packets until some samples come out or the data ends.
+    private func decodeMore() {
+        guard let context = format.pointer, let codecContext = codec.pointer, let packet = packet.pointer,
+              let frame = frame.pointer, let swr = resampler.pointer else {
+            finished = true
+            return
+        }
+        while true {
+            let received = avcodec_receive_frame(codecContext, frame)
+            if received >= 0 {
+                append(frame, swr)
+                av_frame_unref(frame)
+                return
+            }
+            if received != FFmpegError.tryAgain {
+                finished = true
+                return
+            }
+            if av_read_frame(context, packet) < 0 {
+                avcodec_send_packet(codecContext, nil)
+                continue
+            }
+            if packet.pointee.stream_index == streamIndex { avcodec_send_packet(codecContext, packet) }
+            av_packet_unref(packet)
+        }
+    }
+
+    private func append(_ frame: UnsafeMutablePointer<AVFrame>, _ swr: OpaquePointer) {
+        if bufferStart == nil {
+            let pts = frame.pointee.best_effort_timestamp
+            bufferStart = pts == cffmpeg_nopts_value() ? 0 : Double(pts - startTime) * timeBase
+        }
+        let capacity = Int(swr_get_out_samples(swr, frame.pointee.nb_samples))
+        guard capacity > 0 else { return }
+        var converted = [Float](repeating: 0, count: capacity * 2)
+        let written = converted.withUnsafeMutableBytes { raw -> Int32 in
+            var output: UnsafeMutablePointer<UInt8>? = raw.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            return withUnsafeMutablePointer(to: &output) { outputs in
+                swr_convert(swr, outputs, Int32(capacity),
+                            UnsafeMutableRawPointer(frame.pointee.extended_data!).assumingMemoryBound(to: UnsafePointer<UInt8>?.self),
+                            frame.pointee.nb_samples)
+            }
+        }
+        if written > 0 { buffer.append(contentsOf: converted[0..<(Int(written) * 2)]) }
+    }
+}
