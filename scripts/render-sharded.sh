@@ -13,11 +13,11 @@ if (($# < 3)); then
   sed -n '2,11p' "$0" >&2
   exit 2
 fi
-board=$1 shards=$2 out=$3
+board=$1 shards=$2 out=$(realpath -m "$3")
 shift 3
 mp4=""
 if [[ ${1:-} == --mp4 ]]; then
-  mp4=$2
+  mp4=$(realpath -m "$2")
   shift 2
   command -v ffmpeg >/dev/null || { echo "render-sharded: --mp4 needs the ffmpeg CLI to join segments" >&2; exit 1; }
 fi

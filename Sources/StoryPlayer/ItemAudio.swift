@@ -18,12 +18,13 @@ final class ItemAudio {
     private var buffer: [Float] = []
     private var bufferStart: Double?
     private var finished = false
+    /// Must live as long as the demuxer: FFmpeg holds an unretained pointer to it.
+    private let gate = InterruptGate()
 
     /// Opens the item's source a second time for its audio; throws when it has none.
     init(source: MediaSource, limits: DecodeLimits) throws(MediaError) {
         FFmpegLogging.configureOnce()
         if let refusal = source.refusal { throw MediaError(.open, "refused \(source.location)", cause: refusal) }
-        let gate = InterruptGate()
         gate.arm(seconds: limits.timeouts.open)
         format = try FormatContext(url: source.ffmpegURL, name: source.description,
                                    options: ["protocol_whitelist": source.allowedProtocols(narrowedTo: limits.protocols).joined(separator: ",")],
