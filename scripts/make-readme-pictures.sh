@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Rebuilds docs/demo-strip.png, the README's contact strip of the demo, with the ffmpeg CLI:
+# Rebuilds the README's pictures: docs/contact-sheet.png and docs/timeline.png (the demo's,
+# drawn by render-stories itself) and docs/demo-strip.png, a strip made with the ffmpeg CLI:
 # the present-from-bubble intro, a video item with its progress segments, a hold (overlay
 # faded), the auto-advance cube, the cancelled drag, the slide, the dismiss, and the loading
 # ring (a realtime render of a stream whose server accepts and never answers).
@@ -10,7 +11,8 @@ out=$(mktemp -d)
 server=""
 trap '[[ -n $server ]] && kill $server 2>/dev/null; rm -rf "$out"' EXIT
 bin=.build/release/render-stories
-$bin render samples/demo.json --output "$out/demo" >/dev/null
+$bin render samples/demo.json --output "$out/demo" --contact-sheet docs/contact-sheet.png --sheet-frames 12 \
+  --timeline docs/timeline.png >/dev/null
 
 # The loading ring: a live story whose server never answers, in realtime.
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
@@ -38,4 +40,4 @@ done
 inputs+=(-i "$ring"); graph+="[$i]scale=180:320[s$i];"; labels+="[s$i]"; i=$((i + 1))
 ffmpeg -v error -y "${inputs[@]}" -filter_complex "${graph}${labels}hstack=inputs=$i,pad=iw+10:ih+10:5:5:color=0x101014" \
   -frames:v 1 docs/demo-strip.png
-echo "wrote docs/demo-strip.png"
+echo "wrote docs/demo-strip.png, docs/contact-sheet.png and docs/timeline.png"
