@@ -3,8 +3,6 @@ public struct RenderError: Error, Sendable, CustomStringConvertible {
     public enum Code: String, Sendable {
         /// The output folder or a file in it cannot be written (exit 1).
         case output
-        /// A story failed and `--strict` was given (exit 3).
-        case storyFailed
         /// A paged feed's first page could not be loaded (exit 1).
         case feed
     }

@@ -38,6 +38,8 @@ public struct ViewerNavigator: Sendable {
 
     /// How long the overlay takes to fade out when a hold starts, and back in after it.
     static let overlayFade = 0.2
+    /// Pages closer than this to their target are already there.
+    static let arrived = 1e-6
 
     public init(storyboard: Storyboard) {
         storyCount = storyboard.stories.count
@@ -198,7 +200,7 @@ public struct ViewerNavigator: Sendable {
         let style = style ?? transition.geometry.style
         let distance = abs(target - pageOffset)
         let seconds = style == .cut ? 0 : transition.duration * distance
-        if seconds <= 0 || distance < PageTransition.restingToleranceForNavigation {
+        if seconds <= 0 || distance < Self.arrived {
             pageOffset = target
             settledPage = Int(target)
             motion = nil
@@ -248,9 +250,4 @@ public struct ViewerNavigator: Sendable {
     static func easeOut(_ x: Double) -> Double {
         1 - (1 - x) * (1 - x) * (1 - x)
     }
-}
-
-extension PageTransition {
-    /// Distances below this are treated as already there.
-    static let restingToleranceForNavigation = 1e-6
 }
