@@ -75,6 +75,18 @@ extension RGBAImage {
         }
     }
 
+    /// The largest centred square of the picture.
+    public func centreSquare() -> RGBAImage {
+        let side = min(width, height)
+        let x0 = (width - side) / 2, y0 = (height - side) / 2
+        var out = RGBAImage(width: side, height: side)
+        for y in 0..<side {
+            let source = ((y0 + y) * width + x0) * 4
+            out.pixels.replaceSubrange((y * side * 4)..<((y + 1) * side * 4), with: pixels[source..<(source + side * 4)])
+        }
+        return out
+    }
+
     /// `self` faded towards `other` by `amount` (0 keeps `self`, 1 gives `other`). Same size.
     public func crossfaded(to other: RGBAImage, amount: Double) -> RGBAImage {
         precondition(other.width == width && other.height == height, "crossfading pictures of different sizes")

@@ -23,12 +23,16 @@ public struct MediaProbe: Sendable {
         return try run(source: source, limits: limits, isLive: liveByProtocol)
     }
 
-    static func run(source: MediaSource, limits: DecodeLimits, isLive: Bool) throws(MediaError) -> MediaProbe {
+    /// `decodeFirstFrame` false reads stream information only (the preload window's metadata);
+    /// the spans then stop at the open.
+    static func run(source: MediaSource, limits: DecodeLimits, isLive: Bool, decodeFirstFrame: Bool = true) throws(MediaError) -> MediaProbe {
         let started = InterruptGate.now()
         let decoder = try MediaDecoder(source: source, limits: limits, isLive: isLive)
         defer { decoder.close() }
         let opened = InterruptGate.now()
-        guard try decoder.nextPicture() != nil else { throw MediaError(.decode, "no picture in \(source)") }
+        if decodeFirstFrame {
+            guard try decoder.nextPicture() != nil else { throw MediaError(.decode, "no picture in \(source)") }
+        }
         let decoded = InterruptGate.now()
         let ms = { (end: UInt64) in Double(end &- started) / 1e6 }
         let shownWidth = Int((Double(decoder.codedWidth) * decoder.sampleAspectRatio).rounded())

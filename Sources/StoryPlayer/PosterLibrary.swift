@@ -114,9 +114,11 @@ final class PosterLibrary: @unchecked Sendable {
                 continue
             }
             do {
-                var card = try PictureLoader.load(source, width: small.0, height: small.1, limits: limits).blurred(radius: radius)
+                // One decode per poster: the avatar is the centre of the small picture.
+                let poster = try PictureLoader.load(source, width: small.0, height: small.1, limits: limits)
+                var card = poster.blurred(radius: radius)
                 card.darken(by: PosterLibrary.darkening)
-                let avatar = try PictureLoader.load(source, width: avatarSide, height: avatarSide, limits: limits)
+                let avatar = poster.centreSquare().scaled(width: avatarSide, height: avatarSide)
                 cache[source.location] = (card, avatar)
                 entry.cards.append(card)
                 entry.avatars.append(avatar)
@@ -129,7 +131,7 @@ final class PosterLibrary: @unchecked Sendable {
         if entry.cards.contains(where: { $0 != nil }) { entry.loaded.append("poster") }
         if probe, let first = story.items.first, first.source.refusal == nil {
             do {
-                entry.probe = try MediaProbe.run(source: first.source, limits: limits, isLive: first.isLive)
+                entry.probe = try MediaProbe.run(source: first.source, limits: limits, isLive: first.isLive, decodeFirstFrame: false)
                 entry.loaded.append("probe")
             } catch {
                 entry.problems.append("story \(story.id): metadata not loaded: \(error)")
