@@ -147,27 +147,20 @@ let benchmarks: @Sendable () -> Void = {
         maxIterations: 40
     )
     let covered = coveredPixels
-    Benchmark("cube faces f=0.3 1080x1920, one thread: live-stories") { benchmark in
-        var canvas = RGBAImage(width: width, height: height)
-        for _ in benchmark.scaledIterations {
-            let start = ContinuousClock.now
-            drawLiveStories(into: &canvas)
-            let elapsed = ContinuousClock.now - start
-            benchmark.measurement(.custom("covered MP/s", polarity: .prefersLarger, useScalingFactor: false),
-                                  Int(Double(covered) / 1e6 / elapsed.seconds))
-            blackHole(canvas)
-        }
-    }
-    Benchmark("cube faces f=0.3 1080x1920, one thread: pixman") { benchmark in
-        var canvas = RGBAImage(width: width, height: height)
-        for _ in benchmark.scaledIterations {
-            let start = ContinuousClock.now
-            drawPixman(into: &canvas)
-            let elapsed = ContinuousClock.now - start
-            benchmark.measurement(.custom("covered MP/s", polarity: .prefersLarger, useScalingFactor: false),
-                                  Int(Double(covered) / 1e6 / elapsed.seconds))
-            blackHole(canvas)
-        }
+    Benchmark("cube faces f=0.3 1080x1920, one thread: live-stories") { measure($0, covered, drawLiveStories) }
+    Benchmark("cube faces f=0.3 1080x1920, one thread: pixman") { measure($0, covered, drawPixman) }
+}
+
+/// Times `draw` over the benchmark's iterations, reporting covered megapixels per second.
+func measure(_ benchmark: Benchmark, _ covered: Int, _ draw: (inout RGBAImage) -> Void) {
+    var canvas = RGBAImage(width: width, height: height)
+    for _ in benchmark.scaledIterations {
+        let start = ContinuousClock.now
+        draw(&canvas)
+        let elapsed = ContinuousClock.now - start
+        benchmark.measurement(.custom("covered MP/s", polarity: .prefersLarger, useScalingFactor: false),
+                              Int(Double(covered) / 1e6 / elapsed.seconds))
+        blackHole(canvas)
     }
 }
 
