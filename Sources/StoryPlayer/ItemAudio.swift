@@ -23,18 +23,10 @@ final class ItemAudio {
 
     /// Opens the item's source a second time for its audio; throws when it has none.
     init(source: MediaSource, limits: DecodeLimits) throws(MediaError) {
-        FFmpegLogging.configureOnce()
-        if let refusal = source.refusal { throw MediaError(.open, "refused \(source.location)", cause: refusal) }
-        gate.arm(seconds: limits.timeouts.open)
-        format = try FormatContext(url: source.ffmpegURL, name: source.description,
-                                   options: ["protocol_whitelist": source.allowedProtocols(narrowedTo: limits.protocols).joined(separator: ",")],
-                                   interrupt: gate.callback)
-        gate.disarm()
+        format = try FormatContext.open(source, limits: limits, gate: gate)
         let context = format.pointer!
-        var status = avformat_find_stream_info(context, nil)
-        guard status >= 0 else { throw MediaError(.streamInfo, "cannot read stream information", averror: status) }
-        status = av_find_best_stream(context, AVMEDIA_TYPE_AUDIO, -1, -1, nil, 0)
-        guard status >= 0 else { throw MediaError(.noVideoStream, "no audio stream", averror: status) }
+        let status = av_find_best_stream(context, AVMEDIA_TYPE_AUDIO, -1, -1, nil, 0)
+        guard status >= 0 else { throw MediaError(.noAudioStream, "no audio stream in \(source)", averror: status) }
         streamIndex = status
         let stream = context.pointee.streams[Int(status)]!
         codec = try CodecContext(parameters: stream.pointee.codecpar, maxPixels: limits.maxPixels, threads: 1)

@@ -71,48 +71,13 @@ final class MediaDecoder {
     /// Frames per second as the stream declares it; 0 when unknown.
     let frameRate: Double
 
-    /// Opens `source`: `avformat_open_input`, `avformat_find_stream_info`, `av_find_best_stream`,
-    /// and `avcodec_open2`, all under `gate` (stop requests and the open timeout).
+    /// Opens `source` (`FormatContext.open`), then `av_find_best_stream` and `avcodec_open2`.
     init(source: MediaSource, limits: DecodeLimits, gate: InterruptGate = InterruptGate(), isLive: Bool = false) throws(MediaError) {
-        FFmpegLogging.configureOnce()
-        // Every open passes here (players, posters, probes), so a refused source stops here.
-        if let refusal = source.refusal {
-            throw MediaError(.open, "refused \(source.location)", cause: refusal)
-        }
         self.gate = gate
         self.readTimeout = limits.timeouts.read
-        let protocols = source.allowedProtocols(narrowedTo: limits.protocols)
-        guard !protocols.isEmpty else {
-            throw MediaError(.open, "no allowed protocol can open \(source)",
-                             cause: "the storyboard's protocols exclude all of \(source.allowedProtocols.joined(separator: ", "))")
-        }
-        var options = ["protocol_whitelist": protocols.joined(separator: ",")]
-        if source.isRemote {
-            // FFmpeg's own socket timeout (microseconds) backs up the interrupt callback.
-            options["rw_timeout"] = String(Int(limits.timeouts.read * 1_000_000))
-        }
-        if isLive {
-            // A live stream is analysed for 0.5 s instead of 5 s before it plays: over RTMP that
-            // is the difference between 6 s and 1.2 s to the first frame, and the video stream
-            // (all a story needs) is known long before.
-            options["analyzeduration"] = "500000"
-        }
-        gate.arm(seconds: limits.timeouts.open)
-        do {
-            format = try FormatContext(url: source.ffmpegURL, name: source.description, options: options, interrupt: gate.callback)
-        } catch {
-            throw MediaDecoder.explain(error, gate: gate, waiting: "opening \(source)", seconds: limits.timeouts.open)
-        }
+        format = try FormatContext.open(source, limits: limits, gate: gate, isLive: isLive)
         let context = format.pointer!
-        let streamCount = Int(context.pointee.nb_streams)
-        // Probing decodes a frame too, so it gets the same pixel limit as the real decoder.
-        var status: Int32 = try MediaDecoder.findStreamInfo(context, streamCount: streamCount, maxPixels: limits.maxPixels)
-        guard status >= 0 else {
-            throw MediaDecoder.explain(MediaError(.streamInfo, "cannot read stream information", averror: status),
-                                       gate: gate, waiting: "reading stream information", seconds: limits.timeouts.open)
-        }
-        gate.disarm()
-        status = av_find_best_stream(context, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
+        let status = av_find_best_stream(context, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
         guard status >= 0 else {
             throw MediaError(.noVideoStream, "no video stream in \(source)", averror: status)
         }
@@ -323,30 +288,6 @@ final class MediaDecoder {
     }
 
     // MARK: - Setup helpers
-
-    /// Says "timed out" or "stopped" instead of FFmpeg's "Immediate exit requested" when the gate
-    /// is why a call gave up.
-    static func explain(_ error: MediaError, gate: InterruptGate, waiting: String, seconds: Double) -> MediaError {
-        switch gate.reason {
-        case .timedOut?: MediaError(.timeout, "no answer within \(ObjectReader.format(seconds)) s \(waiting)")
-        case .stopped?: MediaError(.interrupted, "stopped while \(waiting)")
-        case nil: error
-        }
-    }
-
-    /// `avformat_find_stream_info` with `max_pixels` set on each stream's probing decoder.
-    private static func findStreamInfo(_ context: UnsafeMutablePointer<AVFormatContext>, streamCount: Int,
-                                       maxPixels: Int) throws(MediaError) -> Int32 {
-        guard streamCount > 0 else { return avformat_find_stream_info(context, nil) }
-        let options = UnsafeMutablePointer<OpaquePointer?>.allocate(capacity: streamCount)
-        options.initialize(repeating: nil, count: streamCount)
-        defer {
-            for i in 0..<streamCount { av_dict_free(&options[i]) }
-            options.deallocate()
-        }
-        for i in 0..<streamCount { av_dict_set(&options[i], "max_pixels", String(maxPixels), 0) }
-        return avformat_find_stream_info(context, options)
-    }
 
     /// Clockwise quarter turns from the stream's display matrix (`av_display_rotation_get`).
     private static func quarterTurns(_ stream: UnsafeMutablePointer<AVStream>) -> Int {

@@ -4,7 +4,7 @@ import CFFmpeg
 /// bugs: they fail one story, show its error card, and the render goes on.
 public struct MediaError: Error, Sendable, CustomStringConvertible, Equatable {
     public enum Code: String, Sendable {
-        case open, streamInfo, noVideoStream, unsupportedCodec, decoderSetup, decode, tooLarge, convert, seek, interrupted, timeout, read
+        case open, streamInfo, noVideoStream, noAudioStream, unsupportedCodec, decoderSetup, decode, tooLarge, convert, seek, interrupted, timeout, read
     }
 
     public let code: Code

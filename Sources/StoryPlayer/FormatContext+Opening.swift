@@ -1,0 +1,73 @@
+import CFFmpeg
+
+extension FormatContext {
+    /// Opens a story source the one way every demuxer here is opened (players, audio, posters,
+    /// probes): a refused source stops before FFmpeg sees it; FFmpeg may use only the source's
+    /// protocols, narrowed by the storyboard; and `avformat_open_input` and
+    /// `avformat_find_stream_info` run under `gate`, with the open timeout as their deadline.
+    /// `gate` must outlive the context: FFmpeg keeps an unretained pointer to it.
+    static func open(_ source: MediaSource, limits: DecodeLimits, gate: InterruptGate,
+                     isLive: Bool = false) throws(MediaError) -> FormatContext {
+        FFmpegLogging.configureOnce()
+        if let refusal = source.refusal {
+            throw MediaError(.open, "refused \(source.location)", cause: refusal)
+        }
+        let protocols = source.allowedProtocols(narrowedTo: limits.protocols)
+        guard !protocols.isEmpty else {
+            throw MediaError(.open, "no allowed protocol can open \(source)",
+                             cause: "the storyboard's protocols exclude all of \(source.allowedProtocols.joined(separator: ", "))")
+        }
+        var options = ["protocol_whitelist": protocols.joined(separator: ",")]
+        if source.isRemote {
+            // FFmpeg's own socket timeout (microseconds) backs up the interrupt callback.
+            options["rw_timeout"] = String(Int(limits.timeouts.read * 1_000_000))
+        }
+        if isLive {
+            // A live stream is analysed for 0.5 s instead of 5 s before it plays: over RTMP that
+            // is the difference between 6 s and 1.2 s to the first frame, and the video stream
+            // (all a story needs) is known long before.
+            options["analyzeduration"] = "500000"
+        }
+        gate.arm(seconds: limits.timeouts.open)
+        defer { gate.disarm() }
+        let format: FormatContext
+        do {
+            format = try FormatContext(url: source.ffmpegURL, name: source.description, options: options, interrupt: gate.callback)
+        } catch {
+            throw explain(error, gate: gate, waiting: "opening \(source)", seconds: limits.timeouts.open)
+        }
+        let context = format.pointer!
+        // Probing decodes a frame too, so it gets the same pixel limit as the real decoder.
+        let status = try findStreamInfo(context, streamCount: Int(context.pointee.nb_streams), maxPixels: limits.maxPixels)
+        guard status >= 0 else {
+            throw explain(MediaError(.streamInfo, "cannot read stream information", averror: status),
+                          gate: gate, waiting: "reading stream information", seconds: limits.timeouts.open)
+        }
+        return format
+    }
+
+    /// Says "timed out" or "stopped" instead of FFmpeg's "Immediate exit requested" when the gate
+    /// is why a call gave up.
+    fileprivate static func explain(_ error: MediaError, gate: InterruptGate, waiting: String, seconds: Double) -> MediaError {
+        switch gate.reason {
+        case .timedOut?: MediaError(.timeout, "no answer within \(ObjectReader.format(seconds)) s \(waiting)")
+        case .stopped?: MediaError(.interrupted, "stopped while \(waiting)")
+        case nil: error
+        }
+    }
+
+    /// `avformat_find_stream_info` with `max_pixels` set on each stream's probing decoder.
+    fileprivate static func findStreamInfo(_ context: UnsafeMutablePointer<AVFormatContext>, streamCount: Int,
+                                       maxPixels: Int) throws(MediaError) -> Int32 {
+        guard streamCount > 0 else { return avformat_find_stream_info(context, nil) }
+        let options = UnsafeMutablePointer<OpaquePointer?>.allocate(capacity: streamCount)
+        options.initialize(repeating: nil, count: streamCount)
+        defer {
+            for i in 0..<streamCount { av_dict_free(&options[i]) }
+            options.deallocate()
+        }
+        for i in 0..<streamCount { av_dict_set(&options[i], "max_pixels", String(maxPixels), 0) }
+        return avformat_find_stream_info(context, options)
+    }
+
+}
