@@ -80,8 +80,7 @@ public final class LifecycleTrace {
 
     /// Wall-clock seconds since the trace began.
     public var wall: Double {
-        let elapsed = ContinuousClock.now - started
-        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        (ContinuousClock.now - started).seconds
     }
 
     func record(_ kind: TraceEvent.Kind, t: Double, story: String, item: Int? = nil, player: Int? = nil,

@@ -161,7 +161,7 @@ public final class StoryRender {
                 let due = started + .nanoseconds(Int64(t * 1e9))
                 let now = ContinuousClock.now
                 if now < due {
-                    Thread.sleep(forTimeInterval: Double((due - now).components.attoseconds) / 1e18 + Double((due - now).components.seconds))
+                    Thread.sleep(forTimeInterval: (due - now).seconds)
                 } else if now > due + .nanoseconds(Int64(1e9 / fps)) {
                     lateFrames.append(n)
                     continue

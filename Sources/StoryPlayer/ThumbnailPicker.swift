@@ -9,6 +9,8 @@ struct ThumbnailPicker {
     let wanted: Int
     let planned: Int?
     let width: Int
+    /// With a known frame count, the frames to keep (computed once, not every frame).
+    private let plannedIndices: Set<Int>
     private var kept: [(index: Int, time: Double, picture: RGBAImage)] = []
     private var stride = 1
 
@@ -16,6 +18,7 @@ struct ThumbnailPicker {
         self.wanted = wanted
         self.planned = planned
         self.width = width
+        plannedIndices = planned.map { Set(ThumbnailPicker.evenlySpaced(wanted, of: $0)) } ?? []
     }
 
     /// The evenly spaced frame numbers of a render of `total` frames.
@@ -28,8 +31,8 @@ struct ThumbnailPicker {
 
     mutating func offer(_ index: Int, time: Double, _ frame: RGBAImage) {
         guard wanted > 0 else { return }
-        if let planned {
-            guard ThumbnailPicker.evenlySpaced(wanted, of: planned).contains(index) else { return }
+        if planned != nil {
+            guard plannedIndices.contains(index) else { return }
         } else {
             guard index % stride == 0 else { return }
         }
