@@ -61,6 +61,14 @@ final class LiveSourceTests: XCTestCase {
         return try servers.httpServer(root: folder) + "/live.m3u8"
     }
 
+    /// A hand-written playlist served over HTTP from a folder of its own; returns its URL.
+    func servePlaylist(_ text: String) throws -> String {
+        let folder = servers.folder.file("playlist-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        FileManager.default.createFile(atPath: folder + "/index.m3u8", contents: Data(text.utf8))
+        return try servers.httpServer(root: folder) + "/index.m3u8"
+    }
+
     func rtmpStream(name: String = "story") throws -> (url: String, port: Int) {
         try LiveServers.require("nginx")
         let port = try servers.rtmpServer()
@@ -154,12 +162,9 @@ final class LiveSourceTests: XCTestCase {
     }
 
     func testPlaylistWhoseSegmentsAre404() throws {
-        let folder = servers.folder.file("broken")
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let playlist = "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:1\n#EXT-X-MEDIA-SEQUENCE:0\n#EXTINF:1.0,\nseg0.ts\n#EXTINF:1.0,\nseg1.ts\n#EXT-X-ENDLIST\n"
-        FileManager.default.createFile(atPath: folder + "/index.m3u8", contents: Data(playlist.utf8))
-        let base = try servers.httpServer(root: folder)
-        let (_, events, _) = try render(board(#"{"id": "s", "items": [{"uri": "\#(base)/index.m3u8"}]}"#))
+        let url = try servePlaylist("#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:1\n#EXT-X-MEDIA-SEQUENCE:0\n"
+                                    + "#EXTINF:1.0,\nseg0.ts\n#EXTINF:1.0,\nseg1.ts\n#EXT-X-ENDLIST\n")
+        let (_, events, _) = try render(board(#"{"id": "s", "items": [{"uri": "\#(url)"}]}"#))
         XCTAssertEqual(events.of(.failed).count, 1, "\(events.map(\.jsonLine))")
         XCTAssertEqual(events.of(.firstFrame), [])
     }
@@ -176,12 +181,8 @@ final class LiveSourceTests: XCTestCase {
 
     /// A playlist fetched over HTTP must never make FFmpeg read a local file.
     func testRemotePlaylistCannotReadLocalFiles() throws {
-        let folder = servers.folder.file("evil")
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let playlist = "#EXTM3U\n#EXT-X-TARGETDURATION:1\n#EXTINF:1.0,\nfile:///etc/hostname\n#EXT-X-ENDLIST\n"
-        FileManager.default.createFile(atPath: folder + "/evil.m3u8", contents: Data(playlist.utf8))
-        let base = try servers.httpServer(root: folder)
-        let (_, events, _) = try render(board(#"{"id": "s", "items": [{"uri": "\#(base)/evil.m3u8"}]}"#))
+        let url = try servePlaylist("#EXTM3U\n#EXT-X-TARGETDURATION:1\n#EXTINF:1.0,\nfile:///etc/hostname\n#EXT-X-ENDLIST\n")
+        let (_, events, _) = try render(board(#"{"id": "s", "items": [{"uri": "\#(url)"}]}"#))
         let failed = try XCTUnwrap(events.of(.failed).first, "\(events.map(\.jsonLine))")
         XCTAssertEqual(events.of(.firstFrame), [])
         let hostname = (try? String(contentsOfFile: "/etc/hostname", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "\u{0}"
