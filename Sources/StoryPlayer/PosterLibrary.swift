@@ -21,7 +21,9 @@ final class PosterLibrary: @unchecked Sendable {
     let canvas: Canvas
     let look: LoadingLook
     private let limits: DecodeLimits
-    private let queue = DispatchQueue(label: "live-stories.preload")
+    /// Concurrent: the stories of a window load side by side (each on one core), and `collect`
+    /// puts them back in story order.
+    private let queue = DispatchQueue(label: "live-stories.preload", attributes: .concurrent)
     private let group = DispatchGroup()
     private let lock = NSLock()
     private var entries: [Int: Entry] = [:]
@@ -64,11 +66,11 @@ final class PosterLibrary: @unchecked Sendable {
     /// Waits for every requested load (the virtual clock, so that renders stay deterministic).
     func waitForRequests() { group.wait() }
 
-    /// Loads finished since the last call, in the order they finished.
+    /// Loads finished since the last call, in story order.
     func collect() -> [(story: Int, entry: Entry)] {
         lock.withLock {
             defer { unreported.removeAll() }
-            return unreported
+            return unreported.sorted { $0.story < $1.story }
         }
     }
 

@@ -133,9 +133,10 @@ public final class StoryRender {
         var endTime = 0.0
         thumbnails = ThumbnailPicker(wanted: options.sheetFrames, planned: plannedFrames,
                                      width: min(canvasSpec.width, 180))
-        // Posters of the first window are loaded before playback starts (and before the realtime
-        // clock starts running).
-        preloadAround(at: 0)
+        // Posters of the first window start loading now, while the first player opens its
+        // source; the realtime clock waits for them before it starts running.
+        requestPreloads()
+        if playback == .realtime { settlePreloads(at: 0, waiting: true) }
         let clip: ClipQueue?
         do {
             clip = try options.clip.map { options throws(MediaError) in
@@ -275,8 +276,9 @@ public final class StoryRender {
     /// Navigation and lifecycle up to timeline time `t`.
     private func step(to t: Double) {
         navigator.advance(to: t)
-        preloadAround(at: t)
+        requestPreloads()
         syncPlayers(at: t)
+        settlePreloads(at: t)
         applyHold(at: t)
         // An item ends only while its story rests on screen; a page in motion holds its items.
         if !navigator.isMoving, !navigator.isFinished, let player = players[navigator.settledPage].current,
@@ -284,16 +286,19 @@ public final class StoryRender {
             player.markEnded(at: t)
             navigator.currentItemEnded(at: t)
             navigator.advance(to: t)
-            preloadAround(at: t)
+            requestPreloads()
             syncPlayers(at: t)
+            settlePreloads(at: t)
         }
     }
 
     // MARK: - Preload window and feed pages
 
-    /// Loads posters and metadata for the stories from `behind` to `ahead` around the resting one,
-    /// and fetches the feed's next page when the viewer is within two stories of the end.
-    private func preloadAround(at t: Double) {
+    /// Starts loading posters and metadata for the stories from `behind` to `ahead` around the
+    /// resting one, and fetches the feed's next page when the viewer is within two stories of the
+    /// end. Players are synced between this and `settlePreloads`, so that a player opening its
+    /// source and the posters loading share the cores.
+    private func requestPreloads() {
         guard !stories.isEmpty else { return }
         let here = navigator.settledPage
         let window = max(0, here - storyboard.preload.behind)...min(stories.count - 1, here + storyboard.preload.ahead)
@@ -316,9 +321,13 @@ public final class StoryRender {
                 break
             }
         }
-        // The virtual clock waits for every preload; the realtime clock waits only for the first
-        // window, loaded before playback starts, and afterwards shows what has arrived.
-        if playback == .virtual || t == 0 { posters.waitForRequests() }
+    }
+
+    /// Records the preloads that have finished. The virtual clock waits for every preload; the
+    /// realtime clock waits only for the first window, before playback starts, and afterwards
+    /// shows what has arrived.
+    private func settlePreloads(at t: Double, waiting: Bool? = nil) {
+        if waiting ?? (playback == .virtual) { posters.waitForRequests() }
         for (index, entry) in posters.collect() {
             let detail = entry.probe.map { "\($0.codec) \($0.width)x\($0.height)\($0.isLive ? " live" : "")" }
             trace.record(.preload, t: t, story: stories[index].id, loaded: entry.loaded, detail: detail)
