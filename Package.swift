@@ -28,11 +28,13 @@ let package = Package(
             name: "CStoryPNG",
             linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("z")]
         ),
+        // The rasterizer's cache prefetch, which Swift cannot express.
+        .target(name: "CRasterSupport"),
 
         // MARK: - Libraries
         .target(
             name: "Compositor",
-            dependencies: ["CStoryPNG"],
+            dependencies: ["CStoryPNG", "CRasterSupport"],
             swiftSettings: [.unsafeFlags(["-Ounchecked"], .when(configuration: .release))]
         ),
         .target(

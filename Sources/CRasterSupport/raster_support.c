@@ -1,0 +1,2 @@
+// The helpers are `static inline` in the header; this file only gives the target a source.
+#include "raster_support.h"
