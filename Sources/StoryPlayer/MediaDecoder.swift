@@ -229,24 +229,43 @@ final class MediaDecoder {
             throw MediaError(.convert, "cannot convert pixel format \(name) to RGBA")
         }
         configureColorspace(sws, frame: frame)
-        let output = try scaledFrame(width: targetWidth, height: targetHeight)
-        let lines = withUnsafePointer(to: frame.pointee.data) { sourceData in
-            withUnsafePointer(to: frame.pointee.linesize) { sourceLines in
-                withUnsafePointer(to: output.pointee.data) { targetData in
-                    withUnsafePointer(to: output.pointee.linesize) { targetLines in
-                        sws_scale(sws,
-                                  UnsafeRawPointer(sourceData).assumingMemoryBound(to: UnsafePointer<UInt8>?.self),
-                                  UnsafeRawPointer(sourceLines).assumingMemoryBound(to: Int32.self),
-                                  0, frame.pointee.height,
-                                  UnsafeRawPointer(targetData).assumingMemoryBound(to: UnsafeMutablePointer<UInt8>?.self),
-                                  UnsafeRawPointer(targetLines).assumingMemoryBound(to: Int32.self))
+        /// `sws_scale` of the whole frame into `target` (rows `stride` bytes apart).
+        func convert(into target: UnsafeMutablePointer<UInt8>, stride: Int) -> Int32 {
+            var targetData: (UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<UInt8>?,
+                             UnsafeMutablePointer<UInt8>?) = (target, nil, nil, nil)
+            var targetLines: (Int32, Int32, Int32, Int32) = (Int32(stride), 0, 0, 0)
+            return withUnsafePointer(to: frame.pointee.data) { sourceData in
+                withUnsafePointer(to: frame.pointee.linesize) { sourceLines in
+                    withUnsafeMutablePointer(to: &targetData) { targetData in
+                        withUnsafeMutablePointer(to: &targetLines) { targetLines in
+                            sws_scale(sws,
+                                      UnsafeRawPointer(sourceData).assumingMemoryBound(to: UnsafePointer<UInt8>?.self),
+                                      UnsafeRawPointer(sourceLines).assumingMemoryBound(to: Int32.self),
+                                      0, frame.pointee.height,
+                                      UnsafeMutableRawPointer(targetData).assumingMemoryBound(to: UnsafeMutablePointer<UInt8>?.self),
+                                      UnsafeMutableRawPointer(targetLines).assumingMemoryBound(to: Int32.self))
+                        }
                     }
                 }
             }
         }
-        guard lines > 0 else { throw MediaError(.convert, "cannot convert the picture", averror: lines) }
-        var image = RGBAImage(turning: output.pointee.data.0!, stride: Int(output.pointee.linesize.0),
+        var image: RGBAImage
+        if quarterTurns % 4 == 0, targetWidth % 16 == 0 {
+            // The usual case: swscale writes the picture's own rows, with no padded frame and
+            // no copy. (swscale's SIMD writes whole blocks of pixels: whole rows of a multiple
+            // of 16, and `RGBAImage(writing:)` keeps slack after the last.)
+            var lines: Int32 = 0
+            image = RGBAImage(writingWidth: targetWidth, height: targetHeight) { target in
+                lines = convert(into: target, stride: targetWidth * 4)
+            }
+            guard lines > 0 else { throw MediaError(.convert, "cannot convert the picture", averror: lines) }
+        } else {
+            let output = try scaledFrame(width: targetWidth, height: targetHeight)
+            let lines = convert(into: output.pointee.data.0!, stride: Int(output.pointee.linesize.0))
+            guard lines > 0 else { throw MediaError(.convert, "cannot convert the picture", averror: lines) }
+            image = RGBAImage(turning: output.pointee.data.0!, stride: Int(output.pointee.linesize.0),
                               width: targetWidth, height: targetHeight, quarterTurns: quarterTurns)
+        }
         if let descriptor = av_pix_fmt_desc_get(sourceFormat), descriptor.pointee.flags & UInt64(AV_PIX_FMT_FLAG_ALPHA) != 0 {
             image.flattenAlpha()
         }

@@ -31,6 +31,19 @@ extension RGBAImage {
 }
 
 extension RGBAImage {
+    /// A picture whose rows `write` fills in place (`width * 4` bytes apart, no memset first).
+    /// The storage keeps 64 bytes of slack after the last row for writers that work in blocks.
+    init(writingWidth w: Int, height h: Int, _ write: (UnsafeMutablePointer<UInt8>) -> Void) {
+        let count = w * h * 4
+        let pixels = [UInt8](unsafeUninitializedCapacity: count + 64) { buffer, initialized in
+            write(buffer.baseAddress!)
+            initialized = count
+        }
+        self.init(width: w, height: h, pixels: pixels)
+    }
+}
+
+extension RGBAImage {
     /// Makes the picture opaque, as a phone shows a transparent photo: over black.
     mutating func flattenAlpha() {
         pixels.withUnsafeMutableBufferPointer { bytes in
