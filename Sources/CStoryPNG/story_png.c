@@ -102,14 +102,6 @@ int story_png_encode(const uint8_t *rgba, int width, int height, size_t stride,
         story_png_buffer_free(out);
         return 1;
     }
-    if (out->capacity == 0) {
-        // Room for the whole file up front (filtered rows plus deflate's worst case), so the
-        // buffer is never copied while it grows; pages that stay unused are never touched.
-        size_t raw = (size_t)height * (1 + (size_t)width * (keep_alpha ? 4 : 3));
-        size_t capacity = raw + raw / 1000 + 64 * 1024;
-        out->bytes = malloc(capacity);
-        if (out->bytes) out->capacity = capacity;
-    }
     png_set_write_fn(png, out, append_bytes, flush_nothing);
     png_set_IHDR(png, info, (png_uint_32)width, (png_uint_32)height, 8,
                  keep_alpha ? PNG_COLOR_TYPE_RGBA : PNG_COLOR_TYPE_RGB,
