@@ -127,8 +127,9 @@ public final class StoryRender {
         let plannedFrames = storyboard.duration.map { Int(($0 * fps - 1e-9).rounded(.up)) }
         let frameLimit = plannedFrames ?? Int(StoryRender.openEndedLimit * fps)
         // Enough frames in flight to keep every core compressing while the next frame is drawn;
-        // the bound is what keeps memory flat.
-        let writer = FrameWriter(options: options.png, maxInFlight: options.threads + 2, clock: clock)
+        // the bound is what keeps memory flat. One more than the cores measured as fast as two
+        // more, with a canvas less held.
+        let writer = FrameWriter(options: options.png, maxInFlight: options.threads + 1, clock: clock)
         var frames = 0
         var endTime = 0.0
         thumbnails = ThumbnailPicker(wanted: options.sheetFrames, planned: plannedFrames,
