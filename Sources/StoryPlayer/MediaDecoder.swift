@@ -66,6 +66,9 @@ final class MediaDecoder {
     let duration: Double?
     /// Clockwise quarter turns needed to show the picture upright (from the display matrix).
     let quarterTurns: Int
+    /// Whether swscale may write straight into a picture's storage (see `rgba`); tests turn it
+    /// off to compare with the padded frame.
+    var convertsInPlace = true
     let codecName: String
     let codedWidth: Int
     let codedHeight: Int
@@ -252,10 +255,10 @@ final class MediaDecoder {
             }
         }
         var image: RGBAImage
-        if quarterTurns % 4 == 0, targetWidth % 16 == 0 {
+        if convertsInPlace, quarterTurns % 4 == 0, targetWidth % 8 == 0 {
             // The usual case: swscale writes the picture's own rows, with no padded frame and
-            // no copy. (swscale's SIMD writes whole blocks of pixels: whole rows of a multiple
-            // of 16, and `RGBAImage(writing:)` keeps slack after the last.)
+            // no copy. (Its SIMD converters write blocks of 8 pixels, so a row of a multiple of
+            // 8 is written exactly; `RGBAImage(writingWidth:)` keeps slack after the last row.)
             var lines: Int32 = 0
             image = RGBAImage(writingWidth: targetWidth, height: targetHeight) { target in
                 lines = convert(into: target, stride: targetWidth * 4)
