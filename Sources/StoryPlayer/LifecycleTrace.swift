@@ -83,9 +83,11 @@ public final class LifecycleTrace {
         (ContinuousClock.now - started).seconds
     }
 
+    /// Appends an event; returns its index, for `complete`.
+    @discardableResult
     func record(_ kind: TraceEvent.Kind, t: Double, story: String, item: Int? = nil, player: Int? = nil,
                 error: String? = nil, call: String? = nil, attempt: Int? = nil, spans: FirstFrameSpans? = nil,
-                loaded: [String]? = nil, detail: String? = nil) {
+                loaded: [String]? = nil, detail: String? = nil) -> Int {
         if kind == .play, let player {
             alive.insert(player)
             peakAlive = max(peakAlive, alive.count)
@@ -96,6 +98,13 @@ public final class LifecycleTrace {
         event.loaded = loaded
         event.detail = detail
         events.append(event)
+        return events.count - 1
+    }
+
+    /// Fills in what a preload brought, for an event recorded when it was requested.
+    func complete(_ index: Int, loaded: [String], detail: String?) {
+        events[index].loaded = loaded
+        events[index].detail = detail
     }
 
     /// Drops the events before timeline time `t` (a shard's trace covers only its range).

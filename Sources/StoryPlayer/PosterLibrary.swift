@@ -21,13 +21,15 @@ final class PosterLibrary: @unchecked Sendable {
     let canvas: Canvas
     let look: LoadingLook
     private let limits: DecodeLimits
-    /// Concurrent: the stories of a window load side by side (each on one core), and `collect`
-    /// puts them back in story order.
-    private let queue = DispatchQueue(label: "live-stories.preload", attributes: .concurrent)
+    /// Serial: preloads run beside the players and the frames in flight, one at a time, so that
+    /// they do not crowd out a player opening its first picture.
+    private let queue = DispatchQueue(label: "live-stories.preload")
     private let group = DispatchGroup()
     private let lock = NSLock()
     private var entries: [Int: Entry] = [:]
     private var requested: Set<Int> = []
+    /// One group per requested story, left when its load is done (`wait(for:)`).
+    private var loading: [Int: DispatchGroup] = [:]
     private var unreported: [(story: Int, entry: Entry)] = []
     /// Times a face needed a poster that was not loaded yet (it showed the background).
     private(set) var misses = 0
@@ -44,13 +46,20 @@ final class PosterLibrary: @unchecked Sendable {
     /// Starts loading the stories in `indices` that were never requested. Stories in `playing`
     /// get no metadata probe: their own player is opening the same source and learns it at once
     /// (and some sources, such as an SRT listener, take a single caller).
-    func request(_ indices: [Int], stories: [Story], playing: Set<Int> = []) {
-        let fresh: [Int] = lock.withLock {
+    /// Returns the stories it started, in the order of `indices`.
+    @discardableResult
+    func request(_ indices: [Int], stories: [Story], playing: Set<Int> = []) -> [Int] {
+        let fresh: [(Int, DispatchGroup)] = lock.withLock {
             let fresh = indices.filter { !requested.contains($0) }
             requested.formUnion(fresh)
-            return fresh
+            return fresh.map { index in
+                let done = DispatchGroup()
+                done.enter()
+                loading[index] = done
+                return (index, done)
+            }
         }
-        for index in fresh {
+        for (index, done) in fresh {
             let story = stories[index]
             let probe = !playing.contains(index)
             queue.async(group: group) { [self] in
@@ -59,8 +68,16 @@ final class PosterLibrary: @unchecked Sendable {
                     entries[index] = entry
                     unreported.append((index, entry))
                 }
+                done.leave()
             }
         }
+        return fresh.map(\.0)
+    }
+
+    /// Waits for one story's load, if it was requested.
+    func wait(for story: Int) {
+        let done = lock.withLock { loading[story] }
+        done?.wait()
     }
 
     /// Waits for every requested load (the virtual clock, so that renders stay deterministic).
@@ -77,8 +94,10 @@ final class PosterLibrary: @unchecked Sendable {
     func isLoaded(_ story: Int) -> Bool { lock.withLock { entries[story] != nil } }
 
     /// The loading picture of an item at canvas size, with the loading ring when `ring` is set.
-    /// A story whose posters are not loaded yet shows the background, and counts as a miss.
-    func picture(story: Int, item: Int, at t: Double, ring: Bool) -> RGBAImage {
+    /// With `waiting` (the virtual clock) a story still loading is waited for; otherwise a story
+    /// whose posters are not loaded yet shows the background, and counts as a miss.
+    func picture(story: Int, item: Int, at t: Double, ring: Bool, waiting: Bool) -> RGBAImage {
+        if waiting { wait(for: story) }
         let entry = lock.withLock { entries[story] }
         if entry == nil { lock.withLock { misses += 1 } }
         let card = entry.flatMap { item < $0.cards.count ? $0.cards[item] : nil }

@@ -52,6 +52,12 @@ public final class StoryRender {
     /// The settled page at which the last page fetch failed: it is retried at the next move.
     private var feedFailedAt: Int?
     private var warnings: [String] = []
+    /// Virtual clock: stories whose preload was requested but not yet put in the trace.
+    private var unrecordedPreloads: [Int] = []
+    /// Virtual clock: trace events of preloads still loading, by story.
+    private var openPreloadEvents: [Int: Int] = [:]
+    /// What preloads could not load, by story (listed in story order, so notices stay deterministic).
+    private var preloadProblems: [Int: [String]] = [:]
     private var thumbnails = ThumbnailPicker(wanted: 0, planned: nil, width: 2)
     /// Frames a shard passed over before its range.
     private var framesBefore = 0
@@ -215,6 +221,9 @@ public final class StoryRender {
                 throw RenderError(.output, "cannot write the MP4", cause: error.description)
             }
         }
+        // Every preload requested is in the trace, complete, before the trace is cut or written.
+        posters.waitForRequests()
+        completePreloads(at: finalTime)
         if let range {
             // A shard's trace covers only its range; its stale-frame cleanup would delete the
             // frames of the shards beside it.
@@ -223,7 +232,7 @@ public final class StoryRender {
             removeStaleFrames(in: folder, from: framesCovered)
         }
         var summary = RenderSummary(frames: frames, wallSeconds: trace.wall, stories: stories,
-                                    trace: trace, notices: warnings + navigator.notices,
+                                    trace: trace, notices: allNotices,
                                     stageSeconds: clock.seconds, cores: Rasterizer.defaultThreadCount)
         summary.clock = playback
         summary.lateFrames = lateFrames
@@ -270,7 +279,7 @@ public final class StoryRender {
     }
 
     /// Messages about the render that are not errors (a poster that failed to load, a gesture ignored).
-    public var notices: [String] { warnings + navigator.notices }
+    public var notices: [String] { allNotices }
 
     // MARK: - One frame
 
@@ -304,7 +313,7 @@ public final class StoryRender {
         let here = navigator.settledPage
         let window = max(0, here - storyboard.preload.behind)...min(stories.count - 1, here + storyboard.preload.ahead)
         let playing = Set(navigator.playingStories.map(\.story))
-        posters.request(Array(window), stories: stories, playing: playing)
+        unrecordedPreloads += posters.request(Array(window), stories: stories, playing: playing)
         if let feed {
             if feed.next != nil, here >= stories.count - 1 - FeedPages.fetchDistance, feedFailedAt != here {
                 feed.fetchNext()
@@ -314,7 +323,7 @@ public final class StoryRender {
             case .success(let page)?:
                 accept(page.stories)
                 feedFailedAt = nil
-                posters.request(Array(window), stories: stories, playing: playing)
+                unrecordedPreloads += posters.request(Array(window), stories: stories, playing: playing)
             case .failure(let error)?:
                 warnings.append("\(error); staying on the stories already loaded, retrying at the next move")
                 feedFailedAt = here
@@ -324,16 +333,40 @@ public final class StoryRender {
         }
     }
 
-    /// Records the preloads that have finished. The virtual clock waits for every preload; the
-    /// realtime clock waits only for the first window, before playback starts, and afterwards
-    /// shows what has arrived.
-    private func settlePreloads(at t: Double, waiting: Bool? = nil) {
-        if waiting ?? (playback == .virtual) { posters.waitForRequests() }
+    /// Puts preloads in the trace. The realtime clock records a preload when it arrives, and
+    /// waits only for the first window, before playback starts. The virtual clock records it at
+    /// the frame that requested it and fills in what it brought when it is done, so that the
+    /// trace does not depend on how long loading took; frames wait for a poster only when they
+    /// show it (`PosterLibrary.picture`), and the render for all of them at its end.
+    private func settlePreloads(at t: Double, waiting: Bool = false) {
+        if playback == .virtual {
+            for index in unrecordedPreloads.sorted() {
+                openPreloadEvents[index] = trace.record(.preload, t: t, story: stories[index].id, loaded: [])
+            }
+            unrecordedPreloads.removeAll()
+        } else {
+            unrecordedPreloads.removeAll()
+            if waiting { posters.waitForRequests() }
+        }
+        completePreloads(at: t)
+    }
+
+    /// Records (realtime) or completes (virtual) the preloads that have finished.
+    private func completePreloads(at t: Double) {
         for (index, entry) in posters.collect() {
             let detail = entry.probe.map { "\($0.codec) \($0.width)x\($0.height)\($0.isLive ? " live" : "")" }
-            trace.record(.preload, t: t, story: stories[index].id, loaded: entry.loaded, detail: detail)
-            warnings += entry.problems
+            if let event = openPreloadEvents.removeValue(forKey: index) {
+                trace.complete(event, loaded: entry.loaded, detail: detail)
+            } else {
+                trace.record(.preload, t: t, story: stories[index].id, loaded: entry.loaded, detail: detail)
+            }
+            if !entry.problems.isEmpty { preloadProblems[index, default: []] += entry.problems }
         }
+    }
+
+    /// Notices of the render: its own, then preload problems in story order, then the viewer's.
+    private var allNotices: [String] {
+        warnings + preloadProblems.keys.sorted().flatMap { preloadProblems[$0]! } + navigator.notices
     }
 
     private func accept(_ newStories: [Story]) {
@@ -415,12 +448,15 @@ public final class StoryRender {
     private func texture(forStory index: Int, at t: Double) -> RGBAImage {
         let item = navigator.currentItems[index]
         guard let player = players[index].current else {
-            return posters.picture(story: index, item: item, at: t, ring: false)
+            return posters.picture(story: index, item: item, at: t, ring: false, waiting: playback == .virtual)
         }
         if player.isFailed { return errorCard }
         let picture = player.picture(at: t)
         if player.isFailed { return errorCard }
-        let loading = { self.posters.picture(story: index, item: player.itemIndex, at: t, ring: self.options.overlay) }
+        let loading = {
+            self.posters.picture(story: index, item: player.itemIndex, at: t, ring: self.options.overlay,
+                                 waiting: self.playback == .virtual)
+        }
         guard let picture else { return loading() }
         let fade = storyboard.loading.fade
         if let shownAt = player.firstFrameAt, shownAt > player.startedAt, fade > 0, t - shownAt < fade {
