@@ -37,6 +37,7 @@ extension FormatContext {
             throw explain(error, gate: gate, waiting: "opening \(source)", seconds: limits.timeouts.open)
         }
         let context = format.pointer!
+        if headerDescribesStreams(context) { return format }
         // Probing decodes a frame too, so it gets the same pixel limit as the real decoder.
         let status = try findStreamInfo(context, streamCount: Int(context.pointee.nb_streams), maxPixels: limits.maxPixels)
         guard status >= 0 else {
@@ -54,6 +55,31 @@ extension FormatContext {
         case .stopped?: MediaError(.interrupted, "stopped while \(waiting)")
         case nil: error
         }
+    }
+
+    /// Whether an MP4/MOV header already gives every audio and video stream what a story needs
+    /// (codec, picture size; sample rate, channels), so `avformat_find_stream_info` can be
+    /// skipped. That call decodes the first pictures only to learn the pixel format and the
+    /// decoder's delay, which the decoder learns anyway: on a 720x1280 story it cost 6-24 ms,
+    /// a third to a half of a file's time to first frame. Everything else reads the stream
+    /// information as before.
+    fileprivate static func headerDescribesStreams(_ context: UnsafeMutablePointer<AVFormatContext>) -> Bool {
+        guard String(cString: context.pointee.iformat.pointee.name).hasPrefix("mov,mp4") else { return false }
+        var video = false
+        for i in 0..<Int(context.pointee.nb_streams) {
+            let parameters = context.pointee.streams[i]!.pointee.codecpar!.pointee
+            switch parameters.codec_type {
+            case AVMEDIA_TYPE_VIDEO:
+                guard parameters.codec_id != AV_CODEC_ID_NONE, parameters.width > 0, parameters.height > 0 else { return false }
+                video = true
+            case AVMEDIA_TYPE_AUDIO:
+                guard parameters.codec_id != AV_CODEC_ID_NONE, parameters.sample_rate > 0,
+                      parameters.ch_layout.nb_channels > 0 else { return false }
+            default:
+                continue
+            }
+        }
+        return video
     }
 
     /// `avformat_find_stream_info` with `max_pixels` set on each stream's probing decoder.
