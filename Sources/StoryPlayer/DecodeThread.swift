@@ -110,14 +110,17 @@ private struct Worker {
     func run() {
         var decoder: MediaDecoder
         do {
-            decoder = try MediaDecoder(source: source, limits: limits, gate: gate, isLive: isLive)
+            // Opening reads the stream information, which decodes a few frames: decode work.
+            decoder = try measure(.decode) { () throws(MediaError) in
+                try MediaDecoder(source: source, limits: limits, gate: gate, isLive: isLive)
+            }
         } catch {
             queue.put(.failed(error))
             return
         }
         if startAt > 0 && !decoder.isStill && !isLive {
             do {
-                try decoder.seek(to: startAt)
+                try measure(.decode) { () throws(MediaError) in try decoder.seek(to: startAt) }
             } catch {
                 queue.put(.failed(error))
                 decoder.close()
@@ -181,7 +184,9 @@ private struct Worker {
                 guard queue.put(.reconnect(attempt: reconnects, reason: reason)) else { return }
                 guard gate.sleep(seconds: min(0.25 * pow(2, Double(reconnects - 1)), 2)) else { return }
                 do {
-                    reopened = try MediaDecoder(source: source, limits: limits, gate: gate, isLive: isLive)
+                    reopened = try measure(.decode) { () throws(MediaError) in
+                        try MediaDecoder(source: source, limits: limits, gate: gate, isLive: isLive)
+                    }
                 } catch {
                     reason = error.description
                 }

@@ -37,10 +37,22 @@ final class PosterLibrary: @unchecked Sendable {
     static let reduction = 4
     static let darkening = 0.72
 
-    init(canvas: Canvas, look: LoadingLook, limits: DecodeLimits) {
+    /// Charged with the loads' CPU time: opening and decoding under `.decode`, the cards under `.overlay`.
+    private let clock: StageClock?
+
+    init(canvas: Canvas, look: LoadingLook, limits: DecodeLimits, clock: StageClock? = nil) {
         self.canvas = canvas
         self.look = look
         self.limits = limits
+        self.clock = clock
+    }
+
+    private func measure<T>(_ stage: PipelineStage, _ body: () throws(MediaError) -> T) throws(MediaError) -> T {
+        guard let clock else { return try body() }
+        let result: Result<T, MediaError> = clock.measure(stage) {
+            do throws(MediaError) { return .success(try body()) } catch { return .failure(error) }
+        }
+        return try result.get()
     }
 
     /// Starts loading the stories in `indices` that were never requested. Stories in `playing`
@@ -136,10 +148,15 @@ final class PosterLibrary: @unchecked Sendable {
             }
             do {
                 // One decode per poster: the avatar is the centre of the small picture.
-                let poster = try PictureLoader.load(source, width: small.0, height: small.1, limits: limits)
-                var card = poster.blurred(radius: radius)
-                card.darken(by: PosterLibrary.darkening)
-                let avatar = poster.centreSquare().scaled(width: avatarSide, height: avatarSide)
+                let poster = try measure(.decode) { () throws(MediaError) in
+                    try PictureLoader.load(source, width: small.0, height: small.1, limits: limits)
+                }
+                let makeCards = {
+                    var card = poster.blurred(radius: radius)
+                    card.darken(by: PosterLibrary.darkening)
+                    return (card, poster.centreSquare().scaled(width: avatarSide, height: avatarSide))
+                }
+                let (card, avatar) = clock?.measure(.overlay, makeCards) ?? makeCards()
                 cache[source.location] = (card, avatar)
                 entry.cards.append(card)
                 entry.avatars.append(avatar)
@@ -152,7 +169,9 @@ final class PosterLibrary: @unchecked Sendable {
         if entry.cards.contains(where: { $0 != nil }) { entry.loaded.append("poster") }
         if probe, let first = story.items.first, first.source.refusal == nil {
             do {
-                entry.probe = try MediaProbe.run(source: first.source, limits: limits, isLive: first.isLive, decodeFirstFrame: false)
+                entry.probe = try measure(.decode) { () throws(MediaError) in
+                    try MediaProbe.run(source: first.source, limits: limits, isLive: first.isLive, decodeFirstFrame: false)
+                }
                 entry.loaded.append("probe")
             } catch {
                 entry.problems.append("story \(story.id): metadata not loaded: \(error)")

@@ -85,7 +85,7 @@ public final class StoryRender {
         stories = storyboard.stories
         players = []
         rasterizer = Rasterizer(threads: options.threads)
-        posters = PosterLibrary(canvas: storyboard.canvas, look: storyboard.loading, limits: limits)
+        posters = PosterLibrary(canvas: storyboard.canvas, look: storyboard.loading, limits: limits, clock: clock)
         feed = storyboard.feed.map { FeedPages(feed: $0, folder: storyboard.folder, timeout: storyboard.timeouts.open) }
         addPlayers(for: stories)
     }
