@@ -21,7 +21,7 @@ public final class StageClock: @unchecked Sendable {
 
     /// Runs `body` and charges its CPU time to `stage`.
     @inlinable
-    public func measure<T>(_ stage: PipelineStage, _ body: () throws -> T) rethrows -> T {
+    public func measure<T, E: Error>(_ stage: PipelineStage, _ body: () throws(E) -> T) throws(E) -> T {
         let start = StageClock.threadCPUSeconds()
         defer { add(stage, StageClock.threadCPUSeconds() - start) }
         return try body()

@@ -111,7 +111,7 @@ private struct Worker {
         var decoder: MediaDecoder
         do {
             // Opening reads the stream information, which decodes a few frames: decode work.
-            decoder = try measure(.decode) { () throws(MediaError) in
+            decoder = try clock.measure(.decode) { () throws(MediaError) in
                 try MediaDecoder(source: source, limits: limits, gate: gate, isLive: isLive)
             }
         } catch {
@@ -120,7 +120,7 @@ private struct Worker {
         }
         if startAt > 0 && !decoder.isStill && !isLive {
             do {
-                try measure(.decode) { () throws(MediaError) in try decoder.seek(to: startAt) }
+                try clock.measure(.decode) { () throws(MediaError) in try decoder.seek(to: startAt) }
             } catch {
                 queue.put(.failed(error))
                 decoder.close()
@@ -142,9 +142,9 @@ private struct Worker {
             let failure: MediaError?
             do {
                 while !gate.isStopped {
-                    let picture = try measure(.decode) { () throws(MediaError) in try decoder.nextPicture() }
+                    let picture = try clock.measure(.decode) { () throws(MediaError) in try decoder.nextPicture() }
                     guard let picture else { break }
-                    let image = try measure(.convert) { () throws(MediaError) in
+                    let image = try clock.measure(.convert) { () throws(MediaError) in
                         try decoder.rgba(picture, width: width, height: height)
                     }
                     if connectionFirstTime == nil { connectionFirstTime = picture.time }
@@ -184,7 +184,7 @@ private struct Worker {
                 guard queue.put(.reconnect(attempt: reconnects, reason: reason)) else { return }
                 guard gate.sleep(seconds: min(0.25 * pow(2, Double(reconnects - 1)), 2)) else { return }
                 do {
-                    reopened = try measure(.decode) { () throws(MediaError) in
+                    reopened = try clock.measure(.decode) { () throws(MediaError) in
                         try MediaDecoder(source: source, limits: limits, gate: gate, isLive: isLive)
                     }
                 } catch {
@@ -201,13 +201,5 @@ private struct Worker {
             connectionFirstTime = nil
             frameDuration = decoder.frameRate > 0 ? 1 / decoder.frameRate : frameDuration
         }
-    }
-
-    private func measure<T>(_ stage: PipelineStage, _ body: () throws(MediaError) -> T) throws(MediaError) -> T {
-        guard let clock else { return try body() }
-        let result: Result<T, MediaError> = clock.measure(stage) {
-            do throws(MediaError) { return .success(try body()) } catch { return .failure(error) }
-        }
-        return try result.get()
     }
 }

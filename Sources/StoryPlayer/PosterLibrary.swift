@@ -47,14 +47,6 @@ final class PosterLibrary: @unchecked Sendable {
         self.clock = clock
     }
 
-    private func measure<T>(_ stage: PipelineStage, _ body: () throws(MediaError) -> T) throws(MediaError) -> T {
-        guard let clock else { return try body() }
-        let result: Result<T, MediaError> = clock.measure(stage) {
-            do throws(MediaError) { return .success(try body()) } catch { return .failure(error) }
-        }
-        return try result.get()
-    }
-
     /// Starts loading the stories in `indices` that were never requested. Stories in `playing`
     /// get no metadata probe: their own player is opening the same source and learns it at once
     /// (and some sources, such as an SRT listener, take a single caller).
@@ -148,7 +140,7 @@ final class PosterLibrary: @unchecked Sendable {
             }
             do {
                 // One decode per poster: the avatar is the centre of the small picture.
-                let poster = try measure(.decode) { () throws(MediaError) in
+                let poster = try clock.measure(.decode) { () throws(MediaError) in
                     try PictureLoader.load(source, width: small.0, height: small.1, limits: limits)
                 }
                 let makeCards = {
@@ -156,7 +148,7 @@ final class PosterLibrary: @unchecked Sendable {
                     card.darken(by: PosterLibrary.darkening)
                     return (card, poster.centreSquare().scaled(width: avatarSide, height: avatarSide))
                 }
-                let (card, avatar) = clock?.measure(.overlay, makeCards) ?? makeCards()
+                let (card, avatar) = clock.measure(.overlay, makeCards)
                 cache[source.location] = (card, avatar)
                 entry.cards.append(card)
                 entry.avatars.append(avatar)
@@ -169,7 +161,7 @@ final class PosterLibrary: @unchecked Sendable {
         if entry.cards.contains(where: { $0 != nil }) { entry.loaded.append("poster") }
         if probe, let first = story.items.first, first.source.refusal == nil {
             do {
-                entry.probe = try measure(.decode) { () throws(MediaError) in
+                entry.probe = try clock.measure(.decode) { () throws(MediaError) in
                     try MediaProbe.run(source: first.source, limits: limits, isLive: first.isLive, decodeFirstFrame: false)
                 }
                 entry.loaded.append("probe")
