@@ -1,8 +1,8 @@
 // The rasterizer's fast inner loop. For each row it finds the span the face touches and, inside
 // it, the span where every edge is at least half a pixel away (coverage exactly 1). Inside, eight
-// pixels at a time get u/w, v/w and 1/w, the texel positions and the four bilinear weights as
-// SIMD8 lanes, then blend their texels in integers with no edge maths; only the few pixels along
-// the edges take the general anti-aliased path.
+// pixels at a time get their texel positions (u/w, v/w and 1/w) as SIMD8 lanes, then each pixel
+// blends its four texels in integers with no edge maths; only the few pixels along the edges take
+// the general anti-aliased path.
 
 import CRasterSupport
 
@@ -140,12 +140,18 @@ struct BilinearSampler {
     /// packs three channels into; the rounding error this adds is below 1/16 of a level.
     static let weightOne: Float = 8192
 
+    /// A texel position clamped to the texture, NaN to the far edge. Written as comparisons
+    /// rather than min()/max(), which handle NaN and so do not compile to minss/maxss.
+    @inline(__always)
+    func clamped(sx: Float, sy: Float) -> (Float, Float) {
+        (sx < maxX ? (sx > 0 ? sx : 0) : maxX, sy < maxY ? (sy > 0 ? sy : 0) : maxY)
+    }
+
     /// Prefetches the texture a little ahead of (sx, sy), two and three rows down, never past
     /// the texture's last byte.
     @inline(__always)
     func prefetch(_ base: UnsafeRawPointer, sx: Float, sy: Float) {
-        let cx = sx < maxX ? (sx > 0 ? sx : 0) : maxX
-        let cy = sy < maxY ? (sy > 0 ? sy : 0) : maxY
+        let (cx, cy) = clamped(sx: sx, sy: sy)
         let ahead = (Int(Int32(cy)) &+ 2) &* rowBytes &+ Int(Int32(cx)) &* 4 &+ 64
         let offset = ahead < lastPrefetch ? ahead : lastPrefetch
         raster_prefetch(base + offset)
@@ -158,9 +164,7 @@ struct BilinearSampler {
     /// are spread into 21-bit lanes of one UInt64, so four multiplies blend all three channels.
     @inline(__always)
     func blend(_ base: UnsafeRawPointer, sx: Float, sy: Float, scale: Float) -> UInt32 {
-        // `a < b ? a : b` rather than min(): no NaN handling, so it compiles to minss/maxss.
-        let cx = sx < maxX ? (sx > 0 ? sx : 0) : maxX
-        let cy = sy < maxY ? (sy > 0 ? sy : 0) : maxY
+        let (cx, cy) = clamped(sx: sx, sy: sy)
         // On the last column (row) read the pair before it, with weight 1 on the second texel.
         let ix = Int32(cx), iy = Int32(cy)
         let x0 = ix < lastPairX ? ix : lastPairX, y0 = iy < lastPairY ? iy : lastPairY
