@@ -24,7 +24,6 @@ final class PosterLibrary: @unchecked Sendable {
     /// Serial: preloads run beside the players and the frames in flight, one at a time, so that
     /// they do not crowd out a player opening its first picture.
     private let queue = DispatchQueue(label: "live-stories.preload")
-    private let group = DispatchGroup()
     private let lock = NSLock()
     private var entries: [Int: Entry] = [:]
     private var requested: Set<Int> = []
@@ -39,12 +38,16 @@ final class PosterLibrary: @unchecked Sendable {
 
     /// Charged with the loads' CPU time: opening and decoding under `.decode`, the cards under `.overlay`.
     private let clock: StageClock?
+    /// The virtual clock: `picture` waits for a story still loading instead of showing the
+    /// background, so that frames do not depend on how long loading took.
+    private let waitsForLoads: Bool
 
-    init(canvas: Canvas, look: LoadingLook, limits: DecodeLimits, clock: StageClock? = nil) {
+    init(canvas: Canvas, look: LoadingLook, limits: DecodeLimits, clock: StageClock? = nil, waitsForLoads: Bool = false) {
         self.canvas = canvas
         self.look = look
         self.limits = limits
         self.clock = clock
+        self.waitsForLoads = waitsForLoads
     }
 
     /// Starts loading the stories in `indices` that were never requested. Stories in `playing`
@@ -66,7 +69,7 @@ final class PosterLibrary: @unchecked Sendable {
         for (index, done) in fresh {
             let story = stories[index]
             let probe = !playing.contains(index)
-            queue.async(group: group) { [self] in
+            queue.async { [self] in
                 let entry = load(story, probe: probe)
                 lock.withLock {
                     entries[index] = entry
@@ -85,7 +88,9 @@ final class PosterLibrary: @unchecked Sendable {
     }
 
     /// Waits for every requested load (the virtual clock, so that renders stay deterministic).
-    func waitForRequests() { group.wait() }
+    func waitForRequests() {
+        for done in lock.withLock({ Array(loading.values) }) { done.wait() }
+    }
 
     /// Loads finished since the last call, in story order.
     func collect() -> [(story: Int, entry: Entry)] {
@@ -95,13 +100,11 @@ final class PosterLibrary: @unchecked Sendable {
         }
     }
 
-    func isLoaded(_ story: Int) -> Bool { lock.withLock { entries[story] != nil } }
-
     /// The loading picture of an item at canvas size, with the loading ring when `ring` is set.
-    /// With `waiting` (the virtual clock) a story still loading is waited for; otherwise a story
-    /// whose posters are not loaded yet shows the background, and counts as a miss.
-    func picture(story: Int, item: Int, at t: Double, ring: Bool, waiting: Bool) -> RGBAImage {
-        if waiting { wait(for: story) }
+    /// Under the virtual clock a story still loading is waited for; otherwise a story whose
+    /// posters are not loaded yet shows the background, and counts as a miss.
+    func picture(story: Int, item: Int, at t: Double, ring: Bool) -> RGBAImage {
+        if waitsForLoads { wait(for: story) }
         let entry = lock.withLock { entries[story] }
         if entry == nil { lock.withLock { misses += 1 } }
         let card = entry.flatMap { item < $0.cards.count ? $0.cards[item] : nil }

@@ -85,7 +85,8 @@ public final class StoryRender {
         stories = storyboard.stories
         players = []
         rasterizer = Rasterizer(threads: options.threads)
-        posters = PosterLibrary(canvas: storyboard.canvas, look: storyboard.loading, limits: limits, clock: clock)
+        posters = PosterLibrary(canvas: storyboard.canvas, look: storyboard.loading, limits: limits, clock: clock,
+                                waitsForLoads: playback == .virtual)
         feed = storyboard.feed.map { FeedPages(feed: $0, folder: storyboard.folder, timeout: storyboard.timeouts.open) }
         addPlayers(for: stories)
     }
@@ -232,7 +233,7 @@ public final class StoryRender {
             removeStaleFrames(in: folder, from: framesCovered)
         }
         var summary = RenderSummary(frames: frames, wallSeconds: trace.wall, stories: stories,
-                                    trace: trace, notices: allNotices,
+                                    trace: trace, notices: notices,
                                     stageSeconds: clock.seconds, cores: Rasterizer.defaultThreadCount)
         summary.clock = playback
         summary.lateFrames = lateFrames
@@ -278,8 +279,11 @@ public final class StoryRender {
         (folder as NSString).appendingPathComponent(String(format: "frame-%06d.png", index))
     }
 
-    /// Messages about the render that are not errors (a poster that failed to load, a gesture ignored).
-    public var notices: [String] { allNotices }
+    /// Messages about the render that are not errors (a poster that failed to load, a gesture
+    /// ignored): its own, then preload problems in story order, then the viewer's.
+    public var notices: [String] {
+        warnings + preloadProblems.keys.sorted().flatMap { preloadProblems[$0]! } + navigator.notices
+    }
 
     // MARK: - One frame
 
@@ -343,11 +347,10 @@ public final class StoryRender {
             for index in unrecordedPreloads.sorted() {
                 openPreloadEvents[index] = trace.record(.preload, t: t, story: stories[index].id, loaded: [])
             }
-            unrecordedPreloads.removeAll()
-        } else {
-            unrecordedPreloads.removeAll()
-            if waiting { posters.waitForRequests() }
+        } else if waiting {
+            posters.waitForRequests()
         }
+        unrecordedPreloads.removeAll()
         completePreloads(at: t)
     }
 
@@ -362,11 +365,6 @@ public final class StoryRender {
             }
             if !entry.problems.isEmpty { preloadProblems[index, default: []] += entry.problems }
         }
-    }
-
-    /// Notices of the render: its own, then preload problems in story order, then the viewer's.
-    private var allNotices: [String] {
-        warnings + preloadProblems.keys.sorted().flatMap { preloadProblems[$0]! } + navigator.notices
     }
 
     private func accept(_ newStories: [Story]) {
@@ -448,15 +446,12 @@ public final class StoryRender {
     private func texture(forStory index: Int, at t: Double) -> RGBAImage {
         let item = navigator.currentItems[index]
         guard let player = players[index].current else {
-            return posters.picture(story: index, item: item, at: t, ring: false, waiting: playback == .virtual)
+            return posters.picture(story: index, item: item, at: t, ring: false)
         }
         if player.isFailed { return errorCard }
         let picture = player.picture(at: t)
         if player.isFailed { return errorCard }
-        let loading = {
-            self.posters.picture(story: index, item: player.itemIndex, at: t, ring: self.options.overlay,
-                                 waiting: self.playback == .virtual)
-        }
+        let loading = { self.posters.picture(story: index, item: player.itemIndex, at: t, ring: self.options.overlay) }
         guard let picture else { return loading() }
         let fade = storyboard.loading.fade
         if let shownAt = player.firstFrameAt, shownAt > player.startedAt, fade > 0, t - shownAt < fade {

@@ -235,7 +235,7 @@ final class LiveSourceTests: XCTestCase {
         let posters = PosterLibrary(canvas: board.canvas, look: board.loading, limits: DecodeLimits())
         posters.request([0], stories: board.stories)
         posters.waitForRequests()
-        let expected = posters.picture(story: 0, item: 0, at: 0, ring: true, waiting: true)
+        let expected = posters.picture(story: 0, item: 0, at: 0, ring: true)
         let first = try RGBAImage(contentsOfPNG: StoryRender.framePath(folder.path, 0))
         var worst = 0
         for y in stride(from: 8, to: 128, by: 3) { for x in stride(from: 0, to: 72, by: 3) { worst = max(worst, first[x, y].distance(to: expected[x, y])) } }
