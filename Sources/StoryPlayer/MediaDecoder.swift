@@ -255,22 +255,21 @@ final class MediaDecoder {
             }
         }
         var image: RGBAImage
+        var lines: Int32 = 0
         if convertsInPlace, quarterTurns % 4 == 0, targetWidth % 8 == 0 {
             // The usual case: swscale writes the picture's own rows, with no padded frame and
             // no copy. (Its SIMD converters write blocks of 8 pixels, so a row of a multiple of
             // 8 is written exactly; `RGBAImage(writingWidth:)` keeps slack after the last row.)
-            var lines: Int32 = 0
             image = RGBAImage(writingWidth: targetWidth, height: targetHeight) { target in
                 lines = convert(into: target, stride: targetWidth * 4)
             }
-            guard lines > 0 else { throw MediaError(.convert, "cannot convert the picture", averror: lines) }
         } else {
             let output = try scaledFrame(width: targetWidth, height: targetHeight)
-            let lines = convert(into: output.pointee.data.0!, stride: Int(output.pointee.linesize.0))
-            guard lines > 0 else { throw MediaError(.convert, "cannot convert the picture", averror: lines) }
+            lines = convert(into: output.pointee.data.0!, stride: Int(output.pointee.linesize.0))
             image = RGBAImage(turning: output.pointee.data.0!, stride: Int(output.pointee.linesize.0),
                               width: targetWidth, height: targetHeight, quarterTurns: quarterTurns)
         }
+        guard lines > 0 else { throw MediaError(.convert, "cannot convert the picture", averror: lines) }
         if let descriptor = av_pix_fmt_desc_get(sourceFormat), descriptor.pointee.flags & UInt64(AV_PIX_FMT_FLAG_ALPHA) != 0 {
             image.flattenAlpha()
         }
