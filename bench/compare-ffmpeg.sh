@@ -52,11 +52,6 @@ run_b() {
     -filter_complex "[0][1]xfade=transition=slideleft:duration=1:offset=1,format=rgb24" \
     -frames:v "$frames" -compression_level "$level" -pred up "$work/B/%06d.png"
 }
-timed() { # label → appends "seconds rss_kb" to $work/label.times
-  local label=$1
-  /usr/bin/time -f "%e %M" -o "$work/$label.one" "run_$label" 2>/dev/null || /usr/bin/time -f "%e %M" -o "$work/$label.one" bash -c "$(declare -f run_$label); bin=$bin work=$work level=$level frames=$frames run_$label"
-  cat "$work/$label.one" >> "$work/$label.times"
-}
 export -f run_a run_b
 export bin work level frames
 for _ in $(seq "$runs"); do

@@ -36,21 +36,6 @@ extension RGBAImage {
         }
     }
 
-    /// A filled circle.
-    public mutating func fillCircle(cx: Double, cy: Double, radius: Double, color: RGBAColor) {
-        let reach = radius + 1
-        let x0 = max(0, Int(cx - reach)), x1 = min(width - 1, Int(cx + reach))
-        let y0 = max(0, Int(cy - reach)), y1 = min(height - 1, Int(cy + reach))
-        guard x0 <= x1, y0 <= y1 else { return }
-        for y in y0...y1 {
-            for x in x0...x1 {
-                let dx = Double(x) + 0.5 - cx, dy = Double(y) + 0.5 - cy
-                let distance = (dx * dx + dy * dy).squareRoot() - radius
-                blend(x: x, y: y, color: color, coverage: min(max(0.5 - distance, 0), 1))
-            }
-        }
-    }
-
     /// A filled rectangle with rounded corners, anti-aliased, in pixel coordinates.
     public mutating func fillRoundedRect(x: Double, y: Double, width w: Double, height h: Double,
                                          radius: Double, color: RGBAColor) {
