@@ -131,7 +131,7 @@ public final class StoryRender {
             }
         }
         let fps = canvasSpec.fps
-        let plannedFrames = storyboard.duration.map { Int(($0 * fps - 1e-9).rounded(.up)) }
+        let plannedFrames = StoryRender.plannedFrames(storyboard)
         let frameLimit = plannedFrames ?? Int(StoryRender.openEndedLimit * fps)
         // Enough frames in flight to keep every core compressing while the next frame is drawn;
         // the bound is what keeps memory flat. One more than the cores measured as fast as two
@@ -262,10 +262,16 @@ public final class StoryRender {
 
     private var defersNewPlayers = false
 
+    /// The frames the storyboard's duration covers (a frame for every started 1/fps), or nil
+    /// when the render runs until the viewer finishes.
+    static func plannedFrames(_ storyboard: Storyboard) -> Int? {
+        storyboard.duration.map { Int(($0 * storyboard.canvas.fps - 1e-9).rounded(.up)) }
+    }
+
     /// How many frames a full render writes, found by running navigation and the lifecycle to the
     /// end without drawing or decoding anything.
     public static func countFrames(_ storyboard: Storyboard) throws(RenderError) -> Int {
-        if let duration = storyboard.duration { return Int((duration * storyboard.canvas.fps - 1e-9).rounded(.up)) }
+        if let planned = plannedFrames(storyboard) { return planned }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("live-stories-count-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: folder) }
         var options = RenderOptions(outputFolder: folder)
