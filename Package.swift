@@ -23,7 +23,9 @@ let package = Package(
             providers: [.apt(ffmpegPackages)]
         ),
         // libpng reports errors with setjmp/longjmp, which Swift frames cannot survive,
-        // so every libpng call lives in this C target and returns plain error codes.
+        // so every libpng call lives in this C target and returns plain error codes. It also
+        // holds the deflate coder for the run-length and Huffman-only strategies (zlib's
+        // crc32/adler32 only), which is where the frame time went.
         .target(
             name: "CStoryPNG",
             linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("z")]

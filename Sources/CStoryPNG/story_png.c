@@ -1,4 +1,5 @@
 #include "story_png.h"
+#include "story_png_fast.h"
 
 #include <png.h>
 #include <setjmp.h>
@@ -76,6 +77,10 @@ int story_png_encode(const uint8_t *rgba, int width, int height, size_t stride,
     if (!rgba || width <= 0 || height <= 0 || !out) {
         set_error(error, error_size, "invalid image for PNG encoding");
         return 1;
+    }
+    if (story_png_fast_supports(level, filter, strategy)) {
+        return story_png_encode_fast(rgba, width, height, stride, keep_alpha, filter, strategy,
+                                     out, error, error_size);
     }
     error_sink sink = {error, error_size};
     png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &sink, on_png_error, on_png_warning);

@@ -18,7 +18,9 @@ public enum PNGFilter: String, Sendable, CaseIterable {
     }
 }
 
-/// The zlib strategy (`--png-strategy`).
+/// The deflate strategy (`--png-strategy`), with zlib's meanings: `default` searches for LZ77
+/// matches (effort set by the level), `rle` matches only runs of the previous byte, `huffman`
+/// matches nothing. The last two are written by `story_png_encode_fast` at every level above 0.
 public enum PNGStrategy: String, Sendable, CaseIterable {
     case `default`, rle, huffman
 
@@ -50,7 +52,8 @@ public struct PNGOptions: Sendable, Equatable {
 }
 
 extension RGBAImage {
-    /// The picture as PNG bytes (`story_png_encode`, which wraps libpng's writer).
+    /// The picture as PNG bytes (`story_png_encode`: libpng's writer, or for the run-length and
+    /// Huffman-only strategies with a fixed filter, live-stories' own deflate coder).
     public func pngData(_ options: PNGOptions = PNGOptions()) throws(CompositorError) -> [UInt8] {
         var buffer = story_png_buffer(bytes: nil, count: 0, capacity: 0)
         defer { story_png_buffer_free(&buffer) }

@@ -32,13 +32,13 @@ struct Render: ParsableCommand {
     @Flag(help: "Draw no UI over the stories.")
     var noOverlay = false
 
-    @Option(help: ArgumentHelp("PNG compression level, 0 (stored) to 9.", valueName: "0-9"))
+    @Option(help: ArgumentHelp("PNG compression level, 0 (stored) to 9. Like zlib, the rle and huffman strategies code alike at 1-9.", valueName: "0-9"))
     var pngLevel = 1
 
     @Option(help: "PNG row filter.")
     var pngFilter: PNGFilter = .up
 
-    @Option(help: "zlib strategy for PNG data.")
+    @Option(help: "PNG data strategy: default (LZ77 matching; the level sets the effort), rle (runs of one byte only; fastest), huffman (no matching).")
     var pngStrategy: PNGStrategy = .rle
 
     @Flag(help: "Write RGBA PNGs instead of RGB.")

@@ -16,6 +16,49 @@ final class PNGTests: XCTestCase {
         }
     }
 
+    /// Several deflate blocks (the writer cuts one per 64 KiB of rows), runs that cross rows and
+    /// blocks, and noise: every setting must give back the same pixels. The narrow picture's runs
+    /// stay below deflate's longest match, so its codes leave the top length symbols unused.
+    func testEveryWriterSettingKeepsEveryPixelOfLargePictures() throws {
+        for (width, height) in [(301, 263), (61, 400)] {
+            try assertEveryWriterSettingRoundTrips(TestPictures.noisyBands(width: width, height: height))
+        }
+    }
+
+    private func assertEveryWriterSettingRoundTrips(_ image: RGBAImage, file: StaticString = #filePath, line: UInt = #line) throws {
+        var opaque = image
+        for y in 0..<image.height {
+            for x in 0..<image.width { opaque[x, y].alpha = 255 }
+        }
+        for filter in PNGFilter.allCases {
+            for strategy in PNGStrategy.allCases {
+                for level in [0, 1, 9] {
+                    let label = "\(image.width)x\(image.height) \(filter) \(strategy) \(level)"
+                    let rgba = try image.pngData(PNGOptions(level: level, filter: filter, strategy: strategy, keepAlpha: true))
+                    XCTAssertEqual(try RGBAImage(pngData: rgba), image, label, file: file, line: line)
+                    let rgb = try image.pngData(PNGOptions(level: level, filter: filter, strategy: strategy))
+                    XCTAssertEqual(try RGBAImage(pngData: rgb), opaque, label, file: file, line: line)
+                }
+            }
+        }
+    }
+
+    /// One row wider than a stored deflate block (65535 bytes) of incompressible noise.
+    func testRowsWiderThanAStoredBlockRoundTrip() throws {
+        let image = TestPictures.noisyBands(width: 23_000, height: 3)
+        let data = try image.pngData(PNGOptions(level: 1, filter: .none, strategy: .huffman, keepAlpha: true))
+        XCTAssertEqual(try RGBAImage(pngData: data), image)
+    }
+
+    /// The run-length strategy must find runs, not just Huffman-code every byte.
+    func testRunLengthStrategyCompressesFlatPicturesFarBelowHuffmanOnly() throws {
+        let flat = TestPictures.solid(RGBAColor(red: 12, green: 12, blue: 12), width: 640, height: 360)
+        let rle = try flat.pngData(PNGOptions(level: 1, filter: .up, strategy: .rle))
+        let huffman = try flat.pngData(PNGOptions(level: 1, filter: .up, strategy: .huffman))
+        XCTAssertLessThan(rle.count * 20, huffman.count, "rle \(rle.count) bytes, huffman \(huffman.count)")
+        XCTAssertEqual(try RGBAImage(pngData: rle), flat)
+    }
+
     func testRGBOutputDropsAlphaAndIsSmaller() throws {
         var image = TestPictures.ramp(width: 64, height: 64)
         image[0, 0] = RGBAColor(red: 9, green: 8, blue: 7, alpha: 10)

@@ -18,6 +18,27 @@ enum TestPictures {
         return image
     }
 
+    /// Video-like rows for the PNG writer: bands of seeded noise (mostly literals after a
+    /// filter), flat bands (runs, many longer than deflate's 258), and a one-pixel stripe pattern.
+    static func noisyBands(width: Int, height: Int, seed: UInt64 = 7) -> RGBAImage {
+        var state = seed
+        var pixels = [UInt8](repeating: 0, count: width * height * 4)
+        for y in 0..<height {
+            for x in 0..<width {
+                state = state &* 6364136223846793005 &+ 1442695040888963407
+                let noise = UInt8(truncatingIfNeeded: state >> 56)
+                let i = (y * width + x) * 4
+                switch (y / 7) % 3 {
+                case 0: pixels[i] = noise; pixels[i + 1] = noise &+ 40; pixels[i + 2] = UInt8(x & 0xff)
+                case 1: pixels[i] = 30; pixels[i + 1] = 30; pixels[i + 2] = 30
+                default: pixels[i] = x % 2 == 0 ? 200 : 10; pixels[i + 1] = 0; pixels[i + 2] = noise >> 6
+                }
+                pixels[i + 3] = y % 5 == 0 ? noise : 255
+            }
+        }
+        return RGBAImage(width: width, height: height, pixels: pixels)
+    }
+
     /// White with a red column at u = 0.5.
     static func centreLine(width: Int, height: Int) -> RGBAImage {
         var image = RGBAImage(width: width, height: height, fill: .white)

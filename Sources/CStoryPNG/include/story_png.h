@@ -30,7 +30,9 @@ typedef struct {
 /// Encodes 8-bit RGBA rows as a PNG in memory.
 ///
 /// With `keep_alpha` 0 the alpha byte of every pixel is dropped and an RGB PNG is written.
-/// Returns 0 on success; otherwise a non-zero code and libpng's message in `error`.
+/// Levels 1-9 with the RLE or Huffman-only strategy and a fixed filter are written by this
+/// target's own deflate coder (`story_png_fast.c`); everything else by libpng.
+/// Returns 0 on success; otherwise a non-zero code and a message in `error`.
 /// All libpng errors are caught here (libpng longjmps to this function's frame).
 int story_png_encode(const uint8_t *rgba, int width, int height, size_t stride,
                      int keep_alpha, int level, story_png_filter filter,
