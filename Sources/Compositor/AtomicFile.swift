@@ -8,22 +8,29 @@ import Glibc
 /// exist yet or holds the complete file.
 public enum AtomicFile {
     public static func write(_ bytes: [UInt8], to path: String) throws(CompositorError) {
+        // withUnsafeBytes rethrows untyped errors; Result keeps the type.
+        try bytes.withUnsafeBytes { raw in
+            Result { () throws(CompositorError) in try write(raw, to: path) }
+        }.get()
+    }
+
+    /// Writes bytes the caller owns (a reused encoder buffer), with no copy into an array.
+    public static func write(_ raw: UnsafeRawBufferPointer, to path: String) throws(CompositorError) {
         let temporary = temporaryPath(for: path)
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
             throw CompositorError(.fileWrite, "cannot create \(temporary)", cause: systemMessage())
         }
         var written = 0
-        let failure: String? = bytes.withUnsafeBytes { raw -> String? in
-            while written < raw.count {
-                let n = Glibc.write(fd, raw.baseAddress! + written, raw.count - written)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    return systemMessage()
-                }
-                written += n
+        var failure: String?
+        while written < raw.count {
+            let n = Glibc.write(fd, raw.baseAddress! + written, raw.count - written)
+            if n < 0 {
+                if errno == EINTR { continue }
+                failure = systemMessage()
+                break
             }
-            return nil
+            written += n
         }
         if close(fd) != 0 || failure != nil {
             let message = failure ?? systemMessage()

@@ -51,15 +51,33 @@ public struct PNGOptions: Sendable, Equatable {
     }
 }
 
-extension RGBAImage {
-    /// The picture as PNG bytes (`story_png_encode`: libpng's writer, or for the run-length and
-    /// Huffman-only strategies with a fixed filter, live-stories' own deflate coder).
-    public func pngData(_ options: PNGOptions = PNGOptions()) throws(CompositorError) -> [UInt8] {
-        var buffer = story_png_buffer(bytes: nil, count: 0, capacity: 0)
-        defer { story_png_buffer_free(&buffer) }
+// MARK: - Encoding
+
+/// Encodes pictures as PNG into memory it keeps (`story_png_buffer`, freed by
+/// `story_png_buffer_free` when the encoder goes). Reused across frames, it allocates nothing
+/// per frame once its buffer has grown to a frame's size. Use it from one thread at a time.
+public final class PNGEncoder: @unchecked Sendable {
+    public let options: PNGOptions
+    private var buffer = story_png_buffer(bytes: nil, count: 0, capacity: 0)
+
+    public init(options: PNGOptions = PNGOptions()) {
+        self.options = options
+    }
+
+    deinit {
+        story_png_buffer_free(&buffer)
+    }
+
+    /// Encodes `image` (`story_png_encode`: libpng's writer, or for the run-length and
+    /// Huffman-only strategies with a fixed filter, live-stories' own deflate coder) and passes
+    /// the file's bytes to `body`; they are valid only during the call.
+    public func withEncoded<Result>(_ image: RGBAImage,
+                                    _ body: (UnsafeRawBufferPointer) throws(CompositorError) -> Result)
+        throws(CompositorError) -> Result {
+        buffer.count = 0
         var message = [CChar](repeating: 0, count: 256)
-        let status = pixels.withUnsafeBufferPointer { rgba in
-            story_png_encode(rgba.baseAddress, Int32(width), Int32(height), bytesPerRow,
+        let status = image.pixels.withUnsafeBufferPointer { rgba in
+            story_png_encode(rgba.baseAddress, Int32(image.width), Int32(image.height), image.bytesPerRow,
                              options.keepAlpha ? 1 : 0, Int32(options.level),
                              options.filter.cValue, options.strategy.cValue,
                              &buffer, &message, message.count)
@@ -67,7 +85,19 @@ extension RGBAImage {
         guard status == 0, let bytes = buffer.bytes else {
             throw CompositorError(.pngEncode, "cannot encode PNG", cause: String(nulTerminated: message))
         }
-        return Array(UnsafeBufferPointer(start: bytes, count: buffer.count))
+        return try body(UnsafeRawBufferPointer(start: bytes, count: buffer.count))
+    }
+
+    /// Writes `image` as a PNG file, whole or not at all.
+    public func write(_ image: RGBAImage, to path: String) throws(CompositorError) {
+        try withEncoded(image) { (bytes) throws(CompositorError) in try AtomicFile.write(bytes, to: path) }
+    }
+}
+
+extension RGBAImage {
+    /// The picture as PNG bytes.
+    public func pngData(_ options: PNGOptions = PNGOptions()) throws(CompositorError) -> [UInt8] {
+        try PNGEncoder(options: options).withEncoded(self) { Array($0) }
     }
 
     /// Decodes PNG bytes of any colour type to RGBA (`story_png_decode`, libpng's simplified reader).
@@ -94,7 +124,7 @@ extension RGBAImage {
 
     /// Writes the picture as a PNG file, whole or not at all.
     public func writePNG(to path: String, options: PNGOptions = PNGOptions()) throws(CompositorError) {
-        try AtomicFile.write(try pngData(options), to: path)
+        try PNGEncoder(options: options).write(self, to: path)
     }
 }
 

@@ -35,6 +35,17 @@ public struct RGBAImage: Sendable, Equatable {
 
     @inlinable public var bytesPerRow: Int { width * 4 }
 
+    /// Copies `other`'s pixels into this picture's storage, which is reused when this value is
+    /// its only owner (copy-on-write allocates otherwise). Both must have the same size.
+    public mutating func copyPixels(from other: RGBAImage) {
+        precondition(other.width == width && other.height == height, "copying pixels between different sizes")
+        pixels.withUnsafeMutableBufferPointer { target in
+            other.pixels.withUnsafeBufferPointer { source in
+                target.baseAddress!.update(from: source.baseAddress!, count: source.count)
+            }
+        }
+    }
+
     /// The colour at a pixel; for tests and probes, not for inner loops.
     public subscript(x: Int, y: Int) -> RGBAColor {
         get {

@@ -85,7 +85,7 @@ extension TexturedFace {
     /// Whether the face maps its texture one texel to one pixel over the whole canvas, with no
     /// shading: then bilinear sampling at pixel centres returns the texels themselves. (Story
     /// pictures are opaque; the player flattens any alpha when it converts them.)
-    func isPixelExact(width: Int, height: Int) -> Bool {
+    public func isPixelExact(width: Int, height: Int) -> Bool {
         guard texture.width == width, texture.height == height, placement.brightness == 1 else { return false }
         let exact = Homography([Double(width), 0, 0, 0, Double(height), 0, 0, 0, 1])
         return placement.textureToScreen == exact

@@ -13,6 +13,8 @@ final class FrameWriter: @unchecked Sendable {
     private let lock = NSLock()
     private var firstError: CompositorError?
     private var spareCanvases: [RGBAImage] = []
+    /// One per frame in flight at most; each keeps its grown buffer for the next frame.
+    private var spareEncoders: [PNGEncoder] = []
     private let options: PNGOptions
     private let clock: StageClock?
 
@@ -36,14 +38,18 @@ final class FrameWriter: @unchecked Sendable {
         let frame = image
         queue.async(group: group) { [self] in
             defer { slots.signal() }
+            let encoder = lock.withLock { spareEncoders.popLast() } ?? PNGEncoder(options: options)
             do throws(CompositorError) {
                 let started = StageClock.threadCPUSeconds()
-                try frame.writePNG(to: path, options: options)
+                try encoder.write(frame, to: path)
                 clock?.add(.encode, StageClock.threadCPUSeconds() - started)
             } catch {
                 lock.withLock { if firstError == nil { firstError = error } }
             }
-            lock.withLock { spareCanvases.append(frame) }
+            lock.withLock {
+                spareCanvases.append(frame)
+                spareEncoders.append(encoder)
+            }
         }
     }
 

@@ -52,6 +52,9 @@ public final class StoryRender {
     /// The settled page at which the last page fetch failed: it is retried at the next move.
     private var feedFailedAt: Int?
     private var warnings: [String] = []
+    /// The pictures the overlay was drawn into on the last frame of a turn, one per face, reused
+    /// on the next so a transition allocates no picture per frame.
+    private var overlayCopies: [RGBAImage?] = [nil, nil]
     /// Virtual clock: stories whose preload was requested but not yet put in the trace.
     private var unrecordedPreloads: [Int] = []
     /// Virtual clock: trace events of preloads still loading, by story.
@@ -407,9 +410,23 @@ public final class StoryRender {
     private func compose(at t: Double, into canvas: inout RGBAImage) {
         let geometry = navigator.geometry
         let placements = geometry.faces(pageOffset: navigator.pageOffset, width: canvas.width, height: canvas.height)
-        let faces = placements.map { TexturedFace(texture: decorated(texture(forStory: $0.page, at: t), story: $0.page, at: t),
-                                                  placement: $0) }
-        rasterizer.draw(faces, background: storyboard.canvas.background, into: &canvas, clock: clock)
+        let undecorated = placements.map { TexturedFace(texture: texture(forStory: $0.page, at: t), placement: $0) }
+        if undecorated.count == 1, undecorated[0].isPixelExact(width: canvas.width, height: canvas.height),
+           options.overlay, navigator.overlayOpacity(at: t) > 0 {
+            // A story at rest is the frame itself. Its picture is copied into the reused canvas
+            // and the overlay drawn there, rather than into a fresh 8 MB copy per frame at
+            // 1080x1920 (the allocation, its page faults and the memory were the cost).
+            clock.measure(.overlay) {
+                canvas.copyPixels(from: undecorated[0].texture)
+                drawOverlay(on: &canvas, story: placements[0].page, at: t)
+            }
+        } else {
+            let faces = undecorated.enumerated().map { slot, face in
+                TexturedFace(texture: decorated(face.texture, story: face.placement.page, at: t, slot: slot),
+                             placement: face.placement)
+            }
+            rasterizer.draw(faces, background: storyboard.canvas.background, into: &canvas, clock: clock)
+        }
         if let bubble = navigator.bubbleTransform(at: t, width: canvas.width, height: canvas.height) {
             canvas = clock.measure(.overlay) { canvas.presented(bubble, background: storyboard.canvas.background) }
         }
@@ -433,17 +450,29 @@ public final class StoryRender {
 
     /// The story's overlay drawn into its texture: the progress segments (which so turn with the
     /// cube), faded out while a finger holds the story.
-    private func decorated(_ picture: RGBAImage, story index: Int, at t: Double) -> RGBAImage {
-        let opacity = navigator.overlayOpacity(at: t)
-        guard options.overlay, opacity > 0 else { return picture }
+    /// `slot` is the face's place in the frame; the copy made for it is kept for the next frame
+    /// (the frame's faces are gone by then, so the copy is again this render's alone).
+    private func decorated(_ picture: RGBAImage, story index: Int, at t: Double, slot: Int) -> RGBAImage {
+        guard options.overlay, navigator.overlayOpacity(at: t) > 0 else { return picture }
         return clock.measure(.overlay) {
-            var picture = picture
-            let item = navigator.currentItems[index]
-            let progress = players[index].current.map { $0.itemIndex == item ? $0.progress(at: t) : 0 } ?? 0
-            StoryOverlay.drawSegments(on: &picture, count: stories[index].items.count, current: item,
-                                      progress: progress, inset: storyboard.overlayInset, opacity: opacity)
-            return picture
+            var copy = picture
+            if slot < overlayCopies.count, let kept = overlayCopies[slot], kept.width == picture.width,
+               kept.height == picture.height {
+                overlayCopies[slot] = nil
+                copy = kept
+                copy.copyPixels(from: picture)
+            }
+            drawOverlay(on: &copy, story: index, at: t)
+            if slot < overlayCopies.count { overlayCopies[slot] = copy }
+            return copy
         }
+    }
+
+    private func drawOverlay(on picture: inout RGBAImage, story index: Int, at t: Double) {
+        let item = navigator.currentItems[index]
+        let progress = players[index].current.map { $0.itemIndex == item ? $0.progress(at: t) : 0 } ?? 0
+        StoryOverlay.drawSegments(on: &picture, count: stories[index].items.count, current: item, progress: progress,
+                                  inset: storyboard.overlayInset, opacity: navigator.overlayOpacity(at: t))
     }
 
     /// A playing story shows its video (after a short crossfade from its loading picture if the

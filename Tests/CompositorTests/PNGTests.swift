@@ -59,6 +59,29 @@ final class PNGTests: XCTestCase {
         XCTAssertEqual(try RGBAImage(pngData: rle), flat)
     }
 
+    /// A frame writer reuses one encoder's buffer for frame after frame: each file must be what
+    /// a fresh encoder writes, whatever the previous frame left in the buffer.
+    func testAReusedEncoderWritesWhatAFreshOneWrites() throws {
+        let large = TestPictures.noisyBands(width: 120, height: 90)
+        let small = TestPictures.ramp(width: 9, height: 7)
+        for options in [PNGOptions(), PNGOptions(level: 6, filter: .adaptive, strategy: .default)] {
+            let encoder = PNGEncoder(options: options)
+            for image in [large, small, large] {
+                let reused = try encoder.withEncoded(image) { Array($0) }
+                XCTAssertEqual(reused, try image.pngData(options))
+            }
+        }
+    }
+
+    func testCopyPixelsReusesTheTargetStorage() {
+        var target = TestPictures.solid(.white, width: 5, height: 4)
+        let source = TestPictures.ramp(width: 5, height: 4)
+        let storage = target.pixels.withUnsafeBufferPointer { $0.baseAddress }
+        target.copyPixels(from: source)
+        XCTAssertEqual(target, source)
+        XCTAssertEqual(target.pixels.withUnsafeBufferPointer { $0.baseAddress }, storage)
+    }
+
     func testRGBOutputDropsAlphaAndIsSmaller() throws {
         var image = TestPictures.ramp(width: 64, height: 64)
         image[0, 0] = RGBAColor(red: 9, green: 8, blue: 7, alpha: 10)
