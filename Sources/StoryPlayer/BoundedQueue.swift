@@ -27,6 +27,15 @@ final class BoundedQueue<Element>: @unchecked Sendable {
         return true
     }
 
+    /// Waits until a `put` would not block. Returns false once the queue is closed. With one
+    /// producer, the room stays free until that producer puts.
+    func waitForRoom() -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while items.count >= capacity && !closed { condition.wait() }
+        return !closed
+    }
+
     /// Removes the oldest element, waiting for one. Nil once the queue is closed and empty.
     func take() -> Element? {
         condition.lock()
@@ -36,6 +45,22 @@ final class BoundedQueue<Element>: @unchecked Sendable {
         let element = items.removeFirst()
         condition.broadcast()
         return element
+    }
+
+    /// The oldest element, left in the queue, waiting for one. Nil once the queue is closed and
+    /// empty. With one consumer, a following `tryTake` removes this same element.
+    func peek() -> Element? {
+        condition.lock()
+        defer { condition.unlock() }
+        while items.isEmpty && !closed { condition.wait() }
+        return items.first
+    }
+
+    /// The oldest element, left in the queue, if there is one now.
+    func tryPeek() -> Element? {
+        condition.lock()
+        defer { condition.unlock() }
+        return items.first
     }
 
     /// Removes the oldest element if there is one, without waiting.

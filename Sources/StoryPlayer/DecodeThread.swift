@@ -40,6 +40,7 @@ enum DecodedEvent {
 /// time for the thread; the thread frees its FFmpeg objects itself as it ends.
 final class DecodeThread: @unchecked Sendable {
     private let queue: BoundedQueue<DecodedEvent>
+    private let spares = SparePicture()
     private let gate = InterruptGate()
     private let done = DispatchSemaphore(value: 0)
     private let lock = NSLock()
@@ -57,7 +58,8 @@ final class DecodeThread: @unchecked Sendable {
         let started = InterruptGate.now()
         let thread = Thread { [self] in
             let worker = Worker(source: source, isLive: isLive, limits: limits, width: width, height: height,
-                                clock: clock, gate: gate, queue: queue, started: started, startAt: startAt)
+                                clock: clock, gate: gate, queue: queue, spares: spares, started: started,
+                                startAt: startAt)
             worker.run()
             lock.withLock { finished = true }
             done.signal()
@@ -66,11 +68,22 @@ final class DecodeThread: @unchecked Sendable {
         thread.start()
     }
 
-    /// The next event, waiting for the thread if it has none yet.
+    /// The next event, taken from the queue, waiting for the thread if it has none yet.
     func next() -> DecodedEvent { queue.take() ?? .end }
 
-    /// The next event if there is one now.
-    func poll() -> DecodedEvent? { queue.tryTake() }
+    /// The next event, waiting for the thread if it has none yet; it stays queued until
+    /// `dropNext()`, so a picture whose time has not come is held only once, in the queue.
+    func peek() -> DecodedEvent { queue.peek() ?? .end }
+
+    /// The next event if there is one now, left queued.
+    func peekNow() -> DecodedEvent? { queue.tryPeek() }
+
+    /// Removes the event the last peek returned, making room for the thread's next picture.
+    func dropNext() { _ = queue.tryTake() }
+
+    /// Hands back a picture the player has stopped showing, for the thread to convert its next
+    /// frame into. Give it before `dropNext()`, which wakes the thread to convert.
+    func recycle(_ picture: RGBAImage) { spares.put(picture) }
 
     /// Stops the thread. Returns once the thread has ended and freed every FFmpeg object, or after
     /// `stopWait` if it is still unwinding a network call (it frees them as it ends). Returns
@@ -100,6 +113,7 @@ private struct Worker {
     let clock: StageClock?
     let gate: InterruptGate
     let queue: BoundedQueue<DecodedEvent>
+    let spares: SparePicture
     let started: UInt64
     let startAt: Double
 
@@ -144,8 +158,11 @@ private struct Worker {
                 while !gate.isStopped {
                     let picture = try clock.measure(.decode) { () throws(MediaError) in try decoder.nextPicture() }
                     guard let picture else { break }
+                    // Convert only once the queue has room: a converted picture held while the
+                    // queue is full is one more canvas per player (8 MB at 1080x1920).
+                    guard queue.waitForRoom() else { return }
                     let image = try clock.measure(.convert) { () throws(MediaError) in
-                        try decoder.rgba(picture, width: width, height: height)
+                        try decoder.rgba(picture, width: width, height: height, reusing: spares.take())
                     }
                     if connectionFirstTime == nil { connectionFirstTime = picture.time }
                     let time = timeOffset + picture.time - (reconnects > 0 ? connectionFirstTime! : 0)
@@ -200,6 +217,24 @@ private struct Worker {
             timeOffset = lastTime + frameDuration
             connectionFirstTime = nil
             frameDuration = decoder.frameRate > 0 ? 1 / decoder.frameRate : frameDuration
+        }
+    }
+}
+
+
+/// The picture a player has just let go of, waiting to be written over by its decode thread.
+/// One is enough: the player lets go of one picture for each one it takes, and the thread
+/// converts its next frame as soon as the player takes one.
+final class SparePicture: @unchecked Sendable {
+    private let lock = NSLock()
+    private var picture: RGBAImage?
+
+    func put(_ picture: RGBAImage) { lock.withLock { self.picture = picture } }
+
+    func take() -> RGBAImage? {
+        lock.withLock {
+            defer { picture = nil }
+            return picture
         }
     }
 }

@@ -30,10 +30,9 @@ public final class ItemPlayer {
     private let waits: Bool
     private var decodeThread: DecodeThread?
     private var media: MediaFacts?
-    /// The newest picture with a presentation time ≤ the media time asked for.
+    /// The newest picture with a presentation time ≤ the media time asked for. The first one
+    /// past it waits at the head of the decode thread's queue until its time comes.
     private var shown: (time: Double, image: RGBAImage)?
-    /// The first picture past the media time asked for, held back until its time comes.
-    private var upcoming: (time: Double, image: RGBAImage)?
     private var pendingSpans: FirstFrameSpans?
     private var dataEnded = false
     /// When a hold paused the item, and how long earlier holds paused it in all.
@@ -185,7 +184,6 @@ public final class ItemPlayer {
     func close() {
         decodeThread?.stop()
         decodeThread = nil
-        upcoming = nil
         audio?.close()
         audio = nil
     }
@@ -218,19 +216,18 @@ public final class ItemPlayer {
     /// Takes events until the next picture lies past `local` media seconds, or the data ends.
     /// With the realtime clock it takes only what has arrived.
     private func advance(to local: Double, at t: Double) {
-        while decodeThread != nil {
-            if upcoming == nil {
-                if dataEnded { return }
-                guard let event = waits ? decodeThread?.next() : decodeThread?.poll() else { return }
-                handle(event, at: t)
-                continue
-            }
-            guard let next = upcoming else { return }
+        while let thread = decodeThread, !dataEnded {
+            guard let event = waits ? thread.peek() : thread.peekNow() else { return }
             // The first picture shows at once even if its timestamp is a little late; with the
             // realtime clock, pictures that are already late are passed over for newer ones.
-            guard next.time <= local + 1e-9 || shown == nil else { return }
-            shown = next
-            upcoming = nil
+            if case .picture(let time, _, _) = event, time > local + 1e-9, shown != nil { return }
+            if case .picture = event, let old = shown {
+                // Let go of the old picture before the thread wakes, so its storage is free to reuse.
+                shown = nil
+                thread.recycle(old.image)
+            }
+            thread.dropNext()
+            handle(event, at: t)
         }
     }
 
@@ -241,7 +238,7 @@ public final class ItemPlayer {
             trace.record(.opened, t: t, story: storyID, item: itemIndex, player: id)
         case .picture(let time, let image, let spans):
             if let spans { pendingSpans = spans }
-            upcoming = (time, image)
+            shown = (time, image)
         case .reconnect(let attempt, let reason):
             trace.record(.reconnect, t: t, story: storyID, item: itemIndex, player: id, error: reason, attempt: attempt)
         case .end:

@@ -8,10 +8,11 @@ public struct DecodeLimits: Sendable {
     public var maxPixels: Int = 8192 * 8192
     /// Decoder threads per stream.
     public var decoderThreads: Int = 1
-    /// Converted pictures a decode thread may hold ahead of the render (memory: each is one
-    /// canvas). Two was as fast as three on the benchmarks at story bit rates and at ~47 Mbit/s,
-    /// and saves a canvas per player (8 MB at 1080x1920).
-    public var queuedPictures: Int = 2
+    /// Converted pictures a decode thread may hold ahead of the one shown (memory: each is one
+    /// canvas, 8 MB at 1080x1920). The next picture waits in this queue until its time, and the
+    /// thread converts only when there is room, so one is enough to overlap decoding with the
+    /// render: alternating runs at 720x1280 were as fast as with two.
+    public var queuedPictures: Int = 1
     /// Waiting limits for network sources.
     public var timeouts = Timeouts()
     /// The storyboard's `protocols`, narrowing each source's own list.
@@ -205,7 +206,9 @@ final class MediaDecoder {
 
     /// The picture as RGBA at `width`×`height`: turned upright, stretched by the sample aspect
     /// ratio, scaled to cover the canvas with its aspect ratio kept, and centre-cropped.
-    func rgba(_ picture: DecodedPicture, width: Int, height: Int) throws(MediaError) -> RGBAImage {
+    /// `spare` is a picture the player no longer shows; its storage is written over when it is
+    /// free to be, which spares an 8 MB allocation (and its page faults) per frame at 1080x1920.
+    func rgba(_ picture: DecodedPicture, width: Int, height: Int, reusing spare: consuming RGBAImage? = nil) throws(MediaError) -> RGBAImage {
         guard let frame = picture.frame.pointer else { preconditionFailure("converting a freed frame") }
         let turned = quarterTurns % 2 == 1
         // Work in the picture's stored orientation, then turn the result.
@@ -260,14 +263,29 @@ final class MediaDecoder {
             // The usual case: swscale writes the picture's own rows, with no padded frame and
             // no copy. (Its SIMD converters write blocks of 8 pixels, so a row of a multiple of
             // 8 is written exactly; `RGBAImage(writingWidth:)` keeps slack after the last row.)
-            image = RGBAImage(writingWidth: targetWidth, height: targetHeight) { target in
-                lines = convert(into: target, stride: targetWidth * 4)
+            let write = { (target: UnsafeMutablePointer<UInt8>) in lines = convert(into: target, stride: targetWidth * 4) }
+            // `take()` leaves this function the picture's only owner, so the rewrite copies nothing.
+            if var reused = spare.take(), reused.width == targetWidth, reused.height == targetHeight,
+               reused.rewrite(slack: RGBAImage.writerSlack, write) {
+                image = reused
+            } else {
+                image = RGBAImage(writingWidth: targetWidth, height: targetHeight, write)
             }
         } else {
             let output = try scaledFrame(width: targetWidth, height: targetHeight)
-            lines = convert(into: output.pointee.data.0!, stride: Int(output.pointee.linesize.0))
-            image = RGBAImage(turning: output.pointee.data.0!, stride: Int(output.pointee.linesize.0),
-                              width: targetWidth, height: targetHeight, quarterTurns: quarterTurns)
+            let rows = output.pointee.data.0!, stride = Int(output.pointee.linesize.0)
+            lines = convert(into: rows, stride: stride)
+            let turned = RGBAImage.turnedSize(width: targetWidth, height: targetHeight, quarterTurns: quarterTurns)
+            if var reused = spare.take(), reused.width == turned.width, reused.height == turned.height,
+               reused.rewrite(slack: 0, { target in
+                   RGBAImage.turn(rows, stride: stride, width: targetWidth, height: targetHeight,
+                                  quarterTurns: quarterTurns, into: target)
+               }) {
+                image = reused
+            } else {
+                image = RGBAImage(turning: rows, stride: stride, width: targetWidth, height: targetHeight,
+                                  quarterTurns: quarterTurns)
+            }
         }
         guard lines > 0 else { throw MediaError(.convert, "cannot convert the picture", averror: lines) }
         if let descriptor = av_pix_fmt_desc_get(sourceFormat), descriptor.pointee.flags & UInt64(AV_PIX_FMT_FLAG_ALPHA) != 0 {

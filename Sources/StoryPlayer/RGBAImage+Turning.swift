@@ -4,42 +4,67 @@ extension RGBAImage {
     /// Copies RGBA rows out of a padded buffer (`stride` bytes apart), turning the picture
     /// clockwise by `quarterTurns` × 90° on the way.
     init(turning source: UnsafePointer<UInt8>, stride: Int, width w: Int, height h: Int, quarterTurns: Int) {
+        let (outWidth, outHeight) = RGBAImage.turnedSize(width: w, height: h, quarterTurns: quarterTurns)
+        let pixels = [UInt8](unsafeUninitializedCapacity: w * h * 4) { buffer, initialized in
+            RGBAImage.turn(source, stride: stride, width: w, height: h, quarterTurns: quarterTurns, into: buffer.baseAddress!)
+            initialized = w * h * 4
+        }
+        self.init(width: outWidth, height: outHeight, pixels: pixels)
+    }
+
+    static func turnedSize(width w: Int, height h: Int, quarterTurns: Int) -> (width: Int, height: Int) {
+        quarterTurns % 2 == 0 ? (w, h) : (h, w)
+    }
+
+    /// Writes the turned picture's rows (`turnedSize` wide, no padding) to `target`.
+    static func turn(_ source: UnsafePointer<UInt8>, stride: Int, width w: Int, height h: Int, quarterTurns: Int,
+                     into target: UnsafeMutablePointer<UInt8>) {
         let turns = ((quarterTurns % 4) + 4) % 4
-        let outWidth = turns % 2 == 0 ? w : h, outHeight = turns % 2 == 0 ? h : w
-        var out = [UInt8](repeating: 0, count: w * h * 4)
-        out.withUnsafeMutableBufferPointer { buffer in
-            let target = UnsafeMutableRawPointer(buffer.baseAddress!)
-            if turns == 0 {
-                for y in 0..<h { (target + y * w * 4).copyMemory(from: source + y * stride, byteCount: w * 4) }
-                return
-            }
-            let words = target.assumingMemoryBound(to: UInt32.self)
-            for y in 0..<h {
-                let row = UnsafeRawPointer(source + y * stride)
-                for x in 0..<w {
-                    let (dx, dy): (Int, Int) = switch turns {
-                    case 1: (h - 1 - y, x)
-                    case 2: (w - 1 - x, h - 1 - y)
-                    default: (y, w - 1 - x)
-                    }
-                    words[dy * outWidth + dx] = row.loadUnaligned(fromByteOffset: x * 4, as: UInt32.self)
+        let outWidth = turns % 2 == 0 ? w : h
+        let raw = UnsafeMutableRawPointer(target)
+        if turns == 0 {
+            for y in 0..<h { (raw + y * w * 4).copyMemory(from: source + y * stride, byteCount: w * 4) }
+            return
+        }
+        let words = raw.assumingMemoryBound(to: UInt32.self)
+        for y in 0..<h {
+            let row = UnsafeRawPointer(source + y * stride)
+            for x in 0..<w {
+                let (dx, dy): (Int, Int) = switch turns {
+                case 1: (h - 1 - y, x)
+                case 2: (w - 1 - x, h - 1 - y)
+                default: (y, w - 1 - x)
                 }
+                words[dy * outWidth + dx] = row.loadUnaligned(fromByteOffset: x * 4, as: UInt32.self)
             }
         }
-        self.init(width: outWidth, height: outHeight, pixels: out)
     }
 }
 
 extension RGBAImage {
+    /// Bytes kept after the last row of a picture that swscale writes in place.
+    static let writerSlack = 64
+
     /// A picture whose rows `write` fills in place (`width * 4` bytes apart, no memset first).
-    /// The storage keeps 64 bytes of slack after the last row for writers that work in blocks.
+    /// The storage keeps `writerSlack` bytes after the last row for writers that work in blocks.
     init(writingWidth w: Int, height h: Int, _ write: (UnsafeMutablePointer<UInt8>) -> Void) {
         let count = w * h * 4
-        let pixels = [UInt8](unsafeUninitializedCapacity: count + 64) { buffer, initialized in
+        let pixels = [UInt8](unsafeUninitializedCapacity: count + RGBAImage.writerSlack) { buffer, initialized in
             write(buffer.baseAddress!)
             initialized = count
         }
         self.init(width: w, height: h, pixels: pixels)
+    }
+
+    /// Lets `write` fill this picture's rows in place, as `init(writingWidth:height:_:)` does, when
+    /// its storage keeps `slack` bytes after the last row. Returns false, having written nothing,
+    /// when it does not. Storage that another value still shares is copied first (copy-on-write);
+    /// such a copy has no slack, so the caller then allocates instead.
+    mutating func rewrite(slack: Int, _ write: (UnsafeMutablePointer<UInt8>) -> Void) -> Bool {
+        pixels.withUnsafeMutableBufferPointer { _ in } // from here the storage is this value's own
+        guard pixels.capacity >= width * height * 4 + slack else { return false }
+        pixels.withUnsafeMutableBufferPointer { write($0.baseAddress!) }
+        return true
     }
 }
 

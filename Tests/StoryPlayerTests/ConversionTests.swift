@@ -12,6 +12,35 @@ final class ConversionTests: XCTestCase {
         return try decoder.rgba(picture, width: width, height: height)
     }
 
+    /// The decode thread converts each frame into the picture its player has just let go of.
+    /// The pixels must be those of a fresh conversion, written into the spare's own storage
+    /// (no new allocation) — for straight and turned sources alike.
+    func testConvertingIntoASparePictureReusesItsStorage() throws {
+        for fixture in ["counter.mp4", "rotated.mp4"] {
+            let decoder = try MediaDecoder(source: MediaSource(uri: Fixture.path(fixture), relativeTo: "/"), limits: DecodeLimits())
+            let first = try XCTUnwrap(try decoder.nextPicture())
+            let second = try XCTUnwrap(try decoder.nextPicture())
+            let spare = try decoder.rgba(first, width: 72, height: 128)
+            let fresh = try decoder.rgba(second, width: 72, height: 128)
+            let storage = spare.pixels.withUnsafeBufferPointer { $0.baseAddress }
+            let reused = try decoder.rgba(second, width: 72, height: 128, reusing: consume spare)
+            XCTAssertTrue(reused == fresh, fixture)
+            XCTAssertEqual(reused.pixels.withUnsafeBufferPointer { $0.baseAddress }, storage, fixture)
+        }
+    }
+
+    /// A spare that is still shown somewhere else must not be written over.
+    func testASharedSparePictureIsLeftAlone() throws {
+        let decoder = try MediaDecoder(source: MediaSource(uri: Fixture.path("counter.mp4"), relativeTo: "/"), limits: DecodeLimits())
+        let first = try XCTUnwrap(try decoder.nextPicture())
+        let second = try XCTUnwrap(try decoder.nextPicture())
+        let shown = try decoder.rgba(first, width: 72, height: 128)
+        let stillShown = shown
+        let converted = try decoder.rgba(second, width: 72, height: 128, reusing: shown)
+        XCTAssertTrue(stillShown == shown, "the shared picture changed")
+        XCTAssertFalse(converted == stillShown)
+    }
+
     func testConvertingInPlaceGivesTheSamePixels() throws {
         // Scaled up and down, cropped to a different aspect, and an unscaled size.
         for fixture in ["sar.mp4", "counter.mp4"] {
