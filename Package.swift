@@ -32,6 +32,8 @@ let package = Package(
         ),
         // The rasterizer's cache prefetch, which Swift cannot express.
         .target(name: "CRasterSupport"),
+        // glibc's mallopt, which Swift's Glibc module does not import.
+        .target(name: "CMemoryPolicy"),
 
         // MARK: - Libraries
         .target(
@@ -41,7 +43,7 @@ let package = Package(
         ),
         .target(
             name: "StoryPlayer",
-            dependencies: ["CFFmpeg", "Compositor"]
+            dependencies: ["CFFmpeg", "CMemoryPolicy", "Compositor"]
         ),
 
         // MARK: - Command line

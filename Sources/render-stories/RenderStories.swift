@@ -29,6 +29,7 @@ struct RenderStories: ParsableCommand {
 
     /// argument-parser exits 64 on usage errors; this tool promises 2 for usage and storyboard errors.
     static func main() {
+        ProcessMemory.returnLargeBuffersToTheSystem()
         do {
             var command = try parseAsRoot()
             try command.run()

@@ -8,6 +8,9 @@ import StoryPlayer
 // as growth.
 //   lifecycle-cost FILE [cycles] [WxH]
 
+// The same process memory policy as render-stories, so the figures are the tool's.
+ProcessMemory.returnLargeBuffersToTheSystem()
+
 let arguments = CommandLine.arguments
 guard arguments.count >= 2 else {
     FileHandle.standardError.write(Data("usage: lifecycle-cost FILE [cycles] [WxH]\n".utf8))
