@@ -30,7 +30,8 @@ let package = Package(
             name: "CStoryPNG",
             linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("z")]
         ),
-        // The rasterizer's cache prefetch, which Swift cannot express.
+        // The rasterizer's span kernel (AVX2 gathers and FMA, chosen at run time) and its cache
+        // prefetch, which Swift cannot express.
         .target(name: "CRasterSupport"),
         // glibc's mallopt, which Swift's Glibc module does not import.
         .target(name: "CMemoryPolicy"),

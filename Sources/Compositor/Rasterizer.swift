@@ -25,8 +25,11 @@ public struct TexturedFace: Sendable {
 public final class Rasterizer: Sendable {
     /// How pixels are computed.
     public enum InnerLoop: Sendable {
-        /// SIMD: eight pixels' u/w, v/w and 1/w at once; no edge maths inside a face.
+        /// SIMD: no edge maths inside a face, where eight pixels at a time go through the C span
+        /// kernel (AVX2 gathers, float blend) on CPUs that have it, or `portableVector` elsewhere.
         case vector
+        /// The Swift eight-lane loop `vector` falls back to; selectable so it stays tested.
+        case portableVector
         /// One pixel at a time, every edge every pixel: the reference the fast path is tested against.
         case scalarReference
     }
@@ -56,7 +59,8 @@ public final class Rasterizer: Sendable {
         let prepared = faces.compactMap { PreparedFace($0, canvasWidth: canvas.width, canvasHeight: canvas.height) }
         let width = canvas.width, height = canvas.height
         let bands = min(height, threads == 1 ? 1 : threads * 8)
-        let vector = innerLoop == .vector
+        let vector = innerLoop != .scalarReference
+        let spanKernel = innerLoop == .vector && PreparedFace.hasSpanKernel
         canvas.pixels.withUnsafeMutableBufferPointer { buffer in
             let target = CanvasPointer(base: buffer.baseAddress!, width: width, height: height)
             let work: @Sendable (Int) -> Void = { band in
@@ -65,7 +69,7 @@ public final class Rasterizer: Sendable {
                 target.fill(rows: rows, with: background)
                 for face in prepared {
                     if vector {
-                        face.drawVector(rows: rows, into: target, background: background)
+                        face.drawVector(rows: rows, into: target, background: background, spanKernel: spanKernel)
                     } else {
                         face.draw(rows: rows, into: target, background: background)
                     }
