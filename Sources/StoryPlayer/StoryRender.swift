@@ -53,7 +53,7 @@ public final class StoryRender {
     private var feedFailedAt: Int?
     private var warnings: [String] = []
     /// The pictures the overlay was drawn into on the last frame of a turn, one per face, reused
-    /// on the next so a transition allocates no picture per frame.
+    /// on the next so a transition allocates no picture per frame. Dropped at rest.
     private var overlayCopies: [RGBAImage?] = [nil, nil]
     /// Virtual clock: stories whose preload was requested but not yet put in the trace.
     private var unrecordedPreloads: [Int] = []
@@ -420,6 +420,8 @@ public final class StoryRender {
                 canvas.copyPixels(from: undecorated[0].texture)
                 drawOverlay(on: &canvas, story: placements[0].page, at: t)
             }
+            // The copies kept for turns wait for the next one; at rest they are just memory.
+            overlayCopies = [nil, nil]
         } else {
             let faces = undecorated.enumerated().map { slot, face in
                 TexturedFace(texture: decorated(face.texture, story: face.placement.page, at: t, slot: slot),
