@@ -12,7 +12,8 @@
 // Why this exists: at level 1 with the RLE strategy, zlib's deflate was ~90% of a frame's PNG
 // time (about 19 of 21 ms at 720x1280), and most of that is per-symbol bookkeeping built for
 // LZ77 matching that the RLE and Huffman-only strategies never do. This file does the same
-// matching (RFC 1951 blocks with dynamic Huffman codes) in two tight passes per block.
+// matching, and writes RFC 1951 blocks with dynamic Huffman codes, in three tight passes per
+// block: find the runs, count the symbols, send them.
 
 enum {
     // Input bytes per deflate block: large enough that the ~80-byte tree header is noise, small
@@ -216,11 +217,14 @@ typedef struct {
     uint16_t extra_value[MAX_RUN + 1];
 } length_table;
 
+/// Extra bits after each length symbol (257-285), RFC 1951 3.2.5.
+static const uint8_t length_extra_bits[29] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2,
+                                              3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0};
+
 static void make_length_table(length_table *table) {
     static const uint16_t base[29] = {3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31,
                                       35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258};
-    static const uint8_t extra[29] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2,
-                                      3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0};
+    const uint8_t *extra = length_extra_bits;
     for (int symbol = 0; symbol < 29; symbol++) {
         int last = symbol == 28 ? MAX_RUN : (symbol == 27 ? 257 : base[symbol] + (1 << extra[symbol]) - 1);
         for (int length = base[symbol]; length <= last; length++) {
@@ -457,11 +461,7 @@ static void write_block(const block_coder *coder, bit_writer *w, const uint8_t *
     for (int s = 0; s < CODELEN_SYMBOLS; s++) bits += (uint64_t)cl_freq[s] * cl_len[s];
     bits += 2 * (uint64_t)cl_freq[16] + 3 * (uint64_t)cl_freq[17] + 7 * (uint64_t)cl_freq[18];
     for (int s = 0; s < LITLEN_SYMBOLS; s++) bits += (uint64_t)lit_freq[s] * lit_len[s];
-    for (int s = 0; s < 29; s++) {
-        static const uint8_t extra[29] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2,
-                                          3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0};
-        bits += (uint64_t)lit_freq[257 + s] * extra[s];
-    }
+    for (int s = 0; s < 29; s++) bits += (uint64_t)lit_freq[257 + s] * length_extra_bits[s];
     for (int s = 0; s < DIST_SYMBOLS; s++) bits += (uint64_t)dist_freq[s] * dist_len[s];
     uint64_t stored_bits = 3 + 7 + 32 + 8 * (uint64_t)n + 40 * (uint64_t)(n / STORED_MAX);
     if (stored_bits <= bits) {
