@@ -139,7 +139,9 @@ public final class StoryRender {
         // Enough frames in flight to keep every core compressing while the next frame is drawn;
         // the bound is what keeps memory flat. One more than the cores measured as fast as two
         // more, with a canvas less held.
-        let writer = FrameWriter(options: options.png, maxInFlight: options.threads + 1, clock: clock)
+        let writer = FrameWriter(options: options.png, maxInFlight: options.threads + 1, workers: options.threads,
+                                 clock: clock)
+        defer { writer.close() }
         var frames = 0
         var endTime = 0.0
         thumbnails = ThumbnailPicker(wanted: options.sheetFrames, planned: plannedFrames,

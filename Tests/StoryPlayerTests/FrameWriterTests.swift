@@ -1,0 +1,67 @@
+import Compositor
+import Foundation
+@testable import StoryPlayer
+import XCTest
+
+/// The PNG writer's own threads: every frame submitted is written whole, a failure is reported
+/// (not lost), and the threads run at a lower priority than the render.
+final class FrameWriterTests: XCTestCase {
+    private var folder = ""
+
+    override func setUpWithError() throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("writer-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+
+    func testEveryFrameIsWrittenThroughTheBoundedQueue() throws {
+        let writer = FrameWriter(options: PNGOptions(), maxInFlight: 2, workers: 2)
+        var images: [RGBAImage] = []
+        for n in 0..<12 {
+            let image = RGBAImage(width: 16, height: 8, fill: RGBAColor(red: UInt8(n * 20), green: 3, blue: 4))
+            images.append(image)
+            writer.submit(image, to: "\(folder)/\(n).png")
+        }
+        try writer.finish()
+        for (n, image) in images.enumerated() {
+            XCTAssertEqual(try RGBAImage(contentsOfPNG: "\(folder)/\(n).png"), image, "frame \(n)")
+        }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder).count, 12, "no temporary files left")
+    }
+
+    func testAFailedWriteIsReportedByFinish() {
+        let writer = FrameWriter(options: PNGOptions(), maxInFlight: 2, workers: 1)
+        writer.submit(RGBAImage(width: 4, height: 4), to: "\(folder)/missing/0.png")
+        writer.submit(RGBAImage(width: 4, height: 4), to: "\(folder)/1.png")
+        XCTAssertThrowsError(try writer.finish())
+        XCTAssertNotNil(writer.error)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: "\(folder)/1.png"), "later frames are still written")
+    }
+
+    func testEncoderThreadsRunBelowTheRenderPriority() throws {
+        let before = try threads(withNice: Int(FrameWriter.encoderNiceness))
+        let writer = FrameWriter(options: PNGOptions(), maxInFlight: 1, workers: 2)
+        var now = before
+        for _ in 0..<200 where now < before + 2 {
+            Thread.sleep(forTimeInterval: 0.01)
+            now = try threads(withNice: Int(FrameWriter.encoderNiceness))
+        }
+        XCTAssertEqual(now, before + 2, "both encoder threads at nice \(FrameWriter.encoderNiceness)")
+        XCTAssertEqual(try threads(withNice: 0) > 0, true, "this thread is not lowered")
+        try writer.finish()
+    }
+
+    /// This process's threads at a nice value, from /proc/self/task/*/stat (field 19).
+    private func threads(withNice nice: Int) throws -> Int {
+        let task = "/proc/self/task"
+        return try FileManager.default.contentsOfDirectory(atPath: task).filter { tid in
+            guard let stat = try? String(contentsOfFile: "\(task)/\(tid)/stat", encoding: .utf8),
+                  let close = stat.range(of: ")", options: .backwards) else { return false }
+            let fields = stat[close.upperBound...].split(separator: " ")
+            return fields.count > 16 && Int(fields[16]) == nice
+        }.count
+    }
+}
