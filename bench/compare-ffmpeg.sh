@@ -47,15 +47,19 @@ JSON
 
 run_a() { "$bin" render "$work/board.json" --output "$work/A" --png-level "$level" >/dev/null; }
 run_b() {
-  rm -rf "$work/B" && mkdir -p "$work/B"
+  mkdir -p "$work/B"
   ffmpeg -v error -y -i "$work/a.mp4" -i "$work/b.mp4" \
     -filter_complex "[0][1]xfade=transition=slideleft:duration=1:offset=1,format=rgb24" \
     -frames:v "$frames" -compression_level "$level" -pred up "$work/B/%06d.png"
 }
 export -f run_a run_b
 export bin work level frames
+# Each run starts from an empty folder, with earlier runs' files on disk (sync), so that no
+# run's time includes deleting old output or the kernel writing back the other side's files.
 for _ in $(seq "$runs"); do
+  rm -rf "$work/A" && sync
   /usr/bin/time -f "%e %M" -a -o "$work/a.times" bash -c run_a
+  rm -rf "$work/B" && sync
   /usr/bin/time -f "%e %M" -a -o "$work/b.times" bash -c run_b
 done
 bytes_a=$(cat "$work"/A/frame-*.png | wc -c)
