@@ -221,7 +221,6 @@ private struct Worker {
     }
 }
 
-
 /// The picture a player has just let go of, waiting to be written over by its decode thread.
 /// One is enough: the player lets go of one picture for each one it takes, and the thread
 /// converts its next frame as soon as the player takes one.
