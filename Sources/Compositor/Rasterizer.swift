@@ -50,10 +50,14 @@ public final class Rasterizer: Sendable {
     /// `clock`, when given, is charged the CPU time of every band under `.raster`.
     public func draw(_ faces: [TexturedFace], background: RGBAColor, into canvas: inout RGBAImage,
                      clock: StageClock? = nil) {
-        // A story at rest covers the screen texel for pixel: the frame is its picture, unchanged.
-        // Handing over the picture (copy-on-write storage, nothing copied) skips the raster.
+        // A story at rest covers the screen texel for pixel: the frame is its picture, unchanged,
+        // copied into the canvas's own storage. Handing the picture's storage over instead would
+        // drop the reusable canvas, and the picture's next writer (its decode thread, converting
+        // the next frame into it) would then copy it and allocate anyway.
         if faces.count == 1, faces[0].isPixelExact(width: canvas.width, height: canvas.height) {
-            canvas = faces[0].texture
+            let started = clock == nil ? 0 : StageClock.threadCPUSeconds()
+            canvas.copyPixels(from: faces[0].texture)
+            clock?.add(.raster, StageClock.threadCPUSeconds() - started)
             return
         }
         let prepared = faces.compactMap { PreparedFace($0, canvasWidth: canvas.width, canvasHeight: canvas.height) }

@@ -413,14 +413,12 @@ public final class StoryRender {
         let geometry = navigator.geometry
         let placements = geometry.faces(pageOffset: navigator.pageOffset, width: canvas.width, height: canvas.height)
         let undecorated = placements.map { TexturedFace(texture: texture(forStory: $0.page, at: t), placement: $0) }
-        if undecorated.count == 1, undecorated[0].isPixelExact(width: canvas.width, height: canvas.height),
-           options.overlay, navigator.overlayOpacity(at: t) > 0 {
-            // A story at rest is the frame itself. Its picture is copied into the reused canvas
-            // and the overlay drawn there, rather than into a fresh 8 MB copy per frame at
-            // 1080x1920 (the allocation, its page faults and the memory were the cost).
-            clock.measure(.overlay) {
-                canvas.copyPixels(from: undecorated[0].texture)
-                drawOverlay(on: &canvas, story: placements[0].page, at: t)
+        if undecorated.count == 1, undecorated[0].isPixelExact(width: canvas.width, height: canvas.height) {
+            // A story at rest is the frame itself (the rasterizer copies its picture into the
+            // reused canvas), so the overlay goes on the canvas, not on a copy of the picture.
+            rasterizer.draw(undecorated, background: storyboard.canvas.background, into: &canvas, clock: clock)
+            if options.overlay, navigator.overlayOpacity(at: t) > 0 {
+                clock.measure(.overlay) { drawOverlay(on: &canvas, story: placements[0].page, at: t) }
             }
             // The copies kept for turns wait for the next one; at rest they are just memory.
             overlayCopies = [nil, nil]
