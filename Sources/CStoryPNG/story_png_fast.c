@@ -245,9 +245,25 @@ typedef struct {
 
 typedef struct {
     const length_table *lengths;
-    byte_run *runs;  // room for one run per three input bytes
-    int finds_runs;  // 0 for Huffman-only
+    /// Grown as a block needs: video blocks have few runs, and room for the most a 64 KiB block
+    /// can hold (~175 KB) would be a fresh mapping, and its page faults, every frame.
+    byte_run *runs;
+    size_t run_capacity;
+    int finds_runs; // 0 for Huffman-only
 } block_coder;
+
+/// Appends a run at `count`, growing the list. Returns 0 when memory ran out.
+static int add_run(block_coder *coder, size_t count, byte_run run) {
+    if (count == coder->run_capacity) {
+        size_t capacity = coder->run_capacity * 2;
+        byte_run *grown = realloc(coder->runs, capacity * sizeof(byte_run));
+        if (!grown) return 0;
+        coder->runs = grown;
+        coder->run_capacity = capacity;
+    }
+    coder->runs[count] = run;
+    return 1;
+}
 
 static inline uint64_t load_u64(const uint8_t *p) {
     uint64_t value;
@@ -256,8 +272,9 @@ static inline uint64_t load_u64(const uint8_t *p) {
 }
 
 /// Finds the runs zlib's deflate_rle would send: at least three bytes equal to the byte before
-/// them (which may end the previous block), at most 258 long.
-static size_t find_runs(const uint8_t *data, size_t n, int previous, byte_run *runs) {
+/// them (which may end the previous block), at most 258 long. Puts them in `coder->runs` and
+/// their number in `*found`; returns 0 when memory ran out.
+static int find_runs(block_coder *coder, const uint8_t *data, size_t n, int previous, size_t *found) {
     const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
     size_t count = 0, i = 0;
     while (i + 2 < n) {
@@ -284,10 +301,11 @@ static size_t find_runs(const uint8_t *data, size_t n, int previous, byte_run *r
         uint8_t byte = data[i];
         size_t limit = n - i < MAX_RUN ? n - i : MAX_RUN, length = MIN_RUN;
         while (length < limit && data[i + length] == byte) length++;
-        runs[count++] = (byte_run){(uint32_t)i, (uint32_t)length};
+        if (!add_run(coder, count++, (byte_run){(uint32_t)i, (uint32_t)length})) return 0;
         i += length;
     }
-    return count;
+    *found = count;
+    return 1;
 }
 
 /// Symbol counts for a block: every byte is counted as a literal, then the bytes runs cover are
@@ -425,13 +443,14 @@ static void write_stored(bit_writer *w, const uint8_t *data, size_t n, int final
 }
 
 /// Codes one block with dynamic Huffman codes, or stores it when that is smaller (noise can be
-/// incompressible). The caller has reserved `n + 1024` bytes.
-static void write_block(const block_coder *coder, bit_writer *w, const uint8_t *data, size_t n,
-                        int previous, int final) {
+/// incompressible). The caller has reserved `n + 1024` bytes. Returns 0 when memory ran out.
+static int write_block(block_coder *coder, bit_writer *w, const uint8_t *data, size_t n,
+                       int previous, int final) {
     static const uint8_t header_order[CODELEN_SYMBOLS] = {16, 17, 18, 0, 8, 7, 9, 6, 10, 5,
                                                           11, 4, 12, 3, 13, 2, 14, 1, 15};
     uint32_t lit_freq[LITLEN_SYMBOLS] = {0}, dist_freq[DIST_SYMBOLS] = {0}, cl_freq[CODELEN_SYMBOLS] = {0};
-    size_t run_count = coder->finds_runs ? find_runs(data, n, previous, coder->runs) : 0;
+    size_t run_count = 0;
+    if (coder->finds_runs && !find_runs(coder, data, n, previous, &run_count)) return 0;
     count_symbols(data, n, coder->runs, run_count, coder->lengths, lit_freq, dist_freq);
     lit_freq[END_OF_BLOCK] = 1;
     ensure_two_symbols(lit_freq, LITLEN_SYMBOLS);
@@ -466,7 +485,7 @@ static void write_block(const block_coder *coder, bit_writer *w, const uint8_t *
     uint64_t stored_bits = 3 + 7 + 32 + 8 * (uint64_t)n + 40 * (uint64_t)(n / STORED_MAX);
     if (stored_bits <= bits) {
         write_stored(w, data, n, final);
-        return;
+        return 1;
     }
 
     uint16_t lit_code[LITLEN_SYMBOLS], dist_code[DIST_SYMBOLS], cl_code[CODELEN_SYMBOLS];
@@ -492,6 +511,7 @@ static void write_block(const block_coder *coder, bit_writer *w, const uint8_t *
     emit_symbols(w, data, n, coder->runs, run_count, coder->lengths, literal, lit_code, lit_len,
                  dist_code[0] | (uint32_t)dist_len[0] << 16);
     put_bits(w, lit_code[END_OF_BLOCK], lit_len[END_OF_BLOCK]);
+    return 1;
 }
 
 // MARK: - Row filters
@@ -588,7 +608,8 @@ int story_png_encode_fast(const uint8_t *rgba, int width, int height, size_t str
     int rows_per_block = row_bytes >= BLOCK_INPUT ? 1 : (int)(BLOCK_INPUT / row_bytes);
     size_t block_capacity = (size_t)rows_per_block * row_bytes;
     uint8_t *block = malloc(block_capacity);
-    byte_run *runs = malloc((block_capacity / MIN_RUN + 1) * sizeof(byte_run));
+    const size_t first_run_capacity = 1024;
+    byte_run *runs = malloc(first_run_capacity * sizeof(byte_run));
     uint8_t *zeros = calloc((size_t)width, 4);
     length_table *table = malloc(sizeof(length_table));
     if (!block || !runs || !zeros || !table || !reserve(out, 8 + 25 + 8 + 2)) {
@@ -598,7 +619,7 @@ int story_png_encode_fast(const uint8_t *rgba, int width, int height, size_t str
         return 1;
     }
     make_length_table(table);
-    block_coder coder = {table, runs, strategy == STORY_PNG_STRATEGY_RLE};
+    block_coder coder = {table, runs, first_run_capacity, strategy == STORY_PNG_STRATEGY_RLE};
 
     static const uint8_t signature[8] = {137, 80, 78, 71, 13, 10, 26, 10};
     memcpy(out->bytes + out->count, signature, 8);
@@ -632,7 +653,10 @@ int story_png_encode_fast(const uint8_t *rgba, int width, int height, size_t str
             failed = 1;
             break;
         }
-        write_block(&coder, &writer, block, n, previous, y + count >= height);
+        if (!write_block(&coder, &writer, block, n, previous, y + count >= height)) {
+            failed = 1;
+            break;
+        }
         previous = block[n - 1];
     }
     if (!failed && reserve(out, 64)) {
@@ -647,7 +671,7 @@ int story_png_encode_fast(const uint8_t *rgba, int width, int height, size_t str
     } else {
         failed = 1;
     }
-    free(block), free(runs), free(zeros), free(table);
+    free(block), free(coder.runs), free(zeros), free(table);
     if (failed) {
         story_png_buffer_free(out);
         set_error(error, error_size, "out of memory while encoding PNG");
