@@ -499,8 +499,6 @@ public final class StoryRender {
 
     private lazy var errorCard = RGBAImage(width: storyboard.canvas.width, height: storyboard.canvas.height,
                                            fill: ErrorCard.color)
-    private lazy var backgroundCard = RGBAImage(width: storyboard.canvas.width, height: storyboard.canvas.height,
-                                                fill: storyboard.canvas.background)
 
     // MARK: - Set-up and clean-up
 
