@@ -262,29 +262,19 @@ final class MediaDecoder {
         if convertsInPlace, quarterTurns % 4 == 0, targetWidth % 8 == 0 {
             // The usual case: swscale writes the picture's own rows, with no padded frame and
             // no copy. (Its SIMD converters write blocks of 8 pixels, so a row of a multiple of
-            // 8 is written exactly; `RGBAImage(writingWidth:)` keeps slack after the last row.)
-            let write = { (target: UnsafeMutablePointer<UInt8>) in lines = convert(into: target, stride: targetWidth * 4) }
-            // `take()` leaves this function the picture's only owner, so the rewrite copies nothing.
-            if var reused = spare.take(), reused.width == targetWidth, reused.height == targetHeight,
-               reused.rewrite(slack: RGBAImage.writerSlack, write) {
-                image = reused
-            } else {
-                image = RGBAImage(writingWidth: targetWidth, height: targetHeight, write)
+            // 8 is written exactly; the picture keeps slack after the last row all the same.)
+            image = RGBAImage(width: targetWidth, height: targetHeight, slack: RGBAImage.writerSlack,
+                              reusing: spare.take()) { target in
+                lines = convert(into: target, stride: targetWidth * 4)
             }
         } else {
             let output = try scaledFrame(width: targetWidth, height: targetHeight)
             let rows = output.pointee.data.0!, stride = Int(output.pointee.linesize.0)
             lines = convert(into: rows, stride: stride)
             let turned = RGBAImage.turnedSize(width: targetWidth, height: targetHeight, quarterTurns: quarterTurns)
-            if var reused = spare.take(), reused.width == turned.width, reused.height == turned.height,
-               reused.rewrite(slack: 0, { target in
-                   RGBAImage.turn(rows, stride: stride, width: targetWidth, height: targetHeight,
-                                  quarterTurns: quarterTurns, into: target)
-               }) {
-                image = reused
-            } else {
-                image = RGBAImage(turning: rows, stride: stride, width: targetWidth, height: targetHeight,
-                                  quarterTurns: quarterTurns)
+            image = RGBAImage(width: turned.width, height: turned.height, slack: 0, reusing: spare.take()) { target in
+                RGBAImage.turn(rows, stride: stride, width: targetWidth, height: targetHeight,
+                               quarterTurns: quarterTurns, into: target)
             }
         }
         guard lines > 0 else { throw MediaError(.convert, "cannot convert the picture", averror: lines) }

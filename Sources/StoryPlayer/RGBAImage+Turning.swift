@@ -1,22 +1,12 @@
 import Compositor
 
 extension RGBAImage {
-    /// Copies RGBA rows out of a padded buffer (`stride` bytes apart), turning the picture
-    /// clockwise by `quarterTurns` × 90° on the way.
-    init(turning source: UnsafePointer<UInt8>, stride: Int, width w: Int, height h: Int, quarterTurns: Int) {
-        let (outWidth, outHeight) = RGBAImage.turnedSize(width: w, height: h, quarterTurns: quarterTurns)
-        let pixels = [UInt8](unsafeUninitializedCapacity: w * h * 4) { buffer, initialized in
-            RGBAImage.turn(source, stride: stride, width: w, height: h, quarterTurns: quarterTurns, into: buffer.baseAddress!)
-            initialized = w * h * 4
-        }
-        self.init(width: outWidth, height: outHeight, pixels: pixels)
-    }
-
     static func turnedSize(width w: Int, height h: Int, quarterTurns: Int) -> (width: Int, height: Int) {
         quarterTurns % 2 == 0 ? (w, h) : (h, w)
     }
 
-    /// Writes the turned picture's rows (`turnedSize` wide, no padding) to `target`.
+    /// Copies RGBA rows out of a padded buffer (`stride` bytes apart) to `target`, turning the
+    /// picture clockwise by `quarterTurns` × 90° on the way (`turnedSize` wide, no padding).
     static func turn(_ source: UnsafePointer<UInt8>, stride: Int, width w: Int, height h: Int, quarterTurns: Int,
                      into target: UnsafeMutablePointer<UInt8>) {
         let turns = ((quarterTurns % 4) + 4) % 4
@@ -45,21 +35,29 @@ extension RGBAImage {
     /// Bytes kept after the last row of a picture that swscale writes in place.
     static let writerSlack = 64
 
-    /// A picture whose rows `write` fills in place (`width * 4` bytes apart, no memset first).
-    /// The storage keeps `writerSlack` bytes after the last row for writers that work in blocks.
-    init(writingWidth w: Int, height h: Int, _ write: (UnsafeMutablePointer<UInt8>) -> Void) {
+    /// A picture whose rows `write` fills in place (`width * 4` bytes apart, no memset first),
+    /// with `slack` bytes of storage after the last row for writers that work in blocks. The
+    /// rows go into `spare`'s storage when it has this size and is free to be written over
+    /// (`rewrite`), else into new storage; `write` runs once either way.
+    init(width w: Int, height h: Int, slack: Int, reusing spare: consuming RGBAImage?,
+         _ write: (UnsafeMutablePointer<UInt8>) -> Void) {
+        // `take()` leaves this the spare's only owner, so the rewrite copies nothing.
+        if var reused = spare.take(), reused.width == w, reused.height == h, reused.rewrite(slack: slack, write) {
+            self = reused
+            return
+        }
         let count = w * h * 4
-        let pixels = [UInt8](unsafeUninitializedCapacity: count + RGBAImage.writerSlack) { buffer, initialized in
+        let pixels = [UInt8](unsafeUninitializedCapacity: count + slack) { buffer, initialized in
             write(buffer.baseAddress!)
             initialized = count
         }
         self.init(width: w, height: h, pixels: pixels)
     }
 
-    /// Lets `write` fill this picture's rows in place, as `init(writingWidth:height:_:)` does, when
-    /// its storage keeps `slack` bytes after the last row. Returns false, having written nothing,
-    /// when it does not. Storage that another value still shares is copied first (copy-on-write);
-    /// such a copy has no slack, so the caller then allocates instead.
+    /// Lets `write` fill this picture's rows in place when its storage keeps `slack` bytes after
+    /// the last row. Returns false, having written nothing, when it does not. Storage that
+    /// another value still shares is copied first (copy-on-write); such a copy has no slack, so
+    /// the caller then allocates instead.
     mutating func rewrite(slack: Int, _ write: (UnsafeMutablePointer<UInt8>) -> Void) -> Bool {
         pixels.withUnsafeMutableBufferPointer { _ in } // from here the storage is this value's own
         guard pixels.capacity >= width * height * 4 + slack else { return false }
