@@ -300,21 +300,24 @@ public final class StoryRender {
 
     /// Navigation and lifecycle up to timeline time `t`.
     private func step(to t: Double) {
-        navigator.advance(to: t)
-        requestPreloads()
-        syncPlayers(at: t)
-        settlePreloads(at: t)
+        advanceViewer(to: t)
         applyHold(at: t)
         // An item ends only while its story rests on screen; a page in motion holds its items.
         if !navigator.isMoving, !navigator.isFinished, let player = players[navigator.settledPage].current,
            player.hasEnded(at: t) {
             player.markEnded(at: t)
             navigator.currentItemEnded(at: t)
-            navigator.advance(to: t)
-            requestPreloads()
-            syncPlayers(at: t)
-            settlePreloads(at: t)
+            advanceViewer(to: t)
         }
+    }
+
+    /// The viewer's gestures up to `t`, then the preload window and the players that follow
+    /// from where it rests.
+    private func advanceViewer(to t: Double) {
+        navigator.advance(to: t)
+        requestPreloads()
+        syncPlayers(at: t)
+        settlePreloads(at: t)
     }
 
     // MARK: - Preload window and feed pages
