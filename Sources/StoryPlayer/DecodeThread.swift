@@ -7,6 +7,15 @@ struct MediaFacts: Sendable {
     /// The media's own duration; nil for live streams.
     let duration: Double?
     let frameDuration: Double
+
+    /// A frame's duration when the stream does not declare its rate.
+    static let assumedFrameDuration = 1.0 / 30
+
+    init(_ decoder: MediaDecoder, isLive: Bool) {
+        isStill = decoder.isStill
+        duration = isLive ? nil : decoder.duration
+        frameDuration = decoder.frameRate > 0 ? 1 / decoder.frameRate : MediaFacts.assumedFrameDuration
+    }
 }
 
 /// Wall-clock spans from `play()` (LinkedIn's t1/t2/t3), in milliseconds.
@@ -142,15 +151,15 @@ private struct Worker {
             }
         }
         let openMs = milliseconds(since: started)
-        queue.put(.opened(MediaFacts(isStill: decoder.isStill, duration: isLive ? nil : decoder.duration,
-                                     frameDuration: decoder.frameRate > 0 ? 1 / decoder.frameRate : 1.0 / 30)))
+        let facts = MediaFacts(decoder, isLive: isLive)
+        queue.put(.opened(facts))
         var reconnects = 0
         var spansSent = false
         // Media time keeps running across reconnects: each connection's timestamps are rebased.
         var timeOffset = 0.0
         var connectionFirstTime: Double?
         var lastTime = 0.0
-        var frameDuration = decoder.frameRate > 0 ? 1 / decoder.frameRate : 1.0 / 30
+        var frameDuration = facts.frameDuration
         defer { decoder.close() }
         while !gate.isStopped {
             let failure: MediaError?

@@ -65,8 +65,7 @@ public final class ItemPlayer {
             isDeferred = true
             do {
                 let decoder = try MediaDecoder(source: item.source, limits: limits, isLive: item.isLive)
-                media = MediaFacts(isStill: decoder.isStill, duration: item.isLive ? nil : decoder.duration,
-                                   frameDuration: decoder.frameRate > 0 ? 1 / decoder.frameRate : 1.0 / 30)
+                media = MediaFacts(decoder, isLive: item.isLive)
                 decoder.close()
                 trace.record(.opened, t: startedAt, story: storyID, item: itemIndex, player: id)
                 // Its first frame was shown during the fast-forward, where nothing is drawn.
