@@ -64,8 +64,9 @@ public enum AtomicFile {
         }
     }
 
-    /// A name in the same folder (so `rename` stays on one file system) that no other writer uses.
-    static func temporaryPath(for path: String) -> String {
+    /// A name in the same folder (so `rename` stays on one file system) that no other writer
+    /// uses: for writers that fill a file in steps (the MP4 muxer) and rename it when complete.
+    public static func temporaryPath(for path: String) -> String {
         let slash = path.lastIndex(of: "/")
         let folder = slash.map { String(path[...$0]) } ?? ""
         let name = slash.map { String(path[path.index(after: $0)...]) } ?? path

@@ -42,8 +42,7 @@ final class ClipWriter {
             throw MediaError(.convert, "an MP4 in yuv420p needs an even width and height, not \(width)x\(height)")
         }
         path = options.path
-        let folder = (options.path as NSString).deletingLastPathComponent
-        temporary = (folder.isEmpty ? "" : folder + "/") + ".\((options.path as NSString).lastPathComponent).\(getpid()).tmp.mp4"
+        temporary = AtomicFile.temporaryPath(for: options.path)
         var context: UnsafeMutablePointer<AVFormatContext>?
         var status = avformat_alloc_output_context2(&context, nil, "mp4", temporary)
         guard status >= 0, let context else { throw MediaError(.open, "cannot create an MP4 muxer", averror: status) }
