@@ -67,7 +67,7 @@ extension Storyboard {
                 protocols?.append(name)
             }
         }
-        var overlayInset = 16.0
+        var overlayInset = Storyboard.defaultOverlayInset
         if var block = try root.object("overlay") {
             overlayInset = try block.number("inset", in: 0...200) ?? overlayInset
             try block.rejectUnknownKeys()
@@ -87,8 +87,9 @@ extension Storyboard {
             guard numbers.count == 3, values.count == 3, numbers.allSatisfy({ (0...1).contains($0) }) else {
                 throw StoryboardError(path: block.path("from"), message: "expected [x, y, r], three fractions of the screen from 0 to 1")
             }
-            present = Presentation(x: numbers[0], y: numbers[1], r: numbers[2],
-                                   duration: try block.number("duration", in: 0.01...10) ?? 0.35)
+            var bubble = Presentation(x: numbers[0], y: numbers[1], r: numbers[2])
+            bubble.duration = try block.number("duration", in: 0.01...10) ?? bubble.duration
+            present = bubble
             try block.rejectUnknownKeys()
         }
         var feed: Feed?
@@ -96,7 +97,9 @@ extension Storyboard {
             guard let url = try block.string("url"), !url.isEmpty else {
                 throw StoryboardError(path: block.path("url"), message: "missing")
             }
-            feed = Feed(url: url, pageSize: try block.integer("page_size", in: 1...100) ?? 10)
+            var pages = Feed(url: url)
+            pages.pageSize = try block.integer("page_size", in: 1...100) ?? pages.pageSize
+            feed = pages
             try block.rejectUnknownKeys()
         }
         let storyValues = try root.array("stories")

@@ -20,7 +20,8 @@ public struct Storyboard: Sendable {
     /// Protocols FFmpeg may use, narrowing (never widening) each source's own list; nil keeps them.
     public var protocols: [String]?
     /// The safe area the overlay keeps to, in pixels at 720 wide.
-    public var overlayInset: Double = 16
+    public var overlayInset: Double = Storyboard.defaultOverlayInset
+    public static let defaultOverlayInset = 16.0
     /// Stories around the current one whose posters and metadata are loaded ahead.
     public var preload = PreloadWindow()
     /// The viewer opens from a story bubble, when set.
