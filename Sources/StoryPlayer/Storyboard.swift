@@ -91,8 +91,11 @@ public struct PreloadWindow: Sendable, Equatable {
 public struct Presentation: Sendable, Equatable {
     /// The bubble's centre (fractions of the width and height) and radius (fraction of the width).
     public var x: Double, y: Double, r: Double
-    public var duration: Double = 0.35
-    public init(x: Double, y: Double, r: Double, duration: Double = 0.35) {
+    public var duration: Double = Presentation.defaultDuration
+    /// How long opening and closing take when the storyboard does not say (also `dismiss`
+    /// without `present`).
+    public static let defaultDuration = 0.35
+    public init(x: Double, y: Double, r: Double, duration: Double = Presentation.defaultDuration) {
         self.x = x
         self.y = y
         self.r = r

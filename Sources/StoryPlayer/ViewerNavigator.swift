@@ -72,10 +72,13 @@ public struct ViewerNavigator: Sendable {
         return min(1, (t - hold.end) / Self.overlayFade)
     }
 
+    /// How long the bubble takes to open or close.
+    private var presentDuration: Double { presentation?.duration ?? Presentation.defaultDuration }
+
     /// The bubble transform of the opening (`present`) or closing (`dismiss`) animation at `t`, or
     /// nil when the viewer is simply full screen.
     public func bubbleTransform(at t: Double, width: Int, height: Int) -> BubbleTransform? {
-        let duration = presentation?.duration ?? 0.35
+        let duration = presentDuration
         let bubble = presentation.map { (x: $0.x, y: $0.y, r: $0.r) } ?? (x: 0.5, y: 0.5, r: 0.08)
         if let dismissedAt, t >= dismissedAt {
             let progress = min(1, (t - dismissedAt) / duration)
@@ -103,7 +106,7 @@ public struct ViewerNavigator: Sendable {
             perform(action.gesture, at: action.at)
         }
         move(to: t)
-        if let dismissedAt, t >= dismissedAt + (presentation?.duration ?? 0.35) - 1e-9 { isFinished = true }
+        if let dismissedAt, t >= dismissedAt + presentDuration - 1e-9 { isFinished = true }
     }
 
     /// The current item of the resting story has ended at `t`: play the next item, or swipe to
