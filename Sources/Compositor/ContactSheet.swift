@@ -9,7 +9,9 @@ public struct ContactSheet: Sendable {
     public static let labelHeight = 18
     public static let background = RGBAColor(red: 0x10, green: 0x10, blue: 0x14)
 
-    public init(columns: Int = 6, cellWidth: Int = 180) {
+    public static let defaultColumns = 6
+
+    public init(columns: Int = ContactSheet.defaultColumns, cellWidth: Int = 180) {
         precondition(columns >= 1 && cellWidth >= 8, "a contact sheet needs a column and some width")
         self.columns = columns
         self.cellWidth = cellWidth

@@ -6,10 +6,16 @@ import Foundation
 public struct ClipOptions: Sendable {
     public var path: String
     /// x264's constant rate factor: lower is better and larger.
-    public var crf = 20
-    public var preset = "veryfast"
+    public var crf = ClipOptions.defaultCRF
+    public var preset = ClipOptions.defaultPreset
     /// AAC bit rate.
     public var audioBitRate = 128_000
+
+    public static let defaultCRF = 20
+    public static let defaultPreset = "veryfast"
+    /// libx264's presets, fastest first.
+    public static let presets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower",
+                                 "veryslow", "placebo"]
 
     public init(path: String) {
         self.path = path

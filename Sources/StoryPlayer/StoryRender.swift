@@ -16,8 +16,9 @@ public struct RenderOptions: Sendable {
     public var clock: PlaybackClock?
     /// Write a contact sheet of evenly spaced frames here.
     public var contactSheet: String?
-    public var sheetColumns = 6
-    public var sheetFrames = 24
+    public var sheetColumns = ContactSheet.defaultColumns
+    public var sheetFrames = RenderOptions.defaultSheetFrames
+    public static let defaultSheetFrames = 24
     /// Write the lifecycle timeline picture here.
     public var timeline: String?
     /// Write frame PNGs (false: only the other outputs).

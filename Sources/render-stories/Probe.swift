@@ -18,10 +18,10 @@ struct Probe: ParsableCommand {
     var json = false
 
     @Option(help: ArgumentHelp("Seconds to wait for the source to open.", valueName: "seconds"))
-    var openTimeout: Double = 8
+    var openTimeout: Double = Timeouts().open
 
     @Option(help: ArgumentHelp("Seconds to wait for data once open.", valueName: "seconds"))
-    var readTimeout: Double = 10
+    var readTimeout: Double = Timeouts().read
 
     func validate() throws {
         guard openTimeout > 0, readTimeout > 0 else { throw ValidationError("timeouts must be above 0") }

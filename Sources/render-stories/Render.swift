@@ -57,10 +57,10 @@ struct Render: ParsableCommand {
     var noPng = false
 
     @Option(help: "x264 constant rate factor for --mp4 (lower: better and larger).")
-    var crf = 20
+    var crf = ClipOptions.defaultCRF
 
     @Option(help: "x264 preset for --mp4 (ultrafast … veryslow).")
-    var preset = "veryfast"
+    var preset = ClipOptions.defaultPreset
 
     @Option(help: ArgumentHelp("Render only frames A to B-1 (a shard), byte-identical to the same frames of a full render. The trace covers only the range (check it with --shard).", valueName: "A..B"))
     var frames: FrameRange?
@@ -69,10 +69,10 @@ struct Render: ParsableCommand {
     var contactSheet: String?
 
     @Option(help: "Columns of the contact sheet.")
-    var sheetColumns = 6
+    var sheetColumns = ContactSheet.defaultColumns
 
     @Option(help: "Frames on the contact sheet.")
-    var sheetFrames = 24
+    var sheetFrames = RenderOptions.defaultSheetFrames
 
     @Option(help: ArgumentHelp("Also write the lifecycle as a picture: a lane per story, a bar per player.", valueName: "file.png"))
     var timeline: String?
@@ -96,8 +96,9 @@ struct Render: ParsableCommand {
         }
         if noPng && mp4 == nil { throw ValidationError("--no-png needs --mp4: otherwise nothing would be written") }
         guard (0...51).contains(crf) else { throw ValidationError("--crf must be 0 to 51") }
-        let presets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"]
-        guard presets.contains(preset) else { throw ValidationError("--preset must be one of \(presets.joined(separator: ", "))") }
+        guard ClipOptions.presets.contains(preset) else {
+            throw ValidationError("--preset must be one of \(ClipOptions.presets.joined(separator: ", "))")
+        }
         guard (1...50).contains(sheetColumns) else { throw ValidationError("--sheet-columns must be 1 to 50") }
         guard (1...1000).contains(sheetFrames) else { throw ValidationError("--sheet-frames must be 1 to 1000") }
     }
