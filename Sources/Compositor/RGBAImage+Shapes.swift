@@ -11,13 +11,12 @@ extension RGBAImage {
         let half = thickness / 2
         let sweep = max(0, min(2 * Double.pi, end - start))
         let reach = radius + half + 1
-        let x0 = max(0, Int(cx - reach)), x1 = min(width - 1, Int(cx + reach))
-        let y0 = max(0, Int(cy - reach)), y1 = min(height - 1, Int(cy + reach))
-        guard x0 <= x1, y0 <= y1 else { return }
+        guard let columns = pixels(from: cx - reach, to: cx + reach, count: width),
+              let rows = pixels(from: cy - reach, to: cy + reach, count: height) else { return }
         let capA = SIMD2(cx + radius * sin(start), cy - radius * cos(start))
         let capB = SIMD2(cx + radius * sin(start + sweep), cy - radius * cos(start + sweep))
-        for y in y0...y1 {
-            for x in x0...x1 {
+        for y in rows {
+            for x in columns {
                 let px = Double(x) + 0.5 - cx, py = Double(y) + 0.5 - cy
                 // Angle clockwise from 12 o'clock, relative to the arc's start.
                 var angle = atan2(px, -py) - start
@@ -41,13 +40,12 @@ extension RGBAImage {
                                          radius: Double, color: RGBAColor) {
         guard w > 0, h > 0 else { return }
         let r = min(radius, w / 2, h / 2)
-        let x0 = max(0, Int(x - 1)), x1 = min(width - 1, Int(x + w + 1))
-        let y0 = max(0, Int(y - 1)), y1 = min(height - 1, Int(y + h + 1))
-        guard x0 <= x1, y0 <= y1 else { return }
+        guard let columns = pixels(from: x - 1, to: x + w + 1, count: width),
+              let rows = pixels(from: y - 1, to: y + h + 1, count: height) else { return }
         let cx = x + w / 2, cy = y + h / 2
         let hx = w / 2 - r, hy = h / 2 - r
-        for py in y0...y1 {
-            for px in x0...x1 {
+        for py in rows {
+            for px in columns {
                 // Signed distance to a rounded box.
                 let dx = abs(Double(px) + 0.5 - cx) - hx, dy = abs(Double(py) + 0.5 - cy) - hy
                 let outside = (max(dx, 0) * max(dx, 0) + max(dy, 0) * max(dy, 0)).squareRoot()
@@ -62,14 +60,13 @@ extension RGBAImage {
     public mutating func drawCircular(_ picture: RGBAImage, cx: Double, cy: Double, radius: Double) {
         guard picture.width >= 2, picture.height >= 2, radius > 0 else { return }
         let sampler = BilinearSampler(texture: picture)
-        let x0 = max(0, Int(cx - radius - 1)), x1 = min(width - 1, Int(cx + radius + 1))
-        let y0 = max(0, Int(cy - radius - 1)), y1 = min(height - 1, Int(cy + radius + 1))
-        guard x0 <= x1, y0 <= y1 else { return }
+        guard let columns = pixels(from: cx - radius - 1, to: cx + radius + 1, count: width),
+              let rows = pixels(from: cy - radius - 1, to: cy + radius + 1, count: height) else { return }
         let side = 2 * radius
         picture.pixels.withUnsafeBufferPointer { source in
             let base = UnsafeRawPointer(source.baseAddress!)
-            for py in y0...y1 {
-                for px in x0...x1 {
+            for py in rows {
+                for px in columns {
                     let dx = Double(px) + 0.5 - cx, dy = Double(py) + 0.5 - cy
                     let coverage = min(max(0.5 - ((dx * dx + dy * dy).squareRoot() - radius), 0), 1)
                     guard coverage > 0 else { continue }
@@ -84,6 +81,15 @@ extension RGBAImage {
                 }
             }
         }
+    }
+
+    /// The pixel indices, within `0..<count`, that a shape reaching from `low` to `high` touches;
+    /// nil when none. Clamped before the conversion to `Int`, so a shape far off the picture (or
+    /// at a non-finite place) draws nothing instead of trapping.
+    func pixels(from low: Double, to high: Double, count: Int) -> ClosedRange<Int>? {
+        guard low.isFinite, high.isFinite, count > 0 else { return nil }
+        let first = Int(min(max(low, 0), Double(count))), last = Int(min(max(high, -1), Double(count - 1)))
+        return first <= last ? first...last : nil
     }
 
     /// Mixes `color` into one pixel by `coverage` × the colour's own alpha.

@@ -44,4 +44,19 @@ final class EffectsTests: XCTestCase {
         XCTAssertEqual(rim, 0, "above the top edge")
         XCTAssertGreaterThan(picture[6, 9].red, 0)
     }
+
+    func testShapesFarOffThePictureDrawNothing() {
+        let blank = RGBAImage(width: 40, height: 20, fill: .black)
+        var picture = blank
+        picture.fillRoundedRect(x: 1e300, y: 5, width: 30, height: 10, radius: 5, color: .white)
+        picture.fillRoundedRect(x: -1e300, y: 5, width: 30, height: 10, radius: 5, color: .white)
+        picture.fillRoundedRect(x: .nan, y: 5, width: 30, height: 10, radius: 5, color: .white)
+        picture.drawArc(cx: 1e300, cy: 0, radius: 5, thickness: 2, start: 0, end: 1, color: .white)
+        picture.drawCircular(blank, cx: -.infinity, cy: 0, radius: 5)
+        XCTAssertEqual(picture, blank)
+        picture.fillRoundedRect(x: -1e300, y: -1e300, width: .greatestFiniteMagnitude, height: .greatestFiniteMagnitude,
+                                radius: 0, color: .white)
+        XCTAssertEqual(picture[0, 0], .white, "a rectangle larger than the picture covers it")
+        XCTAssertEqual(picture[39, 19], .white)
+    }
 }
