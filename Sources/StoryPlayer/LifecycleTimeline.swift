@@ -25,7 +25,24 @@ public enum LifecycleTimeline {
         public let duration: Double
         public let lanes: [String]
 
-        public func x(_ t: Double) -> Int { left + Int((t / duration * Double(width - left - right)).rounded()) }
+        public func x(_ t: Double) -> Int {
+            // Clamped so that a time far off the axis lands just off the picture, not in a trap.
+            let fraction = min(max(t / duration, -1), 2)
+            return left + Int((fraction.isNaN ? 0 : fraction * Double(width - left - right)).rounded())
+        }
+
+        /// Seconds between labelled ticks: 1, 5 or 10 on short traces, then 20, 50, 100, ... so
+        /// the axis never has more than about 20 labels.
+        public var tickStep: Double {
+            if duration <= 20 { return 1 }
+            if duration <= 60 { return 5 }
+            var step = 10.0, factors = [2.0, 2.5, 2.0], index = 0
+            while duration / step > 20 {
+                step *= factors[index % factors.count]
+                index += 1
+            }
+            return step
+        }
         public func laneTop(_ story: String) -> Int? { lanes.firstIndex(of: story).map { top + $0 * laneHeight } }
         public func barCentre(_ story: String) -> Int? { laneTop(story).map { $0 + laneHeight / 2 } }
     }
@@ -33,7 +50,7 @@ public enum LifecycleTimeline {
     public static func layout(_ events: [TraceEvent], width: Int = 1200) -> Layout {
         var lanes: [String] = []
         for event in events where event.event != .preload && !lanes.contains(event.story) { lanes.append(event.story) }
-        let end = max(1, (events.map(\.t).max() ?? 1) * 1.02)
+        let end = min(max(1, (events.map(\.t).max() ?? 1) * 1.02), .greatestFiniteMagnitude)
         return Layout(width: width, height: 28 + max(1, lanes.count) * 28 + 24, duration: end, lanes: lanes)
     }
 
@@ -88,28 +105,20 @@ public enum LifecycleTimeline {
             let x = layout.x(event.t)
             image.fillRoundedRect(x: Double(x - 1), y: Double(top + 3), width: 3, height: Double(layout.laneHeight - 6), radius: 0, color: color)
         }
-        // Time axis: a tick and label every second (every 5 or 10 on long traces).
-        let step: Double = layout.duration > 60 ? 10 : layout.duration > 20 ? 5 : 1
-        var t = 0.0
-        while t <= layout.duration {
-            let x = layout.x(t)
+        // Time axis: a tick and label every `tickStep` seconds.
+        let step = layout.tickStep
+        var tick = 0.0
+        while tick * step <= layout.duration {
+            let t = tick * step, x = layout.x(t)
             image.fillRoundedRect(x: Double(x), y: Double(layout.top - 6), width: 1, height: 6, radius: 0, color: RGBAColor(red: 150, green: 150, blue: 160))
             BitmapFont.draw(ObjectReader.format(t) + "s", x: x - 4, y: 6, color: RGBAColor(red: 150, green: 150, blue: 160), on: &image)
-            t += step
+            tick += 1
         }
         return image
     }
 
     /// Events from a trace file's JSON Lines; lines that are not events are skipped.
     public static func events(fromJSONLines text: String) -> [TraceEvent] {
-        text.split(separator: "\n").compactMap { line -> TraceEvent? in
-            guard case .object(let f)? = try? JSONValue.parse(Data(line.utf8)),
-                  case .string(let name)? = f["event"], let kind = TraceEvent.Kind(rawValue: name) else { return nil }
-            func number(_ key: String) -> Double? { if case .number(let n)? = f[key] { n } else { nil } }
-            func text(_ key: String) -> String? { if case .string(let s)? = f[key] { s } else { nil } }
-            return TraceEvent(t: number("t") ?? 0, wall: number("wall") ?? 0, event: kind, story: text("story") ?? "?",
-                              item: number("item").map { Int($0) }, player: number("player").map { Int($0) },
-                              error: text("error"), call: text("call"), attempt: number("attempt").map { Int($0) })
-        }
+        text.split(separator: "\n").compactMap { line in try? TraceEvent(jsonLine: line) }
     }
 }

@@ -24,22 +24,21 @@ public enum TraceCheck {
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
             lineNumber += 1
             guard !line.trimmingCharacters(in: .whitespaces).isEmpty else { continue }
-            guard case .object(let fields)? = try? JSONValue.parse(Data(line.utf8)) else {
-                violations.append(Violation(line: lineNumber, message: "not a JSON object"))
+            let event: TraceEvent
+            do {
+                event = try TraceEvent(jsonLine: line)
+            } catch {
+                violations.append(Violation(line: lineNumber, message: error.message))
                 continue
             }
-            guard case .string(let name)? = fields["event"], let kind = TraceEvent.Kind(rawValue: name) else {
-                violations.append(Violation(line: lineNumber, message: "missing or unknown \"event\""))
-                continue
-            }
+            let kind = event.event, name = kind.rawValue
             // Calls that changed nothing, and preloads, are not player events.
             if kind == .ignored || kind == .preload { continue }
-            guard case .number(let number)? = fields["player"], number == number.rounded() else {
+            guard let player = event.player else {
                 violations.append(Violation(line: lineNumber, message: "\(name) without a player id"))
                 continue
             }
-            let player = Int(number)
-            let story: String = if case .string(let s)? = fields["story"] { s } else { "?" }
+            let story = event.story
             switch kind {
             case .play:
                 if let first = played[player] ?? stopped[player] {

@@ -145,6 +145,24 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(lines.contains { $0.contains("never stopped") }, result.stdout)
         XCTAssertEqual(try run(["check", bad, "--max-alive", "3"]).stdout.contains("more than"), false)
     }
+
+    /// Numbers no Int holds used to trap in `check` and `timeline`, and a huge `t` made the
+    /// timeline's axis loop for ever. A trace is user input: both commands must answer.
+    func testHostileNumbersInATraceAreReportedNotACrash() throws {
+        let huge = write("huge.jsonl", """
+        {"t": 0, "wall": 0, "event": "play", "story": "a", "player": 1e300}
+        {"t": 1e300, "wall": 0, "event": "stop", "story": "a", "player": 1}
+
+        """)
+        let check = try run(["check", huge])
+        XCTAssertEqual(check.status, 1, check.stderr)
+        XCTAssertTrue(check.stdout.contains(#"line 1: "player" is not a whole number"#), check.stdout)
+        let picture = FileManager.default.temporaryDirectory.appendingPathComponent("huge-\(UUID()).png").path
+        defer { try? FileManager.default.removeItem(atPath: picture) }
+        let timeline = try run(["timeline", huge, "--output", picture])
+        XCTAssertEqual(timeline.status, 0, timeline.stderr)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: picture))
+    }
 }
 
 /// Progress and picture outputs, as users call them.

@@ -71,6 +71,17 @@ final class PicturesTests: XCTestCase {
         XCTAssertEqual(picture[layout.x(0.1), aRow], LifecycleTimeline.markColors[.firstFrame])
     }
 
+    func testTimelineAxisStaysShortOnHugeTimes() {
+        for end in [5.0, 59, 61, 500, 86_400, 1e12, 1e300] {
+            let layout = LifecycleTimeline.layout([event(0, .play, "a", 1), event(end, .stop, "a", 1)])
+            XCTAssertLessThanOrEqual(layout.duration / layout.tickStep, 20, "\(end)")
+            XCTAssertEqual(layout.x(end * 10), layout.x(layout.duration * 2), "far times clamp just off the axis")
+        }
+        XCTAssertEqual(LifecycleTimeline.layout([event(0, .play, "a", 1), event(30, .stop, "a", 1)]).tickStep, 5)
+        let picture = LifecycleTimeline.render([event(0, .play, "a", 1), event(1e300, .stop, "a", 1)])
+        XCTAssertEqual(picture.width, 1200)
+    }
+
     func testTimelineReadsATraceFile() throws {
         let text = events().map(\.jsonLine).joined(separator: "\n")
         XCTAssertEqual(LifecycleTimeline.events(fromJSONLines: text + "\nnot json\n").map(\.event), [.play, .stop])

@@ -1,4 +1,4 @@
-import StoryPlayer
+@testable import StoryPlayer
 import XCTest
 
 final class TraceCheckTests: XCTestCase {
@@ -46,6 +46,37 @@ final class TraceCheckTests: XCTestCase {
         let trace = [line("stop", 7), line("play", 8), line("firstFrame", 8)].joined(separator: "\n")
         XCTAssertFalse(TraceCheck.check(trace).isEmpty)
         XCTAssertEqual(TraceCheck.check(trace, shard: true), [])
+    }
+
+    func testEveryEventReadsBackAsWritten() throws {
+        let firstFrame = TraceEvent(t: 1.5, wall: 0.25, event: .firstFrame, story: "a", item: 2, player: 3,
+                                    spans: FirstFrameSpans(openMs: 2.5, firstPacketMs: 3, firstFrameMs: 40.125))
+        var preload = TraceEvent(t: 0, wall: 0.004, event: .preload, story: "b \"quoted\"")
+        preload.loaded = ["poster", "probe"]
+        preload.detail = "h264 720x1280"
+        let events = [firstFrame, preload,
+                      TraceEvent(t: 2, wall: 1, event: .failed, story: "c", item: 0, player: 4, error: "Connection refused"),
+                      TraceEvent(t: 3, wall: 1, event: .ignored, story: "c", item: 0, call: "stop"),
+                      TraceEvent(t: 4, wall: 2, event: .reconnect, story: "c", item: 0, player: 5, attempt: 2)]
+        for event in events {
+            XCTAssertEqual(try TraceEvent(jsonLine: event.jsonLine), event, event.jsonLine)
+        }
+    }
+
+    func testFieldsNoTraceWritesAreErrorsNamingTheField() {
+        func code(_ line: String) -> TraceEvent.LineError.Code? {
+            do { _ = try TraceEvent(jsonLine: line); return nil } catch { return error.code }
+        }
+        XCTAssertEqual(code(#"{"event": "play", "player": 1e300}"#), .badField("player"))
+        XCTAssertEqual(code(#"{"event": "play", "player": 1.5}"#), .badField("player"))
+        XCTAssertEqual(code(#"{"event": "play", "player": "1"}"#), .badField("player"))
+        XCTAssertEqual(code(#"{"event": "play", "player": 1, "t": -1}"#), .badField("t"))
+        XCTAssertEqual(code(#"{"event": "preload", "loaded": ["poster", 2]}"#), .badField("loaded"))
+        XCTAssertEqual(code(#"{"event": "dance"}"#), .unknownEvent)
+        XCTAssertEqual(code("[1]"), .notAnObject)
+        XCTAssertNil(code(#"{"event": "play", "player": 1}"#), "missing fields have defaults")
+        let v = TraceCheck.check(#"{"event": "play", "story": "a", "player": 1e300}"#)
+        XCTAssertEqual(v.map(\.description), [#"line 1: "player" is not a whole number"#])
     }
 
     func testGarbageLinesAreReported() {
