@@ -16,9 +16,9 @@ extension Storyboard {
         var root = try ObjectReader(try JSONValue.parse(json), path: "")
         var canvas = Canvas()
         if var block = try root.object("canvas") {
-            canvas.width = try block.integer("width", in: 16...8192) ?? canvas.width
-            canvas.height = try block.integer("height", in: 16...8192) ?? canvas.height
-            canvas.fps = try block.number("fps", in: 1...240) ?? canvas.fps
+            canvas.width = try block.integer("width", in: Canvas.sides) ?? canvas.width
+            canvas.height = try block.integer("height", in: Canvas.sides) ?? canvas.height
+            canvas.fps = try block.number("fps", in: Canvas.frameRates) ?? canvas.fps
             if let hex = try block.string("background") {
                 guard let color = RGBAColor(hex: hex), hex.count == 7 else {
                     throw StoryboardError(path: block.path("background"), message: "expected a colour like \"#1a2b3c\", got \"\(hex)\"")
@@ -37,7 +37,7 @@ extension Storyboard {
             transition.start = try block.choice("start", of: PlaybackStart.self) ?? transition.start
             try block.rejectUnknownKeys()
         }
-        let duration = try root.number("duration", in: 0.001...86_400)
+        let duration = try root.number("duration", in: Storyboard.durations)
         let clock = try root.choice("clock", of: PlaybackClock.self) ?? .virtual
         var timeouts = Timeouts()
         if var block = try root.object("timeouts") {
@@ -166,7 +166,7 @@ extension Storyboard {
                 throw StoryboardError(path: item.path("uri"), message: "missing")
             }
             guard !uri.isEmpty else { throw StoryboardError(path: item.path("uri"), message: "must not be empty") }
-            let duration = try item.number("duration", in: 0.001...86_400)
+            let duration = try item.number("duration", in: Storyboard.durations)
             let live = try item.bool("live") ?? false
             let itemPoster = try item.string("poster").map(resolve)
             try item.rejectUnknownKeys()
@@ -181,7 +181,7 @@ extension Storyboard {
 
     private static func action(_ value: JSONValue, path: String) throws(StoryboardError) -> ScriptAction {
         var reader = try ObjectReader(value, path: path)
-        guard let at = try reader.number("at", in: 0...86_400) else {
+        guard let at = try reader.number("at", in: 0...Storyboard.durations.upperBound) else {
             throw StoryboardError(path: reader.path("at"), message: "missing")
         }
         guard let action = try reader.string("action") else {

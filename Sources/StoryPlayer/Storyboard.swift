@@ -6,6 +6,9 @@ public struct Storyboard: Sendable {
     public var transition: Transition
     /// Timeline seconds to render; nil means "until the last item of the last story ends".
     public var duration: Double?
+    /// The lengths, in seconds, a storyboard's or an item's duration may have (up to a day), and
+    /// the times a gesture may be scripted at.
+    public static let durations = 0.001...86_400
     public var stories: [Story]
     /// Gestures, ordered by time.
     public var script: [ScriptAction]
@@ -115,6 +118,11 @@ public struct Feed: Sendable, Equatable {
 
 /// The phone screen the viewer renders to.
 public struct Canvas: Sendable, Equatable {
+    /// The widths and heights a canvas may have, in pixels.
+    public static let sides = 16...8192
+    /// The frame rates a canvas may have.
+    public static let frameRates = 1.0...240
+
     public var width: Int = 720
     public var height: Int = 1280
     public var fps: Double = 30

@@ -10,12 +10,31 @@ struct CanvasSize: ExpressibleByArgument, Equatable {
     init?(argument: String) {
         let parts = argument.lowercased().split(separator: "x")
         guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]),
-              (16...8192).contains(width), (16...8192).contains(height) else { return nil }
+              Canvas.sides.contains(width), Canvas.sides.contains(height) else { return nil }
         self.width = width
         self.height = height
     }
 
     static var defaultValueDescription: String { "WxH" }
+}
+
+/// `--fps` and `--duration`, shared by the commands that play a storyboard's timeline, with the
+/// storyboard format's own bounds, so an override cannot reach a value the JSON could not.
+struct TimelineOverrides: ParsableArguments {
+    @Option(help: ArgumentHelp("Frames per second, overriding the storyboard's (\(Int(Canvas.frameRates.lowerBound)) to \(Int(Canvas.frameRates.upperBound))).", valueName: "fps"))
+    var fps: Double?
+
+    @Option(help: ArgumentHelp("Timeline seconds to render, overriding the storyboard's (up to \(Int(Storyboard.durations.upperBound))).", valueName: "seconds"))
+    var duration: Double?
+
+    func validate() throws {
+        if let fps, !Canvas.frameRates.contains(fps) {
+            throw ValidationError("--fps must be \(Int(Canvas.frameRates.lowerBound)) to \(Int(Canvas.frameRates.upperBound))")
+        }
+        if let duration, !Storyboard.durations.contains(duration) {
+            throw ValidationError("--duration must be \(Storyboard.durations.lowerBound) to \(Int(Storyboard.durations.upperBound)) seconds")
+        }
+    }
 }
 
 extension PNGFilter: ExpressibleByArgument {}

@@ -10,14 +10,10 @@ struct Frames: ParsableCommand {
     @Argument(help: "The storyboard JSON file.")
     var storyboard: String
 
-    @Option(help: "Frames per second, overriding the storyboard's.")
-    var fps: Double?
-
-    @Option(help: ArgumentHelp("Timeline seconds, overriding the storyboard's.", valueName: "seconds"))
-    var duration: Double?
+    @OptionGroup var overrides: TimelineOverrides
 
     func run() throws {
-        let board = try Storyboard(contentsOf: storyboard).overriding(fps: fps, duration: duration)
+        let board = try Storyboard(contentsOf: storyboard).overriding(fps: overrides.fps, duration: overrides.duration)
         do {
             print(try StoryRender.countFrames(board))
         } catch {

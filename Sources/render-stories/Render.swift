@@ -23,11 +23,7 @@ struct Render: ParsableCommand {
     @Option(help: ArgumentHelp("Canvas size, overriding the storyboard's, e.g. 1080x1920.", valueName: "WxH"))
     var size: CanvasSize?
 
-    @Option(help: "Frames per second, overriding the storyboard's.")
-    var fps: Double?
-
-    @Option(help: ArgumentHelp("Timeline seconds to render, overriding the storyboard's.", valueName: "seconds"))
-    var duration: Double?
+    @OptionGroup var overrides: TimelineOverrides
 
     @Flag(help: "Draw no UI over the stories.")
     var noOverlay = false
@@ -88,8 +84,6 @@ struct Render: ParsableCommand {
 
     func validate() throws {
         guard (0...9).contains(pngLevel) else { throw ValidationError("--png-level must be 0 to 9, not \(pngLevel)") }
-        if let fps, !(fps > 0 && fps <= 240) { throw ValidationError("--fps must be above 0 and at most 240") }
-        if let duration, !(duration > 0) { throw ValidationError("--duration must be above 0") }
         if let threads, threads < 1 { throw ValidationError("--threads must be at least 1") }
         if frames != nil && clock == .realtime {
             throw ValidationError("--frames needs the virtual clock: a realtime render cannot be split")
@@ -106,7 +100,7 @@ struct Render: ParsableCommand {
     func run() throws {
         let path = try StoryboardFile.resolve(storyboard)
         let board = try Storyboard(contentsOf: path).overriding(width: size?.width, height: size?.height,
-                                                               fps: fps, duration: duration)
+                                                               fps: overrides.fps, duration: overrides.duration)
         let folder = output ?? "out/" + ((path as NSString).lastPathComponent as NSString).deletingPathExtension
         var options = RenderOptions(outputFolder: folder)
         options.png = PNGOptions(level: pngLevel, filter: pngFilter, strategy: pngStrategy, keepAlpha: alpha)

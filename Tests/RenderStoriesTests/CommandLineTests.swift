@@ -88,6 +88,20 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(try run(["frobnicate"]).status, 2)
     }
 
+    /// Overrides keep to the bounds the storyboard itself has: a duration of 1e300 used to reach
+    /// the frame count and trap there.
+    func testOverridesOutsideTheStoryboardBoundsAreUsageErrors() throws {
+        let huge = try run(["render", demo, "--duration", "1e300", "--output", scratch + "/huge"])
+        XCTAssertEqual(huge.status, 2, huge.stderr)
+        XCTAssertTrue(huge.stderr.contains("--duration must be 0.001 to 86400 seconds"), huge.stderr)
+        XCTAssertEqual(try run(["frames", demo, "--fps", "-5"]).status, 2)
+        XCTAssertEqual(try run(["frames", demo, "--duration", "0"]).status, 2)
+        XCTAssertEqual(try run(["render", demo, "--fps", "241"]).status, 2)
+        let frames = try run(["frames", demo, "--fps", "10", "--duration", "2"])
+        XCTAssertEqual(frames.status, 0, frames.stderr)
+        XCTAssertEqual(frames.stdout, "20\n")
+    }
+
     func testUnwritableOutputExitsOneBeforeAnyWork() throws {
         let blocker = write("file", "x")
         let result = try run(["render", demo, "--output", blocker + "/out"])
