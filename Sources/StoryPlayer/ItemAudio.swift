@@ -12,8 +12,7 @@ final class ItemAudio {
     private let packet = Packet()
     private let frame = Frame()
     private let streamIndex: Int32
-    private let timeBase: Double
-    private let startTime: Int64
+    private let timeline: StreamTimeline
     /// Decoded stereo samples, interleaved, starting at media time `bufferStart`.
     private var buffer: [Float] = []
     private var bufferStart: Double?
@@ -31,8 +30,7 @@ final class ItemAudio {
         let stream = context.pointee.streams[Int(status)]!
         codec = try CodecContext(parameters: stream.pointee.codecpar, maxPixels: limits.maxPixels, threads: 1)
         resampler = try ResampleContext(from: codec.pointer!, rate: Int32(ItemAudio.rate))
-        timeBase = av_q2d(stream.pointee.time_base)
-        startTime = stream.pointee.start_time == cffmpeg_nopts_value() ? 0 : stream.pointee.start_time
+        timeline = StreamTimeline(stream)
     }
 
     func close() {
@@ -100,8 +98,7 @@ final class ItemAudio {
 
     private func append(_ frame: UnsafeMutablePointer<AVFrame>, _ swr: OpaquePointer) {
         if bufferStart == nil {
-            let pts = frame.pointee.best_effort_timestamp
-            bufferStart = pts == cffmpeg_nopts_value() ? 0 : Double(pts - startTime) * timeBase
+            bufferStart = timeline.seconds(frame.pointee.best_effort_timestamp) ?? 0
         }
         let capacity = Int(swr_get_out_samples(swr, frame.pointee.nb_samples))
         guard capacity > 0 else { return }

@@ -46,8 +46,7 @@ final class MediaDecoder {
     /// widths, past the end of a row whose width is not a multiple of 16 pixels.
     private let scaled = Frame()
     private let streamIndex: Int32
-    private let timeBase: Double
-    private let startTime: Int64
+    private let timeline: StreamTimeline
     private var inputDone = false
     private var outputDone = false
     /// Pictures returned so far, and the last packet the decoder refused: a stream that ends
@@ -98,12 +97,11 @@ final class MediaDecoder {
         codedWidth = width
         codedHeight = height
         codecName = String(cString: avcodec_get_name(parameters.pointee.codec_id))
-        timeBase = av_q2d(stream.pointee.time_base)
-        startTime = stream.pointee.start_time == cffmpeg_nopts_value() ? 0 : stream.pointee.start_time
+        timeline = StreamTimeline(stream)
         let formatName = String(cString: context.pointee.iformat.pointee.name)
         isStill = formatName == "image2" || formatName.hasSuffix("_pipe")
         if stream.pointee.duration != cffmpeg_nopts_value() && stream.pointee.duration > 0 {
-            duration = Double(stream.pointee.duration) * timeBase
+            duration = timeline.seconds(length: stream.pointee.duration)
         } else if context.pointee.duration != cffmpeg_nopts_value() && context.pointee.duration > 0 {
             duration = Double(context.pointee.duration) / Double(cffmpeg_time_base())
         } else {
@@ -188,7 +186,7 @@ final class MediaDecoder {
         guard let codecContext = codec.pointer, let formatContext = format.pointer else {
             preconditionFailure("seeking after close()")
         }
-        let target = startTime + Int64((seconds / timeBase).rounded(.down))
+        let target = timeline.timestamp(seconds)
         let status = avformat_seek_file(formatContext, streamIndex, Int64.min, target, target, 0)
         guard status >= 0 else { throw MediaError(.seek, "cannot seek to \(seconds) s", averror: status) }
         avcodec_flush_buffers(codecContext)
@@ -197,9 +195,7 @@ final class MediaDecoder {
     }
 
     private func presentationTime(of frame: UnsafeMutablePointer<AVFrame>) -> Double {
-        let pts = frame.pointee.best_effort_timestamp
-        guard pts != cffmpeg_nopts_value() else { return 0 }
-        return Double(pts - startTime) * timeBase
+        timeline.seconds(frame.pointee.best_effort_timestamp) ?? 0
     }
 
     // MARK: - Conversion
