@@ -52,7 +52,9 @@ final class ItemAudio {
         }
         var out = [Float](repeating: 0, count: count * 2)
         guard let bufferStart else { return out }
-        let offset = Int(((start - bufferStart) * Double(ItemAudio.rate)).rounded())
+        // Clamped: bufferStart comes from the file's timestamps, which may be anything.
+        let samplesAhead = ((start - bufferStart) * Double(ItemAudio.rate)).rounded()
+        let offset = samplesAhead.isFinite ? Int(min(max(samplesAhead, -1e15), 1e15)) : 0
         for i in 0..<count {
             let source = offset + i
             if source >= 0 && source * 2 + 1 < buffer.count {
