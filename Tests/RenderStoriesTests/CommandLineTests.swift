@@ -133,6 +133,16 @@ final class CommandLineTests: XCTestCase {
         XCTAssertNotEqual(image[90, 160], RGBAColor(red: 0x10, green: 0x10, blue: 0x14))
     }
 
+    /// A time past the end shows each story's last picture; 1e300 used to trap turning the seek
+    /// target into an Int64.
+    func testStillAtAHugeTimeShowsTheLastPictures() throws {
+        let huge = try run(["still", demo, "--page", "0.5", "--time", "1e300", "--output", scratch + "/huge.png", "--size", "36x64"])
+        XCTAssertEqual(huge.status, 0, huge.stderr)
+        let late = try run(["still", demo, "--page", "0.5", "--time", "99999", "--output", scratch + "/late.png", "--size", "36x64"])
+        XCTAssertEqual(late.status, 0, late.stderr)
+        XCTAssertEqual(try RGBAImage(contentsOfPNG: scratch + "/huge.png"), try RGBAImage(contentsOfPNG: scratch + "/late.png"))
+    }
+
     // MARK: - check
 
     func testCheckReportsEachViolationAndExitsOne() throws {
