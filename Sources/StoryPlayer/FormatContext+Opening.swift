@@ -20,7 +20,7 @@ extension FormatContext {
         var options = ["protocol_whitelist": protocols.joined(separator: ",")]
         if source.isRemote {
             // FFmpeg's own socket timeout (microseconds) backs up the interrupt callback.
-            options["rw_timeout"] = String(Int(limits.timeouts.read * 1_000_000))
+            options["rw_timeout"] = String(InterruptGate.nanoseconds(limits.timeouts.read) / 1000)
         }
         if isLive {
             // A live stream is analysed for 0.5 s instead of 5 s before it plays: over RTMP that

@@ -21,7 +21,7 @@ final class InterruptGate: Sendable {
 
     /// Starts a wait that may last `seconds`.
     func arm(seconds: Double) {
-        deadline.store(InterruptGate.now() &+ UInt64(max(0, seconds) * 1e9), ordering: .releasing)
+        deadline.store(InterruptGate.now() &+ InterruptGate.nanoseconds(seconds), ordering: .releasing)
     }
 
     /// No deadline (work that does not wait for the network).
@@ -41,6 +41,12 @@ final class InterruptGate: Sendable {
         }, opaque: Unmanaged.passUnretained(self).toOpaque())
     }
 
+    /// `seconds` in nanoseconds, 0 for a negative or NaN wait and at most a century, so that no
+    /// wait a caller asks for can trap the conversion or wrap the deadline.
+    static func nanoseconds(_ seconds: Double) -> UInt64 {
+        seconds > 0 ? UInt64(min(seconds, 3.2e9) * 1e9) : 0
+    }
+
     static func now() -> UInt64 {
         var spec = timespec()
         clock_gettime(CLOCK_MONOTONIC, &spec)
@@ -49,7 +55,7 @@ final class InterruptGate: Sendable {
 
     /// Sleeps up to `seconds`, waking early when the gate is stopped. Returns false if stopped.
     func sleep(seconds: Double) -> Bool {
-        let end = InterruptGate.now() &+ UInt64(seconds * 1e9)
+        let end = InterruptGate.now() &+ InterruptGate.nanoseconds(seconds)
         while InterruptGate.now() < end {
             if isStopped { return false }
             usleep(10_000)

@@ -41,8 +41,8 @@ extension Storyboard {
         let clock = try root.choice("clock", of: PlaybackClock.self) ?? .virtual
         var timeouts = Timeouts()
         if var block = try root.object("timeouts") {
-            timeouts.open = try block.number("open", in: 0.1...600) ?? timeouts.open
-            timeouts.read = try block.number("read", in: 0.1...600) ?? timeouts.read
+            timeouts.open = try block.number("open", in: Timeouts.allowed) ?? timeouts.open
+            timeouts.read = try block.number("read", in: Timeouts.allowed) ?? timeouts.read
             timeouts.retries = try block.integer("retries", in: 0...100) ?? timeouts.retries
             try block.rejectUnknownKeys()
         }

@@ -53,6 +53,10 @@ public enum PlaybackClock: String, Sendable, CaseIterable {
 
 /// The storyboard's `timeouts` block, in seconds.
 public struct Timeouts: Sendable, Equatable {
+    /// The seconds an open or read timeout may be: long enough for a slow network, short enough
+    /// that a dead one cannot hold a render for more than ten minutes per wait.
+    public static let allowed = 0.1...600
+
     /// Opening a source (connecting, reading headers).
     public var open: Double = 8
     /// A read that brings no data.

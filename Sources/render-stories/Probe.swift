@@ -17,14 +17,16 @@ struct Probe: ParsableCommand {
     @Flag(help: "Print one JSON object instead of text.")
     var json = false
 
-    @Option(help: ArgumentHelp("Seconds to wait for the source to open.", valueName: "seconds"))
+    @Option(help: ArgumentHelp("Seconds to wait for the source to open (0.1 to 600).", valueName: "seconds"))
     var openTimeout: Double = Timeouts().open
 
-    @Option(help: ArgumentHelp("Seconds to wait for data once open.", valueName: "seconds"))
+    @Option(help: ArgumentHelp("Seconds to wait for data once open (0.1 to 600).", valueName: "seconds"))
     var readTimeout: Double = Timeouts().read
 
     func validate() throws {
-        guard openTimeout > 0, readTimeout > 0 else { throw ValidationError("timeouts must be above 0") }
+        guard Timeouts.allowed.contains(openTimeout), Timeouts.allowed.contains(readTimeout) else {
+            throw ValidationError("--open-timeout and --read-timeout must be \(Timeouts.allowed.lowerBound) to \(Int(Timeouts.allowed.upperBound)) seconds")
+        }
     }
 
     func run() throws {
