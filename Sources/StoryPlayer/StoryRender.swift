@@ -8,8 +8,11 @@ public struct RenderOptions: Sendable {
     /// Draw UI elements over the stories (none yet; later issues add them).
     public var overlay = true
     public var limits = DecodeLimits()
-    /// Rasterizer threads; defaults to one per core.
+    /// Rasterizer threads, and as many PNG encoders; defaults to one per core.
     public var threads = Rasterizer.defaultThreadCount
+    /// The thread counts a render accepts. Each thread also lets one more frame be in flight
+    /// (8 MB at 1080x1920), so the bound is what keeps a mistyped count from exhausting memory.
+    public static let threadCounts = 1...256
     /// Called after each frame with (frames done, frames planned or nil when open-ended).
     public var progress: (@Sendable (Int, Int?) -> Void)?
     /// Overrides the storyboard's `clock`.

@@ -97,6 +97,7 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(try run(["frames", demo, "--fps", "-5"]).status, 2)
         XCTAssertEqual(try run(["frames", demo, "--duration", "0"]).status, 2)
         XCTAssertEqual(try run(["render", demo, "--fps", "241"]).status, 2)
+        XCTAssertEqual(try run(["render", demo, "--threads", "1000000"]).status, 2, "each thread is a frame in flight")
         XCTAssertEqual(try run(["probe", demo, "--open-timeout", "1e300"]).status, 2, "a wait no deadline can hold")
         XCTAssertEqual(try run(["probe", demo, "--read-timeout", "0"]).status, 2)
         let frames = try run(["frames", demo, "--fps", "10", "--duration", "2"])
