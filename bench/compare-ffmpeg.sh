@@ -79,11 +79,21 @@ print(f"  wall   A render-stories {ma:7.2f} s   B ffmpeg {mb:7.2f} s   A/B {ma/m
 print(f"  bytes  A {ba/1e6:10.1f} MB   B {bb/1e6:10.1f} MB   A/B {ba/bb:.2f}")
 print(f"  RSS    A {max(ra)/1024:10.0f} MB   B {max(rb)/1024:10.0f} MB")
 PY
-python3 - "$work/A/summary.json" <<'PY'
+# What decoding alone costs, measured with FFmpeg's own decoder on one thread of an otherwise
+# idle machine: story a shows its first 2 s (until the turn ends), story b from 1 s to the end.
+# A floor for A's decode stage, which runs beside the PNG encoders and so is slower.
+decode_cpu() { ffmpeg -benchmark -threads 1 -i "$1" -frames:v "$2" -f null - 2>&1 | sed -n 's/.*utime=\([0-9.]*\)s.*/\1/p'; }
+shown_a=$((frames < 60 ? frames : 60)) shown_b=$((frames > 30 ? frames - 30 : 0))
+floor_a=$(decode_cpu "$work/a.mp4" "$shown_a")
+floor_b=$( ((shown_b > 0)) && decode_cpu "$work/b.mp4" "$shown_b" || echo 0)
+python3 - "$work/A/summary.json" "$floor_a" "$floor_b" "$frames" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))
 st = s["stages_ms"]
 print("  A stages (CPU ms per frame, last run): " + ", ".join(f"{k} {v:.1f}" for k, v in st.items()))
 print(f"  A pipeline efficiency {s['pipeline_efficiency']:.2f} (wall / (stage CPU / {s['cores']} cores); target <= 1.1)")
 print(f"  A other stages / encode {s['non_encode_share']:.2f} (target <= 0.25)")
+floor = (float(sys.argv[2]) + float(sys.argv[3])) * 1000 / int(sys.argv[4])
+print(f"  decode floor: ffmpeg -threads 1 decodes the shown frames in {floor:.1f} ms per output frame, "
+      f"{floor / st['encode']:.2f} of A's encode")
 PY
