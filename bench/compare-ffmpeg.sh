@@ -11,6 +11,7 @@
 # CRF 23, which spends ~47 Mbit/s on this noise and makes decoding the largest stage.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/quiet-build.sh
 size=${1:-720x1280}
 frames=${2:-90}
 level=${3:-1}
@@ -18,7 +19,7 @@ runs=${RUNS:-5}
 width=${size%x*} height=${size#*x}
 command -v ffmpeg >/dev/null || { echo "needs the ffmpeg CLI (apt-get install ffmpeg)" >&2; exit 1; }
 [[ -x /usr/bin/time ]] || { echo "needs GNU time (apt-get install time)" >&2; exit 1; }
-swift build -c release --product render-stories >/dev/null
+quiet_build -c release --product render-stories
 bin=$PWD/.build/release/render-stories
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -5,8 +5,9 @@
 #   bench/demo-frame-time.sh [runs]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/quiet-build.sh
 runs=${1:-5}
-swift build -c release --product render-stories >/dev/null
+quiet_build -c release --product render-stories
 bin=.build/release/render-stories
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT

@@ -5,9 +5,10 @@
 #   bench/first-frame.sh [tries]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/quiet-build.sh
 tries=${1:-20}
 scripts/install-deps.sh --test
-swift build -c release --product render-stories >/dev/null
+quiet_build -c release --product render-stories
 bin=$PWD/.build/release/render-stories
 work=$(mktemp -d)
 pids=()

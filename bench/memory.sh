@@ -5,7 +5,8 @@
 #   bench/memory.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-swift build -c release --product render-stories >/dev/null
+source bench/quiet-build.sh
+quiet_build -c release --product render-stories
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 clips=(beach.mp4 city.mp4 night.mp4 forest.mp4)
@@ -22,5 +23,5 @@ PY
   /usr/bin/time -f "%M" -o "$work/rss" .build/release/render-stories render "$work/board-$count.json" --output "$work/out-$count" >/dev/null
   echo "1080x1920, $count stories (a swipe every 0.5 s): peak RSS $(( $(cat "$work/rss") / 1024 )) MB, $(python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); print(s["frames"], "frames, peak", s["peak_alive_players"], "players alive")' "$work/out-$count/summary.json")"
 done
-swift build -c release --package-path Benchmarks --product lifecycle-cost >/dev/null
+quiet_build -c release --package-path Benchmarks --product lifecycle-cost
 Benchmarks/.build/release/lifecycle-cost samples/beach.mp4 1000 720x1280
