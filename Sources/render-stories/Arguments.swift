@@ -21,19 +21,28 @@ struct CanvasSize: ExpressibleByArgument, Equatable {
 /// `--fps` and `--duration`, shared by the commands that play a storyboard's timeline, with the
 /// storyboard format's own bounds, so an override cannot reach a value the JSON could not.
 struct TimelineOverrides: ParsableArguments {
-    @Option(help: ArgumentHelp("Frames per second, overriding the storyboard's (\(Int(Canvas.frameRates.lowerBound)) to \(Int(Canvas.frameRates.upperBound))).", valueName: "fps"))
+    @Option(help: ArgumentHelp("Frames per second, overriding the storyboard's (\(Canvas.frameRates.spoken)).", valueName: "fps"))
     var fps: Double?
 
-    @Option(help: ArgumentHelp("Timeline seconds to render, overriding the storyboard's (up to \(Int(Storyboard.durations.upperBound))).", valueName: "seconds"))
+    @Option(help: ArgumentHelp("Timeline seconds to render, overriding the storyboard's (\(Storyboard.durations.spoken)).", valueName: "seconds"))
     var duration: Double?
 
     func validate() throws {
         if let fps, !Canvas.frameRates.contains(fps) {
-            throw ValidationError("--fps must be \(Int(Canvas.frameRates.lowerBound)) to \(Int(Canvas.frameRates.upperBound))")
+            throw ValidationError("--fps must be \(Canvas.frameRates.spoken)")
         }
         if let duration, !Storyboard.durations.contains(duration) {
-            throw ValidationError("--duration must be \(Storyboard.durations.lowerBound) to \(Int(Storyboard.durations.upperBound)) seconds")
+            throw ValidationError("--duration must be \(Storyboard.durations.spoken) seconds")
         }
+    }
+}
+
+extension ClosedRange<Double> {
+    /// The range as help text and usage errors say it: "1 to 240", "0.001 to 86400".
+    var spoken: String { "\(Self.spoken(lowerBound)) to \(Self.spoken(upperBound))" }
+
+    private static func spoken(_ number: Double) -> String {
+        number == number.rounded() ? String(Int(number)) : String(number)
     }
 }
 

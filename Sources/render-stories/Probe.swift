@@ -17,15 +17,15 @@ struct Probe: ParsableCommand {
     @Flag(help: "Print one JSON object instead of text.")
     var json = false
 
-    @Option(help: ArgumentHelp("Seconds to wait for the source to open (0.1 to 600).", valueName: "seconds"))
+    @Option(help: ArgumentHelp("Seconds to wait for the source to open (\(Timeouts.allowed.spoken)).", valueName: "seconds"))
     var openTimeout: Double = Timeouts().open
 
-    @Option(help: ArgumentHelp("Seconds to wait for data once open (0.1 to 600).", valueName: "seconds"))
+    @Option(help: ArgumentHelp("Seconds to wait for data once open (\(Timeouts.allowed.spoken)).", valueName: "seconds"))
     var readTimeout: Double = Timeouts().read
 
     func validate() throws {
         guard Timeouts.allowed.contains(openTimeout), Timeouts.allowed.contains(readTimeout) else {
-            throw ValidationError("--open-timeout and --read-timeout must be \(Timeouts.allowed.lowerBound) to \(Int(Timeouts.allowed.upperBound)) seconds")
+            throw ValidationError("--open-timeout and --read-timeout must be \(Timeouts.allowed.spoken) seconds")
         }
     }
 
