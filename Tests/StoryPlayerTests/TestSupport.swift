@@ -39,10 +39,13 @@ extension Storyboard {
     }
 }
 
-/// Renders into a scratch folder and returns the summary, the trace and the folder.
+/// Renders into a scratch folder with `threads` rasterizer and PNG threads, and returns the
+/// summary, the trace and the folder.
 func render(_ board: Storyboard, threads: Int = 2) throws -> (summary: RenderSummary, trace: [TraceEvent], folder: ScratchFolder) {
     let folder = ScratchFolder()
-    let render = StoryRender(storyboard: board, options: RenderOptions(outputFolder: folder.path))
+    var options = RenderOptions(outputFolder: folder.path)
+    options.threads = threads
+    let render = StoryRender(storyboard: board, options: options)
     let summary = try render.run()
     return (summary, render.trace.events, folder)
 }
