@@ -57,7 +57,8 @@ let package = Package(
         ),
 
         // MARK: - Tests
-        .testTarget(name: "CompositorTests", dependencies: ["Compositor"]),
+        // CStoryPNG directly too: its checksum is tested against a plain reference.
+        .testTarget(name: "CompositorTests", dependencies: ["Compositor", "CStoryPNG"]),
         // Fixtures are read in place (by #filePath), so they are not bundled as resources.
         .testTarget(name: "StoryPlayerTests", dependencies: ["StoryPlayer", "Compositor", "CFFmpeg"],
                     exclude: ["Fixtures"]),

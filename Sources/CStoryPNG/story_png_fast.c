@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h> // crc32 and adler32 only; the deflate stream is written here.
+#include <zlib.h> // crc32 only; the deflate stream is written here.
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "the bit writer stores its 64-bit buffer as little-endian bytes"
@@ -641,14 +641,14 @@ int story_png_encode_fast(const uint8_t *rgba, int width, int height, size_t str
     out->bytes[out->count++] = 0x78; // deflate, 32 KiB window
     out->bytes[out->count++] = 0x01; // fastest; (0x78 << 8 | 0x01) % 31 == 0
     bit_writer writer = {out, 0, 0};
-    uLong adler = adler32(0L, Z_NULL, 0);
+    uint32_t adler = 1;
     int previous = -1;
     int failed = 0;
     for (int y = 0; y < height; y += rows_per_block) {
         int count = height - y < rows_per_block ? height - y : rows_per_block;
         size_t n = (size_t)count * row_bytes;
         filter_rows(block, rgba, zeros, stride, y, count, width, keep_alpha, filter);
-        adler = adler32(adler, block, (uInt)n);
+        adler = story_png_adler32(adler, block, n);
         if (!reserve(out, n + n / STORED_MAX * 5 + 1024)) {
             failed = 1;
             break;
@@ -661,7 +661,7 @@ int story_png_encode_fast(const uint8_t *rgba, int width, int height, size_t str
     }
     if (!failed && reserve(out, 64)) {
         align_to_byte(&writer);
-        put_u32_be(out->bytes + out->count, (uint32_t)adler);
+        put_u32_be(out->bytes + out->count, adler);
         out->count += 4;
         put_u32_be(out->bytes + idat, (uint32_t)(out->count - idat - 8));
         append_chunk_crc(out, idat);

@@ -46,4 +46,8 @@ int story_png_decode(const uint8_t *png, size_t size, uint8_t **rgba,
 
 void story_png_buffer_free(story_png_buffer *buffer);
 
+/// zlib's Adler-32 of `length` bytes, continuing from `adler` (1 to start): with AVX2 where
+/// the CPU has it, otherwise zlib's `adler32`. The checksum of every zlib stream written here.
+uint32_t story_png_adler32(uint32_t adler, const uint8_t *data, size_t length);
+
 #endif
