@@ -25,7 +25,7 @@ let package = Package(
         // libpng reports errors with setjmp/longjmp, which Swift frames cannot survive,
         // so every libpng call lives in this C target and returns plain error codes. It also
         // holds the deflate coder for the run-length and Huffman-only strategies (zlib's
-        // crc32/adler32 only), which is where the frame time went.
+        // crc32 only; Adler-32 is its own, with AVX2), which is where the frame time went.
         .target(
             name: "CStoryPNG",
             linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("z")]
