@@ -558,8 +558,79 @@ static inline void filter_row(uint8_t *out, const uint8_t *row, const uint8_t *a
     }
 }
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define STORY_HAVE_SSSE3_FILTERS 1
+
+static int ssse3_available(void) {
+    static int known = -1; // computed once; a race only writes the same value twice
+    if (known < 0) {
+        __builtin_cpu_init();
+        known = __builtin_cpu_supports("ssse3");
+    }
+    return known;
+}
+
+/// `filter_row` for RGB output with the None, Sub or Up filter, four pixels per step: subtract
+/// in RGBA, then drop the alpha bytes with one shuffle. The compiler cannot vectorize the
+/// scalar loop (4 bytes in, 3 out), and it was a fifth of the coder's time.
+__attribute__((target("ssse3")))
+static inline void filter_rgb_row_ssse3(uint8_t *out, const uint8_t *row, const uint8_t *above,
+                                        int width, story_png_filter filter) {
+    static const uint8_t type_byte[] = {0, 1, 2, 4};
+    *out++ = type_byte[filter];
+    const __m128i drop_alpha = _mm_setr_epi8(0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1);
+    int x = 0;
+    if (filter == STORY_PNG_FILTER_SUB) { // the first pixel has no left neighbour
+        out[0] = row[0], out[1] = row[1], out[2] = row[2];
+        x = 1;
+    }
+    // Each store writes 16 bytes for 12: the 4 extra land on the next pixel and the first byte
+    // of the one after, both written later, so the loop stops while two pixels are left for the
+    // tail (AddressSanitizer caught a first version that left one).
+    for (; x + 6 <= width; x += 4) {
+        __m128i pixels = _mm_loadu_si128((const __m128i *)(row + 4 * x));
+        __m128i reference = filter == STORY_PNG_FILTER_SUB ? _mm_loadu_si128((const __m128i *)(row + 4 * x - 4))
+                          : filter == STORY_PNG_FILTER_UP  ? _mm_loadu_si128((const __m128i *)(above + 4 * x))
+                                                           : _mm_setzero_si128();
+        _mm_storeu_si128((__m128i *)(out + 3 * x), _mm_shuffle_epi8(_mm_sub_epi8(pixels, reference), drop_alpha));
+    }
+    for (; x < width; x++) {
+        for (int c = 0; c < 3; c++) {
+            uint8_t reference = filter == STORY_PNG_FILTER_SUB ? row[4 * x - 4 + c]
+                              : filter == STORY_PNG_FILTER_UP  ? above[4 * x + c]
+                                                               : 0;
+            out[3 * x + c] = (uint8_t)(row[4 * x + c] - reference);
+        }
+    }
+}
+
+/// `filter_rows` for RGB output with the None, Sub or Up filter. The row function is inlined
+/// here (same target) with a constant filter, so no choice is left in the pixel loop.
+__attribute__((target("ssse3")))
+static void filter_rgb_rows_ssse3(uint8_t *out, const uint8_t *rgba, const uint8_t *zeros, size_t stride,
+                                  int first, int count, int width, story_png_filter filter) {
+    size_t row_bytes = (size_t)width * 3 + 1;
+    for (int y = first; y < first + count; y++, out += row_bytes) {
+        const uint8_t *row = rgba + (size_t)y * stride;
+        const uint8_t *above = y ? row - stride : zeros;
+        switch (filter) {
+        case STORY_PNG_FILTER_NONE: filter_rgb_row_ssse3(out, row, above, width, STORY_PNG_FILTER_NONE); break;
+        case STORY_PNG_FILTER_SUB: filter_rgb_row_ssse3(out, row, above, width, STORY_PNG_FILTER_SUB); break;
+        default: filter_rgb_row_ssse3(out, row, above, width, STORY_PNG_FILTER_UP); break;
+        }
+    }
+}
+#endif
+
 static void filter_rows(uint8_t *out, const uint8_t *rgba, const uint8_t *zeros, size_t stride,
                         int first, int count, int width, int keep_alpha, story_png_filter filter) {
+#ifdef STORY_HAVE_SSSE3_FILTERS
+    if (!keep_alpha && filter != STORY_PNG_FILTER_PAETH && ssse3_available()) {
+        filter_rgb_rows_ssse3(out, rgba, zeros, stride, first, count, width, filter);
+        return;
+    }
+#endif
     size_t row_bytes = (size_t)width * (keep_alpha ? 4 : 3) + 1;
     for (int y = first; y < first + count; y++, out += row_bytes) {
         const uint8_t *row = rgba + (size_t)y * stride;

@@ -25,6 +25,14 @@ final class PNGTests: XCTestCase {
         }
     }
 
+    /// The RGB row filters work four pixels at a time with a scalar tail: every width around
+    /// that step, down to one pixel, must come back exact.
+    func testNarrowPicturesOfEveryWidthRoundTrip() throws {
+        for width in 1...13 {
+            try assertEveryWriterSettingRoundTrips(TestPictures.noisyBands(width: width, height: 5))
+        }
+    }
+
     private func assertEveryWriterSettingRoundTrips(_ image: RGBAImage, file: StaticString = #filePath, line: UInt = #line) throws {
         var opaque = image
         for y in 0..<image.height {
