@@ -17,15 +17,6 @@ enum {
 #include <immintrin.h>
 #define STORY_HAVE_AVX2_ADLER 1
 
-static int avx2_available(void) {
-    static int known = -1; // computed once; a race only writes the same value twice
-    if (known < 0) {
-        __builtin_cpu_init();
-        known = __builtin_cpu_supports("avx2");
-    }
-    return known;
-}
-
 __attribute__((target("avx2")))
 static uint64_t lane_sum(__m256i v) {
     __m128i sum = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
@@ -66,7 +57,8 @@ static uint32_t adler32_avx2(uint32_t adler, const uint8_t *data, size_t length)
 
 uint32_t story_png_adler32(uint32_t adler, const uint8_t *data, size_t length) {
 #ifdef STORY_HAVE_AVX2_ADLER
-    if (avx2_available()) return adler32_avx2(adler, data, length);
+    // The CPU model is read by a startup constructor, so the test is a load and a bit test.
+    if (__builtin_cpu_supports("avx2")) return adler32_avx2(adler, data, length);
 #endif
     while (length > 0) { // zlib's adler32 takes a uInt length
         uInt part = length > 0x40000000u ? 0x40000000u : (uInt)length;

@@ -562,15 +562,6 @@ static inline void filter_row(uint8_t *out, const uint8_t *row, const uint8_t *a
 #include <immintrin.h>
 #define STORY_HAVE_SSSE3_FILTERS 1
 
-static int ssse3_available(void) {
-    static int known = -1; // computed once; a race only writes the same value twice
-    if (known < 0) {
-        __builtin_cpu_init();
-        known = __builtin_cpu_supports("ssse3");
-    }
-    return known;
-}
-
 /// `filter_row` for RGB output with the None, Sub or Up filter, four pixels per step: subtract
 /// in RGBA, then drop the alpha bytes with one shuffle. The compiler cannot vectorize the
 /// scalar loop (4 bytes in, 3 out), and it was a fifth of the coder's time.
@@ -626,7 +617,8 @@ static void filter_rgb_rows_ssse3(uint8_t *out, const uint8_t *rgba, const uint8
 static void filter_rows(uint8_t *out, const uint8_t *rgba, const uint8_t *zeros, size_t stride,
                         int first, int count, int width, int keep_alpha, story_png_filter filter) {
 #ifdef STORY_HAVE_SSSE3_FILTERS
-    if (!keep_alpha && filter != STORY_PNG_FILTER_PAETH && ssse3_available()) {
+    // The CPU model is read by a startup constructor, so the test is a load and a bit test.
+    if (!keep_alpha && filter != STORY_PNG_FILTER_PAETH && __builtin_cpu_supports("ssse3")) {
         filter_rgb_rows_ssse3(out, rgba, zeros, stride, first, count, width, filter);
         return;
     }
