@@ -23,5 +23,9 @@ PY
   /usr/bin/time -f "%M" -o "$work/rss" .build/release/render-stories render "$work/board-$count.json" --output "$work/out-$count" >/dev/null
   echo "1080x1920, $count stories (a swipe every 0.5 s): peak RSS $(( $(cat "$work/rss") / 1024 )) MB, $(python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); print(s["frames"], "frames, peak", s["peak_alive_players"], "players alive")' "$work/out-$count/summary.json")"
 done
+# SwiftPM keeps the Benchmarks package's build plan when only the main package (its path
+# dependency) gains a source file or a target, and the build then fails to link or to find the
+# module. A fresh plan costs a second.
+rm -f Benchmarks/.build/release.yaml
 quiet_build -c release --package-path Benchmarks --product lifecycle-cost
 Benchmarks/.build/release/lifecycle-cost samples/beach.mp4 1000 720x1280
