@@ -46,6 +46,11 @@ extension ClosedRange<Double> {
     }
 }
 
+extension ClosedRange<Int> {
+    /// The range as help text and usage errors say it: "1 to 256".
+    var spoken: String { "\(lowerBound) to \(upperBound)" }
+}
+
 extension PNGFilter: ExpressibleByArgument {}
 extension PNGStrategy: ExpressibleByArgument {}
 

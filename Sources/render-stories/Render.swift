@@ -40,7 +40,7 @@ struct Render: ParsableCommand {
     @Flag(help: "Write RGBA PNGs instead of RGB.")
     var alpha = false
 
-    @Option(help: "Rasterizer threads, and as many PNG encoders, \(RenderOptions.threadCounts.lowerBound) to \(RenderOptions.threadCounts.upperBound). Default: one per core.")
+    @Option(help: "Rasterizer threads, and as many PNG encoders, \(RenderOptions.threadCounts.spoken). Default: one per core.")
     var threads: Int?
 
     @Option(help: "virtual: frame n shows n / fps, deterministic. realtime: timeline time is wall-clock time, as on a phone; overrides the storyboard's clock.")
@@ -85,7 +85,7 @@ struct Render: ParsableCommand {
     func validate() throws {
         guard (0...9).contains(pngLevel) else { throw ValidationError("--png-level must be 0 to 9, not \(pngLevel)") }
         if let threads, !RenderOptions.threadCounts.contains(threads) {
-            throw ValidationError("--threads must be \(RenderOptions.threadCounts.lowerBound) to \(RenderOptions.threadCounts.upperBound)")
+            throw ValidationError("--threads must be \(RenderOptions.threadCounts.spoken)")
         }
         if frames != nil && clock == .realtime {
             throw ValidationError("--frames needs the virtual clock: a realtime render cannot be split")
