@@ -56,6 +56,17 @@ final class BoundedQueue<Element>: @unchecked Sendable {
         return items.first
     }
 
+    /// The oldest element, left in the queue, waiting for one until `deadline`. Nil once the
+    /// queue is closed and empty, or when the deadline passes first.
+    func peek(until deadline: Date) -> Element? {
+        condition.lock()
+        defer { condition.unlock() }
+        while items.isEmpty && !closed {
+            if !condition.wait(until: deadline) { break }
+        }
+        return items.first
+    }
+
     /// The oldest element, left in the queue, if there is one now.
     func tryPeek() -> Element? {
         condition.lock()

@@ -51,6 +51,8 @@ final class DecodeThread: @unchecked Sendable {
     private let queue: BoundedQueue<DecodedEvent>
     private let spares = SparePicture()
     private let gate = InterruptGate()
+    /// What the source has sent so far, on every connection of this play.
+    let reception = SourceReception()
     private let done = DispatchSemaphore(value: 0)
     private let lock = NSLock()
     private var stopped = false
@@ -67,8 +69,8 @@ final class DecodeThread: @unchecked Sendable {
         let started = InterruptGate.now()
         let thread = Thread { [self] in
             let worker = Worker(source: source, isLive: isLive, limits: limits, width: width, height: height,
-                                clock: clock, gate: gate, queue: queue, spares: spares, started: started,
-                                startAt: startAt)
+                                clock: clock, gate: gate, reception: reception, queue: queue, spares: spares,
+                                started: started, startAt: startAt)
             worker.run()
             lock.withLock { finished = true }
             done.signal()
@@ -83,6 +85,10 @@ final class DecodeThread: @unchecked Sendable {
     /// The next event, waiting for the thread if it has none yet; it stays queued until
     /// `dropNext()`, so a picture whose time has not come is held only once, in the queue.
     func peek() -> DecodedEvent { queue.peek() ?? .end }
+
+    /// The next event, waiting for the thread until `deadline`; nil if none came by then. The
+    /// queue is closed only by `stop()`, after which nobody peeks.
+    func peek(until deadline: Date) -> DecodedEvent? { queue.peek(until: deadline) }
 
     /// The next event if there is one now, left queued.
     func peekNow() -> DecodedEvent? { queue.tryPeek() }
@@ -121,6 +127,7 @@ private struct Worker {
     let height: Int
     let clock: StageClock?
     let gate: InterruptGate
+    let reception: SourceReception
     let queue: BoundedQueue<DecodedEvent>
     let spares: SparePicture
     let started: UInt64
@@ -135,7 +142,7 @@ private struct Worker {
         do {
             // Opening reads the stream information, which decodes a few frames: decode work.
             decoder = try clock.measure(.decode) { () throws(MediaError) in
-                try MediaDecoder(source: source, limits: limits, gate: gate, isLive: isLive)
+                try MediaDecoder(source: source, limits: limits, gate: gate, isLive: isLive, reception: reception)
             }
         } catch {
             queue.put(.failed(error))
@@ -204,14 +211,15 @@ private struct Worker {
             }
             // A live stream has no natural end: whatever stopped it, reconnect with bounded backoff.
             var reopened: MediaDecoder?
-            var reason = failure?.description ?? "the stream ended"
+            var reason = failure?.description
+                ?? (decoder.formatName == "hls" ? "the playlist stopped changing (stalled)" : "the stream ended")
             while reopened == nil && reconnects < limits.timeouts.retries {
                 reconnects += 1
                 guard queue.put(.reconnect(attempt: reconnects, reason: reason)) else { return }
                 guard gate.sleep(seconds: min(0.25 * pow(2, Double(reconnects - 1)), 2)) else { return }
                 do {
                     reopened = try clock.measure(.decode) { () throws(MediaError) in
-                        try MediaDecoder(source: source, limits: limits, gate: gate, isLive: isLive)
+                        try MediaDecoder(source: source, limits: limits, gate: gate, isLive: isLive, reception: reception)
                     }
                 } catch {
                     reason = error.description

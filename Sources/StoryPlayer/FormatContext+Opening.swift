@@ -1,13 +1,21 @@
 import CFFmpeg
 
 extension FormatContext {
+    /// Reloads of a live HLS playlist without a new segment after which it is stalled.
+    static let stalledPlaylistReloads = 5
+
+    /// The demuxer's name (`iformat->name`), e.g. "hls" or "flv".
+    var formatName: String {
+        pointer.map { String(cString: $0.pointee.iformat.pointee.name) } ?? ""
+    }
+
     /// Opens a story source the one way every demuxer here is opened (players, audio, posters,
     /// probes): a refused source stops before FFmpeg sees it; FFmpeg may use only the source's
     /// protocols, narrowed by the storyboard; and `avformat_open_input` and
     /// `avformat_find_stream_info` run under `gate`, with the open timeout as their deadline.
     /// `gate` must outlive the context: FFmpeg keeps an unretained pointer to it.
     static func open(_ source: MediaSource, limits: DecodeLimits, gate: InterruptGate,
-                     isLive: Bool = false) throws(MediaError) -> FormatContext {
+                     isLive: Bool = false, reception: SourceReception? = nil) throws(MediaError) -> FormatContext {
         FFmpegLogging.configureOnce()
         if let refusal = source.refusal {
             throw MediaError(.open, "refused \(source.location)", cause: refusal)
@@ -23,10 +31,18 @@ extension FormatContext {
             options["rw_timeout"] = String(InterruptGate.nanoseconds(limits.timeouts.read) / 1000)
         }
         if isLive {
-            // A live stream is analysed for 0.5 s instead of 5 s before it plays: over RTMP that
-            // is the difference between 6 s and 1.2 s to the first frame, and the video stream
-            // (all a story needs) is known long before.
-            options["analyzeduration"] = "500000"
+            // A live stream is analysed for 0.1 s of its own time instead of 5 s: FLV and MPEG-TS
+            // cannot say when every stream is known, so FFmpeg reads all of that time, in real
+            // time. The video stream need not be among those found by then (nginx-rtmp relays a
+            // publisher's sound before its first keyframe): the decoder picks it up from its
+            // first packet (`VideoTrack`), so this is a matter of speed, never of finding it.
+            options["analyzeduration"] = "100000"
+            // A live HLS playlist that stops changing is a stall: FFmpeg's demuxer would reload
+            // it a thousand times, so after five reloads without a new segment (the first after a
+            // target duration, then every half of one: about three target durations once the
+            // segments in hand are played) it ends the stream, and the player reconnects as
+            // after a read timeout. Other demuxers ignore the option.
+            options["m3u8_hold_counters"] = String(FormatContext.stalledPlaylistReloads)
         }
         gate.arm(seconds: limits.timeouts.open)
         defer { gate.disarm() }
@@ -36,22 +52,25 @@ extension FormatContext {
         } catch {
             throw explain(error, gate: gate, waiting: "opening \(source)", seconds: limits.timeouts.open)
         }
+        reception?.reached(.answered)
         let context = format.pointer!
         if headerDescribesStreams(context) { return format }
         // Probing decodes a frame too, so it gets the same pixel limit as the real decoder.
         let status = try findStreamInfo(context, streamCount: Int(context.pointee.nb_streams), maxPixels: limits.maxPixels)
         guard status >= 0 else {
-            throw explain(MediaError(.streamInfo, "cannot read stream information", averror: status),
-                          gate: gate, waiting: "reading stream information", seconds: limits.timeouts.open)
+            throw explain(MediaError(.streamInfo, "cannot read stream information", averror: status), gate: gate,
+                          waiting: "reading stream information", seconds: limits.timeouts.open,
+                          timeoutDetail: " (the source answered, then sent no media)")
         }
         return format
     }
 
     /// Says "timed out" or "stopped" instead of FFmpeg's "Immediate exit requested" when the gate
     /// is why a call gave up.
-    fileprivate static func explain(_ error: MediaError, gate: InterruptGate, waiting: String, seconds: Double) -> MediaError {
+    fileprivate static func explain(_ error: MediaError, gate: InterruptGate, waiting: String, seconds: Double,
+                                    timeoutDetail: String = "") -> MediaError {
         switch gate.reason {
-        case .timedOut?: MediaError(.timeout, "no answer within \(ObjectReader.format(seconds)) s \(waiting)")
+        case .timedOut?: MediaError(.timeout, "no answer within \(ObjectReader.format(seconds)) s \(waiting)\(timeoutDetail)")
         case .stopped?: MediaError(.interrupted, "stopped while \(waiting)")
         case nil: error
         }

@@ -1,4 +1,5 @@
 import Compositor
+import Foundation
 
 /// One play of one story item: a decode thread of its own (which opens the source and holds the
 /// demuxer, decoder and scaler), and a new player id.
@@ -23,6 +24,8 @@ public final class ItemPlayer {
     /// When the first picture was shown (timeline seconds), and the spans it took.
     public private(set) var firstFrameAt: Double?
     public private(set) var spans: FirstFrameSpans?
+    /// Pictures this player's decode thread delivered (the `stop` event's `pictures`).
+    public private(set) var pictures = 0
 
     private let item: StoryItem
     private let storyID: String
@@ -43,6 +46,9 @@ public final class ItemPlayer {
 
     private let size: (width: Int, height: Int)
     private let limits: DecodeLimits
+    /// The virtual clock waits for a live item's first picture until then (the open timeout
+    /// after play); a source that sends only sound, or nothing, must not hold the render longer.
+    private let firstPictureDeadline: Date
     private let clock: StageClock?
     /// A player of a shard's fast-forward: it knows its media's length but decodes nothing until
     /// `activate(at:)`.
@@ -61,6 +67,7 @@ public final class ItemPlayer {
         self.size = size
         self.limits = limits
         self.clock = clock
+        firstPictureDeadline = Date(timeIntervalSinceNow: limits.timeouts.open)
         if deferred {
             isDeferred = true
             do {
@@ -149,7 +156,19 @@ public final class ItemPlayer {
         let local = mediaTime(at: t)
         if media?.isStill == false { advance(to: local, at: t) }
         guard let length else { return false }
-        return local >= length - 1e-9
+        guard local >= length - 1e-9 else { return false }
+        if pictures == 0, !isFailed, !isDeferred, !playsSoundOnly {
+            let reason = decodeThread?.reception.missingPictureReason ?? "nothing was decoded"
+            fail(MediaError(.timeout, "no picture within \(String(format: "%.1f", length)) s (\(reason))"), at: t)
+        }
+        return true
+    }
+
+    /// Whether the source is sending sound but no picture has come (a live publisher without
+    /// video, or one whose first keyframe is still to come): the story is playing, so its
+    /// loading ring goes off.
+    public var playsSoundOnly: Bool {
+        pictures == 0 && (decodeThread?.reception.audioPackets ?? 0) > 0
     }
 
     /// Records the end of the item (the viewer moves on; the last picture stays on screen).
@@ -216,7 +235,7 @@ public final class ItemPlayer {
     /// With the realtime clock it takes only what has arrived.
     private func advance(to local: Double, at t: Double) {
         while let thread = decodeThread, !dataEnded {
-            guard let event = waits ? thread.peek() : thread.peekNow() else { return }
+            guard let event = nextEvent(from: thread) else { return }
             // The first picture shows at once even if its timestamp is a little late; with the
             // realtime clock, pictures that are already late are passed over for newer ones.
             if case .picture(let time, _, _) = event, time > local + 1e-9, shown != nil { return }
@@ -230,12 +249,24 @@ public final class ItemPlayer {
         }
     }
 
+    /// The thread's next event: with the realtime clock only what has arrived; with the virtual
+    /// clock, waiting for it, but never without a deadline for a live source, whose pictures
+    /// come when the network brings them (the first within the open timeout, each next one
+    /// within the read timeout, after which the thread reconnects or fails).
+    private func nextEvent(from thread: DecodeThread) -> DecodedEvent? {
+        guard waits else { return thread.peekNow() }
+        guard item.isLive else { return thread.peek() }
+        let deadline = pictures == 0 ? firstPictureDeadline : Date(timeIntervalSinceNow: limits.timeouts.read)
+        return thread.peek(until: deadline)
+    }
+
     private func handle(_ event: DecodedEvent, at t: Double) {
         switch event {
         case .opened(let facts):
             media = facts
             trace.record(.opened, t: t, story: storyID, item: itemIndex, player: id)
         case .picture(let time, let image, let spans):
+            pictures += 1
             if let spans { pendingSpans = spans }
             shown = (time, image)
         case .reconnect(let attempt, let reason):

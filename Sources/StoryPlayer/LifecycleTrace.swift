@@ -20,6 +20,8 @@ public struct TraceEvent: Sendable, Equatable {
     public var call: String?
     /// The try number, on `reconnect`.
     public var attempt: Int?
+    /// Pictures the player delivered, on `stop`: 0 for a story left while it was still loading.
+    public var pictures: Int?
     /// Time to first frame, on `firstFrame`.
     public var spans: FirstFrameSpans?
     /// What a `preload` brought in ("poster", "probe"), and the probe's findings.
@@ -48,6 +50,7 @@ public struct TraceEvent: Sendable, Equatable {
         if let player { fields.append("\"player\": \(player)") }
         if let call { fields.append("\"call\": \(JSONText.string(call))") }
         if let attempt { fields.append("\"attempt\": \(attempt)") }
+        if let pictures { fields.append("\"pictures\": \(pictures)") }
         if let loaded { fields.append("\"loaded\": [\(loaded.map(JSONText.string).joined(separator: ", "))]") }
         if let detail { fields.append("\"detail\": \(JSONText.string(detail))") }
         if let spans {
@@ -87,7 +90,7 @@ public final class LifecycleTrace {
     @discardableResult
     func record(_ kind: TraceEvent.Kind, t: Double, story: String, item: Int? = nil, player: Int? = nil,
                 error: String? = nil, call: String? = nil, attempt: Int? = nil, spans: FirstFrameSpans? = nil,
-                loaded: [String]? = nil, detail: String? = nil) -> Int {
+                loaded: [String]? = nil, detail: String? = nil, pictures: Int? = nil) -> Int {
         if kind == .play, let player {
             alive.insert(player)
             peakAlive = max(peakAlive, alive.count)
@@ -97,6 +100,7 @@ public final class LifecycleTrace {
                                error: error, call: call, attempt: attempt, spans: spans)
         event.loaded = loaded
         event.detail = detail
+        event.pictures = pictures
         events.append(event)
         return events.count - 1
     }

@@ -55,6 +55,6 @@ public final class StoryPlayer {
         }
         player.close()
         current = nil
-        trace.record(.stop, t: t, story: story.id, item: player.itemIndex, player: player.id)
+        trace.record(.stop, t: t, story: story.id, item: player.itemIndex, player: player.id, pictures: player.pictures)
     }
 }

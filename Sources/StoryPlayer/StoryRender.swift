@@ -375,7 +375,9 @@ public final class StoryRender {
     /// Records (realtime) or completes (virtual) the preloads that have finished.
     private func completePreloads(at t: Double) {
         for (index, entry) in posters.collect() {
-            let detail = entry.probe.map { "\($0.codec) \($0.width)x\($0.height)\($0.isLive ? " live" : "")" }
+            let detail = entry.probe.map {
+                ($0.kind == .sound ? "sound" : "\($0.codec) \($0.width)x\($0.height)") + ($0.isLive ? " live" : "")
+            }
             if let event = openPreloadEvents.removeValue(forKey: index) {
                 trace.complete(event, loaded: entry.loaded, detail: detail)
             } else {
@@ -495,7 +497,9 @@ public final class StoryRender {
         if player.isFailed { return errorCard }
         let picture = player.picture(at: t)
         if player.isFailed { return errorCard }
-        let loading = { self.posters.picture(story: index, item: player.itemIndex, at: t, ring: self.options.overlay) }
+        // Sound without a picture is playing, not loading: the poster stays, the ring goes.
+        let ring = options.overlay && !player.playsSoundOnly
+        let loading = { self.posters.picture(story: index, item: player.itemIndex, at: t, ring: ring) }
         guard let picture else { return loading() }
         let fade = storyboard.loading.fade
         if let shownAt = player.firstFrameAt, shownAt > player.startedAt, fade > 0, t - shownAt < fade {

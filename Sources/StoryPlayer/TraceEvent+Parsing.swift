@@ -37,6 +37,7 @@ extension TraceEvent {
         self.init(t: try reader.nonNegative("t") ?? 0, wall: try reader.nonNegative("wall") ?? 0, event: kind,
                   story: try reader.text("story") ?? "?", item: try reader.whole("item"), player: try reader.whole("player"),
                   error: try reader.text("error"), call: try reader.text("call"), attempt: try reader.whole("attempt"))
+        pictures = try reader.whole("pictures")
         loaded = try reader.texts("loaded")
         detail = try reader.text("detail")
         if let open = try reader.nonNegative("open_ms"), let packet = try reader.nonNegative("first_packet_ms"),

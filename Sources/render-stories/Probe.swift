@@ -5,9 +5,13 @@ struct Probe: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Open a source, decode its first frame, and say what it is and how long that took.",
         discussion: """
-        Prints the codec, the size as shown (after rotation and aspect ratio), the frame rate, whether \
-        the source is live (it has no duration), its duration, and three spans from the start: open \
-        (demuxer ready), first packet, first frame. Exits 1 with FFmpeg's error when the source fails.
+        Prints what the source shows (video, picture or sound), the codec, the size as shown (after \
+        rotation and aspect ratio), the frame rate, whether the source is live (it has no duration), \
+        its duration, three spans from the start: open (demuxer ready), first packet, first frame; \
+        and every stream (video: codec, size, rate; audio: codec, channels, sample rate). A live \
+        publisher may send sound before its first picture, so the picture is awaited for the open \
+        timeout; sound with no picture by then is reported as sound. Exits 1 with FFmpeg's error \
+        when the source fails (with --json, as an object: {"source", "error", "code"}).
         """
     )
 
@@ -34,7 +38,11 @@ struct Probe: ParsableCommand {
             let report = try MediaProbe.run(uri, timeouts: Timeouts(open: openTimeout, read: readTimeout))
             print(json ? report.json : report.text)
         } catch {
-            printError("error: \(error)")
+            if json {
+                print(MediaProbe.errorJSON(source: uri, error))
+            } else {
+                printError("error: \(error)")
+            }
             throw ExitCode(1)
         }
     }

@@ -40,6 +40,14 @@ enum LiveServers {
         }
     }
 
+    /// Whether a TCP socket listens on the port, from /proc/net/tcp: unlike `accepts`, it does
+    /// not connect, so it does not use up a server that serves one client (`ffmpeg -listen 1`).
+    static func tcpListening(port: Int) -> Bool {
+        guard let table = try? String(contentsOfFile: "/proc/net/tcp", encoding: .utf8) else { return false }
+        let hex = String(format: ":%04X ", port)
+        return table.split(separator: "\n").contains { $0.contains(hex) && $0.contains(" 0A ") }
+    }
+
     /// Whether a UDP socket is bound to the port (an SRT listener), from /proc/net/udp.
     static func udpBound(port: Int) -> Bool {
         guard let table = try? String(contentsOfFile: "/proc/net/udp", encoding: .utf8) else { return false }
@@ -73,6 +81,19 @@ enum LiveServers {
     static func require(_ programs: String...) throws {
         for program in programs where which(program) == nil {
             throw XCTSkip("\(program) is not installed (make test installs it)")
+        }
+    }
+}
+
+/// Which tracks a live publisher sends.
+enum PublishedTracks: String, CaseIterable {
+    case videoAndSound, videoOnly, soundOnly
+
+    var arguments: [String] {
+        switch self {
+        case .videoAndSound: []
+        case .videoOnly: ["-an"]
+        case .soundOnly: ["-vn"]
         }
     }
 }
@@ -176,6 +197,20 @@ final class ServerSet: @unchecked Sendable {
             throw XCTSkip("nginx did not start: \(nginx.output)")
         }
         return port
+    }
+
+    /// A live publisher as encoders send: `ffmpeg -re` looping samples/beach.mp4 (H.264 with a
+    /// 1 s GOP, AAC sound) into `output`, with the tracks `tracks` keeps. `reencode` encodes as
+    /// OBS and the report did (`-c:v libx264 -g 30 -c:a aac`), at a size that keeps two
+    /// cores free for the test.
+    func publish(_ tracks: PublishedTracks, to output: String, format: String, reencode: Bool = false,
+                 extra: [String] = []) throws -> ServerProcess {
+        let codecs = reencode
+            ? ["-vf", "scale=360:640", "-c:v", "libx264", "-preset", "veryfast", "-g", "30", "-c:a", "aac"]
+            : ["-c", "copy"]
+        return try start("ffmpeg", ["-v", "error", "-re", "-stream_loop", "-1", "-i", Fixture.sample("beach.mp4")]
+                         + codecs + tracks.arguments + extra + ["-f", format, output],
+                         name: "publish-\(format)-\(UUID().uuidString.prefix(8))")
     }
 
     /// `ffmpeg -re` looping a sample into `output` (RTMP, SRT or an HLS playlist).

@@ -1,0 +1,120 @@
+import CFFmpeg
+import Compositor
+
+extension MediaDecoder {
+    // MARK: - Conversion to the canvas
+
+    /// The picture as RGBA at `width`×`height`: turned upright, stretched by the sample aspect
+    /// ratio, scaled to cover the canvas with its aspect ratio kept, and centre-cropped.
+    /// `spare` is a picture the player no longer shows; its storage is written over when it is
+    /// free to be, which spares an 8 MB allocation (and its page faults) per frame at 1080x1920.
+    func rgba(_ picture: DecodedPicture, width: Int, height: Int, reusing spare: consuming RGBAImage? = nil) throws(MediaError) -> RGBAImage {
+        guard let frame = picture.frame.pointer else { preconditionFailure("converting a freed frame") }
+        let turned = quarterTurns % 2 == 1
+        // Work in the picture's stored orientation, then turn the result.
+        let targetWidth = turned ? height : width
+        let targetHeight = turned ? width : height
+        let sar = frame.pointee.sample_aspect_ratio.num > 0 && frame.pointee.sample_aspect_ratio.den > 0
+            ? av_q2d(frame.pointee.sample_aspect_ratio) : sampleAspectRatio
+        let sourceWidth = Double(frame.pointee.width), sourceHeight = Double(frame.pointee.height)
+        let scale = max(Double(targetWidth) / (sourceWidth * sar), Double(targetHeight) / sourceHeight)
+        let cropWidth = min(sourceWidth, Double(targetWidth) / (scale * sar))
+        let cropHeight = min(sourceHeight, Double(targetHeight) / scale)
+        let left = Int(((sourceWidth - cropWidth) / 2).rounded())
+        let top = Int(((sourceHeight - cropHeight) / 2).rounded())
+        frame.pointee.crop_left = numericCast(left)
+        frame.pointee.crop_right = numericCast(max(0, Int(sourceWidth) - left - Int(cropWidth.rounded())))
+        frame.pointee.crop_top = numericCast(top)
+        frame.pointee.crop_bottom = numericCast(max(0, Int(sourceHeight) - top - Int(cropHeight.rounded())))
+        let cropped = av_frame_apply_cropping(frame, Int32(AV_FRAME_CROP_UNALIGNED))
+        guard cropped >= 0 else { throw MediaError(.convert, "cannot crop the picture", averror: cropped) }
+
+        let sourceFormat = AVPixelFormat(rawValue: frame.pointee.format)
+        guard let sws = scaler.context(sourceWidth: frame.pointee.width, sourceHeight: frame.pointee.height,
+                                       sourceFormat: sourceFormat, width: Int32(targetWidth), height: Int32(targetHeight))
+        else {
+            let name = av_get_pix_fmt_name(sourceFormat).map { String(cString: $0) } ?? "unknown"
+            throw MediaError(.convert, "cannot convert pixel format \(name) to RGBA")
+        }
+        configureColorspace(sws, frame: frame)
+        /// `sws_scale` of the whole frame into `target` (rows `stride` bytes apart).
+        func convert(into target: UnsafeMutablePointer<UInt8>, stride: Int) -> Int32 {
+            var targetData: (UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<UInt8>?,
+                             UnsafeMutablePointer<UInt8>?) = (target, nil, nil, nil)
+            var targetLines: (Int32, Int32, Int32, Int32) = (Int32(stride), 0, 0, 0)
+            return withUnsafePointer(to: frame.pointee.data) { sourceData in
+                withUnsafePointer(to: frame.pointee.linesize) { sourceLines in
+                    withUnsafeMutablePointer(to: &targetData) { targetData in
+                        withUnsafeMutablePointer(to: &targetLines) { targetLines in
+                            sws_scale(sws,
+                                      UnsafeRawPointer(sourceData).assumingMemoryBound(to: UnsafePointer<UInt8>?.self),
+                                      UnsafeRawPointer(sourceLines).assumingMemoryBound(to: Int32.self),
+                                      0, frame.pointee.height,
+                                      UnsafeMutableRawPointer(targetData).assumingMemoryBound(to: UnsafeMutablePointer<UInt8>?.self),
+                                      UnsafeMutableRawPointer(targetLines).assumingMemoryBound(to: Int32.self))
+                        }
+                    }
+                }
+            }
+        }
+        var image: RGBAImage
+        var lines: Int32 = 0
+        if convertsInPlace, quarterTurns % 4 == 0, targetWidth % 8 == 0 {
+            // The usual case: swscale writes the picture's own rows, with no padded frame and
+            // no copy. (Its SIMD converters write blocks of 8 pixels, so a row of a multiple of
+            // 8 is written exactly; the picture keeps slack after the last row all the same.)
+            image = RGBAImage(width: targetWidth, height: targetHeight, slack: RGBAImage.writerSlack,
+                              reusing: spare.take()) { target in
+                lines = convert(into: target, stride: targetWidth * 4)
+            }
+        } else {
+            let output = try scaledFrame(width: targetWidth, height: targetHeight)
+            let rows = output.pointee.data.0!, stride = Int(output.pointee.linesize.0)
+            lines = convert(into: rows, stride: stride)
+            let turned = RGBAImage.turnedSize(width: targetWidth, height: targetHeight, quarterTurns: quarterTurns)
+            image = RGBAImage(width: turned.width, height: turned.height, slack: 0, reusing: spare.take()) { target in
+                RGBAImage.turn(rows, stride: stride, width: targetWidth, height: targetHeight,
+                               quarterTurns: quarterTurns, into: target)
+            }
+        }
+        guard lines > 0 else { throw MediaError(.convert, "cannot convert the picture", averror: lines) }
+        if let descriptor = av_pix_fmt_desc_get(sourceFormat), descriptor.pointee.flags & UInt64(AV_PIX_FMT_FLAG_ALPHA) != 0 {
+            image.flattenAlpha()
+        }
+        return image
+    }
+
+    /// The padded RGBA frame swscale writes into, (re)allocated when the size changes.
+    fileprivate func scaledFrame(width: Int, height: Int) throws(MediaError) -> UnsafeMutablePointer<AVFrame> {
+        guard let frame = scaled.pointer else { preconditionFailure("converting after close()") }
+        if frame.pointee.width != Int32(width) || frame.pointee.height != Int32(height) || frame.pointee.data.0 == nil {
+            av_frame_unref(frame)
+            frame.pointee.width = Int32(width)
+            frame.pointee.height = Int32(height)
+            frame.pointee.format = AV_PIX_FMT_RGBA.rawValue
+            let status = av_frame_get_buffer(frame, 64)
+            guard status >= 0 else { throw MediaError(.convert, "cannot allocate a \(width)x\(height) picture", averror: status) }
+        }
+        return frame
+    }
+
+    /// Honours full-range (JPEG) video and BT.709 matrices, which swscale otherwise takes for
+    /// limited-range BT.601.
+    fileprivate func configureColorspace(_ sws: OpaquePointer, frame: UnsafeMutablePointer<AVFrame>) {
+        let fullRange: Int32 = frame.pointee.color_range == AVCOL_RANGE_JPEG ? 1 : 0
+        let matrix: Int32 = switch frame.pointee.colorspace {
+        case AVCOL_SPC_BT709: SWS_CS_ITU709
+        case AVCOL_SPC_BT2020_NCL, AVCOL_SPC_BT2020_CL: SWS_CS_BT2020
+        default: SWS_CS_DEFAULT
+        }
+        var invTable: UnsafeMutablePointer<Int32>?
+        var table: UnsafeMutablePointer<Int32>?
+        var srcRange: Int32 = 0, dstRange: Int32 = 0, brightness: Int32 = 0, contrast: Int32 = 0, saturation: Int32 = 0
+        guard sws_getColorspaceDetails(sws, &invTable, &srcRange, &table, &dstRange, &brightness, &contrast, &saturation) >= 0 else {
+            return
+        }
+        // Pixel formats swscale already knows to be full range (yuvj*) keep their own setting.
+        let range = max(fullRange, srcRange)
+        sws_setColorspaceDetails(sws, sws_getCoefficients(matrix), range, table, dstRange, brightness, contrast, saturation)
+    }
+}

@@ -1,0 +1,63 @@
+import CFFmpeg
+
+/// The video stream a decoder shows, with the decoder opened for it and what the container
+/// says about it.
+///
+/// Most containers name their streams in the header, so the track is set up when the source
+/// opens. A live FLV or MPEG-TS stream may announce its video only with its first video packet
+/// (nginx-rtmp relays a publisher's sound before its first keyframe), so a live decoder sets it
+/// up from whichever packet first belongs to a video stream.
+struct VideoTrack {
+    let index: Int32
+    let codec: CodecContext
+    let timeline: StreamTimeline
+    let codecName: String
+    let codedWidth: Int
+    let codedHeight: Int
+    let sampleAspectRatio: Double
+    /// Frames per second as the stream declares it; 0 when unknown.
+    let frameRate: Double
+    /// Clockwise quarter turns needed to show the picture upright (from the display matrix).
+    let quarterTurns: Int
+    /// The stream's duration in seconds, when the container says.
+    let duration: Double?
+
+    /// `avcodec_open2` for stream `index` of `context`, refusing pictures over the pixel limit.
+    init(stream index: Int32, of context: UnsafeMutablePointer<AVFormatContext>, limits: DecodeLimits) throws(MediaError) {
+        let stream = context.pointee.streams[Int(index)]!
+        let parameters = stream.pointee.codecpar!
+        let width = Int(parameters.pointee.width), height = Int(parameters.pointee.height)
+        if width * height > limits.maxPixels {
+            throw MediaError(.tooLarge, "picture is \(width)x\(height), more than the limit of \(limits.maxPixels) pixels")
+        }
+        self.index = index
+        codec = try CodecContext(parameters: parameters, maxPixels: limits.maxPixels, threads: limits.decoderThreads)
+        codedWidth = width
+        codedHeight = height
+        codecName = String(cString: avcodec_get_name(parameters.pointee.codec_id))
+        timeline = StreamTimeline(stream)
+        if stream.pointee.duration != cffmpeg_nopts_value() && stream.pointee.duration > 0 {
+            duration = timeline.seconds(length: stream.pointee.duration)
+        } else if context.pointee.duration != cffmpeg_nopts_value() && context.pointee.duration > 0 {
+            duration = Double(context.pointee.duration) / Double(cffmpeg_time_base())
+        } else {
+            duration = nil
+        }
+        let sar = av_guess_sample_aspect_ratio(context, stream, nil)
+        sampleAspectRatio = sar.num > 0 && sar.den > 0 ? av_q2d(sar) : 1
+        let rate = av_guess_frame_rate(context, stream, nil)
+        frameRate = rate.num > 0 && rate.den > 0 ? av_q2d(rate) : 0
+        quarterTurns = VideoTrack.quarterTurns(stream)
+    }
+
+    /// Clockwise quarter turns from the stream's display matrix (`av_display_rotation_get`).
+    private static func quarterTurns(_ stream: UnsafeMutablePointer<AVStream>) -> Int {
+        guard let data = av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, nil) else { return 0 }
+        let matrix = UnsafeRawPointer(data).assumingMemoryBound(to: Int32.self)
+        let counterClockwise = av_display_rotation_get(matrix)
+        guard counterClockwise.isFinite else { return 0 }
+        // The matrix says how the stored picture is rotated counter-clockwise; undo it.
+        let clockwise = Int((-counterClockwise).rounded())
+        return ((clockwise % 360 + 360) % 360 + 45) / 90 % 4
+    }
+}
