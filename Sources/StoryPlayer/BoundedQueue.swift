@@ -27,6 +27,26 @@ final class BoundedQueue<Element>: @unchecked Sendable {
         return true
     }
 
+    /// Appends without waiting when the newest element may be replaced: on a full queue,
+    /// `replacing` is given the last element and returns what stands in its place, or nil to
+    /// wait for room as `put` does (a live stream's newer picture replaces one the viewer has not
+    /// taken yet). It runs under the queue's lock. Returns false once the queue is closed.
+    @discardableResult
+    func put(_ element: Element, replacing: (Element) -> Element?) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        if items.count >= capacity, !closed, let last = items.last, let merged = replacing(last) {
+            items[items.count - 1] = merged
+            condition.broadcast()
+            return true
+        }
+        while items.count >= capacity && !closed { condition.wait() }
+        guard !closed else { return false }
+        items.append(element)
+        condition.broadcast()
+        return true
+    }
+
     /// Waits until a `put` would not block. Returns false once the queue is closed. With one
     /// producer, the room stays free until that producer puts.
     func waitForRoom() -> Bool {

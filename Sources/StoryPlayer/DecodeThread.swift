@@ -175,8 +175,11 @@ private struct Worker {
                     let picture = try clock.measure(.decode) { () throws(MediaError) in try decoder.nextPicture() }
                     guard let picture else { break }
                     // Convert only once the queue has room: a converted picture held while the
-                    // queue is full is one more canvas per player (8 MB at 1080x1920).
-                    guard queue.waitForRoom() else { return }
+                    // queue is full is one more canvas per player (8 MB at 1080x1920). A live
+                    // stream does not wait: its newest picture replaces one not yet shown, so a
+                    // viewer drawing fewer frames than the stream sends stays at the live edge
+                    // instead of falling behind in slow motion.
+                    if !isLive { guard queue.waitForRoom() else { return } }
                     let image = try clock.measure(.convert) { () throws(MediaError) in
                         try decoder.rgba(picture, width: width, height: height, reusing: spares.take())
                     }
@@ -189,7 +192,15 @@ private struct Worker {
                         let packet = decoder.firstPacketAt.map { milliseconds(since: started, to: $0) } ?? openMs
                         spans = FirstFrameSpans(openMs: openMs, firstPacketMs: packet, firstFrameMs: milliseconds(since: started))
                     }
-                    guard queue.put(.picture(time: time, image: image, spans: spans)) else { return }
+                    let event = DecodedEvent.picture(time: time, image: image, spans: spans)
+                    let accepted = !isLive ? queue.put(event) : queue.put(event) { last in
+                        // The newer picture takes the older one's place, and its spans if it
+                        // was the first; the older one's storage becomes the next spare.
+                        guard case .picture(_, let older, let olderSpans) = last else { return nil }
+                        spares.put(older)
+                        return .picture(time: time, image: image, spans: olderSpans ?? spans)
+                    }
+                    guard accepted else { return }
                     if decoder.isStill {
                         queue.put(.end)
                         return

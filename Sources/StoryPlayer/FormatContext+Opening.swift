@@ -2,7 +2,7 @@ import CFFmpeg
 
 extension FormatContext {
     /// Reloads of a live HLS playlist without a new segment after which it is stalled.
-    static let stalledPlaylistReloads = 5
+    static let stalledPlaylistReloads = 3
 
     /// The demuxer's name (`iformat->name`), e.g. "hls" or "flv".
     var formatName: String {
@@ -27,8 +27,12 @@ extension FormatContext {
         }
         var options = ["protocol_whitelist": protocols.joined(separator: ",")]
         if source.isRemote {
-            // FFmpeg's own socket timeout (microseconds) backs up the interrupt callback.
-            options["rw_timeout"] = String(InterruptGate.nanoseconds(limits.timeouts.read) / 1000)
+            // FFmpeg's own socket timeout (microseconds) backs up the interrupt callback. It
+            // covers opening and reading alike, so it is the longer of the two waits: set to the
+            // read timeout, it cut opens short ("Input/output error" from RTMP after 1 s) before
+            // the gate's own open deadline could say what happened.
+            let backstop = max(limits.timeouts.open, limits.timeouts.read) + 1
+            options["rw_timeout"] = String(InterruptGate.nanoseconds(backstop) / 1000)
         }
         if isLive {
             // A live stream is analysed for 0.1 s of its own time instead of 5 s: FLV and MPEG-TS
@@ -37,11 +41,12 @@ extension FormatContext {
             // publisher's sound before its first keyframe): the decoder picks it up from its
             // first packet (`VideoTrack`), so this is a matter of speed, never of finding it.
             options["analyzeduration"] = "100000"
-            // A live HLS playlist that stops changing is a stall: FFmpeg's demuxer would reload
-            // it a thousand times, so after five reloads without a new segment (the first after a
-            // target duration, then every half of one: about three target durations once the
-            // segments in hand are played) it ends the stream, and the player reconnects as
-            // after a read timeout. Other demuxers ignore the option.
+            // A live HLS playlist that stops changing is a stall. FFmpeg's demuxer would reload it
+            // a thousand times; after three reloads without a new segment (a target duration,
+            // then half of one each) it ends the stream instead, and the player reconnects as
+            // after a read timeout. Playing three segments behind the live edge, that is about
+            // five target durations after the playlist last changed (measured: 5.3 s at 1 s).
+            // Other demuxers ignore the option.
             options["m3u8_hold_counters"] = String(FormatContext.stalledPlaylistReloads)
         }
         gate.arm(seconds: limits.timeouts.open)

@@ -187,9 +187,12 @@ final class MediaDecoder {
             }
             gate.arm(seconds: limits.timeouts.read)
             let read = av_read_frame(formatContext, packetPointer)
+            // Why the gate closed, read before disarming it: a demuxer may turn the interrupt
+            // into an end of file (HLS does), which must not pass for a clean end.
+            let interrupted = read < 0 ? gate.reason : nil
             gate.disarm()
             if read < 0 {
-                if let reason = gate.reason ?? (read == cffmpeg_averror_exit() ? .stopped : nil) {
+                if let reason = interrupted ?? (read == cffmpeg_averror_exit() ? .stopped : nil) {
                     throw reason == .stopped
                         ? MediaError(.interrupted, "stopped")
                         : MediaError(.timeout, "no data for \(ObjectReader.format(limits.timeouts.read)) s")

@@ -59,11 +59,22 @@ final class LivePublisherTests: XCTestCase {
         return playlists.map { Published(tracks: $0.0, url: base + "/" + $0.1) }
     }
 
-    /// An SRT listener serves one caller, so each publisher has its own port.
-    func srtPublishers(_ kinds: [PublishedTracks] = PublishedTracks.allCases) throws -> [Published] {
+    /// An SRT listener serves one caller, so each publisher has its own port. `respawning` starts
+    /// a new listener each time a caller leaves, as an SRT server takes callers one after another
+    /// (the preload window's probe is a caller too).
+    func srtPublishers(_ kinds: [PublishedTracks] = PublishedTracks.allCases, respawning: Bool = false) throws -> [Published] {
         try kinds.map { tracks in
             let port = LiveServers.freePort()
-            let publisher = try servers.publish(tracks, to: "srt://127.0.0.1:\(port)?mode=listener", format: "mpegts")
+            let output = "srt://127.0.0.1:\(port)?mode=listener"
+            let publisher: ServerProcess
+            if respawning {
+                let command = (["ffmpeg", "-v", "error", "-re", "-stream_loop", "-1", "-i", Fixture.sample("beach.mp4"), "-c", "copy"]
+                               + tracks.arguments + ["-f", "mpegts", output]).map { "'\($0)'" }.joined(separator: " ")
+                publisher = try servers.start("bash", ["-c", "trap 'kill $p 2>/dev/null; exit 0' TERM INT; while :; do \(command) & p=$!; wait $p; done"],
+                                              name: "srt-\(port)")
+            } else {
+                publisher = try servers.publish(tracks, to: output, format: "mpegts")
+            }
             XCTAssertTrue(LiveServers.waitUntil(10) { LiveServers.udpBound(port: port) }, "SRT \(tracks): \(publisher.output)")
             return Published(tracks: tracks, url: "srt://127.0.0.1:\(port)?mode=caller")
         }

@@ -219,6 +219,9 @@ final class ServerSet: @unchecked Sendable {
                   + extra + ["-f", format, output], name: "ffmpeg-\(format)-\(UUID().uuidString.prefix(8))")
     }
 
+    /// The processes started and not yet stopped by `stopAll`.
+    var running: [ServerProcess] { lock.withLock { processes } }
+
     func stopAll() {
         let running = lock.withLock {
             defer { processes.removeAll() }
