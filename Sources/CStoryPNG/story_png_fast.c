@@ -3,7 +3,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h> // crc32 only; the deflate stream is written here.
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "the bit writer stores its 64-bit buffer as little-endian bytes"
@@ -344,6 +343,18 @@ scan_row(const uint8_t *data, size_t n, int previous, int find_runs, int countin
                 continue;
             }
             size_t start = i + ((size_t)__builtin_ctzll(zero_bytes) >> 3); // the lowest flag is exact
+            if (!counting) { // the literals before the run, two at a time
+                for (; i + 4 <= start; i += 4) {
+                    STORY_PUT(*s, code->pair[load_u16(data + i)]);
+                    STORY_PUT(*s, code->pair[load_u16(data + i + 2)]);
+                    STORY_FLUSH(*s);
+                }
+                if (i + 2 <= start) {
+                    STORY_PUT(*s, code->pair[load_u16(data + i)]);
+                    STORY_FLUSH(*s);
+                    i += 2;
+                }
+            }
             for (; i < start; i++) LITERAL(i);
         } else {
             int before = i ? data[i - 1] : previous;
@@ -574,7 +585,8 @@ static void filter_rows(uint8_t *out, const uint8_t *rgba, const uint8_t *zeros,
                         int first, int count, int width, int keep_alpha, story_png_filter filter) {
 #ifdef STORY_HAVE_SSSE3_FILTERS
     // The CPU model is read by a startup constructor, so the test is a load and a bit test.
-    if (!keep_alpha && filter != STORY_PNG_FILTER_PAETH && __builtin_cpu_supports("ssse3")) {
+    if (!keep_alpha && filter != STORY_PNG_FILTER_PAETH && story_png_simd_enabled() &&
+        __builtin_cpu_supports("ssse3")) {
         filter_rgb_rows_ssse3(out, rgba, zeros, stride, first, count, width, filter);
         return;
     }
@@ -602,16 +614,8 @@ static void append_chunk_header(story_png_buffer *out, uint32_t length, const ch
 
 /// Appends the CRC of the chunk that starts at `start` (its length field).
 static void append_chunk_crc(story_png_buffer *out, size_t start) {
-    uLong crc = crc32(0L, Z_NULL, 0);
     const uint8_t *typed = out->bytes + start + 4;
-    size_t remaining = out->count - start - 4;
-    while (remaining > 0) { // crc32 takes a uInt length
-        uInt part = remaining > 0x40000000u ? 0x40000000u : (uInt)remaining;
-        crc = crc32(crc, typed, part);
-        typed += part;
-        remaining -= part;
-    }
-    put_u32_be(out->bytes + out->count, (uint32_t)crc);
+    put_u32_be(out->bytes + out->count, story_png_crc32(0, typed, out->count - start - 4));
     out->count += 4;
 }
 
