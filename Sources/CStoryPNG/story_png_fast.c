@@ -563,6 +563,64 @@ static inline void filter_rgb_row_ssse3(uint8_t *out, const uint8_t *row, const 
     }
 }
 
+/// `filter_rgb_row_ssse3` eight pixels per step: the 32-byte difference is packed to 12 bytes
+/// in each half by one shuffle, and the halves are joined by a cross-lane permute. Half as many
+/// steps as SSSE3's; the filter was a seventh of the coder's instructions.
+__attribute__((target("avx2")))
+static inline void filter_rgb_row_avx2(uint8_t *out, const uint8_t *row, const uint8_t *above,
+                                       int width, story_png_filter filter) {
+    static const uint8_t type_byte[] = {0, 1, 2, 4};
+    *out++ = type_byte[filter];
+    const __m128i drop_alpha = _mm_setr_epi8(0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1);
+    const __m256i drop_alpha2 = _mm256_broadcastsi128_si256(drop_alpha);
+    const __m256i join = _mm256_setr_epi32(0, 1, 2, 4, 5, 6, 3, 7);
+    int x = 0;
+    if (filter == STORY_PNG_FILTER_SUB) { // the first pixel has no left neighbour
+        out[0] = row[0], out[1] = row[1], out[2] = row[2];
+        x = 1;
+    }
+    // A store writes 32 bytes for 24: the 8 extra land on the next three pixels, written
+    // later, so the loop stops while three pixels are left (then two, as in the SSSE3 loop).
+    for (; x + 11 <= width; x += 8) {
+        __m256i pixels = _mm256_loadu_si256((const __m256i *)(row + 4 * x));
+        __m256i reference = filter == STORY_PNG_FILTER_SUB ? _mm256_loadu_si256((const __m256i *)(row + 4 * x - 4))
+                          : filter == STORY_PNG_FILTER_UP  ? _mm256_loadu_si256((const __m256i *)(above + 4 * x))
+                                                           : _mm256_setzero_si256();
+        __m256i packed = _mm256_shuffle_epi8(_mm256_sub_epi8(pixels, reference), drop_alpha2);
+        _mm256_storeu_si256((__m256i *)(out + 3 * x), _mm256_permutevar8x32_epi32(packed, join));
+    }
+    for (; x + 6 <= width; x += 4) {
+        __m128i pixels = _mm_loadu_si128((const __m128i *)(row + 4 * x));
+        __m128i reference = filter == STORY_PNG_FILTER_SUB ? _mm_loadu_si128((const __m128i *)(row + 4 * x - 4))
+                          : filter == STORY_PNG_FILTER_UP  ? _mm_loadu_si128((const __m128i *)(above + 4 * x))
+                                                           : _mm_setzero_si128();
+        _mm_storeu_si128((__m128i *)(out + 3 * x), _mm_shuffle_epi8(_mm_sub_epi8(pixels, reference), drop_alpha));
+    }
+    for (; x < width; x++) {
+        for (int c = 0; c < 3; c++) {
+            uint8_t reference = filter == STORY_PNG_FILTER_SUB ? row[4 * x - 4 + c]
+                              : filter == STORY_PNG_FILTER_UP  ? above[4 * x + c]
+                                                               : 0;
+            out[3 * x + c] = (uint8_t)(row[4 * x + c] - reference);
+        }
+    }
+}
+
+__attribute__((target("avx2")))
+static void filter_rgb_rows_avx2(uint8_t *out, const uint8_t *rgba, const uint8_t *zeros, size_t stride,
+                                 int first, int count, int width, story_png_filter filter) {
+    size_t row_bytes = (size_t)width * 3 + 1;
+    for (int y = first; y < first + count; y++, out += row_bytes) {
+        const uint8_t *row = rgba + (size_t)y * stride;
+        const uint8_t *above = y ? row - stride : zeros;
+        switch (filter) {
+        case STORY_PNG_FILTER_NONE: filter_rgb_row_avx2(out, row, above, width, STORY_PNG_FILTER_NONE); break;
+        case STORY_PNG_FILTER_SUB: filter_rgb_row_avx2(out, row, above, width, STORY_PNG_FILTER_SUB); break;
+        default: filter_rgb_row_avx2(out, row, above, width, STORY_PNG_FILTER_UP); break;
+        }
+    }
+}
+
 /// `filter_rows` for RGB output with the None, Sub or Up filter. The row function is inlined
 /// here (same target) with a constant filter, so no choice is left in the pixel loop.
 __attribute__((target("ssse3")))
@@ -585,10 +643,15 @@ static void filter_rows(uint8_t *out, const uint8_t *rgba, const uint8_t *zeros,
                         int first, int count, int width, int keep_alpha, story_png_filter filter) {
 #ifdef STORY_HAVE_SSSE3_FILTERS
     // The CPU model is read by a startup constructor, so the test is a load and a bit test.
-    if (!keep_alpha && filter != STORY_PNG_FILTER_PAETH && story_png_simd_enabled() &&
-        __builtin_cpu_supports("ssse3")) {
-        filter_rgb_rows_ssse3(out, rgba, zeros, stride, first, count, width, filter);
-        return;
+    if (!keep_alpha && filter != STORY_PNG_FILTER_PAETH && story_png_simd_enabled()) {
+        if (__builtin_cpu_supports("avx2")) {
+            filter_rgb_rows_avx2(out, rgba, zeros, stride, first, count, width, filter);
+            return;
+        }
+        if (__builtin_cpu_supports("ssse3")) {
+            filter_rgb_rows_ssse3(out, rgba, zeros, stride, first, count, width, filter);
+            return;
+        }
     }
 #endif
     size_t row_bytes = (size_t)width * (keep_alpha ? 4 : 3) + 1;
