@@ -58,7 +58,7 @@ static uint32_t adler32_avx2(uint32_t adler, const uint8_t *data, size_t length)
 uint32_t story_png_adler32(uint32_t adler, const uint8_t *data, size_t length) {
 #ifdef STORY_HAVE_AVX2_ADLER
     // The CPU model is read by a startup constructor, so the test is a load and a bit test.
-    if (__builtin_cpu_supports("avx2")) return adler32_avx2(adler, data, length);
+    if (story_png_simd_enabled() && __builtin_cpu_supports("avx2")) return adler32_avx2(adler, data, length);
 #endif
     while (length > 0) { // zlib's adler32 takes a uInt length
         uInt part = length > 0x40000000u ? 0x40000000u : (uInt)length;

@@ -137,6 +137,15 @@ void story_png_buffer_free(story_png_buffer *buffer) {
     buffer->capacity = 0;
 }
 
+// MARK: - Vector paths
+
+// Read and written with relaxed atomics: frame writers on other threads read it while a test may set it.
+static int simd_enabled = 1;
+
+int story_png_simd_enabled(void) { return __atomic_load_n(&simd_enabled, __ATOMIC_RELAXED); }
+
+void story_png_set_simd_enabled(int enabled) { __atomic_store_n(&simd_enabled, enabled != 0, __ATOMIC_RELAXED); }
+
 // MARK: - Reading
 
 int story_png_decode(const uint8_t *png, size_t size, uint8_t **rgba,

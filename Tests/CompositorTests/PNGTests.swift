@@ -1,3 +1,4 @@
+import CStoryPNG
 import Compositor
 import Foundation
 import XCTest
@@ -30,6 +31,52 @@ final class PNGTests: XCTestCase {
     func testNarrowPicturesOfEveryWidthRoundTrip() throws {
         for width in 1...13 {
             try assertEveryWriterSettingRoundTrips(TestPictures.noisyBands(width: width, height: 5))
+        }
+    }
+
+    /// The scalar fallbacks (no SSSE3 filter, AVX2 Adler-32 or PCLMUL CRC-32) must write the
+    /// very bytes the vector paths write, at every narrow width and on a picture with many rows.
+    func testScalarPathsWriteTheSameBytesAsTheVectorPaths() throws {
+        defer { story_png_set_simd_enabled(1) }
+        var pictures = (1...13).map { TestPictures.noisyBands(width: $0, height: 5) }
+        pictures.append(TestPictures.noisyBands(width: 301, height: 263))
+        for image in pictures {
+            for filter in [PNGFilter.none, .sub, .up, .paeth] {
+                for keepAlpha in [false, true] {
+                    let options = PNGOptions(level: 1, filter: filter, strategy: .rle, keepAlpha: keepAlpha)
+                    story_png_set_simd_enabled(1)
+                    let vector = try image.pngData(options)
+                    story_png_set_simd_enabled(0)
+                    let scalar = try image.pngData(options)
+                    XCTAssertEqual(scalar, vector, "\(image.width)x\(image.height) \(filter) alpha \(keepAlpha)")
+                }
+            }
+            story_png_set_simd_enabled(0)
+            try assertEveryWriterSettingRoundTrips(image)
+            story_png_set_simd_enabled(1)
+        }
+    }
+
+    /// The folded CRC-32 against the bitwise definition (reflected 0xEDB88320): every length
+    /// around its 16- and 64-byte steps, misaligned, chained from a non-zero value.
+    func testCRC32MatchesTheDefinition() {
+        func reference(_ crc: UInt32, _ bytes: ArraySlice<UInt8>) -> UInt32 {
+            var c = ~crc
+            for byte in bytes {
+                c ^= UInt32(byte)
+                for _ in 0..<8 { c = c & 1 == 1 ? (c >> 1) ^ 0xEDB8_8320 : c >> 1 }
+            }
+            return ~c
+        }
+        let bytes = (0..<5000).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 11) }
+        for length in Array(0...200) + [1023, 1024, 4093] {
+            for offset in [0, 1, 5] where offset + length <= bytes.count {
+                let slice = bytes[offset..<(offset + length)]
+                for start: UInt32 in [0, 0xDEAD_BEEF] {
+                    let folded = slice.withUnsafeBufferPointer { story_png_crc32(start, $0.baseAddress, $0.count) }
+                    XCTAssertEqual(folded, reference(start, slice), "length \(length) offset \(offset)")
+                }
+            }
         }
     }
 

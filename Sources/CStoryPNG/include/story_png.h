@@ -50,4 +50,14 @@ void story_png_buffer_free(story_png_buffer *buffer);
 /// the CPU has it, otherwise zlib's `adler32`. The checksum of every zlib stream written here.
 uint32_t story_png_adler32(uint32_t adler, const uint8_t *data, size_t length);
 
+/// zlib's CRC-32 of `length` bytes, continuing from `crc` (0 to start): folded with PCLMUL
+/// where the CPU has it, otherwise zlib's `crc32`. The checksum of every PNG chunk written here.
+uint32_t story_png_crc32(uint32_t crc, const uint8_t *data, size_t length);
+
+/// Whether the vector paths (SSSE3/AVX2 filters, AVX2 Adler-32, PCLMUL CRC-32) may run, where
+/// the CPU has them; 1 unless turned off. Tests turn them off to cover the scalar fallbacks,
+/// which must write the same bytes.
+int story_png_simd_enabled(void);
+void story_png_set_simd_enabled(int enabled);
+
 #endif
