@@ -44,14 +44,14 @@ let package = Package(
         ),
         .target(
             name: "StoryPlayer",
-            dependencies: ["CFFmpeg", "CMemoryPolicy", "Compositor"]
+            dependencies: ["CFFmpeg", "Compositor"]
         ),
 
         // MARK: - Command line
         .executableTarget(
             name: "render-stories",
             dependencies: [
-                "StoryPlayer", "Compositor",
+                "StoryPlayer", "Compositor", "CMemoryPolicy",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

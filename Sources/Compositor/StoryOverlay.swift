@@ -1,11 +1,10 @@
-import Compositor
 
 /// The UI drawn over a story, into its face's texture so that it turns with the cube: progress
 /// segments along the top. Sizes come from a 720-wide reference, so every canvas size looks alike.
-enum StoryOverlay {
+public enum StoryOverlay {
     /// One segment per item: finished ones full, future ones empty, the current one filled to
     /// `progress`, inside the safe area `inset` (px at 720 wide). `opacity` fades the whole row.
-    static func drawSegments(on picture: inout RGBAImage, count: Int, current: Int, progress: Double,
+    public static func drawSegments(on picture: inout RGBAImage, count: Int, current: Int, progress: Double,
                              inset: Double, opacity: Double) {
         guard count > 0, opacity > 0 else { return }
         let scale = Double(picture.width) / 720
@@ -27,7 +26,7 @@ enum StoryOverlay {
 
     /// The loading ring (LinkedIn's ring around the story bubble): the avatar in a circle at the
     /// centre, with an arc turning around it once a second.
-    static func drawLoadingRing(on picture: inout RGBAImage, avatar: RGBAImage?, at t: Double) {
+    public static func drawLoadingRing(on picture: inout RGBAImage, avatar: RGBAImage?, at t: Double) {
         let scale = Double(picture.width) / 720
         let cx = Double(picture.width) / 2, cy = Double(picture.height) / 2
         let avatarRadius = 44 * scale, ringRadius = 54 * scale

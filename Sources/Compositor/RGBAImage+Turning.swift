@@ -1,13 +1,12 @@
-import Compositor
 
 extension RGBAImage {
-    static func turnedSize(width w: Int, height h: Int, quarterTurns: Int) -> (width: Int, height: Int) {
+    public static func turnedSize(width w: Int, height h: Int, quarterTurns: Int) -> (width: Int, height: Int) {
         quarterTurns % 2 == 0 ? (w, h) : (h, w)
     }
 
     /// Copies RGBA rows out of a padded buffer (`stride` bytes apart) to `target`, turning the
     /// picture clockwise by `quarterTurns` × 90° on the way (`turnedSize` wide, no padding).
-    static func turn(_ source: UnsafePointer<UInt8>, stride: Int, width w: Int, height h: Int, quarterTurns: Int,
+    public static func turn(_ source: UnsafePointer<UInt8>, stride: Int, width w: Int, height h: Int, quarterTurns: Int,
                      into target: UnsafeMutablePointer<UInt8>) {
         let turns = ((quarterTurns % 4) + 4) % 4
         let outWidth = turns % 2 == 0 ? w : h
@@ -33,13 +32,13 @@ extension RGBAImage {
 
 extension RGBAImage {
     /// Bytes kept after the last row of a picture that swscale writes in place.
-    static let writerSlack = 64
+    public static let writerSlack = 64
 
     /// A picture whose rows `write` fills in place (`width * 4` bytes apart, no memset first),
     /// with `slack` bytes of storage after the last row for writers that work in blocks. The
     /// rows go into `spare`'s storage when it has this size and is free to be written over
     /// (`rewrite`), else into new storage; `write` runs once either way.
-    init(width w: Int, height h: Int, slack: Int, reusing spare: consuming RGBAImage?,
+    public init(width w: Int, height h: Int, slack: Int, reusing spare: consuming RGBAImage?,
          _ write: (UnsafeMutablePointer<UInt8>) -> Void) {
         // `take()` leaves this the spare's only owner, so the rewrite copies nothing.
         if var reused = spare.take(), reused.width == w, reused.height == h, reused.rewrite(slack: slack, write) {
@@ -68,7 +67,7 @@ extension RGBAImage {
 
 extension RGBAImage {
     /// Makes the picture opaque, as a phone shows a transparent photo: over black.
-    mutating func flattenAlpha() {
+    public mutating func flattenAlpha() {
         pixels.withUnsafeMutableBufferPointer { bytes in
             for i in stride(from: 0, to: bytes.count, by: 4) where bytes[i + 3] != 255 {
                 let alpha = UInt16(bytes[i + 3])

@@ -2,7 +2,7 @@ import CMemoryPolicy
 
 /// Process-wide memory policy for a render. A library should not set it on its own, so the
 /// command line calls it once at start.
-public enum ProcessMemory {
+enum ProcessMemory {
     /// Serves every allocation of 128 KiB or more (canvases, pictures, PNG buffers, packets)
     /// with its own mapping, returned to the system when freed (`live_stories_map_allocations_from`:
     /// glibc's `mallopt(M_MMAP_THRESHOLD)` and `mallopt(M_TRIM_THRESHOLD)`).
@@ -13,7 +13,7 @@ public enum ProcessMemory {
     /// reuses its own big buffers (pictures, canvases, PNG buffers) from frame to frame, so the
     /// mappings left are mostly decoders' frame pools, made and freed with each play (about
     /// 1000 in a 315-frame render of 20 stories, with their posters).
-    public static func returnLargeBuffersToTheSystem() {
+    static func returnLargeBuffersToTheSystem() {
         _ = live_stories_map_allocations_from(1 << 17)
     }
 }

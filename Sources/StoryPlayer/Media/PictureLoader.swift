@@ -29,8 +29,3 @@ enum PictureLoader {
         return try decoder.rgba(chosen, width: width, height: height)
     }
 }
-
-/// What a failed story shows: a dark card, so a broken item is visible but not alarming.
-enum ErrorCard {
-    static let color = RGBAColor(red: 0x3a, green: 0x12, blue: 0x18)
-}

@@ -1,46 +1,6 @@
 import Compositor
 import Foundation
 
-/// What the player learned when its source opened.
-struct MediaFacts: Sendable {
-    let isStill: Bool
-    /// The media's own duration; nil for live streams.
-    let duration: Double?
-    let frameDuration: Double
-
-    /// A frame's duration when the stream does not declare its rate.
-    static let assumedFrameDuration = 1.0 / 30
-
-    init(_ decoder: MediaDecoder, isLive: Bool) {
-        isStill = decoder.isStill
-        duration = isLive ? nil : decoder.duration
-        frameDuration = decoder.frameRate > 0 ? 1 / decoder.frameRate : MediaFacts.assumedFrameDuration
-    }
-}
-
-/// Wall-clock spans from `play()` (LinkedIn's t1/t2/t3), in milliseconds.
-public struct FirstFrameSpans: Sendable, Equatable {
-    /// Until the demuxer and decoder were ready.
-    public var openMs: Double
-    /// Until the first packet of the video stream arrived.
-    public var firstPacketMs: Double
-    /// Until the first picture was decoded.
-    public var firstFrameMs: Double
-}
-
-/// What a decode thread hands to its player, in order.
-enum DecodedEvent {
-    case opened(MediaFacts)
-    /// A picture, already converted to canvas-size RGBA, at `time` seconds of media time.
-    case picture(time: Double, image: RGBAImage, spans: FirstFrameSpans?)
-    /// A live connection dropped; this is reconnect try `attempt`.
-    case reconnect(attempt: Int, reason: String)
-    /// The data ended normally (or a still image was delivered).
-    case end
-    /// Opening or decoding failed; nothing follows.
-    case failed(MediaError)
-}
-
 /// The thread that plays one item: it opens the source, then demuxes, decodes and converts into a
 /// small bounded queue, ahead of the render. One per playing story; it ends with its player.
 ///
@@ -245,23 +205,6 @@ private struct Worker {
             timeOffset = lastTime + frameDuration
             connectionFirstTime = nil
             frameDuration = decoder.frameRate > 0 ? 1 / decoder.frameRate : frameDuration
-        }
-    }
-}
-
-/// The picture a player has just let go of, waiting to be written over by its decode thread.
-/// One is enough: the player lets go of one picture for each one it takes, and the thread
-/// converts its next frame as soon as the player takes one.
-final class SparePicture: @unchecked Sendable {
-    private let lock = NSLock()
-    private var picture: RGBAImage?
-
-    func put(_ picture: RGBAImage) { lock.withLock { self.picture = picture } }
-
-    func take() -> RGBAImage? {
-        lock.withLock {
-            defer { picture = nil }
-            return picture
         }
     }
 }

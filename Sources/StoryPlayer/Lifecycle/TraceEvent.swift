@@ -1,0 +1,64 @@
+import Foundation
+
+/// One line of `lifecycle.jsonl`: something a player did, or a call it ignored.
+public struct TraceEvent: Sendable, Equatable {
+    public enum Kind: String, Sendable, CaseIterable {
+        case play, opened, firstFrame, ended, failed, stop, ignored, reconnect, preload
+    }
+
+    /// Timeline seconds.
+    public var t: Double
+    /// Wall-clock seconds since the render started.
+    public var wall: Double
+    public var event: Kind
+    public var story: String
+    public var item: Int?
+    public var player: Int?
+    /// FFmpeg's message, on `failed`.
+    public var error: String?
+    /// `play` or `stop`, on `ignored`.
+    public var call: String?
+    /// The try number, on `reconnect`.
+    public var attempt: Int?
+    /// Pictures the player delivered, on `stop`: 0 for a story left while it was still loading.
+    public var pictures: Int?
+    /// Time to first frame, on `firstFrame`.
+    public var spans: FirstFrameSpans?
+    /// What a `preload` brought in ("poster", "probe"), and the probe's findings.
+    public var loaded: [String]?
+    public var detail: String?
+
+    public init(t: Double, wall: Double, event: Kind, story: String, item: Int? = nil, player: Int? = nil,
+                error: String? = nil, call: String? = nil, attempt: Int? = nil, spans: FirstFrameSpans? = nil) {
+        self.attempt = attempt
+        self.spans = spans
+        self.t = t
+        self.wall = wall
+        self.event = event
+        self.story = story
+        self.item = item
+        self.player = player
+        self.error = error
+        self.call = call
+    }
+
+    /// The event as one JSON line, keys in a fixed order so traces diff cleanly.
+    public var jsonLine: String {
+        var fields = ["\"t\": \(JSONText.number(t))", "\"wall\": \(JSONText.number(wall))",
+                      "\"event\": \(JSONText.string(event.rawValue))", "\"story\": \(JSONText.string(story))"]
+        if let item { fields.append("\"item\": \(item)") }
+        if let player { fields.append("\"player\": \(player)") }
+        if let call { fields.append("\"call\": \(JSONText.string(call))") }
+        if let attempt { fields.append("\"attempt\": \(attempt)") }
+        if let pictures { fields.append("\"pictures\": \(pictures)") }
+        if let loaded { fields.append("\"loaded\": [\(loaded.map(JSONText.string).joined(separator: ", "))]") }
+        if let detail { fields.append("\"detail\": \(JSONText.string(detail))") }
+        if let spans {
+            fields.append("\"open_ms\": \(JSONText.number(spans.openMs))")
+            fields.append("\"first_packet_ms\": \(JSONText.number(spans.firstPacketMs))")
+            fields.append("\"first_frame_ms\": \(JSONText.number(spans.firstFrameMs))")
+        }
+        if let error { fields.append("\"error\": \(JSONText.string(error))") }
+        return "{" + fields.joined(separator: ", ") + "}"
+    }
+}
