@@ -87,9 +87,6 @@ struct Render: ParsableCommand {
         if let threads, !RenderOptions.threadCounts.contains(threads) {
             throw ValidationError("--threads must be \(RenderOptions.threadCounts.spoken)")
         }
-        if frames != nil && clock == .realtime {
-            throw ValidationError("--frames needs the virtual clock: a realtime render cannot be split")
-        }
         if noPng && mp4 == nil { throw ValidationError("--no-png needs --mp4: otherwise nothing would be written") }
         guard (0...51).contains(crf) else { throw ValidationError("--crf must be 0 to 51") }
         guard ClipOptions.presets.contains(preset) else {
@@ -121,8 +118,10 @@ struct Render: ParsableCommand {
             clip.preset = preset
             return clip
         }
-        if frames != nil && board.clock == .realtime && clock == nil {
-            throw ValidationError("--frames needs the virtual clock: this storyboard asks for realtime")
+        do {
+            try options.check(for: board)
+        } catch {
+            throw ValidationError(error.message)
         }
         let progress = ProgressLine(style: quiet ? .none : self.progress)
         if progress.isEnabled {

@@ -19,6 +19,23 @@ final class ShardTests: XCTestCase {
         return (summary, render.trace.events, folder)
     }
 
+    /// The library, not the CLI, refuses a shard of a realtime render: its frames depend on when
+    /// it ran, so shards could not be joined. Nothing is written.
+    func testAShardOfARealtimeRenderIsRefusedBeforeAnyWork() throws {
+        for (storyboardClock, optionClock) in [(PlaybackClock.realtime, PlaybackClock?.none), (.virtual, .realtime)] {
+            var board = try board()
+            board.clock = storyboardClock
+            let folder = ScratchFolder()
+            var options = RenderOptions(outputFolder: folder.path + "/out")
+            options.frameRange = 0..<5
+            options.clock = optionClock
+            XCTAssertThrowsError(try StoryRender(storyboard: board, options: options).run()) { error in
+                XCTAssertEqual((error as? RenderError)?.code, .options)
+            }
+            XCTAssertFalse(FileManager.default.fileExists(atPath: folder.path + "/out"), "nothing is written")
+        }
+    }
+
     func testShardsAreByteIdenticalInsideATransitionAndInsideAVideoItem() throws {
         let board = try board()
         let (full, _, fullFolder) = try renderRange(board, nil)

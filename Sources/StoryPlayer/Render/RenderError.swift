@@ -5,6 +5,8 @@ public struct RenderError: Error, Sendable, CustomStringConvertible {
         case output
         /// A paged feed's first page could not be loaded (exit 1).
         case feed
+        /// The options ask for something this storyboard cannot give (exit 2, a usage error).
+        case options
     }
 
     public let code: Code

@@ -1,0 +1,82 @@
+import Compositor
+import Foundation
+
+// MARK: - Drawing a frame
+
+extension StoryRender {
+    /// The faces of the frame at `t` drawn into `canvas`: a story at rest, or two mid-turn, each
+    /// with its overlay, then the bubble transform while the viewer opens or closes.
+    func compose(at t: Double, into canvas: inout RGBAImage) {
+        let geometry = navigator.geometry
+        let placements = geometry.faces(pageOffset: navigator.pageOffset, width: canvas.width, height: canvas.height)
+        let undecorated = placements.map { TexturedFace(texture: texture(forStory: $0.page, at: t), placement: $0) }
+        if undecorated.count == 1, undecorated[0].isPixelExact(width: canvas.width, height: canvas.height) {
+            // A story at rest is the frame itself (the rasterizer copies its picture into the
+            // reused canvas), so the overlay goes on the canvas, not on a copy of the picture.
+            rasterizer.draw(undecorated, background: storyboard.canvas.background, into: &canvas, clock: clock)
+            if options.overlay, navigator.overlayOpacity(at: t) > 0 {
+                clock.measure(.overlay) { drawOverlay(on: &canvas, story: placements[0].page, at: t) }
+            }
+            // The copies kept for turns wait for the next one; at rest they are just memory.
+            overlayCopies = [nil, nil]
+        } else {
+            let faces = undecorated.enumerated().map { slot, face in
+                TexturedFace(texture: decorated(face.texture, story: face.placement.page, at: t, slot: slot),
+                             placement: face.placement)
+            }
+            rasterizer.draw(faces, background: storyboard.canvas.background, into: &canvas, clock: clock)
+        }
+        if let bubble = navigator.bubbleTransform(at: t, width: canvas.width, height: canvas.height) {
+            canvas = clock.measure(.overlay) { canvas.presented(bubble, background: storyboard.canvas.background) }
+        }
+    }
+
+    /// The story's overlay drawn into its texture: the progress segments (which so turn with the
+    /// cube), faded out while a finger holds the story.
+    /// `slot` is the face's place in the frame; the copy made for it is kept for the next frame
+    /// (the frame's faces are gone by then, so the copy is again this render's alone).
+    func decorated(_ picture: RGBAImage, story index: Int, at t: Double, slot: Int) -> RGBAImage {
+        guard options.overlay, navigator.overlayOpacity(at: t) > 0 else { return picture }
+        return clock.measure(.overlay) {
+            var copy = picture
+            if slot < overlayCopies.count, let kept = overlayCopies[slot], kept.width == picture.width,
+               kept.height == picture.height {
+                overlayCopies[slot] = nil
+                copy = kept
+                copy.copyPixels(from: picture)
+            }
+            drawOverlay(on: &copy, story: index, at: t)
+            if slot < overlayCopies.count { overlayCopies[slot] = copy }
+            return copy
+        }
+    }
+
+    func drawOverlay(on picture: inout RGBAImage, story index: Int, at t: Double) {
+        let item = navigator.currentItems[index]
+        let progress = players[index].current.map { $0.itemIndex == item ? $0.progress(at: t) : 0 } ?? 0
+        StoryOverlay.drawSegments(on: &picture, count: stories[index].items.count, current: item, progress: progress,
+                                  inset: storyboard.overlayInset, opacity: navigator.overlayOpacity(at: t))
+    }
+
+    /// A playing story shows its video (after a short crossfade from its loading picture if the
+    /// first frame took time to come); a failed one its error card; a loading one its blurred
+    /// poster with a spinner; one that is not playing (start: settle) its blurred poster.
+    func texture(forStory index: Int, at t: Double) -> RGBAImage {
+        let item = navigator.currentItems[index]
+        guard let player = players[index].current else {
+            return posters.picture(story: index, item: item, at: t, ring: false)
+        }
+        if player.isFailed { return errorCard }
+        let picture = player.picture(at: t)
+        if player.isFailed { return errorCard }
+        // Sound without a picture is playing, not loading: the poster stays, the ring goes.
+        let ring = options.overlay && !player.playsSoundOnly
+        let loading = { self.posters.picture(story: index, item: player.itemIndex, at: t, ring: ring) }
+        guard let picture else { return loading() }
+        let fade = storyboard.loading.fade
+        if let shownAt = player.firstFrameAt, shownAt > player.startedAt, fade > 0, t - shownAt < fade {
+            return loading().crossfaded(to: picture, amount: (t - shownAt) / fade)
+        }
+        return picture
+    }
+}

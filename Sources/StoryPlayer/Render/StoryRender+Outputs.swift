@@ -1,0 +1,36 @@
+import Compositor
+import Foundation
+
+// MARK: - The files beside the frames
+
+extension StoryRender {
+    /// The summary of a finished render.
+    func summarize(frames: Int, framesCovered: Int) -> RenderSummary {
+        var summary = RenderSummary(frames: frames, wallSeconds: trace.wall, stories: stories,
+                                    trace: trace, notices: notices,
+                                    stageSeconds: clock.seconds, cores: Rasterizer.defaultThreadCount)
+        summary.clock = playback
+        summary.lateFrames = lateFrames
+        summary.posterMisses = posters.misses
+        summary.timelineFrames = framesCovered
+        summary.feedPages = feed?.pagesLoaded
+        return summary
+    }
+
+    /// The contact sheet and timeline pictures when asked for, then `lifecycle.jsonl` and
+    /// `summary.json`, each written whole or not at all.
+    func writeOutputs(_ summary: RenderSummary, to folder: String) throws(RenderError) {
+        do {
+            if let path = options.contactSheet, !thumbnails.chosen.isEmpty {
+                try ContactSheet(columns: options.sheetColumns, cellWidth: thumbnails.width).render(thumbnails.chosen).writePNG(to: path)
+            }
+            if let path = options.timeline {
+                try LifecycleTimeline.render(trace.events).writePNG(to: path)
+            }
+            try AtomicFile.write(Array(trace.jsonLines.utf8), to: (folder as NSString).appendingPathComponent("lifecycle.jsonl"))
+            try AtomicFile.write(Array(summary.json.utf8), to: (folder as NSString).appendingPathComponent("summary.json"))
+        } catch {
+            throw RenderError(.output, "cannot write the trace, summary or pictures", cause: error.description)
+        }
+    }
+}

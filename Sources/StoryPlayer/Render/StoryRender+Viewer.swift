@@ -1,0 +1,53 @@
+import Compositor
+import Foundation
+
+// MARK: - Navigation and the players it starts and stops
+
+extension StoryRender {
+    /// Navigation and lifecycle up to timeline time `t`.
+    func step(to t: Double) {
+        advanceViewer(to: t)
+        applyHold(at: t)
+        // An item ends only while its story rests on screen; a page in motion holds its items.
+        if !navigator.isMoving, !navigator.isFinished, let player = players[navigator.settledPage].current,
+           player.hasEnded(at: t) {
+            player.markEnded(at: t)
+            navigator.currentItemEnded(at: t)
+            advanceViewer(to: t)
+        }
+    }
+
+    /// The viewer's gestures up to `t`, then the preload window and the players that follow
+    /// from where it rests.
+    func advanceViewer(to t: Double) {
+        navigator.advance(to: t)
+        requestPreloads()
+        syncPlayers(at: t)
+        settlePreloads(at: t)
+    }
+
+    /// A finger held on the story pauses its current item from the moment it went down; the item
+    /// resumes from the moment it was lifted (a live item at its live edge).
+    func applyHold(at t: Double) {
+        guard let player = players[navigator.settledPage].current else { return }
+        if navigator.isHeld(at: t), let hold = navigator.hold {
+            player.pause(at: hold.start)
+        } else if player.isPaused, let hold = navigator.hold, let skipped = player.resume(at: hold.end) {
+            warnings.append("story \(players[navigator.settledPage].story.id): live item resumed at the live edge, "
+                            + "skipping \(ObjectReader.format((skipped * 1000).rounded() / 1000)) s")
+        }
+    }
+
+    /// Stops the players that should not play, then starts those that should. Stopping first keeps
+    /// the number alive at its bound even when a tap replaces one story by another.
+    func syncPlayers(at t: Double) {
+        let wanted = Dictionary(uniqueKeysWithValues: navigator.playingStories.map { ($0.story, $0.item) })
+        for (index, player) in players.enumerated() {
+            guard let current = player.current else { continue }
+            if wanted[index] != current.itemIndex { player.stop(at: t) }
+        }
+        for (index, item) in wanted.sorted(by: { $0.key < $1.key }) where !players[index].isPlaying {
+            players[index].play(item: item, at: t)
+        }
+    }
+}
