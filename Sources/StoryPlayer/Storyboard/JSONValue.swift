@@ -43,6 +43,11 @@ extension JSONValue: Decodable {
     /// Parses a document; the error says where the syntax broke.
     static func parse(_ data: Data) throws(StoryboardError) -> JSONValue {
         do {
+            try JSONSyntax.check(Array(data))
+        } catch {
+            throw StoryboardError(path: "", message: "not valid JSON: \(error.description)")
+        }
+        do {
             return try JSONDecoder().decode(JSONValue.self, from: data)
         } catch let DecodingError.dataCorrupted(context) {
             let detail = (context.underlyingError as NSError?)?.userInfo[NSDebugDescriptionErrorKey] as? String

@@ -8,12 +8,20 @@ extension Storyboard {
             throw StoryboardError(path: "", message: "cannot read storyboard \(path)")
         }
         let folder = (URL(fileURLWithPath: path).deletingLastPathComponent().path)
-        try self.init(json: data, folder: folder)
+        do {
+            try self.init(json: data, folder: folder)
+        } catch where error.path.isEmpty && error.message.hasPrefix("not valid JSON") {
+            // Syntax errors name the file as well as the line and column.
+            throw StoryboardError(path: "", message: "\(path): \(error.message)")
+        }
     }
 
     /// Parses and validates storyboard JSON.
     public init(json: Data, folder: String) throws(StoryboardError) {
         var root = try ObjectReader(try JSONValue.parse(json), path: "")
+        if let version = try root.number("version", in: 1...1_000_000), version != Storyboard.version {
+            throw StoryboardError(path: "version", message: "this renderer reads storyboard version \(Int(Storyboard.version)), not \(ObjectReader.format(version))")
+        }
         var canvas = Canvas()
         if var block = try root.object("canvas") {
             canvas.width = try block.integer("width", in: Canvas.sides) ?? canvas.width

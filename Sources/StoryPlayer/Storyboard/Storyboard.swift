@@ -2,6 +2,9 @@ import Compositor
 
 /// A storyboard (version 1): the stories to play and the gestures that drive the viewer.
 public struct Storyboard: Sendable {
+    /// The storyboard format this renderer reads (the optional top-level `"version"`).
+    public static let version = 1.0
+
     public var canvas: Canvas
     public var transition: Transition
     /// Timeline seconds to render; nil means "until the last item of the last story ends".

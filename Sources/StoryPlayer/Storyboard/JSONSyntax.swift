@@ -1,0 +1,164 @@
+/// A strict check of JSON syntax (RFC 8259) that says where it breaks, by line and column.
+///
+/// Foundation's decoder accepts a trailing comma and reports a broken document by byte offset
+/// at best; a person who wrote a storyboard by hand wants "line 7, column 3: a trailing comma".
+/// This runs before the decoder and checks syntax only: values are read by `JSONValue`.
+struct JSONSyntax {
+    struct Failure: Error, Equatable {
+        /// 1-based, counted in lines and UTF-8 bytes, as editors show them for ASCII text.
+        let line: Int
+        let column: Int
+        let message: String
+
+        var description: String { "line \(line), column \(column): \(message)" }
+    }
+
+    private let bytes: [UInt8]
+    private var index = 0
+    /// Nesting deeper than this is refused rather than risking the stack on hostile input.
+    private static let maxDepth = 512
+
+    /// Throws the first syntax error in `bytes`.
+    static func check(_ bytes: [UInt8]) throws(Failure) {
+        var reader = JSONSyntax(bytes: bytes)
+        reader.skipSpace()
+        try reader.value(depth: 0)
+        reader.skipSpace()
+        guard reader.index == bytes.count else { throw reader.failure("unexpected text after the document") }
+    }
+
+    private init(bytes: [UInt8]) { self.bytes = bytes }
+
+    // MARK: - Values
+
+    private mutating func value(depth: Int) throws(Failure) {
+        guard depth < JSONSyntax.maxDepth else { throw failure("nested more than \(JSONSyntax.maxDepth) deep") }
+        guard let byte = peek else { throw failure("the document ends where a value was expected") }
+        switch byte {
+        case UInt8(ascii: "{"): try container(close: UInt8(ascii: "}"), depth: depth, keyed: true)
+        case UInt8(ascii: "["): try container(close: UInt8(ascii: "]"), depth: depth, keyed: false)
+        case UInt8(ascii: "\""): try string()
+        case UInt8(ascii: "t"): try literal("true")
+        case UInt8(ascii: "f"): try literal("false")
+        case UInt8(ascii: "n"): try literal("null")
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): try number()
+        default: throw failure("expected a value, found \(shown(byte))")
+        }
+    }
+
+    /// An object or an array: members separated by commas, none after the last.
+    private mutating func container(close: UInt8, depth: Int, keyed: Bool) throws(Failure) {
+        index += 1
+        skipSpace()
+        if peek == close {
+            index += 1
+            return
+        }
+        while true {
+            if keyed {
+                guard peek == UInt8(ascii: "\"") else {
+                    throw failure(peek == nil ? "the document ends inside an object" : "expected a key in double quotes, found \(shown(peek!))")
+                }
+                try string()
+                skipSpace()
+                guard peek == UInt8(ascii: ":") else { throw failure("expected ':' after the key") }
+                index += 1
+                skipSpace()
+            }
+            try value(depth: depth + 1)
+            skipSpace()
+            guard let next = peek else { throw failure("the document ends before '\(Character(Unicode.Scalar(close)))'") }
+            if next == close {
+                index += 1
+                return
+            }
+            guard next == UInt8(ascii: ",") else {
+                throw failure("expected ',' or '\(Character(Unicode.Scalar(close)))', found \(shown(next))")
+            }
+            let comma = index
+            index += 1
+            skipSpace()
+            if peek == close {
+                index = comma
+                throw failure("a trailing comma: JSON allows no comma after the last \(keyed ? "member" : "element")")
+            }
+        }
+    }
+
+    private mutating func string() throws(Failure) {
+        index += 1
+        while let byte = peek {
+            switch byte {
+            case UInt8(ascii: "\""):
+                index += 1
+                return
+            case UInt8(ascii: "\\"):
+                index += 1
+                guard let escaped = peek, Array("\"\\/bfnrtu".utf8).contains(escaped) else { throw failure("a bad escape in a string") }
+                index += 1
+                if escaped == UInt8(ascii: "u") {
+                    for _ in 0..<4 {
+                        guard let hex = peek, (hex >= 48 && hex <= 57) || (hex | 0x20 >= 97 && hex | 0x20 <= 102) else {
+                            throw failure("a \\u escape needs four hex digits")
+                        }
+                        index += 1
+                    }
+                }
+            case 0..<0x20:
+                throw failure("a control character in a string (write \\n or \\t)")
+            default:
+                index += 1
+            }
+        }
+        throw failure("the document ends inside a string")
+    }
+
+    private mutating func number() throws(Failure) {
+        if peek == UInt8(ascii: "-") { index += 1 }
+        guard let first = peek, isDigit(first) else { throw failure("a number needs digits") }
+        index += 1
+        if first != UInt8(ascii: "0") { while let d = peek, isDigit(d) { index += 1 } }
+        if peek == UInt8(ascii: ".") {
+            index += 1
+            guard let d = peek, isDigit(d) else { throw failure("a number needs digits after '.'") }
+            while let d = peek, isDigit(d) { index += 1 }
+        }
+        if peek == UInt8(ascii: "e") || peek == UInt8(ascii: "E") {
+            index += 1
+            if peek == UInt8(ascii: "+") || peek == UInt8(ascii: "-") { index += 1 }
+            guard let d = peek, isDigit(d) else { throw failure("a number needs digits in its exponent") }
+            while let d = peek, isDigit(d) { index += 1 }
+        }
+    }
+
+    private mutating func literal(_ word: String) throws(Failure) {
+        for expected in word.utf8 {
+            guard peek == expected else { throw failure("expected \(word)") }
+            index += 1
+        }
+    }
+
+    // MARK: - Reading
+
+    private var peek: UInt8? { index < bytes.count ? bytes[index] : nil }
+
+    private func isDigit(_ byte: UInt8) -> Bool { byte >= 48 && byte <= 57 }
+
+    private mutating func skipSpace() {
+        while let byte = peek, byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 { index += 1 }
+    }
+
+    private func shown(_ byte: UInt8) -> String {
+        byte >= 0x21 && byte < 0x7F ? "'\(Character(Unicode.Scalar(byte)))'" : String(format: "byte 0x%02X", byte)
+    }
+
+    /// A failure at the current position.
+    private func failure(_ message: String) -> Failure {
+        var line = 1, lineStart = 0
+        for (offset, byte) in bytes[..<min(index, bytes.count)].enumerated() where byte == 0x0A {
+            line += 1
+            lineStart = offset + 1
+        }
+        return Failure(line: line, column: index - lineStart + 1, message: message)
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import StoryPlayer
+import XCTest
+
+/// Storyboards written by hand: syntax errors say the file, line and column; a trailing comma is
+/// an error, not quietly accepted; `"version": 1`, as the README writes it, is accepted.
+final class StoryboardSyntaxTests: XCTestCase {
+    func parseError(_ json: String) -> String? {
+        do {
+            _ = try Storyboard.parse(json)
+            return nil
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    func testTrailingCommasAreErrorsWithLineAndColumn() {
+        XCTAssertEqual(parseError("{\"stories\": [{\"id\": \"a\", \"items\": [{\"uri\": \"x.mp4\"},]}]}"),
+                       "not valid JSON: line 1, column 52: a trailing comma: JSON allows no comma after the last element")
+        XCTAssertEqual(parseError("{\"stories\": [{\"id\": \"a\",\n \"items\": [{\"uri\": \"x.mp4\", }]}]}"),
+                       "not valid JSON: line 2, column 27: a trailing comma: JSON allows no comma after the last member")
+    }
+
+    func testOtherSyntaxErrorsSayWhere() {
+        XCTAssertEqual(parseError("{\"stories\" [] }"), "not valid JSON: line 1, column 12: expected ':' after the key")
+        XCTAssertEqual(parseError("{\n  \"stories\": [\n    {'id': \"a\"}]}"),
+                       "not valid JSON: line 3, column 6: expected a key in double quotes, found '''")
+        XCTAssertEqual(parseError("{\"duration\": 01}"), "not valid JSON: line 1, column 15: expected ',' or '}', found '1'")
+        XCTAssertEqual(parseError("{\"duration\": 1} x"), "not valid JSON: line 1, column 17: unexpected text after the document")
+        XCTAssertEqual(parseError("{\"id\": \"a"), "not valid JSON: line 1, column 10: the document ends inside a string")
+        XCTAssertEqual(parseError(String(repeating: "[", count: 600)), "not valid JSON: line 1, column 513: nested more than 512 deep")
+    }
+
+    func testAFileNamesItselfInASyntaxError() throws {
+        let folder = ScratchFolder()
+        let path = folder.write("board.json", Array("{\"stories\": [,]}".utf8))
+        XCTAssertThrowsError(try Storyboard(contentsOf: path)) { error in
+            XCTAssertEqual("\(error)", "\(path): not valid JSON: line 1, column 14: expected a value, found ','")
+        }
+    }
+
+    func testVersionOneIsAcceptedAndOthersAreRefused() throws {
+        let board = try Storyboard.parse(#"{"version": 1, "stories": [{"id": "a", "items": [{"uri": "x.mp4"}]}]}"#)
+        XCTAssertEqual(board.stories.map(\.id), ["a"])
+        XCTAssertEqual(parseError(#"{"version": 2, "stories": [{"id": "a", "items": [{"uri": "x.mp4"}]}]}"#),
+                       "version: this renderer reads storyboard version 1, not 2")
+    }
+
+    /// Valid JSON of every shape still parses: the strict check refuses nothing the standard allows.
+    func testEveryJSONShapeStillParses() throws {
+        let board = try Storyboard.parse("""
+        { "stories" : [ { "id" : "a\\u00e9\\n\\"q\\"" , "items" : [ { "uri" : "x.mp4" , "duration" : -0.5e+1 } ] } ] ,
+          "script" : [ ] , "canvas" : { "fps" : 2.5E1 } }\t\r
+        """.replacingOccurrences(of: "-0.5e+1", with: "1.5e-0"))
+        XCTAssertEqual(board.stories[0].id, "aé\n\"q\"")
+        XCTAssertEqual(board.canvas.fps, 25)
+        XCTAssertEqual(board.stories[0].items[0].duration, 1.5)
+    }
+}
