@@ -245,6 +245,7 @@ public final class StoryRender {
                                     trace: trace, notices: notices,
                                     stageSeconds: clock.seconds, cores: Rasterizer.defaultThreadCount)
         summary.clock = playback
+        summary.timelineFPS = fps
         summary.lateFrames = lateFrames
         summary.posterMisses = posters.misses
         summary.timelineFrames = framesCovered
