@@ -8,6 +8,7 @@ extension ReportPage {
     <meta charset="utf-8">
     <meta name="viewport" content="width=device-width, initial-scale=1">
     <title>live-stories report</title>
+    <link rel="icon" href="data:,"><!-- no favicon request: a server's 404 would be a console error -->
     <style>
     :root { color-scheme: dark; --bg: #141418; --panel: #1d1d24; --line: #33333f; --text: #dcdce6;
             --dim: #8a8a9a; --accent: #8e6be8; --bad: #ff4040; --good: #3cd060; }
