@@ -72,7 +72,7 @@ extension ReportPage {
           <input id="scrub" type="range" min="0" max="0" value="0" step="1" aria-label="frame">
           <output id="position"></output>
         </div>
-        <p class="hint">← → one frame · shift + ← → one second · space play/pause · Home/End · click an event or a lane to go to its frame</p>
+        <p class="hint">← → one frame · shift + ← → one second · space play/pause · Home/End · click an event or a lane to go to its frame · #frame=N in the address opens at frame N</p>
       </div>
       <div id="pane-clip" class="stage" hidden><video id="clip" controls preload="metadata"></video></div>
     </section>

@@ -70,7 +70,9 @@ extension ReportPage {
     setUpPlayer();
     drawSummary();
     setUpLanes();
-    seek(firstFrame);
+    // report.html#frame=120 opens at frame 120: a link can point at a moment.
+    const linked = /frame=(\d+)/.exec(location.hash);
+    seek(linked ? Number(linked[1]) : firstFrame);
     document.body.dataset.ready = 'true';
 
     """#
