@@ -15,11 +15,12 @@ test-deps:
 build: deps
 	$(SWIFT) build -c release --product render-stories
 
-# Renders samples/demo.json into out/demo/.
+# Renders samples/demo.json into out/demo/, with the report page to look at it in a browser.
 demo: build
-	$(BIN) render samples/demo.json --output out/demo
+	$(BIN) render samples/demo.json --output out/demo --report
 	@$(BIN) check out/demo/lifecycle.jsonl
 	@echo "demo frames are in $(CURDIR)/out/demo/ (frame-000000.png …, lifecycle.jsonl, summary.json)"
+	@echo "open $(CURDIR)/out/demo/report.html in a browser"
 
 test: test-deps
 	$(SWIFT) build --build-tests

@@ -25,8 +25,9 @@ done
 if ((want_tests)); then
   # command → Debian package. The live-source tests start real servers on 127.0.0.1: ffmpeg
   # feeds them (RTMP, HLS, SRT), nginx with the RTMP module serves RTMP, python3 serves HTTP.
-  # GNU parallel runs the shards of scripts/render-sharded.sh.
-  tools=(ffmpeg:ffmpeg ffprobe:ffmpeg nginx:nginx python3:python3 parallel:parallel)
+  # GNU parallel runs the shards of scripts/render-sharded.sh. Headless chromium opens the
+  # report page the way a user would (keys, clicks, console errors, a screenshot).
+  tools=(ffmpeg:ffmpeg ffprobe:ffmpeg nginx:nginx python3:python3 parallel:parallel chromium:chromium)
   for entry in "${tools[@]}"; do
     command -v "${entry%%:*}" >/dev/null 2>&1 || [[ -x /usr/sbin/${entry%%:*} ]] || missing+=("${entry#*:}")
   done

@@ -73,6 +73,9 @@ struct Render: ParsableCommand {
     @Option(help: ArgumentHelp("Also write the lifecycle as a picture: a lane per story, a bar per player.", valueName: "file.png"))
     var timeline: String?
 
+    @Flag(help: "Also write DIR/report.html: the frames in a player beside the lifecycle and the summary (see `report`).")
+    var report = false
+
     @Option(help: "bar: a one-line progress bar on stderr when it is a terminal. json: one JSON line a second on stderr ({\"frame\", \"of\", \"fps\", \"eta_s\"}), for job runners. none: nothing.")
     var progress: ProgressStyle = .bar
 
@@ -136,6 +139,15 @@ struct Render: ParsableCommand {
             throw ExitCode(1)
         }
         progress.clear()
+        if report {
+            do {
+                let page = try ReportPage.load(folder: folder, fps: board.canvas.fps, clip: mp4)
+                _ = try page.write(toFolder: folder)
+            } catch {
+                printError("error: cannot write the report: \(error)")
+                throw ExitCode(1)
+            }
+        }
         if quiet {
             if strict && !summary.failedStories.isEmpty { throw ExitCode(3) }
             return

@@ -18,12 +18,13 @@ struct RenderStories: ParsableCommand {
           render-stories still board.json --page 0.5 --time 1.2 --output mid.png
           render-stories check out/board/lifecycle.jsonl
           render-stories timeline out/board/lifecycle.jsonl --output lifecycle.png
+          render-stories report out/board        # out/board/report.html
           render-stories probe https://example.com/live/index.m3u8
 
         Exit codes: 0 success; 1 output cannot be written, or `check` found violations; \
         2 usage or storyboard error; 3 a story failed and --strict was given.
         """,
-        subcommands: [Render.self, Still.self, Check.self, Timeline.self, Probe.self, Frames.self],
+        subcommands: [Render.self, Still.self, Check.self, Timeline.self, Report.self, Probe.self, Frames.self],
         defaultSubcommand: Render.self
     )
 

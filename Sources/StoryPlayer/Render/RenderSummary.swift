@@ -26,6 +26,9 @@ public struct RenderSummary: Sendable {
     public var posterMisses = 0
     /// Feed pages loaded, for a paged feed.
     public var feedPages: Int?
+    /// Frames per second of the timeline (frame n shows n / fps): what a reader of the folder
+    /// needs to turn trace times into frame numbers (the report page does).
+    public var timelineFPS: Double?
     /// Time-to-first-frame spans of every play that showed a picture, per story id.
     public var spans: [String: [FirstFrameSpans]] = [:]
 
@@ -106,7 +109,7 @@ public struct RenderSummary: Sendable {
           "cores": \(cores),
           "pipeline_efficiency": \(JSONText.number(pipelineEfficiency)),
           "non_encode_share": \(JSONText.number(nonEncodeShare)),
-          "clock": \(JSONText.string(clock.rawValue)),
+          "clock": \(JSONText.string(clock.rawValue)),\(timelineFPS.map { "\n  \"timeline_fps\": \(JSONText.number($0))," } ?? "")
           "poster_misses": \(posterMisses),\(feedPages.map { "\n  \"feed_pages\": \($0)," } ?? "")
           "late_frames": [\(lateFrames.map(String.init).joined(separator: ", "))],
           "first_frame": \(RenderSummary.spanStatistics(spans.values.flatMap { $0 })),

@@ -1,0 +1,79 @@
+extension ReportPage {
+    /// The summary panel (built with the DOM, never innerHTML: story ids and FFmpeg's messages
+    /// are shown as text, whatever they hold), and the page's start.
+    static let summaryScript = #"""
+    /** An element with text or children; attributes set as properties (className, onclick, …). */
+    function el(tag, props, ...children) {
+      const node = Object.assign(document.createElement(tag), props || {});
+      for (const c of children) node.append(c);
+      return node;
+    }
+
+    const ms = v => (typeof v === 'number' ? v.toFixed(1) : '–');
+
+    function table(head, rows) {
+      const cells = (tag, values) => el('tr', null, ...values.map((v, i) => el(tag, { className: i ? 'n' : '' }, String(v))));
+      return el('table', null, cells('th', head), ...rows.map(r => cells('td', r)));
+    }
+
+    function drawSummary() {
+      const panel = $('summary');
+      panel.replaceChildren(el('h2', null, 'Summary'));
+      // Each section in one box, so the panel's columns never part a heading from its table.
+      const section = (title, ...content) => panel.append(el('div', null, el('h3', null, title), ...content));
+
+      // `render-stories check`, run when the page was made.
+      const check = data.check;
+      section('Check', check.ok
+        ? el('div', { className: 'ok', id: 'check' }, '✓ ok: lifecycle holds (at most ' + data.max_alive + ' alive)')
+        : el('div', { className: 'bad', id: 'check' }, '✗ ' + check.violations.length + ' violation(s)',
+          el('ul', null, ...check.violations.map(v => el('li', null, v)))));
+
+      // Failed stories, each error linked to its `failed` event's frame.
+      const failedEvents = events.filter(e => e.event === 'failed');
+      const stories = summary.stories || [];
+      const failed = stories.length ? stories.filter(s => s.failures > 0).map(s => [s.id, s.errors || []])
+        : [...new Set(failedEvents.map(e => e.story))].map(id => [id, failedEvents.filter(e => e.story === id)
+          .map(e => 'item ' + (e.item ?? 0) + ': ' + (e.error || 'failed'))]);
+      section('Failed stories', failed.length === 0 ? el('div', { className: 'ok' }, 'none') :
+        el('ul', { id: 'failed' }, ...failed.map(([id, errors]) => {
+          const first = failedEvents.find(e => e.story === id);
+          const name = el('b', first ? { className: 'link', onclick: () => goTo(frameOf(first.t)) } : null, id);
+          return el('li', { className: 'bad' }, name, el('ul', null, ...errors.map(m => el('li', null, m))));
+        })));
+
+      // Time to first frame per story: wall-clock spans from play.
+      const spanRows = stories.filter(s => s.first_frame && s.first_frame.first_frame_ms).map(s => {
+        const f = s.first_frame.first_frame_ms, o = s.first_frame.open_ms || {};
+        return [s.id, s.plays, f.count || 0, ms(o.p50), ms(f.p50), ms(f.p95), ms(f.max)];
+      });
+      section('First frame (ms from play)', spanRows.length
+        ? table(['story', 'plays', 'shown', 'open p50', 'first frame p50', 'p95', 'max'], spanRows)
+        : el('div', { className: 'dim' }, 'no figures'));
+
+      // Mean CPU milliseconds per frame of each stage (and wall time per frame).
+      const stages = Object.entries(summary.stages_ms || {});
+      section('Stage times (ms per frame)', stages.length
+        ? table(['stage', 'ms'], stages.map(([k, v]) => [k, ms(v)])) : el('div', { className: 'dim' }, 'no figures'));
+
+      const notices = (summary.notices || []).concat(data.notices);
+      section('Notices', notices.length ? el('ul', { id: 'notices' }, ...notices.map(n => el('li', null, n)))
+        : el('div', { className: 'dim' }, 'none'));
+
+      const facts = [(lastFrame - firstFrame + 1) + ' frames at ' + fps + ' fps'];
+      if (typeof summary.wall_seconds === 'number') facts.push('rendered in ' + summary.wall_seconds.toFixed(2) + ' s');
+      if (typeof summary.peak_alive_players === 'number') facts.push('peak ' + summary.peak_alive_players + ' players alive');
+      if (summary.clock) facts.push(summary.clock + ' clock');
+      $('facts').textContent = facts.join(' · ');
+    }
+
+    setUpPlayer();
+    drawSummary();
+    setUpLanes();
+    // report.html#frame=120 opens at frame 120: a link can point at a moment.
+    const linked = /frame=(\d+)/.exec(location.hash);
+    seek(linked ? Number(linked[1]) : firstFrame);
+    document.body.dataset.ready = 'true';
+
+    """#
+}

@@ -1,0 +1,45 @@
+import ArgumentParser
+import Foundation
+import StoryPlayer
+
+struct Report: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Write OUT_DIR/report.html: the frames in a player, the lifecycle beside them, the summary.",
+        discussion: """
+        Reads an output folder of `render` (lifecycle.jsonl, summary.json, frame-NNNNNN.png) and \
+        writes one self-contained page beside them, to open in a browser from the folder or from \
+        any static server: play and scrub the frames (←/→ a frame, shift a second, space), a lane \
+        per player from play to stop with its events (click one to go to its frame), the players \
+        alive against --max-alive, the check's result, failures, first-frame times and stage \
+        times. `render --report` writes the same page at the end of a render.
+        """
+    )
+
+    @Argument(help: ArgumentHelp("An output folder of render.", valueName: "OUT_DIR"))
+    var folder: String
+
+    @Option(help: "The most players that may be alive at once (the check's bound and the line on the count).")
+    var maxAlive = 2
+
+    @Option(help: "Timeline frames per second. Default: summary.json's timeline_fps (30 when it has none).")
+    var fps: Double?
+
+    @Option(help: ArgumentHelp("The MP4 the page plays in its Clip tab. Default: the one .mp4 in OUT_DIR, if there is exactly one.",
+                               valueName: "file.mp4"))
+    var mp4: String?
+
+    func validate() throws {
+        guard maxAlive >= 1 else { throw ValidationError("--max-alive must be at least 1") }
+        if let fps, !(fps > 0 && fps <= 240) { throw ValidationError("--fps must be more than 0 and at most 240") }
+    }
+
+    func run() throws {
+        do {
+            let page = try ReportPage.load(folder: folder, fps: fps, clip: mp4, maxAlive: maxAlive)
+            print("wrote \(try page.write(toFolder: folder))")
+        } catch {
+            printError("error: \(error)")
+            throw ExitCode(1)
+        }
+    }
+}
