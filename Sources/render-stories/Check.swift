@@ -14,11 +14,15 @@ struct Check: ParsableCommand {
     @Option(help: "The most players that may be alive at once.")
     var maxAlive = 2
 
+    @Option(help: "The most audio-only players (a live room's participants, \"media\": \"audio\") that may be alive at once. Default: no bound.")
+    var maxAudio: Int?
+
     @Flag(help: "The trace covers only a frame range: players may be alive at its start and end.")
     var shard = false
 
     func validate() throws {
         guard maxAlive >= 1 else { throw ValidationError("--max-alive must be at least 1") }
+        if let maxAudio, maxAudio < 0 { throw ValidationError("--max-audio must be 0 or more") }
     }
 
     func run() throws {
@@ -29,10 +33,11 @@ struct Check: ParsableCommand {
             printError("error: \(error)")
             throw ExitCode(2)
         }
-        let violations = TraceCheck.check(String(decoding: bytes, as: UTF8.self), maxAlive: maxAlive, shard: shard)
+        let violations = TraceCheck.check(String(decoding: bytes, as: UTF8.self), maxAlive: maxAlive, maxAudio: maxAudio,
+                                          shard: shard)
         for violation in violations { print(violation) }
         if violations.isEmpty {
-            print("ok: lifecycle holds (at most \(maxAlive) alive)")
+            print("ok: lifecycle holds (at most \(maxAlive) alive\(maxAudio.map { ", at most \($0) audio" } ?? ""))")
         } else {
             throw ExitCode(1)
         }

@@ -27,8 +27,11 @@ public final class LifecycleTrace {
     @discardableResult
     func record(_ kind: TraceEvent.Kind, t: Double, story: String, item: Int? = nil, player: Int? = nil,
                 error: String? = nil, call: String? = nil, attempt: Int? = nil, spans: FirstFrameSpans? = nil,
-                loaded: [String]? = nil, detail: String? = nil, pictures: Int? = nil) -> Int {
-        if kind == .play, let player {
+                loaded: [String]? = nil, detail: String? = nil, pictures: Int? = nil,
+                participant: String? = nil, media: String? = nil) -> Int {
+        // Players that decode video are the ones the viewer bounds; a room's audio players are
+        // counted apart (`check --max-audio`).
+        if kind == .play, let player, media == nil {
             alive.insert(player)
             peakAlive = max(peakAlive, alive.count)
         }
@@ -38,6 +41,8 @@ public final class LifecycleTrace {
         event.loaded = loaded
         event.detail = detail
         event.pictures = pictures
+        event.participant = participant
+        event.media = media
         events.append(event)
         return events.count - 1
     }

@@ -4,7 +4,8 @@ import Foundation
 ///
 /// - player ids are never reused;
 /// - every `play` has exactly one `stop`, and a player has no events after its stop;
-/// - at most `maxAlive` players are alive at any moment.
+/// - at most `maxAlive` players that decode video are alive at any moment, and at most
+///   `maxAudio` (when given) of a room's audio-only players (`"media": "audio"`).
 public enum TraceCheck {
     public struct Violation: Sendable, Equatable, CustomStringConvertible {
         /// 1-based line number in the trace, or 0 for the trace as a whole.
@@ -15,11 +16,12 @@ public enum TraceCheck {
 
     /// Checks JSON Lines text. A shard's trace (`shard: true`) may begin with players already
     /// alive and end with players still alive; everything else holds as for a whole render.
-    public static func check(_ text: String, maxAlive: Int = 2, shard: Bool = false) -> [Violation] {
+    public static func check(_ text: String, maxAlive: Int = 2, maxAudio: Int? = nil, shard: Bool = false) -> [Violation] {
         var violations: [Violation] = []
         var played: [Int: Int] = [:]        // player → line of its play
         var stopped: [Int: Int] = [:]       // player → line of its stop
-        var alive: [Int: String] = [:]      // player → story
+        var alive: [Int: String] = [:]      // video player → story
+        var aliveAudio: [Int: String] = [:] // audio player → story
         var lineNumber = 0
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
             lineNumber += 1
@@ -32,8 +34,8 @@ public enum TraceCheck {
                 continue
             }
             let kind = event.event, name = kind.rawValue
-            // Calls that changed nothing, and preloads, are not player events.
-            if kind == .ignored || kind == .preload { continue }
+            // Calls that changed nothing, preloads and a room's speaker changes are not player events.
+            if kind == .ignored || kind == .preload || kind == .speaker { continue }
             guard let player = event.player else {
                 violations.append(Violation(line: lineNumber, message: "\(name) without a player id"))
                 continue
@@ -46,6 +48,15 @@ public enum TraceCheck {
                     continue
                 }
                 played[player] = lineNumber
+                if event.media == "audio" {
+                    aliveAudio[player] = story
+                    if let maxAudio, aliveAudio.count > maxAudio {
+                        let ids = aliveAudio.keys.sorted().map { "\($0) (\(aliveAudio[$0]!))" }.joined(separator: ", ")
+                        violations.append(Violation(line: lineNumber,
+                                                    message: "\(aliveAudio.count) audio players alive, more than \(maxAudio): \(ids)"))
+                    }
+                    continue
+                }
                 alive[player] = story
                 if alive.count > maxAlive {
                     let ids = alive.keys.sorted().map { "\($0) (\(alive[$0]!))" }.joined(separator: ", ")
@@ -60,6 +71,7 @@ public enum TraceCheck {
                 }
                 stopped[player] = lineNumber
                 alive[player] = nil
+                aliveAudio[player] = nil
             default:
                 if let stop = stopped[player] {
                     violations.append(Violation(line: lineNumber, message: "\(name) for player \(player) after its stop at line \(stop)"))
@@ -69,9 +81,9 @@ public enum TraceCheck {
             }
         }
         if !shard {
-            for player in alive.keys.sorted() {
+            for (player, story) in alive.merging(aliveAudio, uniquingKeysWith: { a, _ in a }).sorted(by: { $0.key < $1.key }) {
                 violations.append(Violation(line: played[player] ?? 0,
-                                            message: "player \(player) (\(alive[player]!)) played but never stopped"))
+                                            message: "player \(player) (\(story)) played but never stopped"))
             }
         }
         return violations

@@ -38,6 +38,8 @@ extension TraceEvent {
                   story: try reader.text("story") ?? "?", item: try reader.whole("item"), player: try reader.whole("player"),
                   error: try reader.text("error"), call: try reader.text("call"), attempt: try reader.whole("attempt"))
         pictures = try reader.whole("pictures")
+        participant = try reader.text("participant")
+        media = try reader.text("media")
         loaded = try reader.texts("loaded")
         detail = try reader.text("detail")
         if let open = try reader.nonNegative("open_ms"), let packet = try reader.nonNegative("first_packet_ms"),

@@ -3,7 +3,7 @@ import Foundation
 /// One line of `lifecycle.jsonl`: something a player did, or a call it ignored.
 public struct TraceEvent: Sendable, Equatable {
     public enum Kind: String, Sendable, CaseIterable {
-        case play, opened, firstFrame, ended, failed, stop, ignored, reconnect, preload
+        case play, opened, firstFrame, ended, failed, stop, ignored, reconnect, preload, speaker
     }
 
     /// Timeline seconds.
@@ -22,6 +22,10 @@ public struct TraceEvent: Sendable, Equatable {
     public var attempt: Int?
     /// Pictures the player delivered, on `stop`: 0 for a story left while it was still loading.
     public var pictures: Int?
+    /// The room participant a player plays, or who became the dominant speaker (`speaker`).
+    public var participant: String?
+    /// "audio" for a room's audio-only players; nil for players that decode video.
+    public var media: String?
     /// Time to first frame, on `firstFrame`.
     public var spans: FirstFrameSpans?
     /// What a `preload` brought in ("poster", "probe"), and the probe's findings.
@@ -48,6 +52,8 @@ public struct TraceEvent: Sendable, Equatable {
                       "\"event\": \(JSONText.string(event.rawValue))", "\"story\": \(JSONText.string(story))"]
         if let item { fields.append("\"item\": \(item)") }
         if let player { fields.append("\"player\": \(player)") }
+        if let participant { fields.append("\"participant\": \(JSONText.string(participant))") }
+        if let media { fields.append("\"media\": \(JSONText.string(media))") }
         if let call { fields.append("\"call\": \(JSONText.string(call))") }
         if let attempt { fields.append("\"attempt\": \(attempt)") }
         if let pictures { fields.append("\"pictures\": \(pictures)") }

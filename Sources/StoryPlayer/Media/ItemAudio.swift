@@ -21,8 +21,8 @@ final class ItemAudio {
     private let gate = InterruptGate()
 
     /// Opens the item's source a second time for its audio; throws when it has none.
-    init(source: MediaSource, limits: DecodeLimits) throws(MediaError) {
-        format = try FormatContext.open(source, limits: limits, gate: gate)
+    init(source: MediaSource, limits: DecodeLimits, isLive: Bool = false) throws(MediaError) {
+        format = try FormatContext.open(source, limits: limits, gate: gate, isLive: isLive)
         let context = format.pointer!
         let status = av_find_best_stream(context, AVMEDIA_TYPE_AUDIO, -1, -1, nil, 0)
         guard status >= 0 else { throw MediaError(.noAudioStream, "no audio stream in \(source)", averror: status) }

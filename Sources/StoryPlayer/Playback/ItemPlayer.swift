@@ -56,7 +56,7 @@ public final class ItemPlayer {
 
     init(id: Int, itemIndex: Int, item: StoryItem, storyID: String, startedAt: Double,
          size: (width: Int, height: Int), limits: DecodeLimits, clock: StageClock?, waits: Bool,
-         deferred: Bool = false, trace: LifecycleTrace) {
+         deferred: Bool = false, roomPins: [String: Bool] = [:], trace: LifecycleTrace) {
         self.id = id
         self.itemIndex = itemIndex
         self.item = item
@@ -68,6 +68,14 @@ public final class ItemPlayer {
         self.limits = limits
         self.clock = clock
         firstPictureDeadline = Date(timeIntervalSinceNow: limits.timeouts.open)
+        if let room = item.room {
+            // A room is its participants' players; the room itself decodes nothing and is not
+            // traced (its stage records the players it makes).
+            stage = RoomStage(room: room, storyID: storyID, at: startedAt, canvas: size, limits: limits, clock: clock,
+                              waits: waits, pins: roomPins, trace: trace)
+            state = .showing
+            return
+        }
         if deferred {
             isDeferred = true
             do {
@@ -106,6 +114,9 @@ public final class ItemPlayer {
                                     name: "decode \(storyID)#\(id)", startAt: max(0, mediaTime(at: t)))
     }
 
+    /// The room on screen, for a room's item.
+    private(set) var stage: RoomStage?
+
     /// Whether the player holds a decode thread (and so FFmpeg objects) right now.
     public var holdsDecoder: Bool { decodeThread != nil }
 
@@ -113,6 +124,7 @@ public final class ItemPlayer {
     /// its `duration`, whichever is shorter; a photo's (or a failed item's) `duration`, default 5 s;
     /// a live item's `duration`, default 10 s.
     public var length: Double? {
+        if item.room != nil { return item.duration ?? Room.defaultDuration }
         if isFailed { return item.duration ?? StoryItem.defaultPhotoDuration }
         if item.isLive { return item.duration ?? StoryItem.defaultLiveDuration }
         guard let media else { return item.duration }
@@ -175,6 +187,7 @@ public final class ItemPlayer {
     func markEnded(at t: Double) {
         guard state != .ended, !isFailed else { return }
         state = .ended
+        guard stage == nil else { return }
         trace.record(.ended, t: t, story: storyID, item: itemIndex, player: id)
     }
 
@@ -187,6 +200,11 @@ public final class ItemPlayer {
     /// greatest one ≤ the media time, or nil while there is none (loading, or failed).
     public func picture(at t: Double) -> RGBAImage? {
         guard !isFailed else { return nil }
+        if let stage {
+            pictures += 1
+            if firstFrameAt == nil { firstFrameAt = t }
+            return stage.picture(local: mediaTime(at: t), at: t)
+        }
         advance(to: mediaTime(at: t), at: t)
         guard let shown else { return nil }
         if firstFrameAt == nil {
@@ -199,7 +217,9 @@ public final class ItemPlayer {
     }
 
     /// Stops the decode thread; it frees every FFmpeg object. Called by `stop()`; safe to repeat.
-    func close() {
+    func close(at t: Double? = nil) {
+        stage?.close(at: t)
+        stage = nil
         decodeThread?.stop()
         decodeThread = nil
         audio?.close()
@@ -215,6 +235,7 @@ public final class ItemPlayer {
     /// stereo), or nil when it is silent: paused, failed, a photo, a live stream, or no audio track.
     /// The audio decoder is opened on first use and belongs to this play.
     func sound(at t: Double, count: Int) -> [Float]? {
+        if let stage { return isPaused ? nil : stage.sound(local: mediaTime(at: t), count: count) }
         guard !isFailed, !isPaused, !audioUnavailable, !item.isLive, media?.isStill != true else {
             return nil
         }

@@ -27,6 +27,16 @@ public final class StoryPlayer {
 
     public var isPlaying: Bool { current != nil }
 
+    /// A room's pins as the script has set them so far (participant → pinned), handed to each new
+    /// play of the room and to the one playing now.
+    public var roomPins: [String: Bool] = [:] {
+        didSet {
+            for (participant, pinned) in roomPins where oldValue[participant] != pinned {
+                current?.stage?.setPinned(participant, pinned)
+            }
+        }
+    }
+
     /// New players open their media only to learn its length, and decode nothing (a shard's
     /// fast-forward through the frames before its range).
     public var defersDecoding = false
@@ -40,9 +50,12 @@ public final class StoryPlayer {
             return current
         }
         let id = trace.nextPlayerID()
-        trace.record(.play, t: t, story: story.id, item: item, player: id)
+        let isRoom = story.items[item].room != nil
+        // A room is traced as its participants' players (RoomStage), not as one of its own.
+        if !isRoom { trace.record(.play, t: t, story: story.id, item: item, player: id) }
         let player = ItemPlayer(id: id, itemIndex: item, item: story.items[item], storyID: story.id, startedAt: t,
-                                size: size, limits: limits, clock: clock, waits: waits, deferred: defersDecoding, trace: trace)
+                                size: size, limits: limits, clock: clock, waits: waits, deferred: defersDecoding && !isRoom,
+                                roomPins: roomPins, trace: trace)
         current = player
         return player
     }
@@ -53,8 +66,9 @@ public final class StoryPlayer {
             trace.record(.ignored, t: t, story: story.id, call: "stop")
             return
         }
-        player.close()
+        player.close(at: t)
         current = nil
+        guard player.stage == nil && story.items[player.itemIndex].room == nil else { return }
         trace.record(.stop, t: t, story: story.id, item: player.itemIndex, player: player.id, pictures: player.pictures)
     }
 }

@@ -7,6 +7,7 @@ extension StoryRender {
     /// Navigation and lifecycle up to timeline time `t`.
     func step(to t: Double) {
         advanceViewer(to: t)
+        applyRoomActions(at: t)
         applyHold(at: t)
         // An item ends only while its story rests on screen; a page in motion holds its items.
         if !navigator.isMoving, !navigator.isFinished, let player = players[navigator.settledPage].current,
@@ -48,6 +49,18 @@ extension StoryRender {
         }
         for (index, item) in wanted.sorted(by: { $0.key < $1.key }) where !players[index].isPlaying {
             players[index].play(item: item, at: t)
+        }
+    }
+
+    /// The script's `pin` and `unpin` actions due by `t`, on their room (the story on screen
+    /// when the action names none).
+    func applyRoomActions(at t: Double) {
+        while nextRoomAction < storyboard.roomActions.count, storyboard.roomActions[nextRoomAction].at <= t + 1e-9 {
+            let action = storyboard.roomActions[nextRoomAction]
+            nextRoomAction += 1
+            let index = action.story.flatMap { id in stories.firstIndex { $0.id == id } } ?? navigator.settledPage
+            guard players.indices.contains(index) else { continue }
+            players[index].roomPins[action.participant] = action.pins
         }
     }
 }

@@ -31,6 +31,8 @@ public final class StoryRender {
     /// What preloads could not load, by story (listed in story order, so notices stay deterministic).
     var preloadProblems: [Int: [String]] = [:]
     var thumbnails = ThumbnailPicker(wanted: 0, planned: nil, width: 2)
+    /// The next of the script's room actions to apply.
+    var nextRoomAction = 0
     /// Frames a shard passed over before its range.
     var framesBefore = 0
     let limits: DecodeLimits

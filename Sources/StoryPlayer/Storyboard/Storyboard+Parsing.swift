@@ -133,8 +133,21 @@ extension Storyboard {
             stories.append(story)
         }
         var script: [ScriptAction] = []
+        var roomActions: [RoomAction] = []
         for (index, value) in (try root.array("script") ?? []).enumerated() {
-            script.append(try Storyboard.action(value, path: "script[\(index)]"))
+            if let action = try Storyboard.roomAction(value, path: "script[\(index)]") {
+                guard action.story.map({ seen[$0] != nil }) ?? true else {
+                    throw StoryboardError(path: "script[\(index)].story", message: "no story has id \"\(action.story!)\"")
+                }
+                let rooms = stories.filter { action.story == nil || $0.id == action.story }.compactMap { $0.items.first?.room }
+                guard rooms.contains(where: { $0.participants.contains { $0.id == action.participant } }) else {
+                    throw StoryboardError(path: "script[\(index)].participant",
+                                          message: "no room\(action.story.map { " in story \"\($0)\"" } ?? "") has participant \"\(action.participant)\"")
+                }
+                roomActions.append(action)
+            } else {
+                script.append(try Storyboard.action(value, path: "script[\(index)]"))
+            }
         }
         try root.rejectUnknownKeys()
         // A stable sort: gestures at the same moment keep the order they were written in.
@@ -142,6 +155,7 @@ extension Storyboard {
         self.init(canvas: canvas, transition: transition, duration: duration, stories: stories,
                   script: ordered, folder: folder)
         self.clock = clock
+        self.roomActions = roomActions.enumerated().sorted { ($0.element.at, $0.offset) < ($1.element.at, $1.offset) }.map(\.element)
         self.overlayInset = overlayInset
         self.preload = preload
         self.present = present
@@ -161,6 +175,10 @@ extension Storyboard {
         let id = try reader.string("id") ?? "story\(index + 1)"
         guard !id.isEmpty else { throw StoryboardError(path: reader.path("id"), message: "must not be empty") }
         let poster = try reader.string("poster").map(resolve)
+        if let room = try Storyboard.room(&reader, path: path, resolve: resolve) {
+            try reader.rejectUnknownKeys()
+            return Story(id: id, poster: poster, items: [room])
+        }
         guard let itemValues = try reader.array("items") else {
             throw StoryboardError(path: reader.path("items"), message: "missing")
         }
@@ -231,7 +249,7 @@ extension Storyboard {
             }
         default:
             throw StoryboardError(path: reader.path("action"),
-                                  message: "unknown action \"\(action)\" (expected swipe, drag, release, tap, hold or dismiss)")
+                                  message: "unknown action \"\(action)\" (expected swipe, drag, release, tap, hold, dismiss, pin or unpin)")
         }
         try reader.rejectUnknownKeys()
         return ScriptAction(at: at, gesture: gesture)

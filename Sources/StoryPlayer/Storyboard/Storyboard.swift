@@ -15,6 +15,8 @@ public struct Storyboard: Sendable {
     public var stories: [Story]
     /// Gestures, ordered by time.
     public var script: [ScriptAction]
+    /// The script's `pin` and `unpin` actions, in time order.
+    public var roomActions: [RoomAction] = []
     /// The folder relative paths resolve against.
     public var folder: String
     /// How timeline time relates to wall-clock time.
@@ -189,6 +191,8 @@ public struct StoryItem: Sendable, Equatable {
     public var isLive: Bool
     /// A still shown while this item loads, before the story's own poster.
     public var poster: MediaSource?
+    /// A room's participants, when the story is a live room (its one item lasts `duration`).
+    public var room: Room?
 
     public init(source: MediaSource, duration: Double? = nil, isLive: Bool = false, poster: MediaSource? = nil) {
         self.source = source

@@ -1,0 +1,183 @@
+import Foundation
+
+/// Where a live room's parts go on the canvas: the first participant large at the top, with
+/// rounded corners and padding, and the others in a strip of avatars along the bottom. Sizes
+/// are the call layouts' (Stream's `cornerRadius(32)`, 80-point avatars), scaled from 720 wide.
+public struct RoomLayout: Sendable, Equatable {
+    public let width: Int
+    public let height: Int
+    public let padding: Double
+    public let cornerRadius: Double
+    public let avatarDiameter: Double
+    public let gap: Double
+    /// The large participant's area.
+    public let large: (x: Double, y: Double, width: Double, height: Double)
+    /// The centre of each avatar slot in the strip, left to right.
+    public let slots: [SIMD2<Double>]
+
+    public init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+        let scale = Double(width) / 720
+        padding = 16 * scale
+        cornerRadius = 32 * scale
+        avatarDiameter = 80 * scale
+        gap = 16 * scale
+        let stripHeight = avatarDiameter + 2 * padding
+        large = (padding, padding, Double(width) - 2 * padding, Double(height) - stripHeight - 2 * padding)
+        let count = max(1, Int((Double(width) - 2 * padding + gap) / (avatarDiameter + gap)))
+        let centreY = Double(height) - padding - avatarDiameter / 2
+        let first = padding + avatarDiameter / 2, step = avatarDiameter + gap
+        slots = (0..<count).map { SIMD2(first + Double($0) * step, centreY) }
+    }
+
+    public static func == (a: RoomLayout, b: RoomLayout) -> Bool { a.width == b.width && a.height == b.height }
+
+    /// The centre of the large area, where the large participant's picture is centred.
+    public var largeCentre: SIMD2<Double> { SIMD2(large.x + large.width / 2, large.y + large.height / 2) }
+}
+
+/// Draws a live room from plain values: what the large area shows, and one entry per avatar in
+/// the strip. The player library decides who is where; this only paints.
+public enum RoomPicture {
+    /// One participant in the strip.
+    public struct StripEntry: Sendable {
+        public var avatar: RGBAImage?
+        /// The current level, 0…1, for the ring's brightness; nil while not speaking.
+        public var speakingLevel: Double?
+        /// The participant has no sound.
+        public var muted: Bool
+        /// The participant's source failed.
+        public var failed: Bool
+
+        public init(avatar: RGBAImage?, speakingLevel: Double?, muted: Bool, failed: Bool) {
+            self.avatar = avatar
+            self.speakingLevel = speakingLevel
+            self.muted = muted
+            self.failed = failed
+        }
+    }
+
+    /// What the large area shows.
+    public enum Large: Sendable {
+        /// A video picture (any size), fitted into the area with its aspect ratio kept.
+        case picture(RGBAImage)
+        /// A participant without video: the avatar large, over the avatar blurred to fill the area.
+        case avatar(RGBAImage?, failed: Bool)
+    }
+
+    public static let background = RGBAColor(red: 0x12, green: 0x12, blue: 0x16)
+    public static let placeholder = RGBAColor(red: 0x4a, green: 0x4a, blue: 0x58)
+    public static let muteColor = RGBAColor(red: 0xe0, green: 0x40, blue: 0x40)
+    public static let errorColor = RGBAColor(red: 0xff, green: 0x30, blue: 0x30)
+
+    /// The room at this moment, `width`×`height`. The strip shows the first entries in order; when
+    /// more come than fit, the last slot is a `+N` chip.
+    public static func render(large: Large, strip: [StripEntry], layout: RoomLayout) -> RGBAImage {
+        var canvas = RGBAImage(width: layout.width, height: layout.height, fill: background)
+        drawLarge(large, on: &canvas, layout: layout)
+        let shown = strip.count > layout.slots.count ? layout.slots.count - 1 : strip.count
+        for (slot, entry) in zip(layout.slots, strip.prefix(shown)) {
+            drawAvatar(entry, at: slot, layout: layout, on: &canvas)
+        }
+        if strip.count > shown, let slot = layout.slots.last {
+            let radius = layout.avatarDiameter / 2
+            canvas.fillRoundedRect(x: slot.x - radius, y: slot.y - radius, width: 2 * radius, height: 2 * radius,
+                                   radius: radius, color: placeholder)
+            let label = "+\(strip.count - shown)"
+            let scale = max(1, Int(layout.avatarDiameter / 40))
+            BitmapFont.draw(label, x: Int(slot.x) - BitmapFont.width(of: label, scale: scale) / 2, y: Int(slot.y) - 3 * scale,
+                            scale: scale, color: .white, on: &canvas)
+        }
+        return canvas
+    }
+
+    private static func drawLarge(_ large: Large, on canvas: inout RGBAImage, layout: RoomLayout) {
+        let area = layout.large
+        guard area.width >= 2, area.height >= 2 else { return }
+        var content = RGBAImage(width: Int(area.width), height: Int(area.height), fill: placeholder)
+        switch large {
+        case .picture(let picture):
+            let fit = min(area.width / Double(picture.width), area.height / Double(picture.height))
+            let w = max(1, Int((Double(picture.width) * fit).rounded())), h = max(1, Int((Double(picture.height) * fit).rounded()))
+            content = RGBAImage(width: Int(area.width), height: Int(area.height), fill: .black)
+            content.paste(picture.scaled(width: w, height: h), x: (content.width - w) / 2, y: (content.height - h) / 2)
+        case .avatar(let avatar, let failed):
+            if let avatar {
+                var backdrop = avatar.scaled(width: content.width, height: content.height).blurred(radius: max(2, content.width / 24))
+                backdrop.darken(by: 0.45)
+                content = backdrop
+                let radius = min(area.width, area.height) * 0.25
+                content.drawCircular(avatar.centreSquare(), cx: area.width / 2, cy: area.height / 2, radius: radius)
+            }
+            if failed { drawErrorMark(on: &content, cx: area.width / 2, cy: area.height * 0.8, radius: layout.avatarDiameter / 3) }
+        }
+        canvas.paste(content, x: Int(area.x), y: Int(area.y), cornerRadius: layout.cornerRadius)
+    }
+
+    private static func drawAvatar(_ entry: StripEntry, at centre: SIMD2<Double>, layout: RoomLayout, on canvas: inout RGBAImage) {
+        let radius = layout.avatarDiameter / 2
+        if let level = entry.speakingLevel {
+            // The ring's brightness follows the current level.
+            let value = UInt8(max(60, min(255, 60 + level * 195)))
+            canvas.drawArc(cx: centre.x, cy: centre.y, radius: radius + layout.gap * 0.3, thickness: max(1.5, layout.gap * 0.25),
+                           start: 0, end: 2 * .pi, color: RGBAColor(red: value, green: value, blue: value))
+        }
+        if let avatar = entry.avatar {
+            canvas.drawCircular(avatar.centreSquare(), cx: centre.x, cy: centre.y, radius: radius)
+        } else {
+            canvas.fillRoundedRect(x: centre.x - radius, y: centre.y - radius, width: 2 * radius, height: 2 * radius,
+                                   radius: radius, color: placeholder)
+        }
+        let markRadius = radius * 0.3
+        if entry.failed {
+            drawErrorMark(on: &canvas, cx: centre.x + radius * 0.7, cy: centre.y + radius * 0.7, radius: markRadius)
+        } else if entry.muted {
+            // A mute mark: a red disc with a white bar across it.
+            let cx = centre.x + radius * 0.7, cy = centre.y + radius * 0.7
+            canvas.fillRoundedRect(x: cx - markRadius, y: cy - markRadius, width: 2 * markRadius, height: 2 * markRadius,
+                                   radius: markRadius, color: muteColor)
+            canvas.fillRoundedRect(x: cx - markRadius * 0.6, y: cy - markRadius * 0.15, width: markRadius * 1.2,
+                                   height: max(1, markRadius * 0.3), radius: 0, color: .white)
+        }
+    }
+
+    /// A red disc with an exclamation mark: this participant's source failed.
+    private static func drawErrorMark(on canvas: inout RGBAImage, cx: Double, cy: Double, radius: Double) {
+        canvas.fillRoundedRect(x: cx - radius, y: cy - radius, width: 2 * radius, height: 2 * radius, radius: radius, color: errorColor)
+        canvas.fillRoundedRect(x: cx - radius * 0.12, y: cy - radius * 0.6, width: radius * 0.24, height: radius * 0.75,
+                               radius: 0, color: .white)
+        canvas.fillRoundedRect(x: cx - radius * 0.12, y: cy + radius * 0.3, width: radius * 0.24, height: radius * 0.24,
+                               radius: 0, color: .white)
+    }
+}
+
+extension RGBAImage {
+    /// Copies `picture` into this one with its top left at (`x`, `y`), clipped to this picture;
+    /// with `cornerRadius`, its corners are rounded off (anti-aliased), showing this picture there.
+    public mutating func paste(_ picture: RGBAImage, x: Int, y: Int, cornerRadius: Double = 0) {
+        let w = Double(picture.width), h = Double(picture.height), r = min(cornerRadius, w / 2, h / 2)
+        for row in 0..<picture.height where y + row >= 0 && y + row < height {
+            for column in 0..<picture.width where x + column >= 0 && x + column < width {
+                var coverage = 1.0
+                if r > 0 {
+                    // Distance from the nearest corner's centre, for pixels in a corner square.
+                    let px = Double(column) + 0.5, py = Double(row) + 0.5
+                    let dx = px < r ? r - px : (px > w - r ? px - (w - r) : 0)
+                    let dy = py < r ? r - py : (py > h - r ? py - (h - r) : 0)
+                    if dx > 0 && dy > 0 { coverage = min(1, max(0, r + 0.5 - (dx * dx + dy * dy).squareRoot())) }
+                }
+                guard coverage > 0 else { continue }
+                let source = picture[column, row]
+                if coverage >= 1 {
+                    self[x + column, y + row] = source
+                } else {
+                    let target = self[x + column, y + row]
+                    let mix = { (a: UInt8, b: UInt8) in UInt8((Double(a) * (1 - coverage) + Double(b) * coverage).rounded()) }
+                    self[x + column, y + row] = RGBAColor(red: mix(target.red, source.red), green: mix(target.green, source.green),
+                                                          blue: mix(target.blue, source.blue))
+                }
+            }
+        }
+    }
+}

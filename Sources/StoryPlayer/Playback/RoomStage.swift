@@ -1,0 +1,211 @@
+import Compositor
+import Foundation
+
+/// A live room while it is on screen: an audio-only player for every participant, one video
+/// player for the participant drawn large, the dominant-speaker decision, and the picture.
+///
+/// Created when the room's story plays and closed when it stops, under the same rules as any
+/// player: every play of the room makes new players with new ids, and `close` drops them all.
+/// Audio players are traced with `"media": "audio"`; the one video player is a plain player, so
+/// `check --max-alive` bounds it with the others. A change of the large participant stops the
+/// old video player at once and cross-fades from its last picture, so a room never holds two.
+final class RoomStage {
+    /// One participant's players and what is known of them.
+    private struct Seat {
+        let participant: RoomParticipant
+        let audioPlayer: Int
+        var audio: ItemAudio?
+        var hasVideo: Bool
+        var failed: Bool
+        var pinned: Bool
+        let avatar: RGBAImage?
+    }
+
+    static let crossfade = 0.25
+
+    private let storyID: String
+    private let trace: LifecycleTrace
+    private let layout: RoomLayout
+    private let limits: DecodeLimits
+    private let clock: StageClock?
+    private let waits: Bool
+    private var seats: [Seat]
+    /// Participant indexes, large first.
+    private var order: [Int]
+    private var speaker = DominantSpeaker()
+    /// Media seconds up to which sound has been measured.
+    private var measuredUntil = 0.0
+    private var video: (seat: Int, player: ItemPlayer)?
+    private var shownLarge: Int?
+    private var lastFrame: RGBAImage?
+    private var fade: (from: RGBAImage, start: Double)?
+    private var lastTime: Double
+
+    init(room: Room, storyID: String, at t: Double, canvas: (width: Int, height: Int), limits: DecodeLimits,
+         clock: StageClock?, waits: Bool, pins: [String: Bool], trace: LifecycleTrace) {
+        self.storyID = storyID
+        self.trace = trace
+        self.limits = limits
+        self.clock = clock
+        self.waits = waits
+        lastTime = t
+        layout = RoomLayout(width: canvas.width, height: canvas.height)
+        seats = room.participants.map { participant in
+            let id = trace.nextPlayerID()
+            trace.record(.play, t: t, story: storyID, player: id, participant: participant.id, media: "audio")
+            var seat = Seat(participant: participant, audioPlayer: id, audio: nil, hasVideo: false, failed: false,
+                            pinned: pins[participant.id] ?? participant.pinned,
+                            avatar: participant.avatar.flatMap { try? PictureLoader.load($0, width: 256, height: 256, limits: limits) })
+            var participantLimits = limits
+            participantLimits.timeouts.retries = 0
+            do throws(MediaError) {
+                let probe = try MediaProbe.run(source: participant.source, limits: participantLimits, isLive: participant.isLive,
+                                               decodeFirstFrame: false)
+                // A live publisher may send its sound before its first picture, so a live
+                // participant counts as having video until its player finds out.
+                seat.hasVideo = probe.kind != .sound || participant.isLive
+                do throws(MediaError) {
+                    seat.audio = try ItemAudio(source: participant.source, limits: limits, isLive: participant.isLive)
+                } catch {
+                    // Video without sound is shown muted, not failed.
+                    guard error.code == .noAudioStream else { throw error }
+                }
+            } catch {
+                seat.failed = true
+                trace.record(.failed, t: t, story: storyID, player: id, error: error.description, participant: participant.id,
+                             media: "audio")
+            }
+            return seat
+        }
+        order = Array(seats.indices)
+    }
+
+    // MARK: - Who is large
+
+    func setPinned(_ participant: String, _ pinned: Bool) {
+        for index in seats.indices where seats[index].participant.id == participant { seats[index].pinned = pinned }
+    }
+
+    /// Stream's default comparators: pinned, screen sharing, dominant speaker, speaking, has
+    /// video, has audio, id. The sort starts from the previous order and is stable.
+    private func sortSeats() {
+        let keys = seats.map { seat in
+            [seat.pinned, seat.participant.screensharing, speaker.dominant == seat.participant.id,
+             speaker.isSpeaking(seat.participant.id), seat.hasVideo && !seat.failed, seat.audio != nil]
+        }
+        let previous = order
+        order = previous.enumerated().sorted { a, b in
+            for (x, y) in zip(keys[a.element], keys[b.element]) where x != y { return x }
+            let ids = (seats[a.element].participant.id, seats[b.element].participant.id)
+            return ids.0 != ids.1 ? ids.0 < ids.1 : a.offset < b.offset
+        }.map(\.element)
+    }
+
+    /// Measures every 100 ms window of sound up to media time `local` and records each change
+    /// of dominant speaker at the timeline time its window ended.
+    private func listen(until local: Double, at t: Double) {
+        let window = DominantSpeaker.window
+        let count = Int((window * Double(ItemAudio.rate)).rounded())
+        while measuredUntil + window <= local + 1e-9 {
+            var levels: [String: Double] = [:]
+            for seat in seats {
+                guard let audio = seat.audio else { continue }
+                levels[seat.participant.id] = DominantSpeaker.rms(audio.samples(from: measuredUntil, count: count))
+            }
+            measuredUntil += window
+            if let changed = speaker.add(window: levels) {
+                trace.record(.speaker, t: t - (local - measuredUntil), story: storyID, participant: changed)
+            }
+        }
+    }
+
+    // MARK: - The picture
+
+    /// The room at media time `local` (timeline time `t`).
+    func picture(local: Double, at t: Double) -> RGBAImage {
+        lastTime = t
+        listen(until: local, at: t)
+        sortSeats()
+        let large = order[0]
+        if large != shownLarge { switchLarge(to: large, at: t) }
+        let seat = seats[large]
+        var content = RoomPicture.Large.avatar(seat.avatar, failed: seat.failed)
+        if let video, video.seat == large {
+            if let picture = video.player.picture(at: t) {
+                content = .picture(picture)
+            } else if video.player.isFailed {
+                seats[large].failed = true
+                content = .avatar(seat.avatar, failed: true)
+            }
+        }
+        let strip = order.dropFirst().map { index in
+            let seat = seats[index]
+            let level = speaker.levels[seat.participant.id] ?? -.infinity
+            return RoomPicture.StripEntry(avatar: seat.avatar,
+                                          speakingLevel: speaker.isSpeaking(seat.participant.id) ? min(1, max(0, (level + 50) / 50)) : nil,
+                                          muted: seat.audio == nil, failed: seat.failed)
+        }
+        var frame = clock.measure(.overlay) { RoomPicture.render(large: content, strip: strip, layout: layout) }
+        if let fade {
+            let amount = (t - fade.start) / RoomStage.crossfade
+            if amount < 1 {
+                frame = fade.from.crossfaded(to: frame, amount: max(0, amount))
+            } else {
+                self.fade = nil
+            }
+        }
+        lastFrame = frame
+        return frame
+    }
+
+    /// Stops the old large participant's video player and starts the new one's; the picture
+    /// cross-fades from the last frame shown.
+    private func switchLarge(to seat: Int, at t: Double) {
+        if shownLarge != nil, let lastFrame { fade = (lastFrame, t) }
+        shownLarge = seat
+        stopVideo(at: t)
+        let participant = seats[seat].participant
+        guard seats[seat].hasVideo, !seats[seat].failed else { return }
+        let id = trace.nextPlayerID()
+        trace.record(.play, t: t, story: storyID, player: id, participant: participant.id)
+        let item = StoryItem(source: participant.source, duration: nil, isLive: participant.isLive)
+        video = (seat, ItemPlayer(id: id, itemIndex: 0, item: item, storyID: storyID, startedAt: t,
+                                  size: (layout.width, layout.height), limits: limits, clock: clock, waits: waits, trace: trace))
+    }
+
+    private func stopVideo(at t: Double) {
+        guard let video else { return }
+        video.player.close()
+        trace.record(.stop, t: t, story: storyID, player: video.player.id, pictures: video.player.pictures,
+                     participant: seats[video.seat].participant.id)
+        self.video = nil
+    }
+
+    // MARK: - Sound
+
+    /// Every participant's sound at media time `local`, mixed (`--mp4`).
+    func sound(local: Double, count: Int) -> [Float] {
+        var mixed = [Float](repeating: 0, count: count * 2)
+        for seat in seats {
+            guard let audio = seat.audio else { continue }
+            let samples = audio.samples(from: local, count: count)
+            for i in 0..<mixed.count { mixed[i] += samples[i] }
+        }
+        return mixed
+    }
+
+    // MARK: - Stop
+
+    /// Drops every player of the room at timeline time `t` (the last time seen when nil).
+    func close(at t: Double?) {
+        let t = t ?? lastTime
+        stopVideo(at: t)
+        for index in seats.indices {
+            seats[index].audio?.close()
+            seats[index].audio = nil
+            let seat = seats[index]
+            trace.record(.stop, t: t, story: storyID, player: seat.audioPlayer, participant: seat.participant.id, media: "audio")
+        }
+        seats.removeAll()
+    }
+}
