@@ -30,4 +30,22 @@ rm night-landscape.mp4
 ffmpeg -v error -y -f lavfi -i "gradients=s=720x1280:c0=0xff5e62:c1=0xff9966:c2=0x5b247a:n=3:x0=0:y0=0:x1=720:y1=1280:duration=1" \
   -frames:v 1 -q:v 4 sunset.jpg
 ffmpeg -v error -y -i beach.mp4 -frames:v 1 -q:v 6 beach-poster.jpg
+# A live room (room.json): three speakers, each speaking (a tone) in their own seconds, and one
+# participant with video but no sound; an avatar each. Small: 360x640, gradients at CRF 36.
+speaker() { # name seconds-from seconds-to tone-hz colours
+  ffmpeg -v error -y -f lavfi -i "gradients=s=360x640:r=30:c0=$5:n=2:speed=0.02:duration=10" \
+    -f lavfi -i "sine=frequency=$4:sample_rate=48000:duration=10" \
+    -af "volume=enable='not(between(t,$2,$3))':volume=0,volume=0.5" -t 10 -map 0:v -map 1:a \
+    -c:v libx264 -preset slow -crf 36 -g 30 -pix_fmt yuv420p -c:a aac -b:a 32k -ac 1 -movflags +faststart "$1"
+}
+speaker room-ana.mp4 0.5 3 392 "0xd2452f:c1=0xf2a03d"
+speaker room-ben.mp4 3.5 6 523 "0x2f8f4e:c1=0x9ad66b"
+speaker room-cy.mp4 6.5 9 659 "0x2f52d2:c1=0x7fb0f2"
+ffmpeg -v error -y -f lavfi -i "gradients=s=360x640:r=30:c0=0x6b2fd2:c1=0xd26bb0:n=2:speed=0.02:duration=10" \
+  -c:v libx264 -preset slow -crf 36 -g 30 -pix_fmt yuv420p -an -movflags +faststart room-dee.mp4
+for who in ana:0xf2a03d ben:0x9ad66b cy:0x7fb0f2 dee:0xd26bb0; do
+  ffmpeg -v error -y -f lavfi -i "gradients=s=128x128:c0=${who#*:}:c1=0x202028:n=2:x0=0:y0=0:x1=128:y1=128:duration=1" \
+    -frames:v 1 -q:v 5 "avatar-${who%%:*}.jpg"
+done
+
 du -ch ./*.mp4 ./*.jpg | tail -1

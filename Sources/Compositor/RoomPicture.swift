@@ -33,6 +33,27 @@ public struct RoomLayout: Sendable, Equatable {
 
     public static func == (a: RoomLayout, b: RoomLayout) -> Bool { a.width == b.width && a.height == b.height }
 
+    /// The size at which a canvas-shaped video picture fits the large area (aspect kept): the
+    /// large participant's video is decoded at this size, so nothing is rescaled per frame.
+    public var fittedVideoSize: (width: Int, height: Int) {
+        let fit = min(large.width / Double(width), large.height / Double(height))
+        return (max(16, Int((Double(width) * fit).rounded(.down)) & ~1), max(16, Int((Double(height) * fit).rounded(.down)) & ~1))
+    }
+
+    /// The large area's content for a participant without video: the avatar large, over the
+    /// avatar blurred and darkened to fill the area. Costly: made once per participant.
+    public func avatarContent(_ avatar: RGBAImage?, failed: Bool) -> RGBAImage {
+        var content = RGBAImage(width: max(1, Int(large.width)), height: max(1, Int(large.height)), fill: RoomPicture.placeholder)
+        if let avatar {
+            content = avatar.scaled(width: content.width, height: content.height).blurred(radius: max(2, content.width / 24))
+            content.darken(by: 0.45)
+            let radius = min(large.width, large.height) * 0.25
+            content.drawCircular(avatar.centreSquare(), cx: large.width / 2, cy: large.height / 2, radius: radius)
+        }
+        if failed { RoomPicture.drawErrorMark(on: &content, cx: large.width / 2, cy: large.height * 0.8, radius: avatarDiameter / 3) }
+        return content
+    }
+
     /// The centre of the large area, where the large participant's picture is centred.
     public var largeCentre: SIMD2<Double> { SIMD2(large.x + large.width / 2, large.y + large.height / 2) }
 }
@@ -64,6 +85,8 @@ public enum RoomPicture {
         case picture(RGBAImage)
         /// A participant without video: the avatar large, over the avatar blurred to fill the area.
         case avatar(RGBAImage?, failed: Bool)
+        /// The area's content made already (`RoomLayout.avatarContent`, kept by the caller).
+        case content(RGBAImage)
     }
 
     public static let background = RGBAColor(red: 0x12, green: 0x12, blue: 0x16)
@@ -103,14 +126,9 @@ public enum RoomPicture {
             content = RGBAImage(width: Int(area.width), height: Int(area.height), fill: .black)
             content.paste(picture.scaled(width: w, height: h), x: (content.width - w) / 2, y: (content.height - h) / 2)
         case .avatar(let avatar, let failed):
-            if let avatar {
-                var backdrop = avatar.scaled(width: content.width, height: content.height).blurred(radius: max(2, content.width / 24))
-                backdrop.darken(by: 0.45)
-                content = backdrop
-                let radius = min(area.width, area.height) * 0.25
-                content.drawCircular(avatar.centreSquare(), cx: area.width / 2, cy: area.height / 2, radius: radius)
-            }
-            if failed { drawErrorMark(on: &content, cx: area.width / 2, cy: area.height * 0.8, radius: layout.avatarDiameter / 3) }
+            content = layout.avatarContent(avatar, failed: failed)
+        case .content(let prepared):
+            content = prepared
         }
         canvas.paste(content, x: Int(area.x), y: Int(area.y), cornerRadius: layout.cornerRadius)
     }
@@ -143,7 +161,7 @@ public enum RoomPicture {
     }
 
     /// A red disc with an exclamation mark: this participant's source failed.
-    private static func drawErrorMark(on canvas: inout RGBAImage, cx: Double, cy: Double, radius: Double) {
+    static func drawErrorMark(on canvas: inout RGBAImage, cx: Double, cy: Double, radius: Double) {
         canvas.fillRoundedRect(x: cx - radius, y: cy - radius, width: 2 * radius, height: 2 * radius, radius: radius, color: errorColor)
         canvas.fillRoundedRect(x: cx - radius * 0.12, y: cy - radius * 0.6, width: radius * 0.24, height: radius * 0.75,
                                radius: 0, color: .white)
@@ -155,27 +173,37 @@ public enum RoomPicture {
 extension RGBAImage {
     /// Copies `picture` into this one with its top left at (`x`, `y`), clipped to this picture;
     /// with `cornerRadius`, its corners are rounded off (anti-aliased), showing this picture there.
+    /// Rows are copied whole; only the corner squares are blended pixel by pixel.
     public mutating func paste(_ picture: RGBAImage, x: Int, y: Int, cornerRadius: Double = 0) {
-        let w = Double(picture.width), h = Double(picture.height), r = min(cornerRadius, w / 2, h / 2)
-        for row in 0..<picture.height where y + row >= 0 && y + row < height {
-            for column in 0..<picture.width where x + column >= 0 && x + column < width {
-                var coverage = 1.0
-                if r > 0 {
-                    // Distance from the nearest corner's centre, for pixels in a corner square.
-                    let px = Double(column) + 0.5, py = Double(row) + 0.5
-                    let dx = px < r ? r - px : (px > w - r ? px - (w - r) : 0)
+        let w = Double(picture.width), h = Double(picture.height), r = max(0, min(cornerRadius, w / 2, h / 2))
+        let corner = r > 0 ? Int(r.rounded(.up)) : 0
+        let columns = max(0, -x)..<min(picture.width, width - x)
+        guard !columns.isEmpty else { return }
+        let targetWidth = width
+        pixels.withUnsafeMutableBytes { out in
+            picture.pixels.withUnsafeBytes { input in
+                for row in max(0, -y)..<min(picture.height, height - y) {
+                    let inCornerRows = row < corner || row >= picture.height - corner
+                    // Whole rows, or between the corners of a corner row, are plain copies.
+                    let copied = inCornerRows ? max(columns.lowerBound, corner)..<min(columns.upperBound, picture.width - corner) : columns
+                    if !copied.isEmpty {
+                        let target = ((y + row) * targetWidth + x + copied.lowerBound) * 4
+                        let source = (row * picture.width + copied.lowerBound) * 4
+                        (out.baseAddress! + target).copyMemory(from: input.baseAddress! + source, byteCount: copied.count * 4)
+                    }
+                    guard inCornerRows else { continue }
+                    let py = Double(row) + 0.5
                     let dy = py < r ? r - py : (py > h - r ? py - (h - r) : 0)
-                    if dx > 0 && dy > 0 { coverage = min(1, max(0, r + 0.5 - (dx * dx + dy * dy).squareRoot())) }
-                }
-                guard coverage > 0 else { continue }
-                let source = picture[column, row]
-                if coverage >= 1 {
-                    self[x + column, y + row] = source
-                } else {
-                    let target = self[x + column, y + row]
-                    let mix = { (a: UInt8, b: UInt8) in UInt8((Double(a) * (1 - coverage) + Double(b) * coverage).rounded()) }
-                    self[x + column, y + row] = RGBAColor(red: mix(target.red, source.red), green: mix(target.green, source.green),
-                                                          blue: mix(target.blue, source.blue))
+                    for column in columns where !copied.contains(column) {
+                        let px = Double(column) + 0.5
+                        let dx = px < r ? r - px : (px > w - r ? px - (w - r) : 0)
+                        let coverage = dx > 0 && dy > 0 ? min(1, max(0, r + 0.5 - (dx * dx + dy * dy).squareRoot())) : 1
+                        let i = ((y + row) * targetWidth + x + column) * 4, j = (row * picture.width + column) * 4
+                        for c in 0..<3 {
+                            out[i + c] = UInt8((Double(out[i + c]) * (1 - coverage) + Double(input[j + c]) * coverage).rounded())
+                        }
+                        out[i + 3] = 255
+                    }
                 }
             }
         }

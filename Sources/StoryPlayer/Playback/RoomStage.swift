@@ -19,6 +19,8 @@ final class RoomStage {
         var failed: Bool
         var pinned: Bool
         let avatar: RGBAImage?
+        /// The large area's content while this participant has no video (made on first use).
+        var avatarContent: (failed: Bool, picture: RGBAImage)?
     }
 
     static let crossfade = 0.25
@@ -128,16 +130,15 @@ final class RoomStage {
         sortSeats()
         let large = order[0]
         if large != shownLarge { switchLarge(to: large, at: t) }
-        let seat = seats[large]
-        var content = RoomPicture.Large.avatar(seat.avatar, failed: seat.failed)
+        var content: RoomPicture.Large?
         if let video, video.seat == large {
             if let picture = video.player.picture(at: t) {
                 content = .picture(picture)
             } else if video.player.isFailed {
                 seats[large].failed = true
-                content = .avatar(seat.avatar, failed: true)
             }
         }
+        if content == nil { content = .content(avatarContent(large)) }
         let strip = order.dropFirst().map { index in
             let seat = seats[index]
             let level = speaker.levels[seat.participant.id] ?? -.infinity
@@ -145,7 +146,7 @@ final class RoomStage {
                                           speakingLevel: speaker.isSpeaking(seat.participant.id) ? min(1, max(0, (level + 50) / 50)) : nil,
                                           muted: seat.audio == nil, failed: seat.failed)
         }
-        var frame = clock.measure(.overlay) { RoomPicture.render(large: content, strip: strip, layout: layout) }
+        var frame = clock.measure(.overlay) { RoomPicture.render(large: content!, strip: strip, layout: layout) }
         if let fade {
             let amount = (t - fade.start) / RoomStage.crossfade
             if amount < 1 {
@@ -156,6 +157,14 @@ final class RoomStage {
         }
         lastFrame = frame
         return frame
+    }
+
+    /// A participant's avatar large over its blurred avatar, made once (again if it fails later).
+    private func avatarContent(_ seat: Int) -> RGBAImage {
+        if let made = seats[seat].avatarContent, made.failed == seats[seat].failed { return made.picture }
+        let picture = layout.avatarContent(seats[seat].avatar, failed: seats[seat].failed)
+        seats[seat].avatarContent = (seats[seat].failed, picture)
+        return picture
     }
 
     /// Stops the old large participant's video player and starts the new one's; the picture
@@ -169,8 +178,9 @@ final class RoomStage {
         let id = trace.nextPlayerID()
         trace.record(.play, t: t, story: storyID, player: id, participant: participant.id)
         let item = StoryItem(source: participant.source, duration: nil, isLive: participant.isLive)
+        // Decoded at the size it is shown, so no picture is rescaled per frame.
         video = (seat, ItemPlayer(id: id, itemIndex: 0, item: item, storyID: storyID, startedAt: t,
-                                  size: (layout.width, layout.height), limits: limits, clock: clock, waits: waits, trace: trace))
+                                  size: layout.fittedVideoSize, limits: limits, clock: clock, waits: waits, trace: trace))
     }
 
     private func stopVideo(at t: Double) {
