@@ -12,7 +12,7 @@ enum Fixture {
     static func sample(_ name: String) -> String { packageRoot.appendingPathComponent("samples/\(name)").path }
 }
 
-final class ScratchFolder {
+final class ScratchFolder: Sendable {
     let path: String
 
     init() {
