@@ -181,18 +181,19 @@ private struct Worker {
             }
             // A live stream has no natural end: whatever stopped it, reconnect with bounded backoff.
             var reopened: MediaDecoder?
-            var reason = failure?.description
-                ?? (decoder.formatName == "hls" ? "the playlist stopped changing (stalled)" : "the stream ended")
+            // Kept as an error: the final failure carries the last one as its cause.
+            var reason: any Error & Sendable = failure
+                ?? ErrorText(decoder.formatName == "hls" ? "the playlist stopped changing (stalled)" : "the stream ended")
             while reopened == nil && reconnects < limits.timeouts.retries {
                 reconnects += 1
-                guard queue.put(.reconnect(attempt: reconnects, reason: reason)) else { return }
+                guard queue.put(.reconnect(attempt: reconnects, reason: "\(reason)")) else { return }
                 guard gate.sleep(seconds: min(0.25 * pow(2, Double(reconnects - 1)), 2)) else { return }
                 do {
                     reopened = try clock.measure(.decode) { () throws(MediaError) in
                         try MediaDecoder(source: source, limits: limits, gate: gate, isLive: isLive, reception: reception)
                     }
                 } catch {
-                    reason = error.description
+                    reason = error
                 }
             }
             guard let next = reopened else {
