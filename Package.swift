@@ -39,8 +39,7 @@ let package = Package(
         // MARK: - Libraries
         .target(
             name: "Compositor",
-            dependencies: ["CStoryPNG", "CRasterSupport"],
-            swiftSettings: [.unsafeFlags(["-Ounchecked"], .when(configuration: .release))]
+            dependencies: ["CStoryPNG", "CRasterSupport"]
         ),
         .target(
             name: "StoryPlayer",

@@ -55,8 +55,9 @@ public struct PNGOptions: Sendable, Equatable {
 
 /// Encodes pictures as PNG into memory it keeps (`story_png_buffer`, freed by
 /// `story_png_buffer_free` when the encoder goes). Reused across frames, it allocates nothing
-/// per frame once its buffer has grown to a frame's size. Use it from one thread at a time.
-public final class PNGEncoder: @unchecked Sendable {
+/// per frame once its buffer has grown to a frame's size. Not `Sendable`: its buffer is reused by
+/// every call, so each thread keeps an encoder of its own.
+public final class PNGEncoder {
     public let options: PNGOptions
     private var buffer = story_png_buffer(bytes: nil, count: 0, capacity: 0)
 

@@ -103,6 +103,11 @@ extension TexturedFace {
 // MARK: - Canvas access across threads
 
 /// The canvas's bytes, shared by the band workers; each writes only its own rows.
+///
+/// `@unchecked` because the compiler cannot see that the rows are disjoint: it checks whole
+/// values, not ranges of one buffer. Safe because each worker is given its own row range, the
+/// canvas is not touched by anyone else until `concurrentPerform` returns (which orders every
+/// worker's writes before the caller's next read), and no worker keeps the pointer afterwards.
 struct CanvasPointer: @unchecked Sendable {
     let base: UnsafeMutablePointer<UInt8>
     let width: Int

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import Synchronization
 
 /// The stages a frame goes through, for `stages_ms` in `summary.json`.
 public enum PipelineStage: String, Sendable, CaseIterable {
@@ -13,9 +14,8 @@ public enum PipelineStage: String, Sendable, CaseIterable {
 /// Stages are timed with the calling thread's CPU clock (`CLOCK_THREAD_CPUTIME_ID`), not the wall
 /// clock, so a stage that waits for a core is not charged for the wait, and the totals can be
 /// compared with the render's wall time to see how busy the cores were.
-public final class StageClock: @unchecked Sendable {
-    private let lock = NSLock()
-    private var totals: [PipelineStage: Double] = [:]
+public final class StageClock: Sendable {
+    private let totals = Mutex<[PipelineStage: Double]>([:])
 
     public init() {}
 
@@ -28,12 +28,12 @@ public final class StageClock: @unchecked Sendable {
     }
 
     public func add(_ stage: PipelineStage, _ seconds: Double) {
-        lock.withLock { totals[stage, default: 0] += seconds }
+        totals.withLock { $0[stage, default: 0] += seconds }
     }
 
     /// CPU seconds charged to each stage so far.
     public var seconds: [PipelineStage: Double] {
-        lock.withLock { totals }
+        totals.withLock { $0 }
     }
 
     /// This thread's CPU time in seconds.

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// How `render` reports progress on stderr.
 enum ProgressStyle: String, CaseIterable {
@@ -11,12 +12,14 @@ enum ProgressStyle: String, CaseIterable {
 }
 
 /// Progress on stderr: frames done and planned, frames per second and time left.
-final class ProgressLine: @unchecked Sendable {
+final class ProgressLine: Sendable {
     let style: ProgressStyle
     private let started = Date()
-    private let lock = NSLock()
-    private var lastDraw = Date.distantPast
-    private var drewBar = false
+    private struct Drawn {
+        var lastDraw = Date.distantPast
+        var drewBar = false
+    }
+    private let drawn = Mutex(Drawn())
 
     init(style: ProgressStyle) {
         // The bar is for people: never written into a log or a pipe.
@@ -26,11 +29,11 @@ final class ProgressLine: @unchecked Sendable {
     var isEnabled: Bool { style != .none }
 
     func show(done: Int, total: Int?) {
-        lock.withLock {
+        drawn.withLock { drawn in
             let now = Date()
             let interval = style == .json ? 1.0 : 0.1
-            guard now.timeIntervalSince(lastDraw) >= interval else { return }
-            lastDraw = now
+            guard now.timeIntervalSince(drawn.lastDraw) >= interval else { return }
+            drawn.lastDraw = now
             let elapsed = now.timeIntervalSince(started)
             let fps = elapsed > 0 ? Double(done) / elapsed : 0
             let eta = total.flatMap { total in fps > 0 ? Double(max(0, total - done)) / fps : nil }
@@ -41,7 +44,7 @@ final class ProgressLine: @unchecked Sendable {
                 FileHandle.standardError.write(Data(String(format: "{\"frame\": %d, \"of\": %@, \"fps\": %.1f, \"eta_s\": %@}\n",
                                                            done, of, fps, etaText).utf8))
             case .bar:
-                drewBar = true
+                drawn.drewBar = true
                 var line = "frame \(done)"
                 if let total, total > 0 {
                     let width = 24
@@ -59,8 +62,8 @@ final class ProgressLine: @unchecked Sendable {
     }
 
     func clear() {
-        lock.withLock {
-            guard drewBar else { return }
+        drawn.withLock { drawn in
+            guard drawn.drewBar else { return }
             FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
         }
     }

@@ -22,16 +22,13 @@ final class CommandLineTests: XCTestCase {
         try CommandLineRunner().run(arguments, in: folder)
     }
 
-    var scratch: String!
+    /// A fresh folder per test, removed when the test ends.
+    var folder: ScratchFolder!
+    var scratch: String { folder.path }
 
-    override func setUpWithError() throws {
-        scratch = FileManager.default.temporaryDirectory.appendingPathComponent("cli-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
-    }
+    override func setUp() { folder = ScratchFolder() }
 
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(atPath: scratch)
-    }
+    override func tearDown() { folder = nil }
 
     func write(_ name: String, _ text: String) -> String {
         let path = (scratch as NSString).appendingPathComponent(name)
@@ -184,130 +181,9 @@ final class CommandLineTests: XCTestCase {
         let check = try run(["check", huge])
         XCTAssertEqual(check.status, 1, check.stderr)
         XCTAssertTrue(check.stdout.contains(#"line 1: "player" is not a whole number"#), check.stdout)
-        let picture = FileManager.default.temporaryDirectory.appendingPathComponent("huge-\(UUID()).png").path
-        defer { try? FileManager.default.removeItem(atPath: picture) }
+        let picture = folder.file("huge.png")
         let timeline = try run(["timeline", huge, "--output", picture])
         XCTAssertEqual(timeline.status, 0, timeline.stderr)
         XCTAssertTrue(FileManager.default.fileExists(atPath: picture))
-    }
-}
-
-/// Progress and picture outputs, as users call them.
-final class OutputOptionTests: XCTestCase {
-    let cli = CommandLineRunner()
-
-    func testProgressJSONIsOneObjectPerLineOnStderr() throws {
-        let out = FileManager.default.temporaryDirectory.appendingPathComponent("json-\(UUID())").path
-        defer { try? FileManager.default.removeItem(atPath: out) }
-        let result = try cli.run(["render", cli.demo, "--output", out, "--size", "72x128", "--fps", "10", "--duration", "2",
-                                  "--progress", "json"])
-        XCTAssertEqual(result.status, 0)
-        let lines = result.stderr.split(separator: "\n").filter { $0.hasPrefix("{") }
-        XCTAssertFalse(lines.isEmpty, result.stderr)
-        let first = try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as! [String: Any]
-        XCTAssertEqual(Set(first.keys), ["frame", "of", "fps", "eta_s"])
-        XCTAssertEqual(first["of"] as? Int, 20)
-    }
-
-    func testQuietPrintsNothing() throws {
-        let out = FileManager.default.temporaryDirectory.appendingPathComponent("quiet-\(UUID())").path
-        defer { try? FileManager.default.removeItem(atPath: out) }
-        let result = try cli.run(["render", cli.demo, "--output", out, "--size", "72x128", "--fps", "5", "--duration", "1", "--quiet"])
-        XCTAssertEqual(result.status, 0)
-        XCTAssertEqual(result.stdout + result.stderr, "")
-    }
-
-    func testTimelineCommandAndRenderOptionWritePictures() throws {
-        let out = FileManager.default.temporaryDirectory.appendingPathComponent("pictures-\(UUID())").path
-        defer { try? FileManager.default.removeItem(atPath: out) }
-        let render = try cli.run(["render", cli.demo, "--output", out, "--size", "72x128", "--fps", "5", "--duration", "6",
-                                  "--timeline", out + "/t.png", "--contact-sheet", out + "/s.png", "--sheet-frames", "4"])
-        XCTAssertEqual(render.status, 0, render.stderr)
-        XCTAssertGreaterThan(try RGBAImage(contentsOfPNG: out + "/t.png").width, 300)
-        XCTAssertEqual(try RGBAImage(contentsOfPNG: out + "/s.png").width, 6 * (72 + 8) + 8)
-        let timeline = try cli.run(["timeline", out + "/lifecycle.jsonl", "--output", out + "/t2.png"])
-        XCTAssertEqual(timeline.status, 0, timeline.stderr)
-        XCTAssertEqual(try RGBAImage(contentsOfPNG: out + "/t2.png"), try RGBAImage(contentsOfPNG: out + "/t.png"))
-    }
-}
-
-/// Runs the built `render-stories` and collects its exit status and output.
-struct CommandLineRunner {
-    struct Outcome {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-    }
-
-    var demo: String { CommandLineTests.packageRoot.appendingPathComponent("samples/demo.json").path }
-
-    func run(_ arguments: [String], in folder: String? = nil) throws -> Outcome {
-        let paths = CommandLineTests.self
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: paths.executable)
-        process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: folder ?? paths.packageRoot.path)
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Outcome(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-                       stderr: String(decoding: stderr, as: UTF8.self))
-    }
-
-}
-
-/// scripts/render-sharded.sh: shards run with GNU parallel, joined into one folder.
-final class ShardedScriptTests: XCTestCase {
-    func testJoinedShardsEqualAFullRender() throws {
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/parallel") else {
-            throw XCTSkip("GNU parallel is not installed (make test installs it)")
-        }
-        let cli = CommandLineRunner()
-        let root = CommandLineTests.packageRoot.path
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("sharded-\(UUID())").path
-        defer { try? FileManager.default.removeItem(atPath: scratch) }
-        let options = ["--size", "90x160", "--fps", "8"]
-        let full = try cli.run(["render", cli.demo, "--output", scratch + "/full", "--quiet"] + options)
-        XCTAssertEqual(full.status, 0, full.stderr)
-        let script = Process()
-        script.executableURL = URL(fileURLWithPath: root + "/scripts/render-sharded.sh")
-        script.arguments = [cli.demo, "3", scratch + "/joined", "--mp4", scratch + "/joined.mp4"] + options
-        script.environment = ProcessInfo.processInfo.environment.merging(["RENDER_STORIES": CommandLineTests.executable]) { $1 }
-        let output = Pipe()
-        script.standardOutput = output
-        script.standardError = output
-        try script.run()
-        let log = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        script.waitUntilExit()
-        XCTAssertEqual(script.terminationStatus, 0, log)
-        let names = try FileManager.default.contentsOfDirectory(atPath: scratch + "/full").filter { $0.hasPrefix("frame-") }.sorted()
-        let joined = try FileManager.default.contentsOfDirectory(atPath: scratch + "/joined").filter { $0.hasPrefix("frame-") }.sorted()
-        XCTAssertEqual(joined, names)
-        XCTAssertEqual(names.count, 116)
-        for name in names {
-            XCTAssertEqual(FileManager.default.contents(atPath: scratch + "/full/" + name),
-                           FileManager.default.contents(atPath: scratch + "/joined/" + name), name)
-        }
-        // The joined clip: every frame, one keyframe a second, as one file.
-        let probe = Process()
-        probe.executableURL = URL(fileURLWithPath: "/usr/bin/ffprobe")
-        probe.arguments = ["-v", "error", "-count_packets", "-select_streams", "v", "-show_entries", "stream=nb_read_packets",
-                           "-of", "csv=p=0", scratch + "/joined.mp4"]
-        let probeOutput = Pipe()
-        probe.standardOutput = probeOutput
-        try probe.run()
-        let packets = String(decoding: probeOutput.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        probe.waitUntilExit()
-        XCTAssertEqual(packets.trimmingCharacters(in: .whitespacesAndNewlines), "116")
-        let traces = try FileManager.default.contentsOfDirectory(atPath: scratch + "/joined/shards").sorted()
-        XCTAssertEqual(traces, ["01-lifecycle.jsonl", "02-lifecycle.jsonl", "03-lifecycle.jsonl"])
-        for trace in traces {
-            let check = try cli.run(["check", "--shard", scratch + "/joined/shards/" + trace])
-            XCTAssertEqual(check.status, 0, check.stdout)
-        }
     }
 }

@@ -50,4 +50,27 @@ final class BoundedQueueTests: XCTestCase {
         XCTAssertEqual(queue.tryTake(), 1)
         XCTAssertNil(queue.peek())
     }
+
+    func testPeekUntilGivesUpAtTheDeadlineAndWakesForAPut() {
+        let queue = BoundedQueue<Int>(capacity: 1)
+        let started = Date()
+        XCTAssertNil(queue.peek(until: started.addingTimeInterval(0.05)))
+        XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(started), 0.045, "returned before its deadline")
+        Thread.detachNewThread {
+            Thread.sleep(forTimeInterval: 0.02)
+            queue.put(7)
+        }
+        XCTAssertEqual(queue.peek(until: Date().addingTimeInterval(5)), 7)
+    }
+
+    func testATakeBlockedOnAnEmptyQueueGetsEveryElementInOrder() {
+        let queue = BoundedQueue<Int>(capacity: 2)
+        Thread.detachNewThread {
+            for value in 0..<500 { queue.put(value) }
+            queue.close()
+        }
+        var taken: [Int] = []
+        while let value = queue.take() { taken.append(value) }
+        XCTAssertEqual(taken, Array(0..<500))
+    }
 }

@@ -45,10 +45,10 @@ final class ClipTests: XCTestCase {
                      {"id": "b", "items": [{"uri": "\(Fixture.sample("city.mp4"))"}]}],
          "script": [{"at": 1.0, "action": "swipe", "direction": "next"}]}
         """)
-        var options = RenderOptions(outputFolder: output.path)
-        options.writeFrames = false
-        options.clip = ClipOptions(path: output.file("clip.mp4"))
-        _ = try StoryRender(storyboard: board, options: options).run()
+        try render(board, into: output) { options in
+            options.writeFrames = false
+            options.clip = ClipOptions(path: output.file("clip.mp4"))
+        }
         XCTAssertFalse(FileManager.default.fileExists(atPath: StoryRender.framePath(output.path, 0)), "--no-png")
 
         let clip = try inspect(output.file("clip.mp4"))
@@ -80,10 +80,10 @@ final class ClipTests: XCTestCase {
          "stories": [{"id": "a", "items": [{"uri": "\(Fixture.sample("beach.mp4"))", "duration": 1}, {"uri": "\(Fixture.sample("sunset.jpg"))"}]}],
          "script": [{"at": 0.2, "action": "hold", "for": 0.5}]}
         """)
-        var options = RenderOptions(outputFolder: output.path)
-        options.writeFrames = false
-        options.clip = ClipOptions(path: output.file("clip.mp4"))
-        _ = try StoryRender(storyboard: board, options: options).run()
+        try render(board, into: output) { options in
+            options.writeFrames = false
+            options.clip = ClipOptions(path: output.file("clip.mp4"))
+        }
         let playing = try level(output.file("clip.mp4"), from: 0.0, seconds: 0.15)
         let held = try level(output.file("clip.mp4"), from: 0.3, seconds: 0.3)
         let photo = try level(output.file("clip.mp4"), from: 1.6, seconds: 0.3)
@@ -95,9 +95,7 @@ final class ClipTests: XCTestCase {
     func testOddCanvasIsRefusedForMP4() throws {
         let board = try Storyboard.parse(#"{"canvas": {"width": 95, "height": 160}, "duration": 0.1, "stories": [{"items": [{"uri": "Fixtures/odd.png"}]}]}"#)
         let output = ScratchFolder()
-        var options = RenderOptions(outputFolder: output.path)
-        options.clip = ClipOptions(path: output.file("clip.mp4"))
-        XCTAssertThrowsError(try StoryRender(storyboard: board, options: options).run()) { error in
+        XCTAssertThrowsError(try render(board, into: output) { $0.clip = ClipOptions(path: output.file("clip.mp4")) }) { error in
             XCTAssertTrue("\(error)".contains("even width and height"), "\(error)")
         }
     }

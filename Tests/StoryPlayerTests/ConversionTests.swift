@@ -35,10 +35,14 @@ final class ConversionTests: XCTestCase {
         let first = try XCTUnwrap(try decoder.nextPicture())
         let second = try XCTUnwrap(try decoder.nextPicture())
         let shown = try decoder.rgba(first, width: 72, height: 128)
-        let stillShown = shown
+        // A copy with storage of its own: comparing `shown` with another copy of the same
+        // buffer would pass even if the conversion wrote over the shared pixels.
+        let before = shown.pixels.withUnsafeBufferPointer { Array($0) }
         let converted = try decoder.rgba(second, width: 72, height: 128, reusing: shown)
-        XCTAssertTrue(stillShown == shown, "the shared picture changed")
-        XCTAssertFalse(converted == stillShown)
+        XCTAssertEqual(shown.pixels, before, "the shared picture changed")
+        XCTAssertNotEqual(converted.pixels.withUnsafeBufferPointer { $0.baseAddress },
+                          shown.pixels.withUnsafeBufferPointer { $0.baseAddress }, "converted into the shared storage")
+        XCTAssertNotEqual(converted.pixels, before, "the second frame differs from the first")
     }
 
     func testConvertingInPlaceGivesTheSamePixels() throws {

@@ -36,7 +36,7 @@ final class DeterminismTests: XCTestCase {
         let board = try Storyboard(contentsOf: Fixture.sample("demo.json")).overriding(width: 36, height: 64, fps: 5, duration: 1)
         let folder = ScratchFolder()
         FileManager.default.createFile(atPath: StoryRender.framePath(folder.path, 99), contents: Data([1]))
-        _ = try StoryRender(storyboard: board, options: RenderOptions(outputFolder: folder.path)).run()
+        try render(board, into: folder)
         XCTAssertFalse(FileManager.default.fileExists(atPath: StoryRender.framePath(folder.path, 99)))
         XCTAssertTrue(FileManager.default.fileExists(atPath: StoryRender.framePath(folder.path, 4)))
         XCTAssertFalse(FileManager.default.fileExists(atPath: StoryRender.framePath(folder.path, 5)))

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import XCTest
 #if canImport(Glibc)
 import Glibc
@@ -99,7 +100,7 @@ enum PublishedTracks: String, CaseIterable {
 }
 
 /// A child process that is terminated (then killed) when the test is done with it.
-final class ServerProcess {
+final class ServerProcess: Sendable {
     let process = Process()
     let name: String
     let log: String
@@ -137,14 +138,13 @@ final class ServerProcess {
 
 /// The servers one test uses, stopped in reverse order at the end of the test (or earlier, from
 /// another thread, by a test that kills its servers mid-stream).
-final class ServerSet: @unchecked Sendable {
+final class ServerSet: Sendable {
     let folder = ScratchFolder()
-    private let lock = NSLock()
-    private var processes: [ServerProcess] = []
+    private let processes = Mutex<[ServerProcess]>([])
 
     func start(_ program: String, _ arguments: [String], name: String) throws -> ServerProcess {
         let process = try ServerProcess(program, arguments, folder: folder.path, name: name)
-        lock.withLock { processes.append(process) }
+        processes.withLock { $0.append(process) }
         return process
     }
 
@@ -220,10 +220,10 @@ final class ServerSet: @unchecked Sendable {
     }
 
     /// The processes started and not yet stopped by `stopAll`.
-    var running: [ServerProcess] { lock.withLock { processes } }
+    var running: [ServerProcess] { processes.withLock { $0 } }
 
     func stopAll() {
-        let running = lock.withLock {
+        let running = processes.withLock { processes in
             defer { processes.removeAll() }
             return processes
         }

@@ -16,12 +16,12 @@ final class PicturesTests: XCTestCase {
          "script": [{"at": 1.0, "action": "swipe", "direction": "next"}]}
         """, folder: photos.path)
         let output = ScratchFolder()
-        var options = RenderOptions(outputFolder: output.path)
-        options.overlay = false
-        options.contactSheet = output.file("sheet.png")
-        options.sheetColumns = 3
-        options.sheetFrames = 6
-        _ = try StoryRender(storyboard: board, options: options).run()
+        try render(board, into: output) { options in
+            options.overlay = false
+            options.contactSheet = output.file("sheet.png")
+            options.sheetColumns = 3
+            options.sheetFrames = 6
+        }
         let sheet = try RGBAImage(contentsOfPNG: output.file("sheet.png"))
         // 6 frames of 20: numbers 0, 4, 8, 11, 15, 19 (times 0, 0.4, 0.8, 1.1, 1.5, 1.9), 3 columns, 2 rows,
         // thumbnails 72 wide (the canvas is narrower than 180) and 128 tall.

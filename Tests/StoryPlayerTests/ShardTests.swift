@@ -11,12 +11,7 @@ final class ShardTests: XCTestCase {
     }
 
     func renderRange(_ board: Storyboard, _ range: Range<Int>?) throws -> (RenderSummary, [TraceEvent], ScratchFolder) {
-        let folder = ScratchFolder()
-        var options = RenderOptions(outputFolder: folder.path)
-        options.frameRange = range
-        let render = StoryRender(storyboard: board, options: options)
-        let summary = try render.run()
-        return (summary, render.trace.events, folder)
+        try render(board) { $0.frameRange = range }
     }
 
     /// The library, not the CLI, refuses a shard of a realtime render: its frames depend on when

@@ -12,7 +12,7 @@ enum Fixture {
     static func sample(_ name: String) -> String { packageRoot.appendingPathComponent("samples/\(name)").path }
 }
 
-final class ScratchFolder {
+final class ScratchFolder: Sendable {
     let path: String
 
     init() {
@@ -39,12 +39,16 @@ extension Storyboard {
     }
 }
 
-/// Renders into a scratch folder with `threads` rasterizer and PNG threads, and returns the
+/// The one way tests run a render: into `folder` (a fresh scratch folder unless given), with
+/// `threads` rasterizer and PNG threads and whatever else `configure` sets. Returns the
 /// summary, the trace and the folder.
-func render(_ board: Storyboard, threads: Int = 2) throws -> (summary: RenderSummary, trace: [TraceEvent], folder: ScratchFolder) {
-    let folder = ScratchFolder()
+@discardableResult
+func render(_ board: Storyboard, into folder: ScratchFolder = ScratchFolder(), threads: Int = 2,
+            options configure: (inout RenderOptions) -> Void = { _ in })
+    throws -> (summary: RenderSummary, trace: [TraceEvent], folder: ScratchFolder) {
     var options = RenderOptions(outputFolder: folder.path)
     options.threads = threads
+    configure(&options)
     let render = StoryRender(storyboard: board, options: options)
     let summary = try render.run()
     return (summary, render.trace.events, folder)

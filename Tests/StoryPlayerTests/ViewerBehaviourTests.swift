@@ -55,10 +55,7 @@ final class ViewerBehaviourTests: XCTestCase {
         let photos = try folderWithPhotos()
         let board = try Storyboard.parse(#"{"canvas": {"width": 360, "height": 640, "fps": 10}, "duration": 0.2, "stories": [{"items": [{"uri": "black.png"}]}]}"#,
                                          folder: photos.path)
-        let folder = ScratchFolder()
-        var options = RenderOptions(outputFolder: folder.path)
-        options.overlay = false
-        _ = try StoryRender(storyboard: board, options: options).run()
+        let folder = try render(board) { $0.overlay = false }.folder
         XCTAssertEqual(try frame(folder, 0)[20, 9], black)
     }
 
@@ -89,12 +86,7 @@ final class ViewerBehaviourTests: XCTestCase {
          "script": [{"at": 0.3, "action": "hold", "for": 0.4}]}
         """
         let board = try Storyboard.parse(json, folder: photos.path)
-        let folder = ScratchFolder()
-        var options = RenderOptions(outputFolder: folder.path)
-        options.overlay = false
-        let plain = StoryRender(storyboard: board, options: options)
-        _ = try plain.run()
-        let events = plain.trace.events
+        let (_, events, folder) = try render(board) { $0.overlay = false }
         XCTAssertEqual(events.of(.ended).first?.t ?? 0, 1.4, accuracy: 1e-9, "1 s of video plus 0.4 s held")
         XCTAssertEqual(try frame(folder, 4), try frame(folder, 6), "the picture does not move while held")
         XCTAssertNotEqual(try frame(folder, 2), try frame(folder, 4))
@@ -162,10 +154,7 @@ final class ViewerBehaviourTests: XCTestCase {
          "present": {"from": [0.5, 0.75, 0.1], "duration": 0.4},
          "stories": [{"id": "s", "items": [{"uri": "red.png"}]}]}
         """, folder: photos.path)
-        let folder = ScratchFolder()
-        var options = RenderOptions(outputFolder: folder.path)
-        options.overlay = false
-        _ = try StoryRender(storyboard: board, options: options).run()
+        let folder = try render(board) { $0.overlay = false }.folder
         let picture = try frame(folder, 2)   // t = 0.2, the midpoint
         let transform = BubbleTransform.opening(from: (0.5, 0.75, 0.1), progress: ViewerNavigator.easeOut(0.5), width: 72, height: 128)
         XCTAssertEqual(transform.maskRadius, 7.2 + (sqrt(72.0 * 72 + 128 * 128) / 2 - 7.2) * 0.875, accuracy: 1e-9)

@@ -13,7 +13,7 @@ extension FormatContext {
     /// probes): a refused source stops before FFmpeg sees it; FFmpeg may use only the source's
     /// protocols, narrowed by the storyboard; and `avformat_open_input` and
     /// `avformat_find_stream_info` run under `gate`, with the open timeout as their deadline.
-    /// `gate` must outlive the context: FFmpeg keeps an unretained pointer to it.
+    /// The context keeps `gate` alive: FFmpeg holds only an unretained pointer to it.
     static func open(_ source: MediaSource, limits: DecodeLimits, gate: InterruptGate,
                      isLive: Bool = false, reception: SourceReception? = nil) throws(MediaError) -> FormatContext {
         FFmpegLogging.configureOnce()
@@ -53,7 +53,7 @@ extension FormatContext {
         defer { gate.disarm() }
         let format: FormatContext
         do {
-            format = try FormatContext(url: source.ffmpegURL, name: source.description, options: options, interrupt: gate.callback)
+            format = try FormatContext(url: source.ffmpegURL, name: source.description, options: options, gate: gate)
         } catch {
             throw explain(error, gate: gate, waiting: "opening \(source)", seconds: limits.timeouts.open)
         }

@@ -8,6 +8,9 @@ import Synchronization
 /// Owns an `AVFormatContext` opened by `avformat_open_input`; frees it with `avformat_close_input`.
 final class FormatContext {
     private(set) var pointer: UnsafeMutablePointer<AVFormatContext>?
+    /// FFmpeg's interrupt callback holds this gate unretained; the context holds it strongly, so
+    /// the gate lives as long as FFmpeg can call it.
+    private let gate: InterruptGate?
 
     /// Demuxers allocated and not yet freed, process-wide: how tests and benchmarks see that a
     /// stopped player's FFmpeg objects really went away.
@@ -15,19 +18,35 @@ final class FormatContext {
 
     /// `avformat_open_input` with the given options (protocol whitelist, timeouts).
     /// `name` is how messages refer to the source (a path rather than the `file:` URL opened).
-    init(url: String, name: String, options: [String: String], interrupt: AVIOInterruptCB?) throws(MediaError) {
-        var context: UnsafeMutablePointer<AVFormatContext>? = avformat_alloc_context()
-        guard context != nil else { throw MediaError(.open, "cannot open \(name)", cause: "out of memory") }
+    /// Blocking calls run under `gate`'s interrupt callback.
+    init(url: String, name: String, options: [String: String], gate: InterruptGate?) throws(MediaError) {
+        self.gate = gate
+        guard let allocated = avformat_alloc_context() else { throw MediaError(.open, "cannot open \(name)", cause: "out of memory") }
         FormatContext.alive.add(1, ordering: .relaxed)
-        if let interrupt { context!.pointee.interrupt_callback = interrupt }
+        if let gate { allocated.pointee.interrupt_callback = gate.callback }
+        var context: UnsafeMutablePointer<AVFormatContext>? = allocated
         var dictionary = FFmpegDictionary(options)
-        // On failure avformat_open_input frees the context and sets it to NULL.
-        let status = avformat_open_input(&context, url, nil, &dictionary.pointer)
+        let status: Int32
+        if let injected = FFmpegFaults.injected(.openInput) {
+            avformat_free_context(allocated)
+            context = nil
+            status = injected
+        } else {
+            // On failure avformat_open_input frees the context and sets it to NULL.
+            status = avformat_open_input(&context, url, nil, &dictionary.pointer)
+        }
         guard status >= 0, let context else {
             FormatContext.alive.subtract(1, ordering: .relaxed)
             throw MediaError(.open, "cannot open \(name)", averror: status)
         }
         pointer = context
+    }
+
+    /// `av_read_frame` into `packet`: 0, or a negative AVERROR code (end of file, a read error).
+    func readFrame(into packet: UnsafeMutablePointer<AVPacket>) -> Int32 {
+        guard let pointer else { preconditionFailure("reading after close()") }
+        if let injected = FFmpegFaults.injected(.readFrame) { return injected }
+        return av_read_frame(pointer, packet)
     }
 
     /// `avformat_close_input`: closes the demuxer and its I/O now.

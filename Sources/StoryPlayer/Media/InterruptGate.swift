@@ -33,7 +33,8 @@ final class InterruptGate: Sendable {
         return InterruptGate.now() > deadline.load(ordering: .acquiring) ? .timedOut : nil
     }
 
-    /// The callback FFmpeg calls (`AVIOInterruptCB`); the gate must outlive the context using it.
+    /// The callback FFmpeg calls (`AVIOInterruptCB`). It holds the gate unretained, so only
+    /// `FormatContext`, which keeps the gate alive as long as itself, installs it.
     var callback: AVIOInterruptCB {
         AVIOInterruptCB(callback: { opaque in
             guard let opaque else { return 0 }

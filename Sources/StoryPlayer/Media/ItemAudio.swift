@@ -17,12 +17,10 @@ final class ItemAudio {
     private var buffer: [Float] = []
     private var bufferStart: Double?
     private var finished = false
-    /// Must live as long as the demuxer: FFmpeg holds an unretained pointer to it.
-    private let gate = InterruptGate()
 
     /// Opens the item's source a second time for its audio; throws when it has none.
     init(source: MediaSource, limits: DecodeLimits, isLive: Bool = false) throws(MediaError) {
-        format = try FormatContext.open(source, limits: limits, gate: gate, isLive: isLive)
+        format = try FormatContext.open(source, limits: limits, gate: InterruptGate(), isLive: isLive)
         let context = format.pointer!
         let status = av_find_best_stream(context, AVMEDIA_TYPE_AUDIO, -1, -1, nil, 0)
         guard status >= 0 else { throw MediaError(.noAudioStream, "no audio stream in \(source)", averror: status) }
@@ -73,7 +71,7 @@ final class ItemAudio {
 
     /// Reads and decodes packets until some samples come out or the data ends.
     private func decodeMore() {
-        guard let context = format.pointer, let codecContext = codec.pointer, let packet = packet.pointer,
+        guard format.pointer != nil, let codecContext = codec.pointer, let packet = packet.pointer,
               let frame = frame.pointer, let swr = resampler.pointer else {
             finished = true
             return
@@ -89,11 +87,11 @@ final class ItemAudio {
                 finished = true
                 return
             }
-            if av_read_frame(context, packet) < 0 {
-                avcodec_send_packet(codecContext, nil)
+            if format.readFrame(into: packet) < 0 {
+                _ = codec.send(nil)
                 continue
             }
-            if packet.pointee.stream_index == streamIndex { avcodec_send_packet(codecContext, packet) }
+            if packet.pointee.stream_index == streamIndex { _ = codec.send(packet) }
             av_packet_unref(packet)
         }
     }

@@ -46,7 +46,7 @@ extension MediaDecoder {
                 withUnsafePointer(to: frame.pointee.linesize) { sourceLines in
                     withUnsafeMutablePointer(to: &targetData) { targetData in
                         withUnsafeMutablePointer(to: &targetLines) { targetLines in
-                            sws_scale(sws,
+                            FFmpegFaults.injected(.scale) ?? sws_scale(sws,
                                       UnsafeRawPointer(sourceData).assumingMemoryBound(to: UnsafePointer<UInt8>?.self),
                                       UnsafeRawPointer(sourceLines).assumingMemoryBound(to: Int32.self),
                                       0, frame.pointee.height,

@@ -186,7 +186,7 @@ final class MediaDecoder {
                                  cause: reception.audioPackets > 0 ? "only sound arrived" : "nothing arrived")
             }
             gate.arm(seconds: limits.timeouts.read)
-            let read = av_read_frame(formatContext, packetPointer)
+            let read = format.readFrame(into: packetPointer)
             // Why the gate closed, read before disarming it: a demuxer may turn the interrupt
             // into an end of file (HLS does), which must not pass for a clean end.
             let interrupted = read < 0 ? gate.reason : nil
@@ -200,7 +200,7 @@ final class MediaDecoder {
                 if read != FFmpegError.endOfFile { lastReadError = read }
                 // End of file, or a truncated file: either way, drain what the decoder holds.
                 inputDone = true
-                if let codecContext = track?.codec.pointer { avcodec_send_packet(codecContext, nil) }
+                _ = track?.codec.send(nil)
                 continue
             }
             defer { av_packet_unref(packetPointer) }
@@ -225,13 +225,13 @@ final class MediaDecoder {
         if track == nil, waitsForVideo, type == AVMEDIA_TYPE_VIDEO {
             track = try VideoTrack(stream: index, of: context, limits: limits)
         }
-        guard let track, index == track.index, let codecContext = track.codec.pointer else {
+        guard let track, index == track.index else {
             if type == AVMEDIA_TYPE_AUDIO { reception.countAudio() }
             return
         }
         reception.countVideo()
         if firstPacketAt == nil { firstPacketAt = InterruptGate.now() }
-        let sent = avcodec_send_packet(codecContext, packet)
+        let sent = track.codec.send(packet)
         if sent < 0 && sent != FFmpegError.tryAgain {
             // A damaged packet: skip it, as players do, and keep going.
             lastRefusal = sent

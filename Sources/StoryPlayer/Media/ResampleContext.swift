@@ -1,8 +1,12 @@
 import CFFmpeg
+import Synchronization
 
 /// Owns a `SwrContext` (`swr_alloc_set_opts2` + `swr_init` / `swr_free`).
 final class ResampleContext {
     private(set) var pointer: OpaquePointer?
+
+    /// Resamplers allocated and not yet freed, process-wide (see `FormatContext.alive`).
+    static let alive = Atomic<Int>(0)
 
     /// Converts from the decoder's layout, format and rate to interleaved float stereo at `rate`.
     init(from codec: UnsafeMutablePointer<AVCodecContext>, rate: Int32) throws(MediaError) {
@@ -15,6 +19,7 @@ final class ResampleContext {
                                          codec.pointee.sample_rate, 0, nil)
         guard status >= 0, let context else { throw MediaError(.decoderSetup, "cannot set up the resampler", averror: status) }
         pointer = context
+        ResampleContext.alive.add(1, ordering: .relaxed)
         // A mono story plays at its own level on both channels; swresample's own upmix of mono
         // puts it at -3 dB on each side.
         if input.nb_channels == 1 {
@@ -27,7 +32,10 @@ final class ResampleContext {
     }
 
     func close() {
-        if pointer != nil { swr_free(&pointer) }
+        if pointer != nil {
+            swr_free(&pointer)
+            ResampleContext.alive.subtract(1, ordering: .relaxed)
+        }
     }
 
     deinit { close() }

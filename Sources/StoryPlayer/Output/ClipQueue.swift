@@ -1,39 +1,42 @@
 import Compositor
 import Dispatch
-import Foundation
+import Synchronization
 
 /// Feeds the MP4 writer on a serial queue of its own, in frame order, with a bounded number of
 /// frames waiting (x264 is slower than drawing at some sizes; the bound keeps memory flat).
-final class ClipQueue: @unchecked Sendable {
-    private let writer: ClipWriter
+final class ClipQueue: Sendable {
+    /// The writer is not thread-safe; it is only used on `queue`, one job at a time, and the
+    /// mutex (never contended) lets the compiler check that no two threads hold it.
+    private let writer: Mutex<ClipWriter>
     private let queue = DispatchQueue(label: "live-stories.mp4")
     private let slots = DispatchSemaphore(value: 4)
-    private let lock = NSLock()
-    private var firstError: MediaError?
+    private let firstError = Mutex<MediaError?>(nil)
 
-    init(_ writer: ClipWriter) {
-        self.writer = writer
+    init(_ writer: sending ClipWriter) {
+        self.writer = Mutex(writer)
     }
 
     func submit(frame: RGBAImage, index: Int, audio: [Float]) {
         slots.wait()
         queue.async { [self] in
             defer { slots.signal() }
-            guard lock.withLock({ firstError == nil }) else { return }
+            guard firstError.withLock({ $0 == nil }) else { return }
             do throws(MediaError) {
-                try writer.append(frame: frame, index: index)
-                try writer.append(audio: audio)
+                try writer.withLock { (writer) throws(MediaError) in
+                    try writer.append(frame: frame, index: index)
+                    try writer.append(audio: audio)
+                }
             } catch {
-                lock.withLock { firstError = error }
+                firstError.withLock { $0 = error }
             }
         }
     }
 
     func finish() throws(MediaError) {
         let outcome: Result<Void, MediaError> = queue.sync {
-            if let error = lock.withLock({ firstError }) { return .failure(error) }
+            if let error = firstError.withLock({ $0 }) { return .failure(error) }
             do throws(MediaError) {
-                try writer.finish()
+                try writer.withLock { (writer) throws(MediaError) in try writer.finish() }
                 return .success(())
             } catch {
                 return .failure(error)

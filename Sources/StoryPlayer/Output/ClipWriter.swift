@@ -26,13 +26,14 @@ public struct ClipOptions: Sendable {
 /// yuv420p, `+faststart`): into a temporary file, renamed into place when complete. One keyframe
 /// a second, so a clip can be cut or joined at second boundaries.
 ///
-/// Used from one thread at a time (the clip queue).
+/// Used from one thread at a time (the clip queue). Every FFmpeg object has an owner that frees
+/// it, so a writer whose set-up throws half-way leaks nothing.
 final class ClipWriter {
-    private var output: UnsafeMutablePointer<AVFormatContext>?
+    private let muxer: MuxerContext
     private let video: CodecContext
     private let audio: CodecContext
-    private let videoStream: UnsafeMutablePointer<AVStream>
-    private let audioStream: UnsafeMutablePointer<AVStream>
+    private let videoStream: Int32
+    private let audioStream: Int32
     private let scaler = ScaleContext()
     private let picture = Frame()
     private let sound = Frame()
@@ -49,67 +50,57 @@ final class ClipWriter {
         }
         path = options.path
         temporary = AtomicFile.temporaryPath(for: options.path)
-        var context: UnsafeMutablePointer<AVFormatContext>?
-        var status = avformat_alloc_output_context2(&context, nil, "mp4", temporary)
-        guard status >= 0, let context else { throw MediaError(.open, "cannot create an MP4 muxer", averror: status) }
-        output = context
+        muxer = try MuxerContext(format: "mp4", path: temporary)
         let rate = av_d2q(fps, 100_000)
+        let globalHeader = muxer.wantsGlobalHeader
 
         // Video: libx264.
         guard let x264 = avcodec_find_encoder_by_name("libx264") else {
-            throw MediaError(.unsupportedCodec, "this FFmpeg has no libx264 encoder")
+            throw MediaError(.missingEncoder, "this FFmpeg has no libx264 encoder")
         }
-        video = try CodecContext(encoder: x264)
-        let v = video.pointer!
-        v.pointee.width = Int32(width)
-        v.pointee.height = Int32(height)
-        v.pointee.pix_fmt = AV_PIX_FMT_YUV420P
-        v.pointee.time_base = AVRational(num: rate.den, den: rate.num)
-        v.pointee.framerate = rate
-        v.pointee.gop_size = Int32(max(1, fps.rounded()))
-        v.pointee.max_b_frames = 2
-        if context.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0 { v.pointee.flags |= Int32(AV_CODEC_FLAG_GLOBAL_HEADER) }
-        av_opt_set(v.pointee.priv_data, "crf", String(options.crf), 0)
-        av_opt_set(v.pointee.priv_data, "preset", options.preset, 0)
-        // Closed GOPs of one second: segments joined without re-encoding start on a keyframe.
-        av_opt_set(v.pointee.priv_data, "x264-params", "keyint=\(v.pointee.gop_size):min-keyint=\(v.pointee.gop_size):scenecut=0:open-gop=0", 0)
-        status = avcodec_open2(v, x264, nil)
-        guard status >= 0 else { throw MediaError(.decoderSetup, "cannot open libx264", averror: status) }
-        videoStream = avformat_new_stream(context, nil)
-        videoStream.pointee.time_base = v.pointee.time_base
-        avcodec_parameters_from_context(videoStream.pointee.codecpar, v)
+        video = try CodecContext(encoder: x264, failure: "cannot open libx264") { v in
+            v.pointee.width = Int32(width)
+            v.pointee.height = Int32(height)
+            v.pointee.pix_fmt = AV_PIX_FMT_YUV420P
+            v.pointee.time_base = AVRational(num: rate.den, den: rate.num)
+            v.pointee.framerate = rate
+            v.pointee.gop_size = Int32(max(1, fps.rounded()))
+            v.pointee.max_b_frames = 2
+            if globalHeader { v.pointee.flags |= Int32(AV_CODEC_FLAG_GLOBAL_HEADER) }
+            av_opt_set(v.pointee.priv_data, "crf", String(options.crf), 0)
+            av_opt_set(v.pointee.priv_data, "preset", options.preset, 0)
+            // Closed GOPs of one second: segments joined without re-encoding start on a keyframe.
+            av_opt_set(v.pointee.priv_data, "x264-params",
+                       "keyint=\(v.pointee.gop_size):min-keyint=\(v.pointee.gop_size):scenecut=0:open-gop=0", 0)
+        }
+        videoStream = muxer.addStream(for: video)
 
         // Audio: AAC, 48 kHz stereo.
-        guard let aac = avcodec_find_encoder(AV_CODEC_ID_AAC) else { throw MediaError(.unsupportedCodec, "no AAC encoder") }
-        audio = try CodecContext(encoder: aac)
-        let a = audio.pointer!
-        a.pointee.sample_rate = Int32(ItemAudio.rate)
-        a.pointee.sample_fmt = AV_SAMPLE_FMT_FLTP
-        a.pointee.bit_rate = Int64(options.audioBitRate)
-        av_channel_layout_default(&a.pointee.ch_layout, 2)
-        a.pointee.time_base = AVRational(num: 1, den: Int32(ItemAudio.rate))
-        if context.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0 { a.pointee.flags |= Int32(AV_CODEC_FLAG_GLOBAL_HEADER) }
-        status = avcodec_open2(a, aac, nil)
-        guard status >= 0 else { throw MediaError(.decoderSetup, "cannot open the AAC encoder", averror: status) }
-        audioStream = avformat_new_stream(context, nil)
-        audioStream.pointee.time_base = a.pointee.time_base
-        avcodec_parameters_from_context(audioStream.pointee.codecpar, a)
+        guard let aac = avcodec_find_encoder(AV_CODEC_ID_AAC) else { throw MediaError(.missingEncoder, "no AAC encoder") }
+        audio = try CodecContext(encoder: aac, failure: "cannot open the AAC encoder") { a in
+            a.pointee.sample_rate = Int32(ItemAudio.rate)
+            a.pointee.sample_fmt = AV_SAMPLE_FMT_FLTP
+            a.pointee.bit_rate = Int64(options.audioBitRate)
+            av_channel_layout_default(&a.pointee.ch_layout, 2)
+            a.pointee.time_base = AVRational(num: 1, den: Int32(ItemAudio.rate))
+            if globalHeader { a.pointee.flags |= Int32(AV_CODEC_FLAG_GLOBAL_HEADER) }
+        }
+        audioStream = muxer.addStream(for: audio)
 
-        status = avio_open(&context.pointee.pb, temporary, AVIO_FLAG_WRITE)
+        var status = muxer.openFile(temporary)
         guard status >= 0 else { throw MediaError(.open, "cannot write \(temporary)", averror: status) }
-        var options = FFmpegDictionary(["movflags": "+faststart"])
-        status = avformat_write_header(context, &options.pointer)
+        status = muxer.writeHeader(options: ["movflags": "+faststart"])
         guard status >= 0 else { throw MediaError(.open, "cannot start the MP4", averror: status) }
 
         // The reusable frames.
-        let p = picture.pointer!
+        guard let p = picture.pointer, let s = sound.pointer else { preconditionFailure("frames freed while set up") }
         p.pointee.width = Int32(width)
         p.pointee.height = Int32(height)
         p.pointee.format = AV_PIX_FMT_YUV420P.rawValue
         status = av_frame_get_buffer(p, 64)
         guard status >= 0 else { throw MediaError(.convert, "cannot allocate a video frame", averror: status) }
-        let s = sound.pointer!
-        s.pointee.nb_samples = a.pointee.frame_size > 0 ? a.pointee.frame_size : 1024
+        let frameSize = audio.pointer?.pointee.frame_size ?? 0
+        s.pointee.nb_samples = frameSize > 0 ? frameSize : 1024
         s.pointee.format = AV_SAMPLE_FMT_FLTP.rawValue
         s.pointee.sample_rate = Int32(ItemAudio.rate)
         av_channel_layout_default(&s.pointee.ch_layout, 2)
@@ -118,35 +109,35 @@ final class ClipWriter {
     }
 
     deinit {
+        // Abandoned (an error): nothing half-written stays behind. The owners free the rest.
         if !finished {
-            // Abandoned (an error): nothing half-written stays behind.
-            if let output, output.pointee.pb != nil { avio_closep(&output.pointee.pb) }
+            _ = muxer.closeFile()
             unlink(temporary)
         }
-        if output != nil { avformat_free_context(output) }
     }
 
     /// Frame `index` of the clip: presentation time index / fps.
     func append(frame image: RGBAImage, index: Int) throws(MediaError) {
-        let v = video.pointer!, p = picture.pointer!
+        guard let p = picture.pointer else { preconditionFailure("appending after the frame was freed") }
         guard av_frame_make_writable(p) >= 0,
               let sws = scaler.context(sourceWidth: Int32(image.width), sourceHeight: Int32(image.height),
                                        sourceFormat: AV_PIX_FMT_RGBA, width: p.pointee.width, height: p.pointee.height,
                                        targetFormat: AV_PIX_FMT_YUV420P)
         else { throw MediaError(.convert, "cannot convert a frame for the MP4") }
-        image.pixels.withUnsafeBufferPointer { rgba in
+        let lines = image.pixels.withUnsafeBufferPointer { rgba in
             var source: [UnsafePointer<UInt8>?] = [rgba.baseAddress, nil, nil, nil]
             var stride: [Int32] = [Int32(image.width * 4), 0, 0, 0]
-            withUnsafeMutablePointer(to: &p.pointee.data) { data in
+            return withUnsafeMutablePointer(to: &p.pointee.data) { data in
                 withUnsafeMutablePointer(to: &p.pointee.linesize) { lines in
-                    _ = sws_scale(sws, &source, &stride, 0, Int32(image.height),
-                                  UnsafeMutableRawPointer(data).assumingMemoryBound(to: UnsafeMutablePointer<UInt8>?.self),
-                                  UnsafeMutableRawPointer(lines).assumingMemoryBound(to: Int32.self))
+                    FFmpegFaults.injected(.scale) ?? sws_scale(sws, &source, &stride, 0, Int32(image.height),
+                        UnsafeMutableRawPointer(data).assumingMemoryBound(to: UnsafeMutablePointer<UInt8>?.self),
+                        UnsafeMutableRawPointer(lines).assumingMemoryBound(to: Int32.self))
                 }
             }
         }
+        guard lines > 0 else { throw MediaError(.convert, "cannot convert a frame for the MP4", averror: lines) }
         p.pointee.pts = Int64(index)
-        try encode(p, with: v, into: videoStream)
+        try encode(p, with: video, into: videoStream)
     }
 
     /// Interleaved stereo samples at 48 kHz, following the previous ones.
@@ -158,12 +149,11 @@ final class ClipWriter {
     /// Flushes the encoders, finishes the file and moves it into place.
     func finish() throws(MediaError) {
         try writeAudio(flush: true)
-        try encode(nil, with: video.pointer!, into: videoStream)
-        try encode(nil, with: audio.pointer!, into: audioStream)
-        guard let output else { return }
-        var status = av_write_trailer(output)
+        try encode(nil, with: video, into: videoStream)
+        try encode(nil, with: audio, into: audioStream)
+        var status = muxer.writeTrailer()
         guard status >= 0 else { throw MediaError(.convert, "cannot finish the MP4", averror: status) }
-        status = avio_closep(&output.pointee.pb)
+        status = muxer.closeFile()
         guard status >= 0 else { throw MediaError(.convert, "cannot close the MP4", averror: status) }
         guard rename(temporary, path) == 0 else {
             unlink(temporary)
@@ -173,13 +163,15 @@ final class ClipWriter {
     }
 
     private func writeAudio(flush: Bool) throws(MediaError) {
-        let a = audio.pointer!, s = sound.pointer!
+        guard let s = sound.pointer else { preconditionFailure("appending after the frame was freed") }
         let size = Int(s.pointee.nb_samples)
         while pendingAudio.count >= size * 2 || (flush && !pendingAudio.isEmpty) {
-            guard av_frame_make_writable(s) >= 0 else { throw MediaError(.convert, "cannot reuse the audio frame") }
+            guard av_frame_make_writable(s) >= 0, let leftPlane = s.pointee.data.0, let rightPlane = s.pointee.data.1 else {
+                throw MediaError(.convert, "cannot reuse the audio frame")
+            }
             let available = min(size, pendingAudio.count / 2)
-            let left = UnsafeMutableRawPointer(s.pointee.data.0!).assumingMemoryBound(to: Float.self)
-            let right = UnsafeMutableRawPointer(s.pointee.data.1!).assumingMemoryBound(to: Float.self)
+            let left = UnsafeMutableRawPointer(leftPlane).assumingMemoryBound(to: Float.self)
+            let right = UnsafeMutableRawPointer(rightPlane).assumingMemoryBound(to: Float.self)
             for i in 0..<size {
                 left[i] = i < available ? pendingAudio[i * 2] : 0
                 right[i] = i < available ? pendingAudio[i * 2 + 1] : 0
@@ -187,22 +179,19 @@ final class ClipWriter {
             pendingAudio.removeFirst(available * 2)
             s.pointee.pts = audioSamplesWritten
             audioSamplesWritten += Int64(size)
-            try encode(s, with: a, into: audioStream)
+            try encode(s, with: audio, into: audioStream)
         }
     }
 
-    private func encode(_ frame: UnsafeMutablePointer<AVFrame>?, with codec: UnsafeMutablePointer<AVCodecContext>,
-                        into stream: UnsafeMutablePointer<AVStream>) throws(MediaError) {
-        var status = avcodec_send_frame(codec, frame)
+    private func encode(_ frame: UnsafeMutablePointer<AVFrame>?, with codec: CodecContext, into stream: Int32) throws(MediaError) {
+        var status = codec.send(frame: frame)
         guard status >= 0 || status == FFmpegError.endOfFile else { throw MediaError(.convert, "cannot encode", averror: status) }
-        let packet = self.packet.pointer!
+        guard let packet = self.packet.pointer else { preconditionFailure("encoding after the packet was freed") }
         while true {
-            status = avcodec_receive_packet(codec, packet)
+            status = codec.receive(packet: packet)
             if status == FFmpegError.tryAgain || status == FFmpegError.endOfFile { return }
             guard status >= 0 else { throw MediaError(.convert, "cannot encode", averror: status) }
-            av_packet_rescale_ts(packet, codec.pointee.time_base, stream.pointee.time_base)
-            packet.pointee.stream_index = stream.pointee.index
-            status = av_interleaved_write_frame(output, packet)
+            status = muxer.write(packet, from: codec.timeBase, stream: stream)
             guard status >= 0 else { throw MediaError(.convert, "cannot write to the MP4", averror: status) }
         }
     }

@@ -1,5 +1,6 @@
 import Compositor
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -14,8 +15,8 @@ import Glibc
 /// threads. Encoding has a queue to work from; a decode thread delivering the picture the
 /// render waits for (a story opening mid-swipe) does not. Giving that one the core first lets
 /// the queued frames fill the time the render would otherwise leave a core idle.
-final class FrameWriter: @unchecked Sendable {
-    private struct Job {
+final class FrameWriter: Sendable {
+    private struct Job: Sendable {
         let frame: RGBAImage
         let path: String
     }
@@ -23,9 +24,11 @@ final class FrameWriter: @unchecked Sendable {
     private let jobs: BoundedQueue<Job>
     private let slots: DispatchSemaphore
     private let finished = DispatchGroup()
-    private let lock = NSLock()
-    private var firstError: CompositorError?
-    private var spareCanvases: [RGBAImage] = []
+    private struct State {
+        var firstError: CompositorError?
+        var spareCanvases: [RGBAImage] = []
+    }
+    private let state = Mutex(State())
     private let options: PNGOptions
     private let clock: StageClock?
 
@@ -55,7 +58,7 @@ final class FrameWriter: @unchecked Sendable {
 
     /// A canvas a finished frame no longer needs, to draw the next frame into without allocating.
     func reusableCanvas() -> RGBAImage? {
-        lock.withLock { spareCanvases.popLast() }
+        state.withLock { $0.spareCanvases.popLast() }
     }
 
     /// Queues a frame; each file appears whole (temp file, then rename). The image's storage
@@ -74,15 +77,15 @@ final class FrameWriter: @unchecked Sendable {
                 try encoder.write(job.frame, to: job.path)
                 clock?.add(.encode, StageClock.threadCPUSeconds() - started)
             } catch {
-                lock.withLock { if firstError == nil { firstError = error } }
+                state.withLock { if $0.firstError == nil { $0.firstError = error } }
             }
-            lock.withLock { spareCanvases.append(job.frame) }
+            state.withLock { $0.spareCanvases.append(job.frame) }
             slots.signal()
         }
     }
 
     /// The first write error so far, if any.
-    var error: CompositorError? { lock.withLock { firstError } }
+    var error: CompositorError? { state.withLock { $0.firstError } }
 
     /// Waits for every queued frame; the encoder threads then end.
     func finish() throws(CompositorError) {

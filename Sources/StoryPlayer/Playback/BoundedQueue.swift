@@ -1,30 +1,82 @@
+import Dispatch
 import Foundation
+import Synchronization
 
 /// A first-in first-out queue with a fixed capacity, between one producer and one consumer.
 ///
 /// `put` blocks while the queue is full (backpressure: a decoder never runs far ahead of what is
 /// shown) and `take` blocks while it is empty. `close` wakes both sides for good.
-final class BoundedQueue<Element>: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var items: [Element] = []
-    private var closed = false
+///
+/// Its state lives in a `Mutex`, so the compiler checks every access. `Synchronization` has no
+/// condition variable; a waiter instead parks on a semaphore of its own that it registers under
+/// the lock, and every change wakes all registered waiters, which then look again. A wake-up
+/// between registering and waiting is not lost: the semaphore counts it.
+final class BoundedQueue<Element: Sendable>: Sendable {
+    private struct State {
+        var items: [Element] = []
+        var closed = false
+        var waiters: [DispatchSemaphore] = []
+
+        var isFull: Bool { items.count >= capacity }
+        let capacity: Int
+
+        /// Wakes everyone waiting; each checks its own condition again.
+        mutating func changed() {
+            for waiter in waiters { waiter.signal() }
+            waiters.removeAll()
+        }
+    }
+
+    private let state: Mutex<State>
     let capacity: Int
 
     init(capacity: Int) {
         precondition(capacity >= 1, "a queue needs room for one element")
         self.capacity = capacity
+        state = Mutex(State(capacity: capacity))
+    }
+
+    /// Runs `attempt` under the lock until it returns a result, waiting for a change between
+    /// tries. Past `deadline`, returns `expired` of the state (without waiting again).
+    private func waiting<Outcome: Sendable>(until deadline: Date? = nil,
+                                           _ attempt: (inout State) -> Outcome?,
+                                           expired: (inout State) -> Outcome) -> Outcome {
+        var waiter: DispatchSemaphore?
+        while true {
+            let result: Outcome? = state.withLock { state in
+                if let result = attempt(&state) { return result }
+                if let waiter { state.waiters.append(waiter) }
+                return nil
+            }
+            if let result { return result }
+            // The first miss only allocates the semaphore: the next try registers it.
+            guard let waiter else {
+                waiter = DispatchSemaphore(value: 0)
+                continue
+            }
+            guard let deadline else {
+                waiter.wait()
+                continue
+            }
+            if waiter.wait(timeout: .now() + max(0, deadline.timeIntervalSinceNow)) == .timedOut {
+                return state.withLock { state in
+                    state.waiters.removeAll { $0 === waiter }
+                    return attempt(&state) ?? expired(&state)
+                }
+            }
+        }
     }
 
     /// Appends, waiting for room. Returns false (and drops the element) once the queue is closed.
     @discardableResult
     func put(_ element: Element) -> Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        while items.count >= capacity && !closed { condition.wait() }
-        guard !closed else { return false }
-        items.append(element)
-        condition.broadcast()
-        return true
+        waiting({ state in
+            if state.closed { return false }
+            guard !state.isFull else { return nil }
+            state.items.append(element)
+            state.changed()
+            return true
+        }, expired: { _ in false })
     }
 
     /// Appends without waiting when the newest element may be replaced: on a full queue,
@@ -33,82 +85,68 @@ final class BoundedQueue<Element>: @unchecked Sendable {
     /// taken yet). It runs under the queue's lock. Returns false once the queue is closed.
     @discardableResult
     func put(_ element: Element, replacing: (Element) -> Element?) -> Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        if items.count >= capacity, !closed, let last = items.last, let merged = replacing(last) {
-            items[items.count - 1] = merged
-            condition.broadcast()
+        let replaced: Bool = state.withLock { state in
+            guard state.isFull, !state.closed, let last = state.items.last, let merged = replacing(last) else { return false }
+            state.items[state.items.count - 1] = merged
+            state.changed()
             return true
         }
-        while items.count >= capacity && !closed { condition.wait() }
-        guard !closed else { return false }
-        items.append(element)
-        condition.broadcast()
-        return true
+        return replaced || put(element)
     }
 
     /// Waits until a `put` would not block. Returns false once the queue is closed. With one
     /// producer, the room stays free until that producer puts.
     func waitForRoom() -> Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        while items.count >= capacity && !closed { condition.wait() }
-        return !closed
+        waiting({ state in state.closed ? false : state.isFull ? nil : true }, expired: { _ in false })
     }
 
     /// Removes the oldest element, waiting for one. Nil once the queue is closed and empty.
     func take() -> Element? {
-        condition.lock()
-        defer { condition.unlock() }
-        while items.isEmpty && !closed { condition.wait() }
-        guard !items.isEmpty else { return nil }
-        let element = items.removeFirst()
-        condition.broadcast()
-        return element
+        waiting({ state -> Element?? in
+            if !state.items.isEmpty {
+                let element = state.items.removeFirst()
+                state.changed()
+                return .some(element)
+            }
+            return state.closed ? .some(nil) : nil
+        }, expired: { _ in nil }) ?? nil
     }
 
     /// The oldest element, left in the queue, waiting for one. Nil once the queue is closed and
     /// empty. With one consumer, a following `tryTake` removes this same element.
     func peek() -> Element? {
-        condition.lock()
-        defer { condition.unlock() }
-        while items.isEmpty && !closed { condition.wait() }
-        return items.first
+        peek(until: nil)
     }
 
     /// The oldest element, left in the queue, waiting for one until `deadline`. Nil once the
     /// queue is closed and empty, or when the deadline passes first.
-    func peek(until deadline: Date) -> Element? {
-        condition.lock()
-        defer { condition.unlock() }
-        while items.isEmpty && !closed {
-            if !condition.wait(until: deadline) { break }
-        }
-        return items.first
+    func peek(until deadline: Date?) -> Element? {
+        waiting(until: deadline, { state -> Element?? in
+            if let first = state.items.first { return .some(first) }
+            return state.closed ? .some(nil) : nil
+        }, expired: { state in .some(state.items.first) }) ?? nil
     }
 
     /// The oldest element, left in the queue, if there is one now.
     func tryPeek() -> Element? {
-        condition.lock()
-        defer { condition.unlock() }
-        return items.first
+        state.withLock { $0.items.first }
     }
 
     /// Removes the oldest element if there is one, without waiting.
     func tryTake() -> Element? {
-        condition.lock()
-        defer { condition.unlock() }
-        guard !items.isEmpty else { return nil }
-        let element = items.removeFirst()
-        condition.broadcast()
-        return element
+        state.withLock { state in
+            guard !state.items.isEmpty else { return nil }
+            let element = state.items.removeFirst()
+            state.changed()
+            return element
+        }
     }
 
     /// Wakes every waiter; later `put`s are refused and `take` drains what is left.
     func close() {
-        condition.lock()
-        closed = true
-        condition.broadcast()
-        condition.unlock()
+        state.withLock { state in
+            state.closed = true
+            state.changed()
+        }
     }
 }

@@ -1,5 +1,6 @@
 import Compositor
 import Foundation
+import Synchronization
 
 /// The thread that plays one item: it opens the source, then demuxes, decodes and converts into a
 /// small bounded queue, ahead of the render. One per playing story; it ends with its player.
@@ -7,16 +8,14 @@ import Foundation
 /// Every blocking FFmpeg call runs under the thread's interrupt gate. `stop()` closes the gate, so
 /// a thread blocked in the network gives up within FFmpeg's polling interval, then waits a bounded
 /// time for the thread; the thread frees its FFmpeg objects itself as it ends.
-final class DecodeThread: @unchecked Sendable {
+final class DecodeThread: Sendable {
     private let queue: BoundedQueue<DecodedEvent>
     private let spares = SparePicture()
     private let gate = InterruptGate()
     /// What the source has sent so far, on every connection of this play.
     let reception = SourceReception()
     private let done = DispatchSemaphore(value: 0)
-    private let lock = NSLock()
-    private var stopped = false
-    private var finished = false
+    private let progress = Mutex<(stopped: Bool, finished: Bool)>((false, false))
 
     /// How long `stop()` waits for the thread before leaving it to finish on its own.
     static let stopWait: Double = 0.08
@@ -32,7 +31,7 @@ final class DecodeThread: @unchecked Sendable {
                                 clock: clock, gate: gate, reception: reception, queue: queue, spares: spares,
                                 started: started, startAt: startAt)
             worker.run()
-            lock.withLock { finished = true }
+            progress.withLock { $0.finished = true }
             done.signal()
         }
         thread.name = name
@@ -65,16 +64,16 @@ final class DecodeThread: @unchecked Sendable {
     /// whether the thread had finished. Safe to call more than once.
     @discardableResult
     func stop() -> Bool {
-        let first: Bool = lock.withLock {
-            defer { stopped = true }
-            return !stopped
+        let first: Bool = progress.withLock { progress in
+            defer { progress.stopped = true }
+            return !progress.stopped
         }
         if first {
             gate.requestStop()
             queue.close()
             _ = done.wait(timeout: .now() + DecodeThread.stopWait)
         }
-        return lock.withLock { finished }
+        return progress.withLock { $0.finished }
     }
 }
 
@@ -182,18 +181,19 @@ private struct Worker {
             }
             // A live stream has no natural end: whatever stopped it, reconnect with bounded backoff.
             var reopened: MediaDecoder?
-            var reason = failure?.description
-                ?? (decoder.formatName == "hls" ? "the playlist stopped changing (stalled)" : "the stream ended")
+            // Kept as an error: the final failure carries the last one as its cause.
+            var reason: any Error & Sendable = failure
+                ?? ErrorText(decoder.formatName == "hls" ? "the playlist stopped changing (stalled)" : "the stream ended")
             while reopened == nil && reconnects < limits.timeouts.retries {
                 reconnects += 1
-                guard queue.put(.reconnect(attempt: reconnects, reason: reason)) else { return }
+                guard queue.put(.reconnect(attempt: reconnects, reason: "\(reason)")) else { return }
                 guard gate.sleep(seconds: min(0.25 * pow(2, Double(reconnects - 1)), 2)) else { return }
                 do {
                     reopened = try clock.measure(.decode) { () throws(MediaError) in
                         try MediaDecoder(source: source, limits: limits, gate: gate, isLive: isLive, reception: reception)
                     }
                 } catch {
-                    reason = error.description
+                    reason = error
                 }
             }
             guard let next = reopened else {

@@ -28,7 +28,7 @@ public struct FirstFrameSpans: Sendable, Equatable {
 }
 
 /// What a decode thread hands to its player, in order.
-enum DecodedEvent {
+enum DecodedEvent: Sendable {
     case opened(MediaFacts)
     /// A picture, already converted to canvas-size RGBA, at `time` seconds of media time.
     case picture(time: Double, image: RGBAImage, spans: FirstFrameSpans?)

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -6,7 +7,7 @@ import FoundationNetworking
 /// A paged feed: `{"stories": [...], "next": "url-or-null"}` per page, from `file:` or `http(s):`.
 /// The next page is fetched on a background thread when the viewer comes within two stories of
 /// the end of what it has (LinkedIn's rule); a failed fetch is retried at the next move.
-final class FeedPages: @unchecked Sendable {
+final class FeedPages: Sendable {
     struct Page: Sendable {
         var url: URL
         var stories: [Story]
@@ -20,12 +21,19 @@ final class FeedPages: @unchecked Sendable {
     private let timeout: Double
     private let queue = DispatchQueue(label: "live-stories.feed")
     private let group = DispatchGroup()
-    private let lock = NSLock()
-    private var result: Result<Page, FeedError>?
-    private(set) var next: URL?
-    private(set) var isFetching = false
-    private(set) var pagesLoaded = 0
-    private var storiesSoFar = 0
+    private struct State {
+        var result: Result<Page, FeedError>?
+        var next: URL?
+        var isFetching = false
+        var pagesLoaded = 0
+        var storiesSoFar = 0
+    }
+    private let state = Mutex(State())
+
+    /// The next page's URL, nil after the last page.
+    var next: URL? { state.withLock { $0.next } }
+    var isFetching: Bool { state.withLock { $0.isFetching } }
+    var pagesLoaded: Int { state.withLock { $0.pagesLoaded } }
 
     struct FeedError: Error, CustomStringConvertible, Sendable {
         let url: String
@@ -37,11 +45,13 @@ final class FeedPages: @unchecked Sendable {
     init(feed: Feed, folder: String, timeout: Double) {
         pageSize = feed.pageSize
         self.timeout = timeout
+        let first: URL
         if let url = URL(string: feed.url), let scheme = url.scheme, scheme.count > 1 {
-            next = url
+            first = url
         } else {
-            next = URL(fileURLWithPath: (folder as NSString).appendingPathComponent(feed.url))
+            first = URL(fileURLWithPath: (folder as NSString).appendingPathComponent(feed.url))
         }
+        state.withLock { $0.next = first }
     }
 
     /// Fetches the first page now.
@@ -54,18 +64,18 @@ final class FeedPages: @unchecked Sendable {
 
     /// Starts fetching the next page unless one is on its way or there is none.
     func fetchNext() {
-        let url: URL? = lock.withLock {
-            guard !isFetching, let next else { return nil }
-            isFetching = true
+        let url: URL? = state.withLock { state in
+            guard !state.isFetching, let next = state.next else { return nil }
+            state.isFetching = true
             return next
         }
         guard let url else { return }
         queue.async(group: group) { [self] in
             let outcome: Result<Page, FeedError>
             do throws(FeedError) { outcome = .success(try fetch(url)) } catch { outcome = .failure(error) }
-            lock.withLock {
-                result = outcome
-                isFetching = false
+            state.withLock { state in
+                state.result = outcome
+                state.isFetching = false
             }
         }
     }
@@ -75,19 +85,19 @@ final class FeedPages: @unchecked Sendable {
 
     /// A fetch that finished since the last call.
     func collect() -> Result<Page, FeedError>? {
-        let outcome: Result<Page, FeedError>? = lock.withLock {
-            defer { result = nil }
-            return result
+        let outcome: Result<Page, FeedError>? = state.withLock { state in
+            defer { state.result = nil }
+            return state.result
         }
         if case .success(let page)? = outcome { accept(page) }
         return outcome
     }
 
     private func accept(_ page: Page) {
-        lock.withLock {
-            next = page.next
-            pagesLoaded += 1
-            storiesSoFar += page.stories.count
+        state.withLock { state in
+            state.next = page.next
+            state.pagesLoaded += 1
+            state.storiesSoFar += page.stories.count
         }
     }
 
@@ -95,7 +105,7 @@ final class FeedPages: @unchecked Sendable {
 
     private func fetch(_ url: URL) throws(FeedError) -> Page {
         let data = try download(url)
-        let offset = lock.withLock { storiesSoFar }
+        let offset = state.withLock { $0.storiesSoFar }
         do {
             var reader = try ObjectReader(try JSONValue.parse(data), path: "")
             guard let values = try reader.array("stories") else { throw StoryboardError(path: "stories", message: "missing") }
@@ -129,18 +139,19 @@ final class FeedPages: @unchecked Sendable {
         guard ["http", "https"].contains(url.scheme?.lowercased() ?? "") else {
             throw FeedError(url: url.absoluteString, message: "only file:, http: and https: pages are supported")
         }
-        final class Box: @unchecked Sendable { var outcome: Result<Data, FeedError>? }
-        let box = Box()
+        // The session's callback runs on its own queue; the answer crosses back through a mutex.
+        final class Answer: Sendable { let outcome = Mutex<Result<Data, FeedError>?>(nil) }
+        let box = Answer()
         let done = DispatchSemaphore(value: 0)
         var request = URLRequest(url: url)
         request.timeoutInterval = timeout
         let task = URLSession.shared.dataTask(with: request) { data, response, error in
             if let error {
-                box.outcome = .failure(FeedError(url: url.absoluteString, message: error.localizedDescription))
+                box.outcome.withLock { $0 = .failure(FeedError(url: url.absoluteString, message: error.localizedDescription)) }
             } else if let http = response as? HTTPURLResponse, !(200..<300).contains(http.statusCode) {
-                box.outcome = .failure(FeedError(url: url.absoluteString, message: "HTTP \(http.statusCode)"))
+                box.outcome.withLock { $0 = .failure(FeedError(url: url.absoluteString, message: "HTTP \(http.statusCode)")) }
             } else {
-                box.outcome = .success(data ?? Data())
+                box.outcome.withLock { $0 = .success(data ?? Data()) }
             }
             done.signal()
         }
@@ -149,6 +160,6 @@ final class FeedPages: @unchecked Sendable {
             task.cancel()
             throw FeedError(url: url.absoluteString, message: "no answer within \(ObjectReader.format(timeout)) s")
         }
-        return try box.outcome!.get()
+        return try box.outcome.withLock { $0 }!.get()
     }
 }

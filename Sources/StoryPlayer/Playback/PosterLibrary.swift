@@ -1,5 +1,6 @@
 import Compositor
 import Foundation
+import Synchronization
 
 /// Posters and stream metadata for the stories near the current one (LinkedIn's preload window:
 /// one behind, two ahead), loaded on a background thread as the viewer moves, and never for the
@@ -8,7 +9,7 @@ import Foundation
 /// For each item the poster is its `poster`, else the story's, else (a local recorded item) its
 /// own first frame; a live item with none has no poster. It is kept blurred and darkened at a
 /// quarter of the canvas (the loading background) and sharp and small (the avatar bubble).
-final class PosterLibrary: @unchecked Sendable {
+final class PosterLibrary: Sendable {
     /// What one preload brought in for a story.
     struct Entry: Sendable {
         var cards: [RGBAImage?]
@@ -24,14 +25,17 @@ final class PosterLibrary: @unchecked Sendable {
     /// Serial: preloads run beside the players and the frames in flight, one at a time, so that
     /// they do not crowd out a player opening its first picture.
     private let queue = DispatchQueue(label: "live-stories.preload")
-    private let lock = NSLock()
-    private var entries: [Int: Entry] = [:]
-    private var requested: Set<Int> = []
-    /// One group per requested story, left when its load is done (`wait(for:)`).
-    private var loading: [Int: DispatchGroup] = [:]
-    private var unreported: [(story: Int, entry: Entry)] = []
+    private struct State {
+        var entries: [Int: Entry] = [:]
+        var requested: Set<Int> = []
+        /// One group per requested story, left when its load is done (`wait(for:)`).
+        var loading: [Int: DispatchGroup] = [:]
+        var unreported: [(story: Int, entry: Entry)] = []
+        var misses = 0
+    }
+    private let state = Mutex(State())
     /// Times a face needed a poster that was not loaded yet (it showed the background).
-    private(set) var misses = 0
+    var misses: Int { state.withLock { $0.misses } }
 
     static let reduction = 4
     static let darkening = 0.72
@@ -56,13 +60,13 @@ final class PosterLibrary: @unchecked Sendable {
     /// Returns the stories it started, in the order of `indices`.
     @discardableResult
     func request(_ indices: [Int], stories: [Story], playing: Set<Int> = []) -> [Int] {
-        let fresh: [(Int, DispatchGroup)] = lock.withLock {
-            let fresh = indices.filter { !requested.contains($0) }
-            requested.formUnion(fresh)
+        let fresh: [(Int, DispatchGroup)] = state.withLock { state in
+            let fresh = indices.filter { !state.requested.contains($0) }
+            state.requested.formUnion(fresh)
             return fresh.map { index in
                 let done = DispatchGroup()
                 done.enter()
-                loading[index] = done
+                state.loading[index] = done
                 return (index, done)
             }
         }
@@ -71,9 +75,9 @@ final class PosterLibrary: @unchecked Sendable {
             let probe = !playing.contains(index)
             queue.async { [self] in
                 let entry = load(story, probe: probe)
-                lock.withLock {
-                    entries[index] = entry
-                    unreported.append((index, entry))
+                state.withLock { state in
+                    state.entries[index] = entry
+                    state.unreported.append((index, entry))
                 }
                 done.leave()
             }
@@ -83,20 +87,20 @@ final class PosterLibrary: @unchecked Sendable {
 
     /// Waits for one story's load, if it was requested.
     func wait(for story: Int) {
-        let done = lock.withLock { loading[story] }
+        let done = state.withLock { $0.loading[story] }
         done?.wait()
     }
 
     /// Waits for every requested load (the virtual clock, so that renders stay deterministic).
     func waitForRequests() {
-        for done in lock.withLock({ Array(loading.values) }) { done.wait() }
+        for done in state.withLock({ Array($0.loading.values) }) { done.wait() }
     }
 
     /// Loads finished since the last call, in story order.
     func collect() -> [(story: Int, entry: Entry)] {
-        lock.withLock {
-            defer { unreported.removeAll() }
-            return unreported.sorted { $0.story < $1.story }
+        state.withLock { state in
+            defer { state.unreported.removeAll() }
+            return state.unreported.sorted { $0.story < $1.story }
         }
     }
 
@@ -105,8 +109,11 @@ final class PosterLibrary: @unchecked Sendable {
     /// posters are not loaded yet shows the background, and counts as a miss.
     func picture(story: Int, item: Int, at t: Double, ring: Bool) -> RGBAImage {
         if waitsForLoads { wait(for: story) }
-        let entry = lock.withLock { entries[story] }
-        if entry == nil { lock.withLock { misses += 1 } }
+        let entry: Entry? = state.withLock { state in
+            let entry = state.entries[story]
+            if entry == nil { state.misses += 1 }
+            return entry
+        }
         let card = entry.flatMap { item < $0.cards.count ? $0.cards[item] : nil }
         var picture = card?.scaled(width: canvas.width, height: canvas.height)
             ?? RGBAImage(width: canvas.width, height: canvas.height, fill: canvas.background)

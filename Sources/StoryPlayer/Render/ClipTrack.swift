@@ -13,7 +13,7 @@ struct ClipTrack {
                 ClipQueue(try ClipWriter(options: options, width: canvas.width, height: canvas.height, fps: canvas.fps))
             }
         } catch {
-            throw RenderError(.output, "cannot write the MP4", cause: error.description)
+            throw RenderError.clip(error)
         }
     }
 
@@ -33,7 +33,7 @@ struct ClipTrack {
         do {
             try queue.finish()
         } catch {
-            throw RenderError(.output, "cannot write the MP4", cause: error.description)
+            throw RenderError.clip(error)
         }
     }
 }

@@ -11,12 +11,24 @@ public struct RenderError: Error, Sendable, CustomStringConvertible {
 
     public let code: Code
     public let message: String
-    public let cause: String?
+    /// The error underneath (a `MediaError`, a `CompositorError`...), for a caller to inspect.
+    public let cause: (any Error & Sendable)?
 
-    public init(_ code: Code, _ message: String, cause: String? = nil) {
+    public init(_ code: Code, _ message: String, cause: (any Error & Sendable)? = nil) {
         self.code = code
         self.message = message
         self.cause = cause
+    }
+
+    /// A cause known only as text.
+    public init(_ code: Code, _ message: String, cause: String) {
+        self.init(code, message, cause: ErrorText(cause))
+    }
+
+    /// The MP4 writer could not start: an FFmpeg without libx264 cannot make the MP4 at all,
+    /// which is not a failure to write it.
+    static func clip(_ error: MediaError) -> RenderError {
+        RenderError(.output, error.code == .missingEncoder ? "cannot make the MP4" : "cannot write the MP4", cause: error)
     }
 
     public var description: String {

@@ -31,7 +31,7 @@ extension StoryRender {
             try AtomicFile.write(Array(trace.jsonLines.utf8), to: (folder as NSString).appendingPathComponent("lifecycle.jsonl"))
             try AtomicFile.write(Array(summary.json.utf8), to: (folder as NSString).appendingPathComponent("summary.json"))
         } catch {
-            throw RenderError(.output, "cannot write the trace, summary or pictures", cause: error.description)
+            throw RenderError(.output, "cannot write the trace, summary or pictures", cause: error)
         }
     }
 }

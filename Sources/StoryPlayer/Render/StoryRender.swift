@@ -141,7 +141,7 @@ public final class StoryRender {
             if options.writeFrames { writer.submit(canvas, to: StoryRender.framePath(folder, n)) }
             frames += 1
             if let error = writer.error {
-                throw RenderError(.output, "cannot write frame \(n)", cause: error.description)
+                throw RenderError(.output, "cannot write frame \(n)", cause: error)
             }
             options.progress?(frames, plannedFrames)
         }
@@ -155,7 +155,7 @@ public final class StoryRender {
         do {
             try writer.finish()
         } catch {
-            throw RenderError(.output, "cannot write frames", cause: error.description)
+            throw RenderError(.output, "cannot write frames", cause: error)
         }
         try clip.finish()
         // Every preload requested is in the trace, complete, before the trace is cut or written.

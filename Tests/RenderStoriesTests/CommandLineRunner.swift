@@ -1,0 +1,45 @@
+import Foundation
+
+/// Runs the built `render-stories` and collects its exit status and output.
+struct CommandLineRunner {
+    struct Outcome {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    var demo: String { CommandLineTests.packageRoot.appendingPathComponent("samples/demo.json").path }
+
+    func run(_ arguments: [String], in folder: String? = nil) throws -> Outcome {
+        let paths = CommandLineTests.self
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: paths.executable)
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: folder ?? paths.packageRoot.path)
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Outcome(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+                       stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
+}
+
+/// A folder of its own for one test, removed with it (the same helper as StoryPlayerTests';
+/// test targets cannot share code without a library target of their own).
+final class ScratchFolder: Sendable {
+    let path: String
+
+    init() {
+        path = FileManager.default.temporaryDirectory.appendingPathComponent("live-stories-\(UUID().uuidString)").path
+        try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    func file(_ name: String) -> String { (path as NSString).appendingPathComponent(name) }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+}
