@@ -21,6 +21,9 @@ demo: build
 	@$(BIN) check out/demo/lifecycle.jsonl
 	@echo "demo frames are in $(CURDIR)/out/demo/ (frame-000000.png …, lifecycle.jsonl, summary.json)"
 	@echo "open $(CURDIR)/out/demo/report.html in a browser"
+	$(BIN) render samples/room.json --output out/room --report
+	@$(BIN) check out/room/lifecycle.jsonl --max-audio 4
+	@echo "a live room is in $(CURDIR)/out/room/ (open report.html)"
 
 test: test-deps
 	$(SWIFT) build --build-tests

@@ -20,35 +20,35 @@ public final class ItemPlayer {
     public let itemIndex: Int
     /// Timeline seconds at `play()`; the item's media time is the time since then.
     public let startedAt: Double
-    public private(set) var state: State = .loading
+    public internal(set) var state: State = .loading
     /// When the first picture was shown (timeline seconds), and the spans it took.
     public private(set) var firstFrameAt: Double?
     public private(set) var spans: FirstFrameSpans?
     /// Pictures this player's decode thread delivered (the `stop` event's `pictures`).
-    public private(set) var pictures = 0
+    public internal(set) var pictures = 0
 
-    private let item: StoryItem
-    private let storyID: String
-    private let trace: LifecycleTrace
-    private let waits: Bool
-    private var decodeThread: DecodeThread?
-    private var media: MediaFacts?
+    let item: StoryItem
+    let storyID: String
+    let trace: LifecycleTrace
+    let waits: Bool
+    var decodeThread: DecodeThread?
+    var media: MediaFacts?
     /// The newest picture with a presentation time ≤ the media time asked for. The first one
     /// past it waits at the head of the decode thread's queue until its time comes.
-    private var shown: (time: Double, image: RGBAImage)?
-    private var pendingSpans: FirstFrameSpans?
-    private var dataEnded = false
+    var shown: (time: Double, image: RGBAImage)?
+    var pendingSpans: FirstFrameSpans?
+    var dataEnded = false
     /// When a hold paused the item, and how long earlier holds paused it in all.
     private var pausedAt: Double?
     private var pausedTotal = 0.0
     /// Where the last picture stops being current, once the data has ended.
-    private var dataEndTime: Double?
+    var dataEndTime: Double?
 
     private let size: (width: Int, height: Int)
-    private let limits: DecodeLimits
+    let limits: DecodeLimits
     /// The virtual clock waits for a live item's first picture until then (the open timeout
     /// after play); a source that sends only sound, or nothing, must not hold the render longer.
-    private let firstPictureDeadline: Date
+    let firstPictureDeadline: Date
     private let clock: StageClock?
     /// A player of a shard's fast-forward: it knows its media's length but decodes nothing until
     /// `activate(at:)`.
@@ -248,71 +248,5 @@ public final class ItemPlayer {
             }
         }
         return audio?.samples(from: mediaTime(at: t), count: count)
-    }
-
-    // MARK: - Following the decode thread
-
-    /// Takes events until the next picture lies past `local` media seconds, or the data ends.
-    /// With the realtime clock it takes only what has arrived.
-    private func advance(to local: Double, at t: Double) {
-        while let thread = decodeThread, !dataEnded {
-            guard let event = nextEvent(from: thread) else { return }
-            // The first picture shows at once even if its timestamp is a little late; with the
-            // realtime clock, pictures that are already late are passed over for newer ones, and
-            // a live picture is due when it arrives (the stream is watched at its live edge, and
-            // a publisher that restarts starts its timestamps again). The virtual clock keeps to
-            // timestamps, which is what paces a render of a live source.
-            let dueOnArrival = item.isLive && !waits
-            if case .picture(let time, _, _) = event, !dueOnArrival, time > local + 1e-9, shown != nil { return }
-            if case .picture = event, let old = shown {
-                // Let go of the old picture before the thread wakes, so its storage is free to reuse.
-                shown = nil
-                thread.recycle(old.image)
-            }
-            thread.dropNext()
-            handle(event, at: t)
-        }
-    }
-
-    /// The thread's next event: with the realtime clock only what has arrived; with the virtual
-    /// clock, waiting for it, but never without a deadline for a live source, whose pictures
-    /// come when the network brings them (the first within the open timeout, each next one
-    /// within the read timeout, after which the thread reconnects or fails).
-    private func nextEvent(from thread: DecodeThread) -> DecodedEvent? {
-        guard waits else { return thread.peekNow() }
-        guard item.isLive else { return thread.peek() }
-        let deadline = pictures == 0 ? firstPictureDeadline : Date(timeIntervalSinceNow: limits.timeouts.read)
-        return thread.peek(until: deadline)
-    }
-
-    private func handle(_ event: DecodedEvent, at t: Double) {
-        switch event {
-        case .opened(let facts):
-            media = facts
-            trace.record(.opened, t: t, story: storyID, item: itemIndex, player: id)
-        case .picture(let time, let image, let spans):
-            pictures += 1
-            if let spans { pendingSpans = spans }
-            shown = (time, image)
-        case .reconnect(let attempt, let reason):
-            trace.record(.reconnect, t: t, story: storyID, item: itemIndex, player: id, error: reason, attempt: attempt)
-        case .end:
-            dataEnded = true
-            dataEndTime = (shown?.time ?? 0) + (media?.frameDuration ?? 0)
-        case .failed(let error):
-            if shown != nil && !item.isLive && !item.source.isRemote {
-                // A decode error after pictures were shown ends a file, as a truncated file does.
-                dataEnded = true
-                dataEndTime = (shown?.time ?? 0) + (media?.frameDuration ?? 0)
-            } else {
-                fail(error, at: t)
-            }
-        }
-    }
-
-    private func fail(_ error: MediaError, at t: Double) {
-        state = .failed(error)
-        close()
-        trace.record(.failed, t: t, story: storyID, item: itemIndex, player: id, error: error.description)
     }
 }
