@@ -125,6 +125,38 @@ final class RoomTests: XCTestCase {
         XCTAssertEqual(events.of(.play).filter { $0.media == "audio" }.count, 9)
     }
 
+    /// A participant with sound and no video (an .m4a, as in the issue's example) speaks like any
+    /// other, and while it is large the area shows its avatar over its blurred avatar.
+    func testASoundOnlyParticipantIsShownByItsAvatar() throws {
+        try ffmpeg(["-i", folder.file("cy.mp4"), "-vn", "-c:a", "copy", folder.file("cy.m4a")])
+        let (_, events, output) = try render(roomBoard(participants: """
+        {"id": "ana", "uri": "ana.mp4", "avatar": "orange.jpg"}, {"id": "cy", "uri": "cy.m4a", "avatar": "teal.jpg"}
+        """))
+        XCTAssertEqual(events.of(.failed), [], "\(events.map(\.jsonLine))")
+        XCTAssertEqual(events.of(.speaker).map(\.participant), ["ana", "cy"])
+        XCTAssertEqual(events.of(.play).filter { $0.media == nil }.map(\.participant), ["ana"], "no video player for a sound file")
+        let centre = try largeCentre(output, frame: 60)
+        XCTAssertLessThan(centre.distance(to: RGBAColor(red: 0, green: 128, blue: 128)), 40, "cy's teal avatar, large: \(centre)")
+    }
+
+    /// `--mp4` mixes every participant's sound: each one's tone is heard in its own seconds.
+    func testTheClipMixesEveryParticipant() throws {
+        let output = ScratchFolder()
+        try render(roomBoard(duration: 6), into: output) { options in
+            options.writeFrames = false
+            options.clip = ClipOptions(path: output.file("room.mp4"))
+        }
+        let raw = output.file("room.f32")
+        try ffmpeg(["-i", output.file("room.mp4"), "-vn", "-ac", "1", "-ar", "8000", "-f", "f32le", raw])
+        let samples = try Data(contentsOf: URL(fileURLWithPath: raw)).withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+        func level(_ from: Double, _ to: Double) -> Double {
+            DominantSpeaker.rms(Array(samples[Int(from * 8000)..<min(samples.count, Int(to * 8000))]))
+        }
+        for (id, _, _, start) in RoomTests.speakers {
+            XCTAssertGreaterThan(level(start + 0.5, start + 1.5), 0.1, "\(id)'s tone is in the clip")
+        }
+    }
+
     /// A participant whose source fails shows its avatar with an error mark; the room goes on.
     func testAFailedParticipantDoesNotStopTheRoom() throws {
         let (summary, events, _) = try render(roomBoard(participants: """

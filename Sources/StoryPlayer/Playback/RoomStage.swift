@@ -61,11 +61,16 @@ final class RoomStage {
             var participantLimits = limits
             participantLimits.timeouts.retries = 0
             do throws(MediaError) {
-                let probe = try MediaProbe.run(source: participant.source, limits: participantLimits, isLive: participant.isLive,
-                                               decodeFirstFrame: false)
-                // A live publisher may send its sound before its first picture, so a live
-                // participant counts as having video until its player finds out.
-                seat.hasVideo = probe.kind != .sound || participant.isLive
+                do throws(MediaError) {
+                    let probe = try MediaProbe.run(source: participant.source, limits: participantLimits,
+                                                   isLive: participant.isLive, decodeFirstFrame: false)
+                    // A live publisher may send its sound before its first picture, so a live
+                    // participant counts as having video until its player finds out.
+                    seat.hasVideo = probe.kind != .sound || participant.isLive
+                } catch {
+                    // A sound file (cy.m4a) is a participant without video, not a failure.
+                    guard error.code == .noVideoStream else { throw error }
+                }
                 do throws(MediaError) {
                     seat.audio = try ItemAudio(source: participant.source, limits: limits, isLive: participant.isLive)
                 } catch {
