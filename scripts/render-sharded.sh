@@ -4,13 +4,14 @@
 #
 #   scripts/render-sharded.sh BOARD N OUT [--mp4 FILE.mp4] [render options, e.g. --size 1080x1920]
 #
-# Each shard's trace is kept as OUT/shards/NN-lifecycle.jsonl (check it with `check --shard`).
+# OUT gets the frames and one lifecycle.jsonl and summary.json (`render-stories merge`); each
+# shard's own trace is kept as OUT/shards/NN-lifecycle.jsonl (check it with `check --shard`).
 # With --mp4, each shard also encodes its frames as a segment, and the segments are joined
 # without re-encoding (ffmpeg's concat demuxer); shard sizes are then whole GOPs (one second of
 # frames), so every segment starts on a keyframe. Set RENDER_STORIES to use another build.
 set -euo pipefail
 if (($# < 3)); then
-  sed -n '2,11p' "$0" >&2
+  sed -n '2,12p' "$0" >&2
   exit 2
 fi
 board=$1 shards=$2 out=$(realpath -m "$3")
@@ -27,21 +28,13 @@ bin=${RENDER_STORIES:-$here/.build/release/render-stories}
 parallel --version 2>/dev/null | grep -q "GNU parallel" || { echo "render-sharded: needs GNU parallel (apt-get install parallel)" >&2; exit 1; }
 [[ $shards =~ ^[1-9][0-9]*$ ]] || { echo "render-sharded: N must be a positive number" >&2; exit 2; }
 
-# The frame count depends on --fps and --duration only.
-count_args=()
-args=("$@")
-for ((i = 0; i < ${#args[@]}; i++)); do
-  case ${args[i]} in
-    --fps|--duration) count_args+=("${args[i]}" "${args[i + 1]}"); i=$((i + 1)) ;;
-  esac
-done
-total=$("$bin" frames "$board" "${count_args[@]}")
+# The tool works out the frame count (and rate) from the same options the shards get.
+read -r total fps < <("$bin" frames "$board" --json "$@" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["frames"], d["fps"])')
+[[ -n ${total:-} ]] || { echo "render-sharded: cannot count the frames of $board" >&2; exit 1; }
 size=$(( (total + shards - 1) / shards ))
 gop=1
 if [[ -n $mp4 ]]; then
   # The clip's GOP is one second of frames (render-stories encodes keyint = fps).
-  fps=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get("canvas", {}).get("fps", 30))' "$board")
-  for ((i = 0; i < ${#count_args[@]}; i++)); do [[ ${count_args[i]} == --fps ]] && fps=${count_args[i + 1]}; done
   gop=$(python3 -c "print(max(1, round(float('$fps'))))")
 fi
 size=$(( (size + gop - 1) / gop * gop ))
@@ -58,11 +51,15 @@ segment=()
 [[ -n $mp4 ]] && segment=(--mp4 "$work/{#}.mp4")
 printf '%s\n' "${ranges[@]}" | parallel --will-cite --halt now,fail=1 --colsep ' ' -j "$shards" \
   "$bin" render "$board" --frames {1}..{2} --output "$work/{#}" --quiet "${segment[@]}" "$@"
+# One trace and summary for the whole render, equal to a single render's (wall times aside),
+# and every frame in OUT. Each shard's own trace stays in OUT/shards/ (check it with --shard).
+folders=()
 for ((i = 1; i <= ${#ranges[@]}; i++)); do
-  if compgen -G "$work/$i/frame-*.png" >/dev/null; then mv "$work/$i"/frame-*.png "$out/"; fi
-  mv "$work/$i/lifecycle.jsonl" "$out/shards/$(printf '%02d' "$i")-lifecycle.jsonl"
+  folders+=("$work/$i")
+  cp "$work/$i/lifecycle.jsonl" "$out/shards/$(printf '%02d' "$i")-lifecycle.jsonl"
   [[ -n $mp4 ]] && echo "file '$work/$i.mp4'" >> "$work/segments.txt"
 done
+"$bin" merge "${folders[@]}" --output "$out" >/dev/null
 if [[ -n $mp4 ]]; then
   ffmpeg -v error -y -f concat -safe 0 -i "$work/segments.txt" -c copy -movflags +faststart "$work/joined.mp4"
   mv "$work/joined.mp4" "$mp4"

@@ -90,5 +90,34 @@ final class ShardedScriptTests: XCTestCase {
             let check = try cli.run(["check", "--shard", scratch + "/joined/shards/" + trace])
             XCTAssertEqual(check.status, 0, check.stdout)
         }
+        // One merged trace beside the frames, equal to the full render's but for wall-clock
+        // times, which passes plain check; and one summary with every frame.
+        func timeless(_ path: String) throws -> [String] {
+            try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map {
+                $0.replacingOccurrences(of: #""wall": [0-9.]+, "#, with: "", options: .regularExpression)
+                    .replacingOccurrences(of: #", "open_ms": .*(?=\})"#, with: "", options: .regularExpression)
+            }
+        }
+        XCTAssertEqual(try timeless(scratch + "/joined/lifecycle.jsonl"), try timeless(scratch + "/full/lifecycle.jsonl"))
+        let check = try cli.run(["check", scratch + "/joined/lifecycle.jsonl"])
+        XCTAssertEqual(check.status, 0, check.stdout)
+        let summary = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: scratch + "/joined/summary.json"))) as! [String: Any]
+        XCTAssertEqual(summary["frames"] as? Int, 116)
+        XCTAssertNil(summary["frame_range"], "the merged summary is a whole render's")
+        // Merged shards get one report page, as a whole render does.
+        let report = try cli.run(["report", scratch + "/joined"])
+        XCTAssertEqual(report.status, 0, report.stderr)
+        let page = try String(contentsOfFile: scratch + "/joined/report.html", encoding: .utf8)
+        XCTAssertTrue(page.contains("frame-000115.png") || page.contains("\"frames\": 116") || page.contains("116"), "the page knows every frame")
+    }
+
+    /// `render-stories frames` takes render's options, in both spellings, so a script can pass
+    /// its own through (it used to understand only `--duration 1`).
+    func testFramesTakesRendersOptions() throws {
+        let cli = CommandLineRunner()
+        for spelling in [["--duration=1"], ["--duration", "1"]] {
+            let result = try cli.run(["frames", cli.demo] + spelling + ["--size", "90x160", "--png-level", "3"])
+            XCTAssertEqual(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "30", result.stderr)
+        }
     }
 }

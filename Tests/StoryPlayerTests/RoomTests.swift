@@ -157,6 +157,23 @@ final class RoomTests: XCTestCase {
         }
     }
 
+    /// A room lasts its duration, then the viewer moves on to the next story as after any other;
+    /// every player of the room is stopped when it leaves the screen.
+    func testARoomEndsAfterItsDurationAndTheViewerMovesOn() throws {
+        let board = try Storyboard.parse("""
+        {"canvas": {"width": 72, "height": 128, "fps": 10}, "duration": 2.5,
+         "stories": [{"id": "panel", "room": {"participants": [{"id": "ana", "uri": "ana.mp4"}]}, "duration": 1},
+                     {"id": "next", "items": [{"uri": "orange.jpg"}]}]}
+        """, folder: folder.path)
+        let (summary, events, _) = try render(board)
+        XCTAssertEqual(summary.failedStories.map(\.id), [], "\(events.map(\.jsonLine))")
+        XCTAssertEqual(events.of(.play, story: "next").count, 1, "the viewer moved on")
+        let roomStops = events.of(.stop, story: "panel")
+        XCTAssertEqual(roomStops.count, 2, "the audio and the video player")
+        XCTAssertTrue(roomStops.allSatisfy { $0.t < 2 }, "dropped when the room left the screen")
+        XCTAssertEqual(TraceCheck.check(events.map(\.jsonLine).joined(separator: "\n")), [])
+    }
+
     /// A participant whose source fails shows its avatar with an error mark; the room goes on.
     func testAFailedParticipantDoesNotStopTheRoom() throws {
         let (summary, events, _) = try render(roomBoard(participants: """

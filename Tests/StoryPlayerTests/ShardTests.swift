@@ -31,6 +31,31 @@ final class ShardTests: XCTestCase {
         }
     }
 
+    /// Shards' folders merge into one trace equal to the whole render's, wall-clock times and
+    /// spans aside (pictures included, for players that cross a shard's edge), which passes plain
+    /// `check`; gaps and overlaps are refused.
+    func testMergedShardsEqualTheWholeRender() throws {
+        let board = try board()
+        let (full, fullTrace, _) = try renderRange(board, nil)
+        let shards = try [0..<37, 37..<90, 90..<145].map { try renderRange(board, $0) }
+        let output = ScratchFolder()
+        let merged = try ShardMerge.merge(shards.map(\.2.path).reversed(), into: output.path)
+        let strip = { (events: [TraceEvent]) in events.map { event -> TraceEvent in
+            var event = event
+            event.wall = 0
+            event.spans = nil
+            return event
+        } }
+        let mergedTrace = try String(contentsOfFile: output.file("lifecycle.jsonl"), encoding: .utf8)
+        XCTAssertEqual(strip(LifecycleTimeline.events(fromJSONLines: mergedTrace)), strip(fullTrace))
+        XCTAssertEqual(TraceCheck.check(mergedTrace), [])
+        XCTAssertEqual(merged.frames, full.frames)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: StoryRender.framePath(output.path, 144)), "frames moved in")
+        XCTAssertThrowsError(try ShardMerge.merge([shards[0].2.path, shards[2].2.path], into: ScratchFolder().path)) { error in
+            XCTAssertEqual((error as? RenderError)?.message, "frames 37..<90 are in no shard (next: \(shards[2].2.path))")
+        }
+    }
+
     func testShardsAreByteIdenticalInsideATransitionAndInsideAVideoItem() throws {
         let board = try board()
         let (full, _, fullFolder) = try renderRange(board, nil)

@@ -47,6 +47,21 @@ public final class LifecycleTrace {
         return events.count - 1
     }
 
+    /// A trace of events already recorded (a merge of shard traces), with the peak alive as
+    /// recording them would have counted it.
+    convenience init(replaying events: [TraceEvent]) {
+        self.init()
+        for event in events {
+            if event.event == .play, let player = event.player, event.media == nil {
+                alive.insert(player)
+                peakAlive = max(peakAlive, alive.count)
+            }
+            if event.event == .stop, let player = event.player { alive.remove(player) }
+            lastID = max(lastID, event.player ?? 0)
+        }
+        self.events = events
+    }
+
     /// Fills in what a preload brought, for an event recorded when it was requested.
     func complete(_ index: Int, loaded: [String], detail: String?) {
         events[index].loaded = loaded

@@ -33,17 +33,19 @@ extension ItemPlayer {
     func nextEvent(from thread: DecodeThread) -> DecodedEvent? {
         guard waits else { return thread.peekNow() }
         guard item.isLive else { return thread.peek() }
-        let deadline = pictures == 0 ? firstPictureDeadline : Date(timeIntervalSinceNow: limits.timeouts.read)
+        let deadline = received == 0 ? firstPictureDeadline : Date(timeIntervalSinceNow: limits.timeouts.read)
         return thread.peek(until: deadline)
     }
 
     func handle(_ event: DecodedEvent, at t: Double) {
         switch event {
         case .opened(let facts):
+            // A shard's player activated mid-item opened already, during the fast-forward.
+            let first = media == nil
             media = facts
-            trace.record(.opened, t: t, story: storyID, item: itemIndex, player: id)
+            if first { trace.record(.opened, t: t, story: storyID, item: itemIndex, player: id) }
         case .picture(let time, let image, let spans):
-            pictures += 1
+            received += 1
             if let spans { pendingSpans = spans }
             shown = (time, image)
         case .reconnect(let attempt, let reason):

@@ -24,8 +24,17 @@ public final class ItemPlayer {
     /// When the first picture was shown (timeline seconds), and the spans it took.
     public private(set) var firstFrameAt: Double?
     public private(set) var spans: FirstFrameSpans?
-    /// Pictures this player's decode thread delivered (the `stop` event's `pictures`).
+    /// Pictures this player put on screen, each counted on the frame it first appears (the
+    /// `stop` event's `pictures`). Each frame belongs to one shard, so shards' counts add up to
+    /// the whole render's.
     public internal(set) var pictures = 0
+    /// Pictures taken from the decode thread, shown or passed over: whether anything came.
+    var received = 0
+    /// The presentation time of the last picture counted in `pictures`.
+    private var countedPictureTime: Double?
+    /// A shard's player counts only pictures newer than the media time of the frame before its
+    /// range: an older one was on screen in the shard before, and is counted there.
+    private var countsPicturesAfter = -Double.infinity
 
     let item: StoryItem
     let storyID: String
@@ -105,9 +114,10 @@ public final class ItemPlayer {
 
     /// Starts decoding a deferred player at timeline time `t`: from the keyframe before its media
     /// time, decoding forward, so the picture shown is the one a full render shows.
-    func activate(at t: Double) {
+    func activate(at t: Double, previousFrame: Double) {
         guard isDeferred else { return }
         isDeferred = false
+        countsPicturesAfter = mediaTime(at: previousFrame)
         guard !isFailed else { return }
         decodeThread = DecodeThread(source: item.source, isLive: item.isLive, limits: limits,
                                     width: size.width, height: size.height, clock: clock,
@@ -169,7 +179,7 @@ public final class ItemPlayer {
         if media?.isStill == false { advance(to: local, at: t) }
         guard let length else { return false }
         guard local >= length - 1e-9 else { return false }
-        if pictures == 0, !isFailed, !isDeferred, !playsSoundOnly {
+        if received == 0, stage == nil, !isFailed, !isDeferred, !playsSoundOnly {
             let reason = decodeThread?.reception.missingPictureReason ?? "nothing was decoded"
             fail(MediaError(.timeout, "no picture within \(String(format: "%.1f", length)) s (\(reason))"), at: t)
         }
@@ -180,7 +190,7 @@ public final class ItemPlayer {
     /// video, or one whose first keyframe is still to come): the story is playing, so its
     /// loading ring goes off.
     public var playsSoundOnly: Bool {
-        pictures == 0 && (decodeThread?.reception.audioPackets ?? 0) > 0
+        received == 0 && (decodeThread?.reception.audioPackets ?? 0) > 0
     }
 
     /// Records the end of the item (the viewer moves on; the last picture stays on screen).
@@ -202,11 +212,16 @@ public final class ItemPlayer {
         guard !isFailed else { return nil }
         if let stage {
             pictures += 1
+            received += 1
             if firstFrameAt == nil { firstFrameAt = t }
             return stage.picture(local: mediaTime(at: t), at: t)
         }
         advance(to: mediaTime(at: t), at: t)
         guard let shown else { return nil }
+        if shown.time != countedPictureTime, shown.time > countsPicturesAfter {
+            countedPictureTime = shown.time
+            pictures += 1
+        }
         if firstFrameAt == nil {
             firstFrameAt = t
             spans = pendingSpans

@@ -29,7 +29,9 @@ public struct RenderSummary: Sendable {
     /// Frames per second of the timeline (frame n shows n / fps): what a reader of the folder
     /// needs to turn trace times into frame numbers (the report page does).
     public var timelineFPS: Double?
-    /// Time-to-first-frame spans of every play that showed a picture, per story id.
+    /// The frames a shard rendered (`--frames A..B`); nil for a whole render.
+    public var frameRange: Range<Int>?
+        /// Time-to-first-frame spans of every play that showed a picture, per story id.
     public var spans: [String: [FirstFrameSpans]] = [:]
 
     /// Mean CPU milliseconds per frame of each stage.
@@ -56,6 +58,12 @@ public struct RenderSummary: Sendable {
 
     init(frames: Int, wallSeconds: Double, stories: [Story], trace: LifecycleTrace, notices: [String],
          stageSeconds: [PipelineStage: Double], cores: Int) {
+        self.init(frames: frames, wallSeconds: wallSeconds, storyIDs: stories.map(\.id), trace: trace, notices: notices,
+                  stageSeconds: stageSeconds, cores: cores)
+    }
+
+    init(frames: Int, wallSeconds: Double, storyIDs: [String], trace: LifecycleTrace, notices: [String],
+         stageSeconds: [PipelineStage: Double], cores: Int) {
         self.frames = frames
         self.stageSeconds = stageSeconds
         self.cores = cores
@@ -65,10 +73,10 @@ public struct RenderSummary: Sendable {
         for event in trace.events where event.event == .firstFrame {
             if let spans = event.spans { self.spans[event.story, default: []].append(spans) }
         }
-        self.stories = stories.map { story in
-            let events = trace.events.filter { $0.story == story.id }
+        self.stories = storyIDs.map { id in
+            let events = trace.events.filter { $0.story == id }
             let failed = events.filter { $0.event == .failed }
-            return StoryFigures(id: story.id, plays: events.filter { $0.event == .play }.count,
+            return StoryFigures(id: id, plays: events.filter { $0.event == .play }.count,
                                 failures: failed.count,
                                 errors: failed.map { "item \($0.item ?? 0): \($0.error ?? "failed")" })
         }
@@ -109,7 +117,7 @@ public struct RenderSummary: Sendable {
           "cores": \(cores),
           "pipeline_efficiency": \(JSONText.number(pipelineEfficiency)),
           "non_encode_share": \(JSONText.number(nonEncodeShare)),
-          "clock": \(JSONText.string(clock.rawValue)),\(timelineFPS.map { "\n  \"timeline_fps\": \(JSONText.number($0))," } ?? "")
+          "clock": \(JSONText.string(clock.rawValue)),\(timelineFPS.map { "\n  \"timeline_fps\": \(JSONText.number($0))," } ?? "")\(frameRange.map { "\n  \"frame_range\": [\($0.lowerBound), \($0.upperBound)]," } ?? "")
           "poster_misses": \(posterMisses),\(feedPages.map { "\n  \"feed_pages\": \($0)," } ?? "")
           "late_frames": [\(lateFrames.map(String.init).joined(separator: ", "))],
           "first_frame": \(RenderSummary.spanStatistics(spans.values.flatMap { $0 })),

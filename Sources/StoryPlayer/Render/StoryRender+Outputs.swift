@@ -10,6 +10,7 @@ extension StoryRender {
                                     trace: trace, notices: notices,
                                     stageSeconds: clock.seconds, cores: Rasterizer.defaultThreadCount)
         summary.clock = playback
+        summary.frameRange = options.frameRange
         summary.timelineFPS = storyboard.canvas.fps
         summary.lateFrames = lateFrames
         summary.posterMisses = posters.misses

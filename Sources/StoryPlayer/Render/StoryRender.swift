@@ -127,7 +127,7 @@ public final class StoryRender {
             guard pacing.waitForFrame(n) else { continue }
             endTime = t
             step(to: t)
-            if shard.isFirst(n) { for player in players { player.current?.activate(at: t) } }
+            if shard.isFirst(n) { for player in players { player.current?.activate(at: t, previousFrame: t - 1 / fps) } }
             if plannedFrames == nil && navigator.isFinished { break }
             if shard.fastForwards(n) {
                 framesBefore = n + 1
