@@ -2,17 +2,25 @@ import ArgumentParser
 import Compositor
 import StoryPlayer
 
-/// `--size 1080x1920`.
+/// `--size 1080x1920`. Any two whole numbers parse, so that `validate()` can say what is wrong
+/// with them (`--size 10x10: each side must be 16 to 8192`) instead of "invalid value".
 struct CanvasSize: ExpressibleByArgument, Equatable {
     var width: Int
     var height: Int
+    var text: String
 
     init?(argument: String) {
-        let parts = argument.lowercased().split(separator: "x")
-        guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]),
-              Canvas.sides.contains(width), Canvas.sides.contains(height) else { return nil }
+        let parts = argument.lowercased().split(separator: "x", omittingEmptySubsequences: false)
+        guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]) else { return nil }
         self.width = width
         self.height = height
+        text = argument
+    }
+
+    /// Why the size cannot be used, or nil.
+    var problem: String? {
+        Canvas.sides.contains(width) && Canvas.sides.contains(height)
+            ? nil : "--size \(text): each side must be \(Canvas.sides.spoken)"
     }
 
     static var defaultValueDescription: String { "WxH" }
@@ -58,14 +66,37 @@ extension PlaybackClock: ExpressibleByArgument {}
 
 extension ProgressStyle: ExpressibleByArgument {}
 
-/// `--frames 120..240`: frames 120 to 239.
+/// `--frames 120..240` (frames 120 to 239), `120..` (to the end), `..240` (from the start), or
+/// `120` (that frame alone). The bounds are checked against the render's frame count once the
+/// storyboard is read (`resolved(frames:)`).
 struct FrameRange: ExpressibleByArgument {
-    var range: Range<Int>
+    var lower: Int?
+    var upper: Int?
+    var text: String
 
     init?(argument: String) {
+        text = argument
+        if !argument.contains("..") {
+            guard let frame = Int(argument), frame >= 0 else { return nil }
+            lower = frame
+            upper = frame + 1
+            return
+        }
         let parts = argument.components(separatedBy: "..")
-        guard parts.count == 2, let start = Int(parts[0]), let end = Int(parts[1]), start >= 0, end > start else { return nil }
-        range = start..<end
+        guard parts.count == 2 else { return nil }
+        if !parts[0].isEmpty { guard let start = Int(parts[0]), start >= 0 else { return nil }; lower = start }
+        if !parts[1].isEmpty { guard let end = Int(parts[1]), end >= 0 else { return nil }; upper = end }
+        guard lower != nil || upper != nil else { return nil }
+    }
+
+    /// The frames of a render of `total` frames, or a usage error that names the count.
+    func resolved(frames total: Int) throws -> Range<Int> {
+        let start = lower ?? 0, end = upper ?? total
+        guard start < end else { throw ValidationError("--frames \(text): the range is empty") }
+        guard end <= total else {
+            throw ValidationError("--frames \(text): the render has \(total) frames (0..\(total)), so a range must end by \(total)")
+        }
+        return start..<end
     }
 
     static var defaultValueDescription: String { "A..B" }

@@ -33,7 +33,12 @@ struct Check: ParsableCommand {
             printError("error: \(error)")
             throw ExitCode(2)
         }
-        let violations = TraceCheck.check(String(decoding: bytes, as: UTF8.self), maxAlive: maxAlive, maxAudio: maxAudio,
+        let text = String(decoding: bytes, as: UTF8.self)
+        guard text.contains(where: { !$0.isWhitespace }) else {
+            print("\(trace): the trace is empty: no render wrote events into it")
+            throw ExitCode(1)
+        }
+        let violations = TraceCheck.check(text, maxAlive: maxAlive, maxAudio: maxAudio,
                                           shard: shard)
         for violation in violations { print(violation) }
         if violations.isEmpty {

@@ -58,7 +58,7 @@ struct Render: ParsableCommand {
     @Option(help: "x264 preset for --mp4 (ultrafast … veryslow).")
     var preset = ClipOptions.defaultPreset
 
-    @Option(help: ArgumentHelp("Render only frames A to B-1 (a shard), byte-identical to the same frames of a full render. The trace covers only the range (check it with --shard).", valueName: "A..B"))
+    @Option(help: ArgumentHelp("Render only frames A to B-1 (a shard), byte-identical to the same frames of a full render; also A.. (to the end), ..B (from the start) or A (one frame). The trace covers only the range (check it with --shard; join shards with merge).", valueName: "A..B"))
     var frames: FrameRange?
 
     @Option(help: ArgumentHelp("Also write a contact sheet: a grid of evenly spaced frames, each labelled with its time.", valueName: "file.png"))
@@ -86,6 +86,10 @@ struct Render: ParsableCommand {
     var strict = false
 
     func validate() throws {
+        if let problem = size?.problem { throw ValidationError(problem) }
+        if let mp4, (mp4 as NSString).pathExtension.lowercased() != "mp4" {
+            throw ValidationError("--mp4 \(mp4): the clip is an MP4 file (H.264 and AAC); give its name the .mp4 extension")
+        }
         guard (0...9).contains(pngLevel) else { throw ValidationError("--png-level must be 0 to 9, not \(pngLevel)") }
         if let threads, !RenderOptions.threadCounts.contains(threads) {
             throw ValidationError("--threads must be \(RenderOptions.threadCounts.spoken)")
@@ -113,7 +117,18 @@ struct Render: ParsableCommand {
         options.sheetColumns = sheetColumns
         options.sheetFrames = sheetFrames
         options.timeline = timeline
-        options.frameRange = frames?.range
+        if let frames {
+            // Checked against the render's own frame count, so a range past the end is a usage
+            // error instead of an empty render that exits 0.
+            let total: Int
+            do {
+                total = try StoryRender.countFrames(board)
+            } catch {
+                printError("error: \(error)")
+                throw ExitCode(1)
+            }
+            options.frameRange = try frames.resolved(frames: total)
+        }
         options.writeFrames = !noPng
         options.clip = mp4.map {
             var clip = ClipOptions(path: $0)

@@ -31,6 +31,14 @@ struct RenderStories: ParsableCommand {
     /// argument-parser exits 64 on usage errors; this tool promises 2 for usage and storyboard errors.
     static func main() {
         ProcessMemory.returnLargeBuffersToTheSystem()
+        // `help NAME` of a command that does not exist prints the overview and exits 0 in
+        // argument-parser; it is a usage error here.
+        let arguments = CommandLine.arguments.dropFirst()
+        if arguments.first == "help", let name = arguments.dropFirst().first,
+           !configuration.subcommands.contains(where: { $0._commandName == name }) {
+            FileHandle.standardError.write(Data("error: no command \"\(name)\" (try: render-stories help)\n".utf8))
+            Foundation.exit(2)
+        }
         do {
             var command = try parseAsRoot()
             try command.run()

@@ -32,6 +32,7 @@ struct Still: ParsableCommand {
     var noOverlay = false
 
     func validate() throws {
+        if let problem = size?.problem { throw ValidationError(problem) }
         guard time >= 0 else { throw ValidationError("--time must not be negative") }
     }
 
