@@ -64,15 +64,20 @@ public struct PageTransition: Sendable, Equatable {
     public func faces(pageOffset p: Double, width: Int, height: Int) -> [FacePlacement] {
         switch axis {
         case .horizontal:
-            return horizontalFaces(pageOffset: p, width: Double(width), height: Double(height))
+            return horizontalFaces(pageOffset: p, width: Double(width), height: Double(height), distance: distance(width))
         case .vertical:
-            // The vertical scene is the horizontal scene with x and y exchanged.
-            return horizontalFaces(pageOffset: p, width: Double(height), height: Double(width)).map {
+            // The vertical scene is the horizontal scene with x and y exchanged; the eye stays
+            // where the phone puts it, at the same distance as for a horizontal turn.
+            return horizontalFaces(pageOffset: p, width: Double(height), height: Double(width), distance: distance(width)).map {
                 FacePlacement(page: $0.page, textureToScreen: $0.textureToScreen.transposed,
                               angle: $0.angle, brightness: $0.brightness)
             }
         }
     }
+
+    /// The perspective distance D in pixels: `perspective` × the canvas width, for either axis.
+    /// The seed's m34 = 1/1000 belongs to the phone (375 points wide), not to the swipe's direction.
+    public func distance(_ width: Int) -> Double { perspective * Double(width) }
 
     /// The stories that cover any part of the screen at page offset `p`.
     public func visiblePages(pageOffset p: Double) -> [Int] {
@@ -90,7 +95,7 @@ public struct PageTransition: Sendable, Equatable {
 
     // MARK: - Geometry
 
-    private func horizontalFaces(pageOffset p: Double, width w: Double, height h: Double) -> [FacePlacement] {
+    private func horizontalFaces(pageOffset p: Double, width w: Double, height h: Double, distance d: Double) -> [FacePlacement] {
         let pages = visiblePages(pageOffset: p)
         let k = Int(p.rounded(.down))
         let f = pages.count == 2 ? p - Double(k) : 0
@@ -102,9 +107,9 @@ public struct PageTransition: Sendable, Equatable {
             return [flat(page: k, shiftX: -f * w, width: w, height: h),
                     flat(page: k + 1, shiftX: (1 - f) * w, width: w, height: h)]
         case .cube:
-            if pages.count == 1 { return [cubeFace(page: k, f: 0, isLeft: true, width: w, height: h)] }
-            return [cubeFace(page: k, f: f, isLeft: true, width: w, height: h),
-                    cubeFace(page: k + 1, f: f, isLeft: false, width: w, height: h)]
+            if pages.count == 1 { return [cubeFace(page: k, f: 0, isLeft: true, width: w, height: h, distance: d)] }
+            return [cubeFace(page: k, f: f, isLeft: true, width: w, height: h, distance: d),
+                    cubeFace(page: k + 1, f: f, isLeft: false, width: w, height: h, distance: d)]
         }
     }
 
@@ -119,8 +124,7 @@ public struct PageTransition: Sendable, Equatable {
     /// turns by `a` about the hinge: x' = x·cos a, z' = −x·sin a, w = 1 + z'/D, and the screen
     /// point is (x_h + x'/w, y_c + y/w). That is a homography of (x, y), and (x, y) is affine in
     /// the texel (u, v), so the whole texture → screen map is one 3×3 matrix.
-    private func cubeFace(page: Int, f: Double, isLeft: Bool, width w: Double, height h: Double) -> FacePlacement {
-        let d = perspective * w
+    private func cubeFace(page: Int, f: Double, isLeft: Bool, width w: Double, height h: Double, distance d: Double) -> FacePlacement {
         let hingeX = w * (1 - f)
         let centreY = h / 2
         let a = isLeft ? (Double.pi / 2) * f : -(Double.pi / 2) * (1 - f)

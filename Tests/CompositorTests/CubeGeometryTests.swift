@@ -68,4 +68,18 @@ final class CubeGeometryTests: XCTestCase {
         XCTAssertEqual(PageTransition(style: .cut).visiblePages(pageOffset: 0.4), [0])
         XCTAssertEqual(PageTransition(style: .cut).visiblePages(pageOffset: 0.6), [1])
     }
+
+    /// The vertical cube keeps the horizontal one's perspective distance, D = perspective ×
+    /// canvas width: the top face's far edge at half a turn lands where the seed's transform puts
+    /// it (it used D = perspective × height, which made the vertical turn flatter).
+    func testTheVerticalCubeUsesTheWidthForItsPerspective() throws {
+        let geometry = PageTransition(style: .cube, axis: .vertical, perspective: 2.6667)
+        let top = try XCTUnwrap(geometry.faces(pageOffset: 0.5, width: 720, height: 1280).first { $0.page == 0 })
+        let d = 2.6667 * 720, a = Double.pi / 4, length = 1280.0
+        let depth = 1 + length * sin(a) / d
+        let expected = 1280 * 0.5 - length * cos(a) / depth
+        let farEdge = try XCTUnwrap(top.project(u: 0.5, v: 0))
+        XCTAssertEqual(farEdge.y, expected, accuracy: 0.5)
+        XCTAssertEqual(geometry.distance(720), d, accuracy: 1e-9)
+    }
 }

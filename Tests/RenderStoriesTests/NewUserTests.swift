@@ -62,4 +62,31 @@ final class NewUserTests: XCTestCase {
         XCTAssertEqual(result.status, 1)
         XCTAssertTrue(result.stdout.contains("the trace is empty"), result.stdout)
     }
+
+    /// Every output path is checked before any work: a contact sheet, timeline or MP4 in a folder
+    /// that does not exist fails at once, naming the path given, and leaves no output folder.
+    func testUnwritableOutputsFailBeforeAnyWork() throws {
+        for (flag, path) in [("--contact-sheet", "/no/such/dir/s.png"), ("--timeline", "/no/such/dir/t.png"),
+                             ("--mp4", "/no/such/dir/c.mp4")] {
+            let out = folder.path + "/out-\(flag.dropFirst(2))"
+            let started = Date()
+            let result = try cli.run(["render", cli.demo, flag, path, "--output", out])
+            XCTAssertEqual(result.status, 1, flag)
+            XCTAssertTrue(result.stderr.contains(path) && result.stderr.contains("does not exist"), result.stderr)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: out), "\(flag): no output folder is left")
+            XCTAssertLessThan(Date().timeIntervalSince(started), 5, "before the render, not after it")
+        }
+    }
+
+    /// With --quiet nothing reaches the terminal, x264's own log lines included (they leaked
+    /// when the encoder opened before FFmpeg's log level was set).
+    func testQuietMeansQuietWithAClip() throws {
+        for attempt in 1...3 {
+            let result = try cli.run(["render", cli.demo, "--duration", "0.5", "--size", "90x160", "--quiet",
+                                      "--mp4", folder.path + "/q\(attempt).mp4", "--output", folder.path + "/q\(attempt)"])
+            XCTAssertEqual(result.status, 0)
+            XCTAssertEqual(result.stderr, "", "attempt \(attempt)")
+            XCTAssertEqual(result.stdout, "", "attempt \(attempt)")
+        }
+    }
 }

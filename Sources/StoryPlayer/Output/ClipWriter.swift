@@ -45,6 +45,8 @@ final class ClipWriter {
     private var finished = false
 
     init(options: ClipOptions, width: Int, height: Int, fps: Double) throws(MediaError) {
+        // x264 logs its CPU flags at info level when it opens; the level must be set first.
+        FFmpegLogging.configureOnce()
         guard width % 2 == 0 && height % 2 == 0 else {
             throw MediaError(.convert, "an MP4 in yuv420p needs an even width and height, not \(width)x\(height)")
         }

@@ -1,3 +1,4 @@
+import Foundation
 import Compositor
 
 /// Settings of a render that are not in the storyboard.
@@ -42,6 +43,25 @@ public struct RenderOptions: Sendable {
             throw RenderError(.options, "--frames needs the virtual clock: this storyboard asks for realtime")
         default:
             return
+        }
+    }
+
+    /// Refuses, before any work, an output file that could not be written at the end: its
+    /// folder must exist and take a file. Messages name the path as the user gave it.
+    public func checkOutputPaths() throws(RenderError) {
+        let files: [(String, String?)] = [("contact sheet", contactSheet), ("timeline", timeline), ("MP4", clip?.path)]
+        for (what, path) in files {
+            guard let path else { continue }
+            let folder = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
+                throw RenderError(.output, "cannot write the \(what) \(path): the folder \(folder) does not exist")
+            }
+            let probe = (folder as NSString).appendingPathComponent(".write-test-\(getpid())")
+            guard FileManager.default.createFile(atPath: probe, contents: Data()) else {
+                throw RenderError(.output, "cannot write the \(what) \(path): the folder \(folder) is not writable")
+            }
+            try? FileManager.default.removeItem(atPath: probe)
         }
     }
 

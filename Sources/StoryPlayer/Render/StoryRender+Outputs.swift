@@ -19,20 +19,29 @@ extension StoryRender {
         return summary
     }
 
-    /// The contact sheet and timeline pictures when asked for, then `lifecycle.jsonl` and
-    /// `summary.json`, each written whole or not at all.
+    /// `lifecycle.jsonl` and `summary.json`, then the contact sheet and timeline pictures when
+    /// asked for, each written whole or not at all.
     func writeOutputs(_ summary: RenderSummary, to folder: String) throws(RenderError) {
+        // The trace and summary first: a picture that cannot be written must not cost them.
         do {
-            if let path = options.contactSheet, !thumbnails.chosen.isEmpty {
-                try ContactSheet(columns: options.sheetColumns, cellWidth: thumbnails.width).render(thumbnails.chosen).writePNG(to: path)
-            }
-            if let path = options.timeline {
-                try LifecycleTimeline.render(trace.events).writePNG(to: path)
-            }
             try AtomicFile.write(Array(trace.jsonLines.utf8), to: (folder as NSString).appendingPathComponent("lifecycle.jsonl"))
             try AtomicFile.write(Array(summary.json.utf8), to: (folder as NSString).appendingPathComponent("summary.json"))
         } catch {
-            throw RenderError(.output, "cannot write the trace, summary or pictures", cause: error)
+            throw RenderError(.output, "cannot write the trace or summary in \(folder)", cause: error)
+        }
+        if let path = options.contactSheet, !thumbnails.chosen.isEmpty {
+            do {
+                try ContactSheet(columns: options.sheetColumns, cellWidth: thumbnails.width).render(thumbnails.chosen).writePNG(to: path)
+            } catch {
+                throw RenderError(.output, "cannot write the contact sheet \(path)", cause: error)
+            }
+        }
+        if let path = options.timeline {
+            do {
+                try LifecycleTimeline.render(trace.events).writePNG(to: path)
+            } catch {
+                throw RenderError(.output, "cannot write the timeline \(path)", cause: error)
+            }
         }
     }
 }

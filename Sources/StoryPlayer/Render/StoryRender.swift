@@ -49,6 +49,9 @@ public final class StoryRender {
                                            fill: ErrorCard.color)
 
     public init(storyboard: Storyboard, options: RenderOptions) {
+        // Before any thread touches FFmpeg (posters load on their own, the MP4 encoder opens
+        // early): nothing FFmpeg logs may reach the user's terminal.
+        FFmpegLogging.configureOnce()
         self.storyboard = storyboard
         self.options = options
         let trace = LifecycleTrace()
@@ -95,6 +98,7 @@ public final class StoryRender {
     /// Runs the whole render. Throws only when output cannot be written.
     public func run() throws(RenderError) -> RenderSummary {
         try options.check(for: storyboard)
+        try options.checkOutputPaths()
         let folder = options.outputFolder
         try StoryRender.prepareOutputFolder(folder)
         try loadFirstFeedPage()
