@@ -141,6 +141,22 @@ struct Render: ParsableCommand {
         } catch {
             throw ValidationError(error.message)
         }
+        // SIGINT and SIGTERM stop the render at the next frame: frames in flight are finished,
+        // temporary files removed, and summary.json says "interrupted". A second signal ends
+        // the process at once.
+        let interruption = RenderInterruption()
+        options.interruption = interruption
+        let signalSources = [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler {
+                if interruption.requested != nil { _exit(128 + number) }
+                interruption.request(signal: number)
+            }
+            source.resume()
+            return source
+        }
+        defer { signalSources.forEach { $0.cancel() } }
         let progress = ProgressLine(style: quiet ? .none : self.progress)
         if progress.isEnabled {
             options.progress = { @Sendable done, total in progress.show(done: done, total: total) }
@@ -154,6 +170,10 @@ struct Render: ParsableCommand {
             throw ExitCode(1)
         }
         progress.clear()
+        if let signal = interruption.requested {
+            printError("interrupted: \(summary.frames) frames written to \(folder); summary.json says \"interrupted\": true")
+            throw ExitCode(128 + signal)
+        }
         if report {
             do {
                 let page = try ReportPage.load(folder: folder, fps: board.canvas.fps, clip: mp4)

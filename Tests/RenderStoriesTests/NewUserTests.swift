@@ -89,4 +89,35 @@ final class NewUserTests: XCTestCase {
             XCTAssertEqual(result.stdout, "", "attempt \(attempt)")
         }
     }
+
+    /// SIGINT or SIGTERM mid-render: it stops cleanly, exits 130 or 143, leaves no temporary
+    /// file, keeps a whole MP4 of what was drawn, and summary.json says it was interrupted.
+    func testASignalStopsTheRenderCleanly() throws {
+        for (signal, status) in [(SIGTERM, Int32(143)), (SIGINT, Int32(130))] {
+            let out = folder.path + "/signal-\(signal)"
+            let clip = folder.path + "/signal-\(signal).mp4"
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: CommandLineTests.executable)
+            process.arguments = ["render", cli.demo, "--size", "180x320", "--output", out, "--mp4", clip, "--quiet"]
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            let deadline = Date().addingTimeInterval(60)
+            while !FileManager.default.fileExists(atPath: out + "/frame-000030.png") && Date() < deadline && process.isRunning {
+                usleep(20_000)
+            }
+            kill(process.processIdentifier, signal)
+            process.waitUntilExit()
+            XCTAssertEqual(process.terminationStatus, status)
+            let names = try FileManager.default.contentsOfDirectory(atPath: out)
+            XCTAssertEqual(names.filter { $0.contains(".tmp") || $0.hasPrefix(".") }, [], "no temporary file in the output")
+            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.contains(".tmp") }, [])
+            let summary = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out + "/summary.json"))) as! [String: Any]
+            XCTAssertEqual(summary["interrupted"] as? Bool, true)
+            let frames = try XCTUnwrap(summary["frames"] as? Int)
+            XCTAssertEqual(names.filter { $0.hasPrefix("frame-") }.count, frames)
+            XCTAssertLessThan(frames, 435, "it stopped early")
+            XCTAssertEqual(try cli.run(["check", out + "/lifecycle.jsonl"]).status, 0)
+            XCTAssertTrue(FileManager.default.fileExists(atPath: clip), "a whole clip of what was drawn")
+        }
+    }
 }

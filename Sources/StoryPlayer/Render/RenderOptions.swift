@@ -30,6 +30,8 @@ public struct RenderOptions: Sendable {
     public var frameRange: Range<Int>?
     /// Also write an MP4 clip with the mixed sound.
     public var clip: ClipOptions?
+    /// Checked before each frame: once requested, the render stops there and says so.
+    public var interruption: RenderInterruption?
 
     /// Refuses, before any work, what a render of `storyboard` with these options cannot do: a
     /// shard (`frameRange`) needs the virtual clock, because a realtime render's frames depend

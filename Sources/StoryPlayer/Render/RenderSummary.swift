@@ -29,7 +29,9 @@ public struct RenderSummary: Sendable {
     /// Frames per second of the timeline (frame n shows n / fps): what a reader of the folder
     /// needs to turn trace times into frame numbers (the report page does).
     public var timelineFPS: Double?
-    /// The frames a shard rendered (`--frames A..B`); nil for a whole render.
+    /// The render stopped early at a signal (SIGINT, SIGTERM); `frames` says how far it got.
+    public var interrupted = false
+        /// The frames a shard rendered (`--frames A..B`); nil for a whole render.
     public var frameRange: Range<Int>?
         /// Time-to-first-frame spans of every play that showed a picture, per story id.
     public var spans: [String: [FirstFrameSpans]] = [:]
@@ -109,7 +111,7 @@ public struct RenderSummary: Sendable {
             + ["\"wall\": \(JSONText.number(frames > 0 ? 1000 * wallSeconds / Double(frames) : 0))"]
         return """
         {
-          "frames": \(frames),
+          "frames": \(frames),\(interrupted ? "\n  \"interrupted\": true," : "")
           "wall_seconds": \(JSONText.number(wallSeconds)),
           "fps": \(JSONText.number(framesPerSecond)),
           "peak_alive_players": \(peakAlivePlayers),

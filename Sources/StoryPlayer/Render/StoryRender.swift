@@ -124,7 +124,12 @@ public final class StoryRender {
         var pacing = FramePacing(clock: playback, fps: fps)
         let shard = ShardPlan(range: options.frameRange)
         if shard.startsLate { setDeferred(true) }
+        var interrupted: Int32?
         for n in 0..<frameLimit {
+            if let signal = options.interruption?.requested {
+                interrupted = signal
+                break
+            }
             let t = Double(n) / fps
             if shard.isPast(n) { break }
             if shard.startsLate, shard.isFirst(n) { setDeferred(false) }
@@ -150,11 +155,17 @@ public final class StoryRender {
             options.progress?(frames, plannedFrames)
         }
         lateFrames = pacing.lateFrames
-        if plannedFrames == nil && !navigator.isFinished {
+        if plannedFrames == nil && !navigator.isFinished && interrupted == nil {
             warnings.append("stopped after \(StoryRender.openEndedLimit) s of timeline: give \"duration\" for longer renders")
         }
-        let finalTime = shard.finalTime(planned: plannedFrames, lastFrameTime: endTime, finished: navigator.isFinished, fps: fps)
-        let framesCovered = plannedFrames ?? (framesBefore + frames + lateFrames.count)
+        var finalTime = shard.finalTime(planned: plannedFrames, lastFrameTime: endTime, finished: navigator.isFinished, fps: fps)
+        var framesCovered = plannedFrames ?? (framesBefore + frames + lateFrames.count)
+        if let interrupted {
+            // The players stop where the render did; what was written is the whole of it.
+            finalTime = endTime
+            framesCovered = Int((endTime * fps).rounded()) + 1
+            warnings.append("interrupted by signal \(interrupted) after \(frames) frames")
+        }
         for player in players where player.isPlaying { player.stop(at: finalTime) }
         do {
             try writer.finish()
@@ -172,7 +183,8 @@ public final class StoryRender {
         } else {
             removeStaleFrames(in: folder, from: framesCovered)
         }
-        let summary = summarize(frames: frames, framesCovered: framesCovered)
+        var summary = summarize(frames: frames, framesCovered: framesCovered)
+        summary.interrupted = interrupted != nil
         try writeOutputs(summary, to: folder)
         return summary
     }

@@ -1,0 +1,21 @@
+import Synchronization
+
+/// A request, from a signal handler or another thread, that a render stop at the next frame: it
+/// finishes what is in flight, writes the trace and a summary that says it was interrupted, and
+/// leaves no temporary file behind. The CLI sets it on SIGINT and SIGTERM.
+public final class RenderInterruption: Sendable {
+    private let signal = Atomic<Int32>(0)
+
+    public init() {}
+
+    /// Asks the render to stop; `signal` is reported back (the CLI exits 128 + signal).
+    public func request(signal number: Int32) {
+        _ = signal.compareExchange(expected: 0, desired: number, ordering: .acquiringAndReleasing)
+    }
+
+    /// The signal that asked, once one has.
+    public var requested: Int32? {
+        let value = signal.load(ordering: .acquiring)
+        return value == 0 ? nil : value
+    }
+}
