@@ -56,4 +56,18 @@ final class StoryboardSyntaxTests: XCTestCase {
         XCTAssertEqual(board.canvas.fps, 25)
         XCTAssertEqual(board.stories[0].items[0].duration, 1.5)
     }
+
+    /// An unknown key names the nearest key the object takes; a misspelt required key is named
+    /// as what was written, not as "missing".
+    func testUnknownKeysSuggestTheNearestKnownKey() {
+        XCTAssertEqual(parseError(#"{"stories": [{"id": "a", "items": [{"url": "x.mp4"}]}]}"#),
+                       #"stories[0].items[0].url: unknown key; did you mean "uri"?"#)
+        XCTAssertEqual(parseError(#"{"stories": [{"id": "a", "items": [{"uri": "x.mp4", "durration": 2}]}]}"#),
+                       #"stories[0].items[0].durration: unknown key; did you mean "duration"?"#)
+        XCTAssertEqual(parseError(#"{"canvas": {"fsp": 30}, "stories": [{"id": "a", "items": [{"uri": "x.mp4"}]}]}"#),
+                       #"canvas.fsp: unknown key; did you mean "fps"?"#)
+        XCTAssertEqual(parseError(#"{"stories": [{"id": "a", "items": [{"uri": "x.mp4", "zebra": 2}]}]}"#),
+                       "stories[0].items[0].zebra: unknown key", "nothing near: no suggestion")
+        XCTAssertEqual(parseError(#"{"stories": [{"id": "a", "items": [{}]}]}"#), "stories[0].items[0].uri: missing")
+    }
 }

@@ -85,11 +85,43 @@ struct ObjectReader {
         return value
     }
 
-    /// Every key not read so far is an error: a typo must not be silently ignored.
+    /// Every key not read so far is an error: a typo must not be silently ignored. The error
+    /// suggests the nearest key this object takes (`url`: did you mean `uri`?).
     func rejectUnknownKeys() throws(StoryboardError) {
-        if let unknown = fields.keys.filter({ !used.contains($0) }).sorted().first {
-            throw StoryboardError(path: path(unknown), message: "unknown key")
+        guard let unknown = fields.keys.filter({ !used.contains($0) }).sorted().first else { return }
+        let nearest = used.map { (key: $0, distance: ObjectReader.editDistance(unknown.lowercased(), $0.lowercased())) }
+            .filter { $0.distance <= max(1, min(2, $0.key.count / 3)) }
+            .min { ($0.distance, $0.key) < ($1.distance, $1.key) }
+        throw StoryboardError(path: path(unknown), message: "unknown key" + (nearest.map { "; did you mean \"\($0.key)\"?" } ?? ""))
+    }
+
+    /// The error for a required key that is not there: when a key near it was written instead
+    /// (`url` for `uri`), that key is the error, with the suggestion.
+    func missing(_ key: String) -> StoryboardError {
+        let near = fields.keys.filter { !used.contains($0) && $0 != key }
+            .map { (key: $0, distance: ObjectReader.editDistance($0.lowercased(), key.lowercased())) }
+            .filter { $0.distance <= max(1, min(2, key.count / 3)) }
+            .min { ($0.distance, $0.key) < ($1.distance, $1.key) }
+        if let near { return StoryboardError(path: path(near.key), message: "unknown key; did you mean \"\(key)\"?") }
+        return StoryboardError(path: path(key), message: "missing")
+    }
+
+    /// Edit distance counting insertions, deletions, substitutions and swaps of two neighbours
+    /// (optimal string alignment): `fsp` is one edit from `fps`, as a typo is.
+    static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        guard !a.isEmpty else { return b.count }
+        guard !b.isEmpty else { return a.count }
+        var d = [[Int]](repeating: [Int](repeating: 0, count: b.count + 1), count: a.count + 1)
+        for i in 0...a.count { d[i][0] = i }
+        for j in 0...b.count { d[0][j] = j }
+        for i in 1...a.count {
+            for j in 1...b.count {
+                d[i][j] = min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] { d[i][j] = min(d[i][j], d[i - 2][j - 2] + 1) }
+            }
         }
+        return d[a.count][b.count]
     }
 
     private func mismatch(_ key: String, _ expected: String, _ value: JSONValue) -> StoryboardError {

@@ -89,7 +89,7 @@ extension Storyboard {
         var present: Presentation?
         if var block = try root.object("present") {
             guard let values = try block.array("from") else {
-                throw StoryboardError(path: block.path("from"), message: "missing")
+                throw block.missing("from")
             }
             let numbers = values.compactMap { value -> Double? in if case .number(let n) = value { return n } else { return nil } }
             guard numbers.count == 3, values.count == 3, numbers.allSatisfy({ (0...1).contains($0) }) else {
@@ -103,7 +103,7 @@ extension Storyboard {
         var feed: Feed?
         if var block = try root.object("feed") {
             guard let url = try block.string("url"), !url.isEmpty else {
-                throw StoryboardError(path: block.path("url"), message: "missing")
+                throw block.missing("url")
             }
             var pages = Feed(url: url)
             pages.pageSize = try block.integer("page_size", in: 1...100) ?? pages.pageSize
@@ -180,7 +180,7 @@ extension Storyboard {
             return Story(id: id, poster: poster, items: [room])
         }
         guard let itemValues = try reader.array("items") else {
-            throw StoryboardError(path: reader.path("items"), message: "missing")
+            throw reader.missing("items")
         }
         guard !itemValues.isEmpty else {
             throw StoryboardError(path: reader.path("items"), message: "must list at least one item")
@@ -189,7 +189,7 @@ extension Storyboard {
         for (itemIndex, itemValue) in itemValues.enumerated() {
             var item = try ObjectReader(itemValue, path: "\(path).items[\(itemIndex)]")
             guard let uri = try item.string("uri") else {
-                throw StoryboardError(path: item.path("uri"), message: "missing")
+                throw item.missing("uri")
             }
             guard !uri.isEmpty else { throw StoryboardError(path: item.path("uri"), message: "must not be empty") }
             let duration = try item.number("duration", in: Storyboard.durations)
@@ -208,28 +208,28 @@ extension Storyboard {
     private static func action(_ value: JSONValue, path: String) throws(StoryboardError) -> ScriptAction {
         var reader = try ObjectReader(value, path: path)
         guard let at = try reader.number("at", in: 0...Storyboard.durations.upperBound) else {
-            throw StoryboardError(path: reader.path("at"), message: "missing")
+            throw reader.missing("at")
         }
         guard let action = try reader.string("action") else {
-            throw StoryboardError(path: reader.path("action"), message: "missing")
+            throw reader.missing("action")
         }
         let gesture: ScriptAction.Gesture
         switch action {
         case "swipe":
             guard let direction = try reader.choice("direction", of: ScriptAction.Direction.self) else {
-                throw StoryboardError(path: reader.path("direction"), message: "missing")
+                throw reader.missing("direction")
             }
             gesture = .swipe(direction, style: try reader.choice("style", of: TransitionStyle.self))
         case "drag":
             guard let pages = try reader.number("to", in: -1...1) else {
-                throw StoryboardError(path: reader.path("to"), message: "missing")
+                throw reader.missing("to")
             }
             gesture = .drag(pages: pages, seconds: try reader.number("over", in: 0...60) ?? 0)
         case "release":
             gesture = .release
         case "hold":
             guard let seconds = try reader.number("for", in: 0.01...600) else {
-                throw StoryboardError(path: reader.path("for"), message: "missing")
+                throw reader.missing("for")
             }
             gesture = .hold(seconds: seconds)
         case "dismiss":

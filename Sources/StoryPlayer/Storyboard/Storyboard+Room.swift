@@ -19,20 +19,20 @@ extension Storyboard {
         var room = value
         let duration = try reader.number("duration", in: Storyboard.durations) ?? Room.defaultDuration
         guard let values = try room.array("participants") else {
-            throw StoryboardError(path: room.path("participants"), message: "missing")
+            throw room.missing("participants")
         }
         guard !values.isEmpty else { throw StoryboardError(path: room.path("participants"), message: "must list at least one participant") }
         var participants: [RoomParticipant] = []
         var seen: [String: Int] = [:]
         for (index, value) in values.enumerated() {
             var entry = try ObjectReader(value, path: "\(room.path("participants"))[\(index)]")
-            guard let id = try entry.string("id") else { throw StoryboardError(path: entry.path("id"), message: "missing") }
+            guard let id = try entry.string("id") else { throw entry.missing("id") }
             guard !id.isEmpty else { throw StoryboardError(path: entry.path("id"), message: "must not be empty") }
             if let first = seen[id] {
                 throw StoryboardError(path: entry.path("id"), message: "duplicate id \"\(id)\" (also participants[\(first)].id)")
             }
             seen[id] = index
-            guard let uri = try entry.string("uri") else { throw StoryboardError(path: entry.path("uri"), message: "missing") }
+            guard let uri = try entry.string("uri") else { throw entry.missing("uri") }
             guard !uri.isEmpty else { throw StoryboardError(path: entry.path("uri"), message: "must not be empty") }
             let byProtocol = MediaSource.scheme(of: uri).map(MediaSource.liveProtocols.contains) ?? false
             participants.append(RoomParticipant(
@@ -55,10 +55,10 @@ extension Storyboard {
         var reader = try ObjectReader(value, path: path)
         _ = try reader.string("action")
         guard let at = try reader.number("at", in: 0...Storyboard.durations.upperBound) else {
-            throw StoryboardError(path: reader.path("at"), message: "missing")
+            throw reader.missing("at")
         }
         guard let participant = try reader.string("participant") else {
-            throw StoryboardError(path: reader.path("participant"), message: "missing")
+            throw reader.missing("participant")
         }
         let story = try reader.string("story")
         try reader.rejectUnknownKeys()
