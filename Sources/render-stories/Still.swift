@@ -38,7 +38,7 @@ struct Still: ParsableCommand {
 
     func run() throws {
         let board = try Storyboard(contentsOf: storyboard).overriding(width: size?.width, height: size?.height)
-        let (image, problems) = try StillRender.render(board, pageOffset: page, time: time)
+        let (image, problems) = try StillRender.render(board, pageOffset: page, time: time, overlay: !noOverlay)
         for problem in problems { printError("story failed: \(problem)") }
         do {
             try image.writePNG(to: output)

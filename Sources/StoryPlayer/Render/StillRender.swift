@@ -1,10 +1,12 @@
 import Compositor
 
 /// Renders the one frame a phone shows at a page offset: every visible story at the same media
-/// time, with its picture decoded (never the loading state). For transition stills.
+/// time, with its picture decoded (never the loading state), and with the overlay a render's
+/// frame has there (the progress segments at that media time) unless `overlay` is false. For
+/// transition stills.
 public enum StillRender {
     public static func render(_ storyboard: Storyboard, pageOffset: Double, time: Double,
-                              limits: DecodeLimits = DecodeLimits(),
+                              limits: DecodeLimits = DecodeLimits(), overlay: Bool = true,
                               threads: Int = Rasterizer.defaultThreadCount) throws(StoryboardError) -> (image: RGBAImage, problems: [String]) {
         let last = Double(storyboard.stories.count - 1)
         guard pageOffset >= 0 && pageOffset <= last else {
@@ -15,13 +17,24 @@ public enum StillRender {
         var problems: [String] = []
         let faces = placements.map { placement -> TexturedFace in
             let story = storyboard.stories[placement.page]
-            let texture: RGBAImage
+            var texture: RGBAImage
             do {
                 texture = try PictureLoader.load(story.items[0].source, at: time, width: canvas.width,
                                                  height: canvas.height, limits: limits)
             } catch {
                 problems.append("story \(story.id): \(error)")
                 texture = RGBAImage(width: canvas.width, height: canvas.height, fill: ErrorCard.color)
+            }
+            if overlay {
+                // As a render draws it: into the face, so it turns with the cube.
+                let item = story.items[0]
+                let media = item.isLive ? nil
+                    : (try? MediaProbe.run(source: item.source, limits: limits, isLive: false, decodeFirstFrame: false))
+                let length = item.duration.map { d in media?.duration.map { min($0, d) } ?? d }
+                    ?? media.flatMap { $0.kind == .picture ? nil : $0.duration }
+                    ?? (item.isLive ? StoryItem.defaultLiveDuration : StoryItem.defaultPhotoDuration)
+                StoryOverlay.drawSegments(on: &texture, count: story.items.count, current: 0,
+                                          progress: length > 0 ? time / length : 0, inset: storyboard.overlayInset, opacity: 1)
             }
             return TexturedFace(texture: texture, placement: placement)
         }
