@@ -10,7 +10,9 @@ struct Render: ParsableCommand {
         Writes DIR/frame-000000.png, frame-000001.png, … (frame n shows timeline time n / fps), \
         DIR/lifecycle.jsonl (one event per line: play, opened, firstFrame, ended, failed, stop, ignored) \
         and DIR/summary.json. Every file appears whole or not at all. A story whose media cannot be \
-        opened shows an error card and the render goes on; --strict turns that into exit code 3.
+        opened shows an error card and the render goes on; --strict turns that into exit code 3. Local \
+        files that do not exist are named before rendering starts (with their JSON path); with \
+        --strict the render then stops before its first frame, with exit code 2.
         """
     )
 
@@ -107,6 +109,11 @@ struct Render: ParsableCommand {
         let path = try StoryboardFile.resolve(storyboard)
         let board = try Storyboard(contentsOf: path).overriding(width: size?.width, height: size?.height,
                                                                fps: overrides.fps, duration: overrides.duration)
+        // A typo in a file name is named now, not found when its story fails. The story still
+        // fails with its card and the render goes on, unless --strict, which stops here.
+        let missing = board.missingLocalFiles
+        for file in missing { printError("\(strict ? "error" : "warning"): \(file)") }
+        if strict && !missing.isEmpty { throw ExitCode(2) }
         let folder = output ?? "out/" + ((path as NSString).lastPathComponent as NSString).deletingPathExtension
         var options = RenderOptions(outputFolder: folder)
         options.png = PNGOptions(level: pngLevel, filter: pngFilter, strategy: pngStrategy, keepAlpha: alpha)

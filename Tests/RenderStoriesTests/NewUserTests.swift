@@ -148,4 +148,26 @@ final class NewUserTests: XCTestCase {
         XCTAssertEqual(sameAsFrame, total, "the segments row is the render's")
         XCTAssertGreaterThan(differsWithout, 50, "--no-overlay leaves the segments out")
     }
+
+    /// A local file that does not exist is named before rendering, with its JSON path and its
+    /// resolved, normalised path; the story still fails with its card and the render goes on;
+    /// with --strict the render stops before its first frame, exit 2.
+    func testAMissingLocalFileIsNamedBeforeRendering() throws {
+        let board = folder.file("typo.json")
+        FileManager.default.createFile(atPath: board, contents: Data("""
+        {"canvas": {"width": 72, "height": 128, "fps": 5}, "duration": 1,
+         "stories": [{"id": "a", "items": [{"uri": "clips/../nope.mp4"}]},
+                     {"id": "b", "items": [{"uri": "\(CommandLineTests.packageRoot.path)/samples/sunset.jpg"}]}]}
+        """.utf8))
+        let resolved = folder.file("nope.mp4")
+        let result = try cli.run(["render", board, "--output", folder.file("out")])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stderr.hasPrefix("warning: stories[0].items[0].uri: no such file \(resolved)\n"), result.stderr)
+        let trace = try String(contentsOfFile: folder.file("out/lifecycle.jsonl"), encoding: .utf8)
+        XCTAssertTrue(trace.contains("cannot open \(resolved)"), "the trace names the normalised path: \(trace)")
+        let strict = try cli.run(["render", board, "--output", folder.file("strict"), "--strict"])
+        XCTAssertEqual(strict.status, 2)
+        XCTAssertTrue(strict.stderr.contains("error: stories[0].items[0].uri: no such file \(resolved)"), strict.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder.file("strict")), "stopped before the first frame")
+    }
 }

@@ -35,10 +35,11 @@ public struct MediaSource: Sendable, Equatable, CustomStringConvertible {
                 isRemote = true
             }
         } else if uri.hasPrefix("/") {
-            location = uri
+            location = (uri as NSString).standardizingPath
             isRemote = false
         } else {
-            location = (folder as NSString).appendingPathComponent(uri)
+            // Normalised, so messages and traces name `/boards/x.mp4`, not `/boards/clips/../x.mp4`.
+            location = ((folder as NSString).appendingPathComponent(uri) as NSString).standardizingPath
             isRemote = false
         }
     }
