@@ -21,14 +21,29 @@ final class ProgressLine: Sendable {
     }
     private let drawn = Mutex(Drawn())
 
-    init(style: ProgressStyle) {
+    /// The frames the render will write, when the render itself does not say (a storyboard
+    /// without a duration, counted ahead by the CLI; a shard's range).
+    let expected: Int?
+
+    init(style: ProgressStyle, expected: Int? = nil) {
         // The bar is for people: never written into a log or a pipe.
         self.style = style == .bar && isatty(STDERR_FILENO) == 0 ? .none : style
+        self.expected = expected
+    }
+
+    /// The last line of `--progress json`: {"done": true, "frames": N, "wall_s": W, "fps": F,
+    /// "interrupted": false}, so a job runner knows the render ended and how.
+    func finish(frames: Int, wallSeconds: Double, interrupted: Bool) {
+        guard style == .json else { return }
+        let fps = wallSeconds > 0 ? Double(frames) / wallSeconds : 0
+        FileHandle.standardError.write(Data(String(format: "{\"done\": true, \"frames\": %d, \"wall_s\": %.2f, \"fps\": %.1f, \"interrupted\": %@}\n",
+                                                   frames, wallSeconds, fps, interrupted ? "true" : "false").utf8))
     }
 
     var isEnabled: Bool { style != .none }
 
     func show(done: Int, total: Int?) {
+        let total = total ?? expected
         drawn.withLock { drawn in
             let now = Date()
             let interval = style == .json ? 1.0 : 0.1

@@ -164,7 +164,13 @@ struct Render: ParsableCommand {
             return source
         }
         defer { signalSources.forEach { $0.cancel() } }
-        let progress = ProgressLine(style: quiet ? .none : self.progress)
+        // A job runner reading --progress json is told the frame count from the first line, even
+        // for a storyboard without a duration (counted ahead, without decoding) or a shard.
+        var expected = options.frameRange?.count
+        if expected == nil, !quiet, self.progress == .json, board.duration == nil {
+            expected = try? StoryRender.countFrames(board)
+        }
+        let progress = ProgressLine(style: quiet ? .none : self.progress, expected: expected)
         if progress.isEnabled {
             options.progress = { @Sendable done, total in progress.show(done: done, total: total) }
         }
@@ -177,6 +183,7 @@ struct Render: ParsableCommand {
             throw ExitCode(1)
         }
         progress.clear()
+        progress.finish(frames: summary.frames, wallSeconds: summary.wallSeconds, interrupted: summary.interrupted)
         if let signal = interruption.requested {
             printError("interrupted: \(summary.frames) frames written to \(folder); summary.json says \"interrupted\": true")
             throw ExitCode(128 + signal)

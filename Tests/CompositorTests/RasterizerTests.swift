@@ -118,7 +118,9 @@ final class RasterizerTests: XCTestCase {
 
     // MARK: - Vertical axis
 
-    /// A vertical render equals the horizontal render of the transposed scene, transposed back.
+    /// A vertical render equals the horizontal render of the transposed scene, transposed back,
+    /// seen from the same eye: the transposed canvas is `height` wide, so its perspective is
+    /// scaled by width / height to keep D = perspective × the real canvas width.
     func testVerticalIsTheTransposedHorizontal() {
         let width = 90, height = 160
         let a = TestPictures.ramp(width: width, height: height, blue: 30)
@@ -127,7 +129,8 @@ final class RasterizerTests: XCTestCase {
             for p in [0.3, 0.5, 0.8] {
                 let vertical = TestPictures.render(PageTransition(style: style, axis: .vertical), pageOffset: p,
                                                    textures: [a, b], width: width, height: height)
-                let horizontal = TestPictures.render(PageTransition(style: style, axis: .horizontal), pageOffset: p,
+                let sameEye = PageTransition().perspective * Double(width) / Double(height)
+                let horizontal = TestPictures.render(PageTransition(style: style, axis: .horizontal, perspective: sameEye), pageOffset: p,
                                                      textures: [a.transposed(), b.transposed()], width: height, height: width)
                 let back = horizontal.transposed()
                 var worst = 0

@@ -109,7 +109,11 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(result.stderr.contains("output folder"), result.stderr)
     }
 
+    /// A story that fails while rendering (here a file that is there but is not media) is exit 3
+    /// with --strict; a file that is not there at all stops --strict before rendering (exit 2,
+    /// NewUserTests).
     func testStrictExitsThreeWhenAStoryFailed() throws {
+        _ = write("gone.mp4", "not a video")
         let board = write("failing.json", #"{"canvas": {"width": 36, "height": 64, "fps": 2}, "duration": 1, "stories": [{"id": "gone", "items": [{"uri": "gone.mp4"}]}]}"#)
         let lenient = try run(["render", board, "--output", scratch + "/a"])
         XCTAssertEqual(lenient.status, 0)
@@ -117,7 +121,7 @@ final class CommandLineTests: XCTestCase {
         let strict = try run(["render", board, "--output", scratch + "/b", "--strict"])
         XCTAssertEqual(strict.status, 3)
         let summary = try String(contentsOfFile: scratch + "/b/summary.json", encoding: .utf8)
-        XCTAssertTrue(summary.contains("No such file"), summary)
+        XCTAssertTrue(summary.contains("\"failed_stories\": [\"gone\"]"), summary)
     }
 
     // MARK: - still

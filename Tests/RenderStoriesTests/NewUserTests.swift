@@ -170,4 +170,21 @@ final class NewUserTests: XCTestCase {
         XCTAssertTrue(strict.stderr.contains("error: stories[0].items[0].uri: no such file \(resolved)"), strict.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: folder.file("strict")), "stopped before the first frame")
     }
+
+    /// --progress json gives the frame count from its first line, even for a storyboard without
+    /// a duration, and ends with a done line.
+    func testProgressJSONKnowsTheCountAndSaysWhenDone() throws {
+        let result = try cli.run(["render", cli.demo, "--size", "72x128", "--fps", "5", "--progress", "json",
+                                  "--output", folder.file("p")])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let lines = result.stderr.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        let counted = try XCTUnwrap(try cli.run(["frames", cli.demo, "--fps", "5"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+        XCTAssertEqual((lines.first?["of"] as? Int).map(String.init), counted, "the count, on the first line")
+        let done = try XCTUnwrap(lines.last)
+        XCTAssertEqual(done["done"] as? Bool, true)
+        XCTAssertEqual((done["frames"] as? Int).map(String.init), counted)
+        XCTAssertEqual(done["interrupted"] as? Bool, false)
+    }
 }

@@ -230,6 +230,6 @@ final class RoomTests: XCTestCase {
                              script: #"{"at": 1, "action": "pin", "participant": "zed"}"#),
                        #"script[0].participant: no room has participant "zed""#)
         XCTAssertEqual(error(#"{"id": "r", "room": {"participants": [{"id": "a", "uri": "a.mp4", "url": "b"}]}}"#),
-                       "stories[0].room.participants[0].url: unknown key")
+                       #"stories[0].room.participants[0].url: unknown key; did you mean "uri"?"#)
     }
 }

@@ -55,6 +55,8 @@ public struct RenderOptions: Sendable {
         for (what, path) in files {
             guard let path else { continue }
             let folder = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
+            // The output folder itself is made before anything is written into it.
+            if (folder as NSString).standardizingPath == (outputFolder as NSString).standardizingPath { continue }
             var isFolder: ObjCBool = false
             guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
                 throw RenderError(.output, "cannot write the \(what) \(path): the folder \(folder) does not exist")
