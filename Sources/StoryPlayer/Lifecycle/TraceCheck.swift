@@ -32,8 +32,8 @@ public enum TraceCheck {
                 continue
             }
             let kind = event.event, name = kind.rawValue
-            // Calls that changed nothing, and preloads, are not player events.
-            if kind == .ignored || kind == .preload { continue }
+            // Calls that changed nothing, preloads and gestures are not player events.
+            if kind == .ignored || kind == .preload || kind == .gesture { continue }
             guard let player = event.player else {
                 violations.append(Violation(line: lineNumber, message: "\(name) without a player id"))
                 continue
