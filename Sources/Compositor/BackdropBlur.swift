@@ -41,17 +41,37 @@ public final class BackdropBlur {
     public func picture(openness: Double) -> RGBAImage {
         let o = min(max(openness, 0), 1)
         guard o > 0 else { return plain }
-        var out: RGBAImage
         let radius = fullRadius * o / Double(factor)
-        if isSolid || radius <= 0 {
-            out = plain
-        } else {
-            let lower = Int(radius.rounded(.down)), share = radius - Double(lower)
-            out = level(lower)
-            if share > 1e-6 { out = out.crossfaded(to: level(lower + 1), amount: share) }
+        let brightness = 1 - dim * o
+        guard !isSolid, radius > 0 else {
+            var out = plain
+            if dim > 0 { out.darken(by: brightness) }
+            return out
         }
-        if dim > 0 { out.darken(by: 1 - dim * o) }
-        return out
+        let lower = Int(radius.rounded(.down)), share = radius - Double(lower)
+        return Self.mix(level(lower), level(lower + 1), share: share, brightness: brightness)
+    }
+
+    /// `a` crossfaded towards `b` by `share` and darkened to `brightness`, in one pass.
+    static func mix(_ a: RGBAImage, _ b: RGBAImage, share: Double, brightness: Double) -> RGBAImage {
+        let weightB = UInt32((min(max(share, 0), 1) * min(max(brightness, 0), 1) * 65_536).rounded())
+        let weightA = UInt32((min(max(brightness, 0), 1) * 65_536).rounded()) - weightB
+        var out = [UInt8](repeating: 255, count: a.pixels.count)
+        a.pixels.withUnsafeBufferPointer { first in
+            b.pixels.withUnsafeBufferPointer { second in
+                out.withUnsafeMutableBufferPointer { target in
+                    var i = 0
+                    let count = target.count
+                    while i < count {
+                        target[i] = UInt8((UInt32(first[i]) * weightA + UInt32(second[i]) * weightB + 32_768) >> 16)
+                        target[i + 1] = UInt8((UInt32(first[i + 1]) * weightA + UInt32(second[i + 1]) * weightB + 32_768) >> 16)
+                        target[i + 2] = UInt8((UInt32(first[i + 2]) * weightA + UInt32(second[i + 2]) * weightB + 32_768) >> 16)
+                        i += 4
+                    }
+                }
+            }
+        }
+        return RGBAImage(width: a.width, height: a.height, pixels: out)
     }
 
     /// The backdrop blurred by `radius` reduced pixels, at canvas size.
