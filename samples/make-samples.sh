@@ -30,6 +30,10 @@ rm night-landscape.mp4
 ffmpeg -v error -y -f lavfi -i "gradients=s=720x1280:c0=0xff5e62:c1=0xff9966:c2=0x5b247a:n=3:x0=0:y0=0:x1=720:y1=1280:duration=1" \
   -frames:v 1 -q:v 4 sunset.jpg
 ffmpeg -v error -y -i beach.mp4 -frames:v 1 -q:v 6 beach-poster.jpg
+# The app's home screen behind the viewer (the storyboard's backdrop): a grid of icons.
+ffmpeg -v error -y -f lavfi -i "gradients=s=720x1280:c0=0x3aa0ff:c1=0xff6a88:c2=0x5ee7a0:c3=0xffc24b:n=4:x0=0:y0=0:x1=720:y1=1280:duration=1,drawgrid=x=-15:y=60:w=180:h=180:t=50:c=0x16202c" \
+  -frames:v 1 -q:v 5 home.jpg
+
 # A live room (room.json): three speakers, each speaking (a tone) in their own seconds, and one
 # participant with video but no sound; an avatar each. Small: 360x640, gradients at CRF 36.
 speaker() { # name seconds-from seconds-to tone-hz colours

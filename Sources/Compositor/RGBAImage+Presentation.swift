@@ -9,11 +9,20 @@ public struct BubbleTransform: Sendable, Equatable {
     public var scale: Double
     /// The circular mask's radius in pixels; at the half-diagonal or more it hides nothing.
     public var maskRadius: Double
+    /// The radius of the drawn frame's rounded corners, in pixels (0: square corners).
+    public var cornerRadius: Double = 0
 
-    public init(centre: SIMD2<Double>, scale: Double, maskRadius: Double) {
+    public init(centre: SIMD2<Double>, scale: Double, maskRadius: Double, cornerRadius: Double = 0) {
         self.centre = centre
         self.scale = scale
         self.maskRadius = maskRadius
+        self.cornerRadius = cornerRadius
+    }
+
+    /// Where the drawn frame lies on screen: its left, top, right and bottom edges in pixels.
+    public func frameRect(width: Int, height: Int) -> (left: Double, top: Double, right: Double, bottom: Double) {
+        let halfW = Double(width) * scale / 2, halfH = Double(height) * scale / 2
+        return (centre.x - halfW, centre.y - halfH, centre.x + halfW, centre.y + halfH)
     }
 
     /// Between a bubble at (x, y) with radius r (fractions of the screen width and height; r of
@@ -35,6 +44,9 @@ public struct BubbleTransform: Sendable, Equatable {
 extension RGBAImage {
     /// This frame as seen through `transform`, over `background`.
     public func presented(_ transform: BubbleTransform, background: RGBAColor) -> RGBAImage {
+        if transform.cornerRadius > 0 {
+            return presented(transform, over: RGBAImage(width: width, height: height, fill: background))
+        }
         var out = RGBAImage(width: width, height: height, fill: background)
         guard width >= 2, height >= 2, transform.scale > 0 else { return out }
         let sampler = BilinearSampler(texture: self)
@@ -53,6 +65,52 @@ extension RGBAImage {
                         let value = sampler.sample(base, u: Float(u), v: Float(v))
                         let mixed = bg + (value - bg) * Float(coverage)
                         target.storeBytes(of: BilinearSampler.pack(mixed), toByteOffset: (y * width + x) * 4, as: UInt32.self)
+                    }
+                }
+            }
+        }
+        return out
+    }
+}
+
+extension RGBAImage {
+    /// This frame as seen through `transform`, over `backdrop` (a picture of the same size): the
+    /// frame's edges, its rounded corners and the circular mask blend into the backdrop.
+    public func presented(_ transform: BubbleTransform, over backdrop: RGBAImage) -> RGBAImage {
+        precondition(backdrop.width == width && backdrop.height == height, "a backdrop of another size")
+        var out = backdrop
+        guard width >= 2, height >= 2, transform.scale > 0 else { return out }
+        let sampler = BilinearSampler(texture: self)
+        let w = Double(width), h = Double(height)
+        let halfW = w * transform.scale / 2, halfH = h * transform.scale / 2
+        let corner = min(max(transform.cornerRadius, 0), min(halfW, halfH))
+        // Only the rows and columns the frame covers are visited.
+        let y0 = max(0, Int((transform.centre.y - halfH).rounded(.down)) - 1)
+        let y1 = min(height, Int((transform.centre.y + halfH).rounded(.up)) + 1)
+        let x0 = max(0, Int((transform.centre.x - halfW).rounded(.down)) - 1)
+        let x1 = min(width, Int((transform.centre.x + halfW).rounded(.up)) + 1)
+        guard y0 < y1, x0 < x1 else { return out }
+        pixels.withUnsafeBufferPointer { source in
+            let base = UnsafeRawPointer(source.baseAddress!)
+            out.pixels.withUnsafeMutableBytes { target in
+                for y in y0..<y1 {
+                    for x in x0..<x1 {
+                        let px = Double(x) + 0.5 - transform.centre.x, py = Double(y) + 0.5 - transform.centre.y
+                        let circle = 0.5 - ((px * px + py * py).squareRoot() - transform.maskRadius)
+                        // The rounded rectangle's signed distance, half a pixel of antialiasing.
+                        let qx = abs(px) - (halfW - corner), qy = abs(py) - (halfH - corner)
+                        let outside = (max(qx, 0) * max(qx, 0) + max(qy, 0) * max(qy, 0)).squareRoot()
+                        let distance = outside + min(max(qx, qy), 0) - corner
+                        let coverage = min(max(min(circle, 0.5 - distance), 0), 1)
+                        guard coverage > 0 else { continue }
+                        let u = min(max((px / transform.scale + w / 2) / w, 0), 1)
+                        let v = min(max((py / transform.scale + h / 2) / h, 0), 1)
+                        let value = sampler.sample(base, u: Float(u), v: Float(v))
+                        let offset = (y * width + x) * 4
+                        let under = SIMD4<Float>(Float(target[offset]), Float(target[offset + 1]), Float(target[offset + 2]), 0)
+                        var mixed = under + (value - under) * Float(coverage)
+                        mixed[3] = 255
+                        target.storeBytes(of: BilinearSampler.pack(mixed), toByteOffset: offset, as: UInt32.self)
                     }
                 }
             }

@@ -6,7 +6,10 @@ import Synchronization
 
 /// The stages a frame goes through, for `stages_ms` in `summary.json`.
 public enum PipelineStage: String, Sendable, CaseIterable {
-    case decode, convert, raster, overlay, encode
+    case decode, convert, raster, overlay
+    /// The backdrop behind an opening, pulled or closing viewer: its blur and dim.
+    case blur
+    case encode
 }
 
 /// Adds up the CPU time each pipeline stage spends, across all threads.

@@ -3,12 +3,14 @@ import StoryPlayer
 import XCTest
 
 final class ViewerNavigatorTests: XCTestCase {
-    func board(_ script: String, start: String = "reveal", style: String = "cube", items: [Int] = [1, 1, 1]) throws -> Storyboard {
+    func board(_ script: String, start: String = "reveal", style: String = "cube", items: [Int] = [1, 1, 1],
+               gesture: String = "") throws -> Storyboard {
         let stories = items.enumerated().map { index, count in
             "{\"id\": \"s\(index)\", \"items\": [" + (0..<count).map { _ in "{\"uri\": \"a.mp4\"}" }.joined(separator: ",") + "]}"
         }.joined(separator: ",")
         return try Storyboard.parse("""
-        {"transition": {"duration": 0.4, "start": "\(start)", "style": "\(style)"}, "stories": [\(stories)], "script": [\(script)]}
+        {"transition": {"duration": 0.4, "start": "\(start)", "style": "\(style)"}, \(gesture.isEmpty ? "" : "\"gesture\": \(gesture),")
+         "stories": [\(stories)], "script": [\(script)]}
         """)
     }
 
@@ -27,8 +29,11 @@ final class ViewerNavigatorTests: XCTestCase {
         XCTAssertEqual(nav.playingStories.map(\.story), [1])
     }
 
+    /// With `gesture.curve: "ease_out"` a release eases over the remaining distance, as every
+    /// release did before springs (the default spring is in GestureTests).
     func testShortDragReleasedSnapsBack() throws {
-        var nav = ViewerNavigator(storyboard: try board(#"{"at": 1, "action": "drag", "to": 0.3, "over": 0.3}, {"at": 1.5, "action": "release"}"#))
+        var nav = ViewerNavigator(storyboard: try board(#"{"at": 1, "action": "drag", "to": 0.3, "over": 0.3}, {"at": 1.5, "action": "release"}"#,
+                                                        gesture: #"{"curve": "ease_out"}"#))
         nav.advance(to: 1.15)
         XCTAssertEqual(nav.pageOffset, 0.15, accuracy: 1e-9, "a drag moves linearly")
         nav.advance(to: 1.45)
@@ -40,7 +45,8 @@ final class ViewerNavigatorTests: XCTestCase {
     }
 
     func testDragOfHalfAPageCompletes() throws {
-        var nav = ViewerNavigator(storyboard: try board(#"{"at": 1, "action": "drag", "to": 0.5, "over": 0.2}, {"at": 1.3, "action": "release"}"#))
+        var nav = ViewerNavigator(storyboard: try board(#"{"at": 1, "action": "drag", "to": 0.5, "over": 0.2}, {"at": 1.3, "action": "release"}"#,
+                                                        gesture: #"{"curve": "ease_out"}"#))
         nav.advance(to: 1.3 + 0.2 + 1e-6)
         XCTAssertEqual(nav.settledPage, 1)
         XCTAssertEqual(nav.pageOffset, 1)

@@ -62,6 +62,16 @@ public final class LifecycleTrace {
         self.events = events
     }
 
+    /// Records a drag or pull let go.
+    func record(_ release: GestureRelease, story: String) {
+        var event = TraceEvent(t: release.t, wall: wall, event: .gesture, story: story)
+        event.action = release.action.rawValue
+        event.outcome = release.outcome.rawValue
+        event.progress = release.progress
+        event.velocity = release.velocity
+        events.append(event)
+    }
+
     /// Fills in what a preload brought, for an event recorded when it was requested.
     func complete(_ index: Int, loaded: [String], detail: String?) {
         events[index].loaded = loaded

@@ -34,8 +34,9 @@ public enum TraceCheck {
                 continue
             }
             let kind = event.event, name = kind.rawValue
-            // Calls that changed nothing, preloads and a room's speaker changes are not player events.
-            if kind == .ignored || kind == .preload || kind == .speaker { continue }
+            // Calls that changed nothing, preloads, a room's speaker changes and gestures are not
+            // player events.
+            if kind == .ignored || kind == .preload || kind == .speaker || kind == .gesture { continue }
             guard let player = event.player else {
                 violations.append(Violation(line: lineNumber, message: "\(name) without a player id"))
                 continue

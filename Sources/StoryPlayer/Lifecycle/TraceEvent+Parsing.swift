@@ -42,6 +42,10 @@ extension TraceEvent {
         media = try reader.text("media")
         loaded = try reader.texts("loaded")
         detail = try reader.text("detail")
+        action = try reader.text("action")
+        outcome = try reader.text("outcome")
+        progress = try reader.nonNegative("progress")
+        velocity = try reader.finite("velocity")
         if let open = try reader.nonNegative("open_ms"), let packet = try reader.nonNegative("first_packet_ms"),
            let frame = try reader.nonNegative("first_frame_ms") {
             spans = FirstFrameSpans(openMs: open, firstPacketMs: packet, firstFrameMs: frame)
@@ -58,6 +62,12 @@ private struct FieldReader {
         guard case .number(let number) = value, number.isFinite, number >= 0 else {
             throw bad(key, "is not a finite number, 0 or more")
         }
+        return number
+    }
+
+    func finite(_ key: String) throws(TraceEvent.LineError) -> Double? {
+        guard let value = fields[key] else { return nil }
+        guard case .number(let number) = value, number.isFinite else { throw bad(key, "is not a finite number") }
         return number
     }
 

@@ -3,7 +3,11 @@ import Foundation
 /// One line of `lifecycle.jsonl`: something a player did, or a call it ignored.
 public struct TraceEvent: Sendable, Equatable {
     public enum Kind: String, Sendable, CaseIterable {
-        case play, opened, firstFrame, ended, failed, stop, ignored, reconnect, preload, speaker
+        case play, opened, firstFrame, ended, failed, stop, ignored, reconnect, preload
+        /// A drag or pull let go (not a player event): `action`, `outcome`, `progress`, `velocity`.
+        case gesture
+        /// A room's new dominant speaker (not a player event): `participant`.
+        case speaker
     }
 
     /// Timeline seconds.
@@ -31,6 +35,15 @@ public struct TraceEvent: Sendable, Equatable {
     /// What a `preload` brought in ("poster", "probe"), and the probe's findings.
     public var loaded: [String]?
     public var detail: String?
+    /// On `gesture`: "drag" or "pull".
+    public var action: String?
+    /// On `gesture`: "finish" or "cancel".
+    public var outcome: String?
+    /// On `gesture`: how far the transition had gone, 0…1.
+    public var progress: Double?
+    /// On `gesture`: the finger's velocity in px/s at 720 wide (towards the next story for a
+    /// drag, downwards for a pull).
+    public var velocity: Double?
 
     public init(t: Double, wall: Double, event: Kind, story: String, item: Int? = nil, player: Int? = nil,
                 error: String? = nil, call: String? = nil, attempt: Int? = nil, spans: FirstFrameSpans? = nil) {
@@ -59,6 +72,10 @@ public struct TraceEvent: Sendable, Equatable {
         if let pictures { fields.append("\"pictures\": \(pictures)") }
         if let loaded { fields.append("\"loaded\": [\(loaded.map(JSONText.string).joined(separator: ", "))]") }
         if let detail { fields.append("\"detail\": \(JSONText.string(detail))") }
+        if let action { fields.append("\"action\": \(JSONText.string(action))") }
+        if let outcome { fields.append("\"outcome\": \(JSONText.string(outcome))") }
+        if let progress { fields.append("\"progress\": \(JSONText.number(progress))") }
+        if let velocity { fields.append("\"velocity\": \(JSONText.number(velocity))") }
         if let spans {
             fields.append("\"open_ms\": \(JSONText.number(spans.openMs))")
             fields.append("\"first_packet_ms\": \(JSONText.number(spans.firstPacketMs))")

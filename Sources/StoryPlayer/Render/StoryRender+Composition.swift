@@ -27,8 +27,33 @@ extension StoryRender {
             rasterizer.draw(faces, background: storyboard.canvas.background, into: &canvas, clock: clock)
         }
         if let bubble = navigator.bubbleTransform(at: t, width: canvas.width, height: canvas.height) {
-            canvas = clock.measure(.overlay) { canvas.presented(bubble, background: storyboard.canvas.background) }
+            if storyboard.backdrop != nil {
+                let behind = clock.measure(.blur) { backdropPicture(openness: navigator.openness(at: t)) }
+                canvas = clock.measure(.overlay) { canvas.presented(bubble, over: behind) }
+            } else {
+                canvas = clock.measure(.overlay) { canvas.presented(bubble, background: storyboard.canvas.background) }
+            }
         }
+    }
+
+    /// The storyboard's backdrop as much blurred and dimmed as the viewer is open. Its picture
+    /// is loaded on first use; one that cannot be loaded leaves the canvas background, with a
+    /// notice.
+    func backdropPicture(openness: Double) -> RGBAImage {
+        if backdrop == nil, let look = storyboard.backdrop {
+            let width = storyboard.canvas.width, height = storyboard.canvas.height
+            var plain = RGBAImage(width: width, height: height, fill: storyboard.canvas.background)
+            if let source = look.picture {
+                do {
+                    plain = try PictureLoader.load(source, width: width, height: height, limits: limits)
+                } catch {
+                    warnings.append("backdrop picture \(source): \(error)")
+                }
+            }
+            backdrop = BackdropBlur(plain: plain, fullRadius: look.blur * Double(width) / 720, dim: look.dim)
+        }
+        return backdrop?.picture(openness: openness)
+            ?? RGBAImage(width: storyboard.canvas.width, height: storyboard.canvas.height, fill: storyboard.canvas.background)
     }
 
     /// The story's overlay drawn into its texture: the progress segments (which so turn with the

@@ -22,18 +22,31 @@ extension StoryRender {
     /// from where it rests.
     func advanceViewer(to t: Double) {
         navigator.advance(to: t)
+        recordReleases()
         requestPreloads()
         syncPlayers(at: t)
         settlePreloads(at: t)
     }
 
-    /// A finger held on the story pauses its current item from the moment it went down; the item
-    /// resumes from the moment it was lifted (a live item at its live edge).
+    /// The releases of drags and pulls since the last step, as `gesture` events.
+    func recordReleases() {
+        while recordedReleases < navigator.releases.count {
+            let release = navigator.releases[recordedReleases]
+            recordedReleases += 1
+            trace.record(release, story: stories[release.story].id)
+        }
+    }
+
+    /// A finger held on the story, or pulling it down, pauses its current item from the moment it
+    /// went down; the item resumes from the moment it was lifted, or the pulled story was back in
+    /// place (a live item at its live edge).
     func applyHold(at t: Double) {
         guard let player = players[navigator.settledPage].current else { return }
-        if navigator.isHeld(at: t), let hold = navigator.hold {
-            player.pause(at: hold.start)
-        } else if player.isPaused, let hold = navigator.hold, let skipped = player.resume(at: hold.end) {
+        let spans = [navigator.hold, navigator.pullPause].compactMap { $0 }
+        if let active = spans.first(where: { t >= $0.start && t < $0.end }) {
+            player.pause(at: active.start)
+        } else if player.isPaused, let last = spans.filter({ $0.end <= t }).max(by: { $0.end < $1.end }),
+                  let skipped = player.resume(at: last.end) {
             warnings.append("story \(players[navigator.settledPage].story.id): live item resumed at the live edge, "
                             + "skipping \(ObjectReader.format((skipped * 1000).rounded() / 1000)) s")
         }

@@ -40,6 +40,10 @@ public final class StoryRender {
     public let playback: PlaybackClock
     /// Frames not drawn because the realtime render fell behind.
     public internal(set) var lateFrames: [Int] = []
+    /// The navigator's gesture releases already in the trace.
+    var recordedReleases = 0
+    /// The backdrop behind an opening, pulled or closing viewer, made on first use.
+    var backdrop: BackdropBlur?
 
     /// The longest open-ended render: a safety net, since every item has a finite length.
     public static let openEndedLimit = 3600.0

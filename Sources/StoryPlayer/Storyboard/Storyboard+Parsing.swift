@@ -110,6 +110,30 @@ extension Storyboard {
             feed = pages
             try block.rejectUnknownKeys()
         }
+        var gesture = GestureSettings()
+        if var block = try root.object("gesture") {
+            gesture.finishProgress = try block.number("finish_progress", in: 0.01...1) ?? gesture.finishProgress
+            gesture.flickVelocity = try block.number("flick_velocity", in: 0...100_000) ?? gesture.flickVelocity
+            if var spring = try block.object("spring") {
+                gesture.springResponse = try spring.number("response", in: 0.01...10) ?? gesture.springResponse
+                gesture.springDamping = try spring.number("damping", in: 0.05...10) ?? gesture.springDamping
+                try spring.rejectUnknownKeys()
+            }
+            gesture.curve = try block.choice("curve", of: GestureSettings.Curve.self) ?? gesture.curve
+            try block.rejectUnknownKeys()
+        }
+        var backdrop: Backdrop?
+        if var block = try root.object("backdrop") {
+            var look = Backdrop()
+            if let picture = try block.string("picture") {
+                guard !picture.isEmpty else { throw StoryboardError(path: block.path("picture"), message: "must not be empty") }
+                look.picture = MediaSource(uri: picture, relativeTo: folder)
+            }
+            look.blur = try block.number("blur", in: 0...200) ?? look.blur
+            look.dim = try block.number("dim", in: 0...1) ?? look.dim
+            backdrop = look
+            try block.rejectUnknownKeys()
+        }
         let storyValues = try root.array("stories")
         if feed != nil && storyValues != nil {
             throw StoryboardError(path: "feed", message: "give either \"stories\" or \"feed\", not both")
@@ -160,6 +184,8 @@ extension Storyboard {
         self.preload = preload
         self.present = present
         self.feed = feed
+        self.gesture = gesture
+        self.backdrop = backdrop
         self.timeouts = timeouts
         self.loading = loading
         self.protocols = protocols
@@ -224,7 +250,14 @@ extension Storyboard {
             guard let pages = try reader.number("to", in: -1...1) else {
                 throw reader.missing("to")
             }
-            gesture = .drag(pages: pages, seconds: try reader.number("over", in: 0...60) ?? 0)
+            gesture = .drag(pages: pages, seconds: try reader.number("over", in: 0...60) ?? 0,
+                            releaseVelocity: try reader.number("release_velocity", in: -100_000...100_000))
+        case "pull":
+            guard let progress = try reader.number("to", in: 0...1) else {
+                throw StoryboardError(path: reader.path("to"), message: "missing")
+            }
+            gesture = .pull(progress: progress, seconds: try reader.number("over", in: 0...60) ?? 0,
+                            releaseVelocity: try reader.number("release_velocity", in: -100_000...100_000))
         case "release":
             gesture = .release
         case "hold":
@@ -249,7 +282,7 @@ extension Storyboard {
             }
         default:
             throw StoryboardError(path: reader.path("action"),
-                                  message: "unknown action \"\(action)\" (expected swipe, drag, release, tap, hold, dismiss, pin or unpin)")
+                                  message: "unknown action \"\(action)\" (expected swipe, drag, pull, release, tap, hold, dismiss, pin or unpin)")
         }
         try reader.rejectUnknownKeys()
         return ScriptAction(at: at, gesture: gesture)

@@ -36,6 +36,11 @@ public struct Storyboard: Sendable {
     public var present: Presentation?
     /// Stories come from a paged feed instead of `stories`.
     public var feed: Feed?
+    /// How released drags and pulls decide and animate (`gesture`).
+    public var gesture = GestureSettings()
+    /// The app screen behind the viewer while it opens, is pulled or closes (`backdrop`); nil
+    /// keeps the plain canvas background, undimmed.
+    public var backdrop: Backdrop?
 
     public init(canvas: Canvas = Canvas(), transition: Transition = Transition(), duration: Double? = nil,
                 stories: [Story], script: [ScriptAction] = [], folder: String = ".") {
@@ -112,6 +117,53 @@ public struct Presentation: Sendable, Equatable {
         self.y = y
         self.r = r
         self.duration = duration
+    }
+}
+
+/// The storyboard's `gesture` block: when a released drag or pull finishes, and how it moves on.
+public struct GestureSettings: Sendable, Equatable {
+    /// How a released transition completes (or goes back).
+    public enum Curve: String, Sendable, CaseIterable {
+        /// A damped spring that starts at the finger's velocity.
+        case spring
+        /// A cubic ease-out over the remaining distance.
+        case easeOut = "ease_out"
+    }
+
+    /// A transition past this progress finishes unless flicked back.
+    public var finishProgress: Double = 0.5
+    /// A flick faster than this (px/s at 720 wide, scaled with the canvas) decides the outcome.
+    public var flickVelocity: Double = 500
+    /// The spring's period in seconds (2π / its natural frequency).
+    public var springResponse: Double = 0.25
+    /// The spring's damping ratio: 1 is critical (no bounce), below 1 it bounces.
+    public var springDamping: Double = 0.98
+    public var curve: Curve = .spring
+
+    public init(finishProgress: Double = 0.5, flickVelocity: Double = 500, springResponse: Double = 0.25,
+                springDamping: Double = 0.98, curve: Curve = .spring) {
+        self.finishProgress = finishProgress
+        self.flickVelocity = flickVelocity
+        self.springResponse = springResponse
+        self.springDamping = springDamping
+        self.curve = curve
+    }
+}
+
+/// The storyboard's `backdrop` block: what shows behind the viewer, blurred and dimmed as much as
+/// the viewer is open.
+public struct Backdrop: Sendable, Equatable {
+    /// A picture of the app screen; nil shows the canvas background.
+    public var picture: MediaSource?
+    /// Blur radius in pixels at 720 wide (scaled with the canvas) when the viewer is fully open.
+    public var blur: Double = 24
+    /// How much darker the backdrop is when the viewer is fully open (0 none, 1 black).
+    public var dim: Double = 0.6
+
+    public init(picture: MediaSource? = nil, blur: Double = 24, dim: Double = 0.6) {
+        self.picture = picture
+        self.blur = blur
+        self.dim = dim
     }
 }
 
@@ -220,8 +272,14 @@ public struct ScriptAction: Sendable, Equatable {
         /// storyboard's (a demo can show a cube turn and a slide).
         case swipe(Direction, style: TransitionStyle? = nil)
         /// The finger moves the page offset by `pages` over `seconds`; nothing lands until release.
-        case drag(pages: Double, seconds: Double)
-        /// The finger lifts: snap to the nearest page.
+        /// `releaseVelocity` (px/s at 720 wide, positive towards the next story) scripts the
+        /// finger's speed at release instead of measuring it.
+        case drag(pages: Double, seconds: Double, releaseVelocity: Double? = nil)
+        /// The finger pulls the current story down to `progress` of the screen height over
+        /// `seconds` and stays down; `releaseVelocity` (px/s at 720 wide, positive downwards) as
+        /// for a drag.
+        case pull(progress: Double, seconds: Double, releaseVelocity: Double? = nil)
+        /// The finger lifts: a drag or pull finishes or goes back, by progress and velocity.
         case release
         /// A tap at a horizontal fraction of the screen: the left third goes back, the rest forward.
         case tap(x: Double)
