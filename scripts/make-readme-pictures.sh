@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Rebuilds the README's pictures: docs/contact-sheet.png and docs/timeline.png (the demo's,
 # drawn by render-stories itself) and docs/demo-strip.png, a strip made with the ffmpeg CLI:
-# the present-from-bubble intro, a video item with its progress segments, a hold (overlay
-# faded), the auto-advance cube, the cancelled drag, the slide, the dismiss, and the loading
-# ring (a realtime render of a stream whose server accepts and never answers).
+# the present-from-bubble intro over the blurred home screen, a video item with its progress
+# segments, a hold (overlay faded), the auto-advance cube, the cancelled drag, the flick, the
+# slide, the cancelled pull, the dismiss, and the loading ring (not the demo's: a realtime render
+# of a stream whose server accepts and never answers).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 make --no-print-directory build >/dev/null
@@ -33,7 +34,7 @@ $bin render "$out/ring.json" --output "$out/ring" >/dev/null
 ring=$(ls "$out"/ring/frame-*.png | tail -1)
 
 inputs=() graph="" labels="" i=0
-for frame in 7 30 78 132 171 243 427; do
+for frame in 7 30 78 132 171 218 243 396 427; do
   inputs+=(-i "$out/demo/$(printf 'frame-%06d.png' "$frame")")
   graph+="[$i]scale=180:320[s$i];"; labels+="[s$i]"; i=$((i + 1))
 done
