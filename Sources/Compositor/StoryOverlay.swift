@@ -3,15 +3,27 @@
 /// segments along the top. Sizes come from a 720-wide reference, so every canvas size looks alike.
 public enum StoryOverlay {
     /// One segment per item: finished ones full, future ones empty, the current one filled to
-    /// `progress`, inside the safe area `inset` (px at 720 wide). `opacity` fades the whole row.
+    /// `progress`, inside the safe area `inset` (px at 720 wide), over a soft top scrim.
+    /// `opacity` fades the whole row.
     public static func drawSegments(on picture: inout RGBAImage, count: Int, current: Int, progress: Double,
                              inset: Double, opacity: Double) {
         guard count > 0, opacity > 0 else { return }
         let scale = Double(picture.width) / 720
         let margin = inset * scale
-        let gap = 4 * scale, height = 4 * scale
+        // At least 2 px, so the segments stay visible on a small canvas.
+        let gap = max(2, 4 * scale), height = max(2, 4 * scale)
         let width = (Double(picture.width) - 2 * margin - gap * Double(count - 1)) / Double(count)
         guard width > 0 else { return }
+        // A soft dark scrim behind them, as Instagram draws it: white segments vanish on white
+        // content without one. It fades out downwards, so the picture below is untouched.
+        let scrim = margin + height + 48 * scale
+        for row in 0..<Int(scrim.rounded(.up)) where row < picture.height {
+            let fade = 1 - Double(row) / scrim
+            let alpha = UInt8((0.38 * fade * fade * opacity * 255).rounded())
+            guard alpha > 0 else { continue }
+            picture.fillRoundedRect(x: 0, y: Double(row), width: Double(picture.width), height: 1, radius: 0,
+                                    color: RGBAColor(red: 0, green: 0, blue: 0, alpha: alpha))
+        }
         let track = RGBAColor(red: 255, green: 255, blue: 255, alpha: UInt8(90 * opacity))
         let fill = RGBAColor(red: 255, green: 255, blue: 255, alpha: UInt8(240 * opacity))
         for index in 0..<count {

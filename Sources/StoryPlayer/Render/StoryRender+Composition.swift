@@ -78,7 +78,11 @@ extension StoryRender {
 
     func drawOverlay(on picture: inout RGBAImage, story index: Int, at t: Double) {
         let item = navigator.currentItems[index]
-        let progress = players[index].current.map { $0.itemIndex == item ? $0.progress(at: t) : 0 } ?? 0
+        // The bar of an item still loading its first picture does not move (sound playing counts
+        // as shown): it starts with what the viewer sees.
+        let progress = players[index].current.map { player in
+            player.itemIndex == item && (player.state != .loading || player.playsSoundOnly) ? player.progress(at: t) : 0
+        } ?? 0
         StoryOverlay.drawSegments(on: &picture, count: stories[index].items.count, current: item, progress: progress,
                                   inset: storyboard.overlayInset, opacity: navigator.overlayOpacity(at: t))
     }
