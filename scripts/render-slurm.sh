@@ -8,16 +8,17 @@
 #
 # The first form splits one storyboard (`render-stories frames --shards N`, whole GOPs with --mp4
 # so the shards' segments join without re-encoding); OUT gets the frames, one lifecycle.jsonl
-# and summary.json, and each shard's own trace as OUT/shards/NN-lifecycle.jsonl. The second
-# renders each storyboard listed in LIST.txt (one path a line, # comments) as one array task,
-# into OUT/NAME/ (and OUT/NAME.mp4 with --mp4). OUT must be new or empty; it is filled only after
+# and summary.json, each shard's own trace as OUT/shards/NN-lifecycle.jsonl and the jobs' logs
+# in OUT/logs/. The second renders each storyboard listed in LIST.txt (one path a line, relative
+# to the list; # comments) as one array task, into OUT/NAME/ (and OUT/NAME.mp4 with --mp4), and
+# the logs into OUT/logs/. OUT must be new or empty; it is filled only after
 # everything succeeded. Shards render into OUT's parent (.render-slurm.*), which, like the
 # storyboard and the tool, every node must see. A failed shard is tried once more; one that
 # still fails cancels the merge, and its log is named (the logs are kept, the frames are not).
 # RENDER_STORIES names the tool (default: this checkout's release build); SBATCH_OPTIONS adds
 # sbatch options (e.g. "--partition=render --time=1:00:00"); the usual SBATCH_* variables work.
 set -euo pipefail
-usage() { sed -n '2,20p' "$0" >&2; exit 2; }
+usage() { sed -n '2,21p' "$0" >&2; exit 2; }
 say() { echo "render-slurm: $*" >&2; }
 die() { say "$*"; exit 1; }
 (($# >= 3)) || usage
@@ -120,7 +121,9 @@ while :; do
   esac
 done
 if [[ $current == COMPLETED ]]; then
+  # The jobs' logs (which node ran what, a retried shard) join the result.
   trap - EXIT
+  mv "$work/logs" "$out/logs"
   rm -rf "$work"
   say "done: $out${mp4:+ (and ${mp4/#yes/the clips})}"
   exit 0
