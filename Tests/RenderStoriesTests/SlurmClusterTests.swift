@@ -346,4 +346,27 @@ final class SlurmRenderTests: XCTestCase {
         let left = try FileManager.default.subpathsOfDirectory(atPath: scratch + "/out")
         XCTAssertFalse(left.contains { $0.hasSuffix(".png") || $0.hasSuffix(".jsonl") }, "\(left)")
     }
+
+    /// `--boards LIST.txt`: one array task per storyboard (paths relative to the list), each a
+    /// whole render in OUT/NAME/ whose trace passes `check`.
+    func testBoardsListRendersEachStoryboardAsOneArrayTask() throws {
+        let cluster = try cluster()
+        let cli = CommandLineRunner()
+        let folder = ScratchFolder()
+        let scratch = folder.path
+        let samples = CommandLineTests.packageRoot.path + "/samples"
+        let list = scratch + "/boards.txt"
+        try "# two storyboards, one relative to this list\n\(samples)/demo.json\n\nsamples/room.json\n".write(toFile: list, atomically: true, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(atPath: scratch + "/samples", withDestinationPath: samples)
+        let short = options + ["--duration", "2"]
+        let result = try renderSlurm(cluster, ["--boards", list, scratch + "/out"] + short)
+        XCTAssertEqual(result.status, 0, result.output + "\n" + cluster.logs())
+        XCTAssertTrue(result.output.contains("submitted 2 storyboards as array job"), result.output)
+        for name in ["demo", "room"] {
+            XCTAssertEqual(try frames(in: scratch + "/out/" + name).count, 16, name)
+            let check = try cli.run(["check", scratch + "/out/\(name)/lifecycle.jsonl", "--max-audio", "4"])
+            XCTAssertEqual(check.status, 0, name + ": " + check.stdout)
+        }
+        XCTAssertTrue(FileManager.default.fileExists(atPath: scratch + "/out/logs/board-1.log"))
+    }
 }
