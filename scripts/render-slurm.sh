@@ -26,7 +26,7 @@ die() { say "$*"; exit 1; }
 here=$(cd "$(dirname "$0")/.." && pwd)
 export RENDER_STORIES=${RENDER_STORIES:-$here/.build/release/render-stories}
 [[ -x $RENDER_STORIES ]] || die "$RENDER_STORIES is not built (make build)"
-for tool in sbatch scontrol scancel; do
+for tool in sbatch scontrol scancel squeue; do
   command -v "$tool" >/dev/null || die "needs Slurm's $tool on PATH (apt-get install slurm-client)"
 done
 batch=$here/deploy/slurm/render.sbatch
@@ -69,7 +69,14 @@ finish() {
   local status=$?
   if ((status != 0)); then
     [[ -z $final ]] || scancel "$final" 2>/dev/null || true
-    [[ -z $array ]] || scancel "$array" 2>/dev/null || true
+    if [[ -n $array ]]; then
+      # The other shards stop before their frames are removed (a minute at most).
+      scancel "$array" 2>/dev/null || true
+      for _ in {1..60}; do
+        [[ -z $(squeue -h -j "$array" 2>/dev/null) ]] && break
+        sleep 1
+      done
+    fi
     find "$work" -mindepth 1 -maxdepth 1 ! -name logs -exec rm -rf {} +
     say "logs kept in $work/logs"
   else
@@ -113,10 +120,13 @@ say "submitted $count ${unit}s as array job $array, then job $final (afterok); w
 
 # Like `sbatch --wait` for the last job, but also knows a job cancelled because a shard failed.
 state() { scontrol show job -o "$1" 2>/dev/null | grep -o 'JobState=[A-Z_]*' | head -1 | cut -d= -f2; }
+# An empty state (the controller restarting, a lost reply) is asked again for a minute.
+unknown=0
 while :; do
   current=$(state "$final")
   case $current in
-    PENDING|RUNNING|CONFIGURING|COMPLETING|REQUEUED|REQUEUE_HOLD|RESIZING|SUSPENDED) sleep 1 ;;
+    PENDING|RUNNING|CONFIGURING|COMPLETING|REQUEUED|REQUEUE_HOLD|RESIZING|SUSPENDED) unknown=0; sleep 1 ;;
+    "") ((++unknown < 60)) || break; sleep 1 ;;
     *) break ;;
   esac
 done
@@ -131,7 +141,8 @@ fi
 # Which shards failed, each with its log. One line per array task: ArrayTaskId=i … JobState=S.
 failed=0
 while read -r task task_state code; do
-  [[ $task_state == COMPLETED ]] && continue
+  # Tasks still queued or running when the merge was cancelled are cancelled below, not failed.
+  case $task_state in COMPLETED|PENDING|RUNNING|CONFIGURING|COMPLETING) continue ;; esac
   failed=1
   say "$what $task failed ($task_state, exit $code); its log: $work/logs/$what-$task.log"
 done < <(scontrol show job -o "$array" 2>/dev/null |

@@ -9,7 +9,9 @@ import XCTest
 /// Commands reach it through `environment` (SLURM_CONF).
 final class SlurmCluster {
     let folder = ScratchFolder()
-    private(set) var environment = ProcessInfo.processInfo.environment
+    /// This process's environment without Slurm's own variables (a test run inside a Slurm job
+    /// must not submit to that job's cluster), plus SLURM_CONF once the cluster is configured.
+    private(set) var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("SLURM_") && !$0.key.hasPrefix("SBATCH_") }
     private var daemons: [Daemon] = []
 
     /// A daemon this cluster started, by pid.
