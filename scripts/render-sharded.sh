@@ -44,7 +44,7 @@ segment=()
 # Shards count from 0, as Slurm's array tasks and Kubernetes' completion indexes do.
 for i in "${!ranges[@]}"; do echo "$i ${ranges[i]}"; done |
   parallel --will-cite --halt now,fail=1 --colsep ' ' -j "$shards" \
-    "$bin" render "$board" --frames {2} --output "$work/{1}" --quiet "${segment[@]}" "$@"
+    "$bin" render "$board" --frames '{2}' --output "$work/{1}" --quiet "${segment[@]}" "$@"
 # One trace and summary for the whole render, equal to a single render's (wall times aside),
 # and every frame in OUT. Each shard's own trace stays in OUT/shards/ (check it with --shard).
 folders=()
