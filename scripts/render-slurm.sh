@@ -89,15 +89,16 @@ trap 'exit 130' INT TERM
 if [[ -n $boards ]]; then
   count=$(grep -c -v -e '^[[:space:]]*#' -e '^[[:space:]]*$' "$boards" || true)
   ((count > 0)) || die "$boards lists no storyboards"
-  names=$(grep -v -e '^[[:space:]]*#' -e '^[[:space:]]*$' "$boards" | xargs -n1 basename | sed 's/\.json$//' | sort | uniq -d)
+  names=$(grep -v -e '^[[:space:]]*#' -e '^[[:space:]]*$' "$boards" | sed 's|.*/||; s/\.json$//' | sort | uniq -d)
   [[ -z $names ]] || die "two storyboards in $boards have the same name: $names (each gets OUT/NAME)"
   flag=()
   [[ -n $mp4 ]] && flag=(--mp4)
   # Relative paths in LIST are relative to the list's folder.
   array=$(cd "$(dirname "$boards")" && sbatch --parsable "${extra[@]}" --array=0-$((count - 1)) \
     --output="$work/logs/board-%a.log" "$batch" board "$work" "$boards" "${flag[@]}" "$@")
+  array=${array%%;*} # --parsable prints "id" or "id;cluster"
   what="board" unit="storyboard" finallog=$work/logs/collect.log
-  final=$(sbatch --parsable "${extra[@]}" --job-name=render-stories-collect --dependency=afterok:"${array%%;*}" \
+  final=$(sbatch --parsable "${extra[@]}" --job-name=render-stories-collect --dependency=afterok:"$array" \
     --kill-on-invalid-dep=yes --output="$work/logs/collect.log" "$batch" collect "$work" "$out")
 else
   # Slurm array task i renders shard i by the same rule as render-sharded.sh and Kubernetes.
@@ -109,13 +110,14 @@ else
   ((count == shards)) || say "whole seconds of frames make $count shards, not $shards"
   array=$(sbatch --parsable "${extra[@]}" --array=0-$((count - 1)) --output="$work/logs/shard-%a.log" \
     "$batch" shard "$work" "$board" "$shards" "${whole[@]}" "$@")
+  array=${array%%;*} # --parsable prints "id" or "id;cluster"
   what="shard" unit="shard" finallog=$work/logs/merge.log
   clip=()
   [[ -n $mp4 ]] && clip=("$mp4")
-  final=$(sbatch --parsable "${extra[@]}" --job-name=render-stories-merge --dependency=afterok:"${array%%;*}" \
+  final=$(sbatch --parsable "${extra[@]}" --job-name=render-stories-merge --dependency=afterok:"$array" \
     --kill-on-invalid-dep=yes --output="$finallog" "$batch" merge "$work" "$out" "$count" "${clip[@]}")
 fi
-array=${array%%;*} final=${final%%;*}
+final=${final%%;*}
 say "submitted $count ${unit}s as array job $array, then job $final (afterok); waiting"
 
 # Like `sbatch --wait` for the last job, but also knows a job cancelled because a shard failed.
