@@ -26,8 +26,11 @@ if ((want_tests)); then
   # command → Debian package. The live-source tests start real servers on 127.0.0.1: ffmpeg
   # feeds them (RTMP, HLS, SRT), nginx with the RTMP module serves RTMP, python3 serves HTTP.
   # GNU parallel runs the shards of scripts/render-sharded.sh. Headless chromium opens the
-  # report page the way a user would (keys, clicks, console errors, a screenshot).
-  tools=(ffmpeg:ffmpeg ffprobe:ffmpeg nginx:nginx python3:python3 parallel:parallel chromium:chromium)
+  # report page the way a user would (keys, clicks, console errors, a screenshot). The Slurm
+  # test starts its own single-node cluster (slurmctld, slurmd, and munged for authentication),
+  # so slurm-wlm and munge are installed without their services running (policy-rc.d below).
+  tools=(ffmpeg:ffmpeg ffprobe:ffmpeg nginx:nginx python3:python3 parallel:parallel chromium:chromium
+         slurmctld:slurm-wlm slurmd:slurm-wlm sbatch:slurm-wlm munged:munge)
   for entry in "${tools[@]}"; do
     command -v "${entry%%:*}" >/dev/null 2>&1 || [[ -x /usr/sbin/${entry%%:*} ]] || missing+=("${entry#*:}")
   done
@@ -49,8 +52,9 @@ if [[ $(id -u) -ne 0 ]]; then
   sudo=(sudo)
 fi
 export DEBIAN_FRONTEND=noninteractive
-# Installing nginx would start Debian's own nginx service on port 80; the tests run their own
-# instances, so keep package scripts from starting services while we install.
+# Installing nginx would start Debian's own nginx service on port 80, and slurm-wlm and munge
+# their daemons with the system's config; the tests run their own instances, so keep package
+# scripts from starting services while we install.
 policy=/usr/sbin/policy-rc.d
 if [[ ! -e $policy ]]; then
   printf '#!/bin/sh\nexit 101\n' | "${sudo[@]}" tee "$policy" >/dev/null

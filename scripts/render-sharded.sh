@@ -5,7 +5,7 @@
 #   scripts/render-sharded.sh BOARD N OUT [--mp4 FILE.mp4] [render options, e.g. --size 1080x1920]
 #
 # OUT gets the frames and one lifecycle.jsonl and summary.json (`render-stories merge`); each
-# shard's own trace is kept as OUT/shards/NN-lifecycle.jsonl (check it with `check --shard`).
+# shard's own trace is kept as OUT/shards/NN-lifecycle.jsonl (NN from 00) (check it with `check --shard`).
 # With --mp4, each shard also encodes its frames as a segment, and the segments are joined
 # without re-encoding (ffmpeg's concat demuxer); shard sizes are then whole GOPs (one second of
 # frames), so every segment starts on a keyframe. Set RENDER_STORIES to use another build.
@@ -28,33 +28,27 @@ bin=${RENDER_STORIES:-$here/.build/release/render-stories}
 parallel --version 2>/dev/null | grep -q "GNU parallel" || { echo "render-sharded: needs GNU parallel (apt-get install parallel)" >&2; exit 1; }
 [[ $shards =~ ^[1-9][0-9]*$ ]] || { echo "render-sharded: N must be a positive number" >&2; exit 2; }
 
-# The tool works out the frame count (and rate) from the same options the shards get.
-read -r total fps < <("$bin" frames "$board" --json "$@" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["frames"], d["fps"])')
-[[ -n ${total:-} ]] || { echo "render-sharded: cannot count the frames of $board" >&2; exit 1; }
-size=$(( (total + shards - 1) / shards ))
-gop=1
-if [[ -n $mp4 ]]; then
-  # The clip's GOP is one second of frames (render-stories encodes keyint = fps).
-  gop=$(python3 -c "print(max(1, round(float('$fps'))))")
-fi
-size=$(( (size + gop - 1) / gop * gop ))
+# The tool splits the frames (from the same options the shards get), by the one rule the Slurm
+# and Kubernetes paths share: `frames --shards N`, with whole GOPs when the segments are joined.
+whole=()
+[[ -n $mp4 ]] && whole=(--whole-seconds)
+mapfile -t ranges < <("$bin" frames "$board" --shards "$shards" "${whole[@]}" "$@")
+((${#ranges[@]} > 0)) || { echo "render-sharded: cannot split the frames of $board" >&2; exit 1; }
+total=${ranges[-1]#*..}
 
 mkdir -p "$out/shards"
 work=$(mktemp -d "$out/.shards.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-ranges=()
-for ((start = 0; start < total; start += size)); do
-  end=$(( start + size < total ? start + size : total ))
-  ranges+=("$start $end")
-done
 segment=()
-[[ -n $mp4 ]] && segment=(--mp4 "$work/{#}.mp4")
-printf '%s\n' "${ranges[@]}" | parallel --will-cite --halt now,fail=1 --colsep ' ' -j "$shards" \
-  "$bin" render "$board" --frames {1}..{2} --output "$work/{#}" --quiet "${segment[@]}" "$@"
+[[ -n $mp4 ]] && segment=(--mp4 "$work/{1}.mp4")
+# Shards count from 0, as Slurm's array tasks and Kubernetes' completion indexes do.
+for i in "${!ranges[@]}"; do echo "$i ${ranges[i]}"; done |
+  parallel --will-cite --halt now,fail=1 --colsep ' ' -j "$shards" \
+    "$bin" render "$board" --frames '{2}' --output "$work/{1}" --quiet "${segment[@]}" "$@"
 # One trace and summary for the whole render, equal to a single render's (wall times aside),
 # and every frame in OUT. Each shard's own trace stays in OUT/shards/ (check it with --shard).
 folders=()
-for ((i = 1; i <= ${#ranges[@]}; i++)); do
+for i in "${!ranges[@]}"; do
   folders+=("$work/$i")
   cp "$work/$i/lifecycle.jsonl" "$out/shards/$(printf '%02d' "$i")-lifecycle.jsonl"
   [[ -n $mp4 ]] && echo "file '$work/$i.mp4'" >> "$work/segments.txt"

@@ -4,7 +4,21 @@ import StoryPlayer
 struct Frames: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Print how many frames a render of the storyboard writes (for splitting it into shards); takes render's options.",
-        discussion: "Without a duration in the storyboard this plays the navigation and lifecycle through to the end, without decoding or drawing."
+        discussion: """
+        Without a duration in the storyboard this plays the navigation and lifecycle through to the end, \
+        without decoding or drawing.
+
+        With --shards N it prints the shards' frame ranges instead, one `A..B` a line for `render \
+        --frames`: ceil(frames / N) frames each, the last shorter. With --shard I as well, only shard \
+        I's range (I from 0), and nothing when the rounding of --whole-seconds left shard I empty. \
+        This is the one rule scripts/render-sharded.sh, scripts/render-slurm.sh and the Kubernetes \
+        Indexed Job split by.
+
+        Examples:
+          render-stories frames board.json --size 540x960
+          render-stories frames board.json --shards 8 --whole-seconds
+          render-stories render board.json --frames "$(render-stories frames board.json --shards 8 --shard 3)" --output out/3
+        """
     )
 
     @Argument(help: "The storyboard JSON file.")
@@ -12,22 +26,52 @@ struct Frames: ParsableCommand {
 
     @OptionGroup var overrides: TimelineOverrides
 
-    @Flag(help: "Print {\"frames\": N, \"fps\": F} instead of the number alone.")
+    @Flag(help: "Print {\"frames\": N, \"fps\": F} instead of the number alone (with --shards: also \"ranges\": [[A, B], …]).")
     var json = false
+
+    @Option(help: ArgumentHelp("Print the frame ranges of N shards instead of the count.", valueName: "N"))
+    var shards: Int?
+
+    @Option(help: ArgumentHelp("With --shards: print only shard I's range (0 to N-1).", valueName: "I"))
+    var shard: Int?
+
+    @Flag(help: "With --shards: shards of whole seconds of frames (whole GOPs), so that their --mp4 segments join without re-encoding.")
+    var wholeSeconds = false
 
     /// `render`'s other options (`--size`, `--png-level`, …), accepted so a script can pass the
     /// same options to both; only --fps and --duration change the count.
     @Argument(parsing: .allUnrecognized, help: .hidden)
     var renderOptions: [String] = []
 
+    func validate() throws {
+        if let shards, shards < 1 { throw ValidationError("--shards must be 1 or more") }
+        if shards == nil, shard != nil || wholeSeconds { throw ValidationError("--shard and --whole-seconds need --shards N") }
+        if let shard, let shards, !(0..<shards).contains(shard) {
+            throw ValidationError("--shard must be 0 to \(shards - 1) (shards count from 0)")
+        }
+    }
+
     func run() throws {
         let board = try Storyboard(contentsOf: storyboard).overriding(fps: overrides.fps, duration: overrides.duration)
+        let frames: Int
         do {
-            let frames = try StoryRender.countFrames(board)
-            print(json ? "{\"frames\": \(frames), \"fps\": \(board.canvas.fps)}" : String(frames))
+            frames = try StoryRender.countFrames(board)
         } catch {
             printError("error: \(error)")
             throw ExitCode(1)
+        }
+        let fps = board.canvas.fps
+        guard let shards else {
+            print(json ? "{\"frames\": \(frames), \"fps\": \(fps)}" : String(frames))
+            return
+        }
+        var ranges = ShardSplit.ranges(frames: frames, shards: shards, unit: wholeSeconds ? ShardSplit.gop(fps: fps) : 1)
+        if let shard { ranges = shard < ranges.count ? [ranges[shard]] : [] }
+        if json {
+            let list = ranges.map { "[\($0.lowerBound), \($0.upperBound)]" }.joined(separator: ", ")
+            print("{\"frames\": \(frames), \"fps\": \(fps), \"ranges\": [\(list)]}")
+        } else {
+            for range in ranges { print("\(range.lowerBound)..\(range.upperBound)") }
         }
     }
 }

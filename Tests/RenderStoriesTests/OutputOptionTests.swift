@@ -85,7 +85,7 @@ final class ShardedScriptTests: XCTestCase {
         probe.waitUntilExit()
         XCTAssertEqual(packets.trimmingCharacters(in: .whitespacesAndNewlines), "116")
         let traces = try FileManager.default.contentsOfDirectory(atPath: scratch + "/joined/shards").sorted()
-        XCTAssertEqual(traces, ["01-lifecycle.jsonl", "02-lifecycle.jsonl", "03-lifecycle.jsonl"])
+        XCTAssertEqual(traces, ["00-lifecycle.jsonl", "01-lifecycle.jsonl", "02-lifecycle.jsonl"])
         for trace in traces {
             let check = try cli.run(["check", "--shard", scratch + "/joined/shards/" + trace])
             XCTAssertEqual(check.status, 0, check.stdout)

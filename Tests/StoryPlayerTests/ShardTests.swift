@@ -84,4 +84,29 @@ final class ShardTests: XCTestCase {
         XCTAssertEqual(try StoryRender.countFrames(board), 145)
         XCTAssertEqual(try StoryRender.countFrames(board.overriding(duration: 2)), 20)
     }
+
+    /// "The frames of shard i of N", the one rule render-sharded.sh, the Slurm array and the
+    /// Kubernetes Indexed Job split by: equal ceil sizes, the last shorter, no gaps; whole GOPs
+    /// may leave fewer shards than asked for.
+    func testShardSplitCoversTheFramesWithoutGaps() {
+        XCTAssertEqual(ShardSplit.ranges(frames: 116, shards: 4), [0..<29, 29..<58, 58..<87, 87..<116])
+        XCTAssertEqual(ShardSplit.ranges(frames: 116, shards: 4, unit: 8), [0..<32, 32..<64, 64..<96, 96..<116])
+        XCTAssertEqual(ShardSplit.ranges(frames: 10, shards: 4, unit: 8), [0..<8, 8..<10])
+        XCTAssertEqual(ShardSplit.ranges(frames: 3, shards: 8), [0..<1, 1..<2, 2..<3])
+        XCTAssertEqual(ShardSplit.ranges(frames: 0, shards: 3), [])
+        for frames in 1...60 {
+            for shards in 1...9 {
+                for unit in [1, 7, 30] {
+                    let ranges = ShardSplit.ranges(frames: frames, shards: shards, unit: unit)
+                    XCTAssertLessThanOrEqual(ranges.count, shards)
+                    XCTAssertEqual(ranges.first?.lowerBound, 0)
+                    XCTAssertEqual(ranges.last?.upperBound, frames)
+                    XCTAssertTrue(zip(ranges, ranges.dropFirst()).allSatisfy { $0.upperBound == $1.lowerBound })
+                    XCTAssertTrue(ranges.dropLast().allSatisfy { $0.count % unit == 0 }, "whole units but the last")
+                }
+            }
+        }
+        XCTAssertEqual(ShardSplit.gop(fps: 29.97), 30)
+        XCTAssertEqual(ShardSplit.gop(fps: 0.4), 1)
+    }
 }
