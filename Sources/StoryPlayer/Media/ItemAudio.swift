@@ -21,13 +21,14 @@ final class ItemAudio {
     /// Opens the item's source a second time for its audio; throws when it has none.
     init(source: MediaSource, limits: DecodeLimits, isLive: Bool = false) throws(MediaError) {
         format = try FormatContext.open(source, limits: limits, gate: InterruptGate(), isLive: isLive)
-        let context = format.pointer!
+        guard let context = format.pointer else { preconditionFailure("an open demuxer has a context") }
         let status = av_find_best_stream(context, AVMEDIA_TYPE_AUDIO, -1, -1, nil, 0)
         guard status >= 0 else { throw MediaError(.noAudioStream, "no audio stream in \(source)", averror: status) }
         streamIndex = status
         let stream = context.pointee.streams[Int(status)]!
         codec = try CodecContext(parameters: stream.pointee.codecpar, maxPixels: limits.maxPixels, threads: 1)
-        resampler = try ResampleContext(from: codec.pointer!, rate: Int32(ItemAudio.rate))
+        guard let codecContext = codec.pointer else { preconditionFailure("an open decoder has a context") }
+        resampler = try ResampleContext(from: codecContext, rate: Int32(ItemAudio.rate))
         timeline = StreamTimeline(stream)
     }
 

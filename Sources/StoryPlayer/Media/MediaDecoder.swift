@@ -85,7 +85,7 @@ final class MediaDecoder {
         self.waitsForVideo = isLive || waitsForVideo
         reception.reached(.connecting)
         format = try FormatContext.open(source, limits: limits, gate: gate, isLive: isLive, reception: reception)
-        let context = format.pointer!
+        guard let context = format.pointer else { preconditionFailure("an open demuxer has a context") }
         let formatName = String(cString: context.pointee.iformat.pointee.name)
         isStill = formatName == "image2" || formatName.hasSuffix("_pipe")
         let status = av_find_best_stream(context, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
@@ -163,10 +163,11 @@ final class MediaDecoder {
         let frame = Frame()
         while !outputDone {
             if let track, let codecContext = track.codec.pointer {
-                let received = avcodec_receive_frame(codecContext, frame.pointer)
+                guard let framePointer = frame.pointer else { preconditionFailure("a new frame has storage") }
+                let received = avcodec_receive_frame(codecContext, framePointer)
                 if received >= 0 {
                     picturesDecoded += 1
-                    return DecodedPicture(frame: frame, time: track.timeline.seconds(frame.pointer!.pointee.best_effort_timestamp) ?? 0)
+                    return DecodedPicture(frame: frame, time: track.timeline.seconds(framePointer.pointee.best_effort_timestamp) ?? 0)
                 }
                 if received == FFmpegError.endOfFile {
                     outputDone = true

@@ -222,10 +222,12 @@ public final class ItemPlayer {
             countedPictureTime = shown.time
             pictures += 1
         }
+        // A shard's player activated mid-item had its first frame in the fast-forward, but shows
+        // its first picture here: it is showing from now on either way.
+        if state == .loading { state = .showing }
         if firstFrameAt == nil {
             firstFrameAt = t
             spans = pendingSpans
-            if state == .loading { state = .showing }
             trace.record(.firstFrame, t: t, story: storyID, item: itemIndex, player: id, spans: pendingSpans)
         }
         return shown.image
