@@ -43,3 +43,17 @@ final class ScratchFolder: Sendable {
 
     deinit { try? FileManager.default.removeItem(atPath: path) }
 }
+
+/// The video packets of an MP4, as ffprobe counts them: how many frames a joined clip holds.
+func videoPacketCount(_ clip: String) throws -> String {
+    let probe = Process()
+    probe.executableURL = URL(fileURLWithPath: "/usr/bin/ffprobe")
+    probe.arguments = ["-v", "error", "-count_packets", "-select_streams", "v", "-show_entries", "stream=nb_read_packets",
+                       "-of", "csv=p=0", clip]
+    let output = Pipe()
+    probe.standardOutput = output
+    try probe.run()
+    let packets = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    probe.waitUntilExit()
+    return packets.trimmingCharacters(in: .whitespacesAndNewlines)
+}

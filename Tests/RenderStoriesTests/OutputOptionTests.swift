@@ -74,16 +74,7 @@ final class ShardedScriptTests: XCTestCase {
                            FileManager.default.contents(atPath: scratch + "/joined/" + name), name)
         }
         // The joined clip: every frame, one keyframe a second, as one file.
-        let probe = Process()
-        probe.executableURL = URL(fileURLWithPath: "/usr/bin/ffprobe")
-        probe.arguments = ["-v", "error", "-count_packets", "-select_streams", "v", "-show_entries", "stream=nb_read_packets",
-                           "-of", "csv=p=0", scratch + "/joined.mp4"]
-        let probeOutput = Pipe()
-        probe.standardOutput = probeOutput
-        try probe.run()
-        let packets = String(decoding: probeOutput.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        probe.waitUntilExit()
-        XCTAssertEqual(packets.trimmingCharacters(in: .whitespacesAndNewlines), "116")
+        XCTAssertEqual(try videoPacketCount(scratch + "/joined.mp4"), "116")
         let traces = try FileManager.default.contentsOfDirectory(atPath: scratch + "/joined/shards").sorted()
         XCTAssertEqual(traces, ["00-lifecycle.jsonl", "01-lifecycle.jsonl", "02-lifecycle.jsonl"])
         for trace in traces {

@@ -81,16 +81,7 @@ final class SlurmRenderTests: XCTestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: scratch + "/out/board/logs/merge.log"))
 
         // The clip: every frame, joined from whole-GOP segments.
-        let probe = Process()
-        probe.executableURL = URL(fileURLWithPath: "/usr/bin/ffprobe")
-        probe.arguments = ["-v", "error", "-count_packets", "-select_streams", "v", "-show_entries", "stream=nb_read_packets",
-                           "-of", "csv=p=0", scratch + "/out/board.mp4"]
-        let probeOutput = Pipe()
-        probe.standardOutput = probeOutput
-        try probe.run()
-        let packets = String(decoding: probeOutput.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        probe.waitUntilExit()
-        XCTAssertEqual(packets.trimmingCharacters(in: .whitespacesAndNewlines), "116")
+        XCTAssertEqual(try videoPacketCount(scratch + "/out/board.mp4"), "116")
 
         // Nothing but the result is left beside it: the work folder is gone.
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: scratch + "/out").sorted(), ["board", "board.mp4"])
