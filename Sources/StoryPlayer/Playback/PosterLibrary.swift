@@ -105,6 +105,14 @@ final class PosterLibrary: Sendable {
     }
 
     /// The loading picture of an item at canvas size, with the loading ring when `ring` is set.
+    /// The item's blurred, darkened poster at a quarter of the canvas, or nil when the story has
+    /// none (the background of a failed story's error card). Waits as `picture` does.
+    func card(story: Int, item: Int) -> RGBAImage? {
+        if waitsForLoads { wait(for: story) }
+        let entry = state.withLock { $0.entries[story] }
+        return entry.flatMap { item < $0.cards.count ? $0.cards[item] : nil }
+    }
+
     /// Under the virtual clock a story still loading is waited for; otherwise a story whose
     /// posters are not loaded yet shows the background, and counts as a miss.
     func picture(story: Int, item: Int, at t: Double, ring: Bool) -> RGBAImage {

@@ -23,7 +23,8 @@ public enum StillRender {
                                                  height: canvas.height, limits: limits)
             } catch {
                 problems.append("story \(story.id): \(error)")
-                texture = RGBAImage(width: canvas.width, height: canvas.height, fill: ErrorCard.color)
+                texture = ErrorCardPicture.render(width: canvas.width, height: canvas.height, backdrop: nil,
+                                                  title: story.id, reason: (error as? MediaError)?.message ?? "\(error)")
             }
             if overlay {
                 // As a render draws it: into the face, so it turns with the cube.

@@ -95,9 +95,9 @@ extension StoryRender {
         guard let player = players[index].current else {
             return posters.picture(story: index, item: item, at: t, ring: false)
         }
-        if player.isFailed { return errorCard }
+        if player.isFailed { return errorCard(for: player, story: index, at: t) }
         let picture = player.picture(at: t)
-        if player.isFailed { return errorCard }
+        if player.isFailed { return errorCard(for: player, story: index, at: t) }
         // Sound without a picture is playing, not loading: the poster stays, the ring goes.
         let ring = options.overlay && !player.playsSoundOnly
         let loading = { self.posters.picture(story: index, item: player.itemIndex, at: t, ring: ring) }
@@ -107,5 +107,19 @@ extension StoryRender {
             return loading().crossfaded(to: picture, amount: (t - shownAt) / fade)
         }
         return picture
+    }
+
+    /// What the failed play shows: its story's id and the reason, over the story's blurred
+    /// poster when it has one.
+    func errorCard(for player: ItemPlayer, story index: Int, at t: Double) -> RGBAImage {
+        if let card = errorCards[player.id] { return card }
+        guard case .failed(let error) = player.state else { preconditionFailure("a card for a play that did not fail") }
+        let backdrop = posters.card(story: index, item: player.itemIndex)
+        let card = clock.measure(.overlay) {
+            ErrorCardPicture.render(width: storyboard.canvas.width, height: storyboard.canvas.height, backdrop: backdrop,
+                                    title: stories[index].id, reason: error.message)
+        }
+        errorCards[player.id] = card
+        return card
     }
 }

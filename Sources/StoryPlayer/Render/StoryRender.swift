@@ -48,9 +48,8 @@ public final class StoryRender {
     /// The longest open-ended render: a safety net, since every item has a finite length.
     public static let openEndedLimit = 3600.0
 
-    /// What a failed story shows.
-    lazy var errorCard = RGBAImage(width: storyboard.canvas.width, height: storyboard.canvas.height,
-                                           fill: ErrorCard.color)
+    /// The error card of each failed play, made once (player id → card).
+    var errorCards: [Int: RGBAImage] = [:]
 
     public init(storyboard: Storyboard, options: RenderOptions) {
         // Before any thread touches FFmpeg (posters load on their own, the MP4 encoder opens
