@@ -9,6 +9,12 @@ extension FormatContext {
         pointer.map { String(cString: $0.pointee.iformat.pointee.name) } ?? ""
     }
 
+    /// The whole container's duration in seconds (`duration`), when it says.
+    var duration: Double? {
+        guard let context = pointer, context.pointee.duration != cffmpeg_nopts_value(), context.pointee.duration > 0 else { return nil }
+        return Double(context.pointee.duration) / Double(cffmpeg_time_base())
+    }
+
     /// Opens a story source the one way every demuxer here is opened (players, audio, posters,
     /// probes): a refused source stops before FFmpeg sees it; FFmpeg may use only the source's
     /// protocols, narrowed by the storyboard; and `avformat_open_input` and

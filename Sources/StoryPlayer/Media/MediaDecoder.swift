@@ -86,8 +86,7 @@ final class MediaDecoder {
         reception.reached(.connecting)
         format = try FormatContext.open(source, limits: limits, gate: gate, isLive: isLive, reception: reception)
         guard let context = format.pointer else { preconditionFailure("an open demuxer has a context") }
-        let formatName = String(cString: context.pointee.iformat.pointee.name)
-        isStill = formatName == "image2" || formatName.hasSuffix("_pipe")
+        isStill = format.formatName == "image2" || format.formatName.hasSuffix("_pipe")
         let status = av_find_best_stream(context, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
         if status >= 0 {
             track = try VideoTrack(stream: status, of: context, limits: limits)
@@ -115,10 +114,7 @@ final class MediaDecoder {
     var hasVideo: Bool { track != nil }
     /// The video stream's duration in seconds, when the container says.
     var duration: Double? {
-        track?.duration ?? format.pointer.flatMap { context in
-            context.pointee.duration != cffmpeg_nopts_value() && context.pointee.duration > 0
-                ? Double(context.pointee.duration) / Double(cffmpeg_time_base()) : nil
-        }
+        track?.duration ?? format.duration
     }
     var quarterTurns: Int { track?.quarterTurns ?? 0 }
     var codecName: String { track?.codecName ?? "none" }

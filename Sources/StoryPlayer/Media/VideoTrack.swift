@@ -19,7 +19,8 @@ struct VideoTrack {
     let frameRate: Double
     /// Clockwise quarter turns needed to show the picture upright (from the display matrix).
     let quarterTurns: Int
-    /// The stream's duration in seconds, when the container says.
+    /// The stream's own duration in seconds, when the container gives one (the decoder falls
+    /// back to the whole container's).
     let duration: Double?
 
     /// `avcodec_open2` for stream `index` of `context`, refusing pictures over the pixel limit.
@@ -36,13 +37,8 @@ struct VideoTrack {
         codedHeight = height
         codecName = String(cString: avcodec_get_name(parameters.pointee.codec_id))
         timeline = StreamTimeline(stream)
-        if stream.pointee.duration != cffmpeg_nopts_value() && stream.pointee.duration > 0 {
-            duration = timeline.seconds(length: stream.pointee.duration)
-        } else if context.pointee.duration != cffmpeg_nopts_value() && context.pointee.duration > 0 {
-            duration = Double(context.pointee.duration) / Double(cffmpeg_time_base())
-        } else {
-            duration = nil
-        }
+        duration = stream.pointee.duration != cffmpeg_nopts_value() && stream.pointee.duration > 0
+            ? timeline.seconds(length: stream.pointee.duration) : nil
         let sar = av_guess_sample_aspect_ratio(context, stream, nil)
         sampleAspectRatio = sar.num > 0 && sar.den > 0 ? av_q2d(sar) : 1
         let rate = av_guess_frame_rate(context, stream, nil)
