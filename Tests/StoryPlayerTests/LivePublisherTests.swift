@@ -7,19 +7,7 @@ import XCTest
 /// way OBS and every encoder publish), video only, and sound only; over RTMP (nginx-rtmp), HLS
 /// (ffmpeg's muxer served over HTTP), SRT (an ffmpeg listener) and MPEG-TS over HTTP (ffmpeg
 /// `-listen`). Every server is real, on 127.0.0.1, and stopped again at the end.
-final class LivePublisherTests: XCTestCase {
-    var servers: ServerSet!
-
-    override func setUpWithError() throws {
-        try LiveServers.require("ffmpeg", "python3")
-        servers = ServerSet()
-    }
-
-    override func tearDown() {
-        servers?.stopAll()
-        servers = nil
-    }
-
+final class LivePublisherTests: LiveServerTestCase {
     /// One publisher's stream.
     struct Published {
         let tracks: PublishedTracks

@@ -232,3 +232,19 @@ final class ServerSet: Sendable {
 
     deinit { stopAll() }
 }
+
+/// A test case with real servers of its own: `servers` is new for each test (ffmpeg and python3
+/// are required) and every process it started is stopped after it.
+class LiveServerTestCase: XCTestCase {
+    var servers: ServerSet!
+
+    override func setUpWithError() throws {
+        try LiveServers.require("ffmpeg", "python3")
+        servers = ServerSet()
+    }
+
+    override func tearDown() {
+        servers?.stopAll()
+        servers = nil
+    }
+}

@@ -4,19 +4,7 @@ import Foundation
 import XCTest
 
 /// Every source kind and every fault against real servers on 127.0.0.1, started and stopped here.
-final class LiveSourceTests: XCTestCase {
-    var servers: ServerSet!
-
-    override func setUpWithError() throws {
-        try LiveServers.require("ffmpeg", "python3")
-        servers = ServerSet()
-    }
-
-    override func tearDown() {
-        servers?.stopAll()
-        servers = nil
-    }
-
+final class LiveSourceTests: LiveServerTestCase {
     // MARK: - Helpers
 
     /// A small storyboard around items given as JSON text.
