@@ -43,7 +43,9 @@ struct RenderStories: ParsableCommand {
             var command = try parseAsRoot()
             try command.run()
         } catch let error as StoryboardError {
-            FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+            // Every error of the storyboard, one per line, so each can be found by its path.
+            let lines = "\(error)".split(separator: "\n").map { "error: \($0)\n" }
+            FileHandle.standardError.write(Data(lines.joined().utf8))
             Foundation.exit(2)
         } catch {
             if exitCode(for: error) == .validationFailure {

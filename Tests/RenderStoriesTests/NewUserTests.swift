@@ -171,6 +171,26 @@ final class NewUserTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: folder.file("strict")), "stopped before the first frame")
     }
 
+    /// Every mistake of a hand-written storyboard is on stderr after one run, a line each
+    /// with its JSON path, and the exit code is 2; before, only the first was named.
+    func testEveryStoryboardErrorIsNamedInOneRun() throws {
+        let board = folder.file("mistakes.json")
+        FileManager.default.createFile(atPath: board, contents: Data("""
+        {"canvas": {"fps": 500}, "duration": 1,
+         "stories": [{"id": "a", "items": [{"url": "a.mp4"}]}, {"id": "b", "items": [{"uri": "b.mp4", "duration": "2"}]}],
+         "script": [{"at": 0.5, "action": "swipe", "direction": "sideways"}]}
+        """.utf8))
+        let result = try cli.run(["render", board, "--output", folder.file("out")])
+        XCTAssertEqual(result.status, 2, result.stderr)
+        XCTAssertEqual(result.stderr.split(separator: "\n"), [
+            "error: canvas.fps: 500 is out of range (1 to 240)",
+            #"error: stories[0].items[0].url: unknown key; did you mean "uri"?"#,
+            "error: stories[1].items[0].duration: expected a number, got a string",
+            #"error: script[0].direction: "sideways" is not one of "next", "previous""#,
+        ])
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder.file("out")))
+    }
+
     /// --progress json gives the frame count from its first line, even for a storyboard without
     /// a duration, and ends with a done line.
     func testProgressJSONKnowsTheCountAndSaysWhenDone() throws {

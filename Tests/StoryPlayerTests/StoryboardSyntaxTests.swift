@@ -70,4 +70,68 @@ final class StoryboardSyntaxTests: XCTestCase {
                        "stories[0].items[0].zebra: unknown key", "nothing near: no suggestion")
         XCTAssertEqual(parseError(#"{"stories": [{"id": "a", "items": [{}]}]}"#), "stories[0].items[0].uri: missing")
     }
+
+    // MARK: - Every error at once
+
+    /// A hand-written storyboard with a mistake in each part reports all of them in one run,
+    /// in the order they are written, each with its JSON path; a value of the wrong type that
+    /// is also required is reported once, by its type.
+    func testEveryErrorIsReportedAtOnceWithItsPath() {
+        let json = #"""
+        {"canvas": {"width": "wide", "fps": 500, "fsp": 30},
+         "transition": {"style": "spin"},
+         "stories": [
+           {"id": "a", "items": [{"url": "a.mp4"}, {"uri": 5}, {"uri": "ok.mp4", "duration": -1}]},
+           {"id": "b", "items": []},
+           {"id": "a", "items": [{"uri": "dup.mp4"}]}
+         ],
+         "script": [{"at": 1, "action": "swip", "direction": "next"}, {"action": "tap", "side": "left"},
+                    {"at": 2, "action": "swipe", "direction": "next"}],
+         "colour": "#000000"}
+        """#
+        do {
+            _ = try Storyboard.parse(json)
+            XCTFail("a broken storyboard parsed")
+        } catch {
+            XCTAssertEqual(error.all.map(\.path), [
+                "canvas.width", "canvas.fps", "canvas.fsp", "transition.style",
+                "stories[0].items[0].url", "stories[0].items[1].uri", "stories[0].items[2].duration",
+                "stories[1].items", "stories[2].id", "script[0].action", "script[1].at", "colour",
+            ])
+            XCTAssertEqual(error.path, "canvas.width", "the first error is still the error's own path")
+            XCTAssertEqual(error.all[5].message, "expected a string, got a number")
+            XCTAssertEqual(error.all[8].message, #"duplicate id "a" (also stories[0].id)"#)
+            XCTAssertEqual(error.unreported, 0)
+            XCTAssertEqual("\(error)".split(separator: "\n").count, 12, "one line per error")
+        }
+    }
+
+    /// Past twenty, errors are counted, not listed, so a storyboard in the wrong format does
+    /// not bury the first ones.
+    func testAtMostTwentyErrorsAreListedAndTheRestCounted() {
+        let items = (0..<25).map { _ in #"{"uri": "x.mp4", "duration": 0}"# }.joined(separator: ", ")
+        do {
+            _ = try Storyboard.parse(#"{"stories": [{"id": "a", "items": ["# + items + "]}]}")
+            XCTFail("a broken storyboard parsed")
+        } catch {
+            XCTAssertEqual(error.all.count, StoryboardError.reportLimit)
+            XCTAssertEqual(error.all.last?.path, "stories[0].items[19].duration")
+            XCTAssertEqual(error.unreported, 5)
+            XCTAssertEqual("\(error)".split(separator: "\n").last, "… and 5 more errors")
+        }
+    }
+
+    /// A script that refers to a story with an error is not reported again as referring to a
+    /// story that does not exist: the story's own error is the one to fix.
+    func testAStoryWithAnErrorStillCountsAsDeclared() {
+        do {
+            _ = try Storyboard.parse(#"""
+            {"stories": [{"id": "r", "room": {"participants": [{"id": "p"}]}}],
+             "script": [{"at": 1, "action": "pin", "story": "r", "participant": "p"}]}
+            """#)
+            XCTFail("a broken storyboard parsed")
+        } catch {
+            XCTAssertEqual(error.all.map(\.path), ["stories[0].room.participants[0].uri"])
+        }
+    }
 }

@@ -34,7 +34,7 @@ final class ScratchFolder: Sendable {
 
 extension Storyboard {
     /// A storyboard from JSON text, with paths relative to `folder`.
-    static func parse(_ json: String, folder: String = Fixture.testsFolder.path) throws -> Storyboard {
+    static func parse(_ json: String, folder: String = Fixture.testsFolder.path) throws(StoryboardError) -> Storyboard {
         try Storyboard(json: Data(json.utf8), folder: folder)
     }
 }

@@ -107,22 +107,24 @@ final class FeedPages: Sendable {
         let data = try download(url)
         let offset = state.withLock { $0.storiesSoFar }
         do {
-            var reader = try ObjectReader(try JSONValue.parse(data), path: "")
-            guard let values = try reader.array("stories") else { throw StoryboardError(path: "stories", message: "missing") }
+            let problems = StoryboardProblems()
+            var reader = try ObjectReader(try JSONValue.parse(data), path: "", problems: problems)
+            guard let values = reader.array("stories") else { throw reader.missing("stories") }
             var stories: [Story] = []
             for (index, value) in values.prefix(pageSize).enumerated() {
-                stories.append(try Storyboard.story(value, path: "stories[\(index)]", index: offset + index) {
+                stories.append(try Storyboard.story(value, path: "stories[\(index)]", index: offset + index, problems: problems) {
                     MediaSource(uri: $0, inFeedPage: url)
                 })
             }
             var nextURL: URL?
-            if let text = try reader.nullableString("next") {
+            if let text = reader.nullableString("next") {
                 nextURL = URL(string: text, relativeTo: url)?.absoluteURL
                 if url.isFileURL == false, nextURL?.isFileURL == true {
                     throw StoryboardError(path: "next", message: "a page fetched over the network may not point to a local file")
                 }
             }
-            try reader.rejectUnknownKeys()
+            reader.rejectUnknownKeys()
+            try problems.check()
             return Page(url: url, stories: stories, next: nextURL)
         } catch {
             throw FeedError(url: url.absoluteString, message: "\(error)")

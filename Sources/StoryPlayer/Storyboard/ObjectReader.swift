@@ -1,17 +1,25 @@
 import Foundation
 
 /// Reads one JSON object, remembering which keys were used so the rest can be reported.
+///
+/// A value of the wrong type or out of range is noted in `problems` and read as absent, so
+/// the caller goes on with its default and the user hears of every mistake in one run.
 struct ObjectReader {
     let prefix: String
+    let problems: StoryboardProblems
     private let fields: [String: JSONValue]
     private var used: Set<String> = []
+    /// Keys that were present but unusable, with their error: a required one is then reported
+    /// by what is wrong with it, not as missing.
+    private var invalid: [String: StoryboardError] = [:]
 
-    init(_ value: JSONValue, path: String) throws(StoryboardError) {
+    init(_ value: JSONValue, path: String, problems: StoryboardProblems) throws(StoryboardError) {
         guard case .object(let fields) = value else {
             throw StoryboardError(path: path, message: "expected an object, got \(value.kind)")
         }
         self.prefix = path
         self.fields = fields
+        self.problems = problems
     }
 
     func path(_ key: String) -> String {
@@ -23,87 +31,103 @@ struct ObjectReader {
         return fields[key]
     }
 
-    mutating func object(_ key: String) throws(StoryboardError) -> ObjectReader? {
-        guard let value = take(key) else { return nil }
-        return try ObjectReader(value, path: path(key))
+    /// Notes that `key` holds an unusable value; the read gives nil.
+    private mutating func reject<T>(_ key: String, _ message: String) -> T? {
+        let error = StoryboardError(path: path(key), message: message)
+        invalid[key] = error
+        problems.record(error)
+        return nil
     }
 
-    mutating func array(_ key: String) throws(StoryboardError) -> [JSONValue]? {
+    mutating func object(_ key: String) -> ObjectReader? {
         guard let value = take(key) else { return nil }
-        guard case .array(let items) = value else { throw mismatch(key, "an array", value) }
+        guard case .object = value else { return reject(key, "expected an object, got \(value.kind)") }
+        return try? ObjectReader(value, path: path(key), problems: problems)
+    }
+
+    mutating func array(_ key: String) -> [JSONValue]? {
+        guard let value = take(key) else { return nil }
+        guard case .array(let items) = value else { return mismatch(key, "an array", value) }
         return items
     }
 
-    mutating func string(_ key: String) throws(StoryboardError) -> String? {
+    mutating func string(_ key: String) -> String? {
         guard let value = take(key) else { return nil }
-        guard case .string(let text) = value else { throw mismatch(key, "a string", value) }
+        guard case .string(let text) = value else { return mismatch(key, "a string", value) }
         return text
     }
 
     /// A string that may also be JSON null (nil either way).
-    mutating func nullableString(_ key: String) throws(StoryboardError) -> String? {
+    mutating func nullableString(_ key: String) -> String? {
         if case .null? = fields[key] {
             used.insert(key)
             return nil
         }
-        return try string(key)
+        return string(key)
     }
 
-    mutating func bool(_ key: String) throws(StoryboardError) -> Bool? {
+    mutating func bool(_ key: String) -> Bool? {
         guard let value = take(key) else { return nil }
-        guard case .bool(let flag) = value else { throw mismatch(key, "a boolean", value) }
+        guard case .bool(let flag) = value else { return mismatch(key, "a boolean", value) }
         return flag
     }
 
-    mutating func number(_ key: String, in range: ClosedRange<Double>) throws(StoryboardError) -> Double? {
+    mutating func number(_ key: String, in range: ClosedRange<Double>) -> Double? {
         guard let value = take(key) else { return nil }
-        guard case .number(let number) = value, number.isFinite else { throw mismatch(key, "a number", value) }
+        guard case .number(let number) = value, number.isFinite else { return mismatch(key, "a number", value) }
         guard range.contains(number) else {
-            throw StoryboardError(path: path(key), message: "\(Self.format(number)) is out of range (\(Self.format(range.lowerBound)) to \(Self.format(range.upperBound)))")
+            return reject(key, "\(Self.format(number)) is out of range (\(Self.format(range.lowerBound)) to \(Self.format(range.upperBound)))")
         }
         return number
     }
 
-    mutating func integer(_ key: String, in range: ClosedRange<Int>) throws(StoryboardError) -> Int? {
+    mutating func integer(_ key: String, in range: ClosedRange<Int>) -> Int? {
         guard let value = take(key) else { return nil }
         guard case .number(let number) = value, number.isFinite, number == number.rounded() else {
-            throw mismatch(key, "an integer", value)
+            return mismatch(key, "an integer", value)
         }
         guard number >= Double(range.lowerBound) && number <= Double(range.upperBound) else {
-            throw StoryboardError(path: path(key), message: "\(Self.format(number)) is out of range (\(range.lowerBound) to \(range.upperBound))")
+            return reject(key, "\(Self.format(number)) is out of range (\(range.lowerBound) to \(range.upperBound))")
         }
         return Int(number)
     }
 
-    mutating func choice<T: RawRepresentable & CaseIterable>(_ key: String, of type: T.Type) throws(StoryboardError) -> T?
+    mutating func choice<T: RawRepresentable & CaseIterable>(_ key: String, of type: T.Type) -> T?
     where T.RawValue == String {
-        guard let text = try string(key) else { return nil }
+        guard let text = string(key) else { return nil }
         guard let value = T(rawValue: text) else {
             let options = T.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
-            throw StoryboardError(path: path(key), message: "\"\(text)\" is not one of \(options)")
+            return reject(key, "\"\(text)\" is not one of \(options)")
         }
         return value
     }
 
-    /// Every key not read so far is an error: a typo must not be silently ignored. The error
-    /// suggests the nearest key this object takes (`url`: did you mean `uri`?).
-    func rejectUnknownKeys() throws(StoryboardError) {
-        guard let unknown = fields.keys.filter({ !used.contains($0) }).sorted().first else { return }
-        let nearest = used.map { (key: $0, distance: ObjectReader.editDistance(unknown.lowercased(), $0.lowercased())) }
-            .filter { $0.distance <= max(1, min(2, $0.key.count / 3)) }
-            .min { ($0.distance, $0.key) < ($1.distance, $1.key) }
-        throw StoryboardError(path: path(unknown), message: "unknown key" + (nearest.map { "; did you mean \"\($0.key)\"?" } ?? ""))
+    /// Every key not read so far is an error: a typo must not be silently ignored. Each is
+    /// noted with the nearest key this object takes (`url`: did you mean `uri`?).
+    func rejectUnknownKeys() {
+        for unknown in fields.keys.filter({ !used.contains($0) }).sorted() {
+            let nearest = used.map { (key: $0, distance: ObjectReader.editDistance(unknown.lowercased(), $0.lowercased())) }
+                .filter { $0.distance <= max(1, min(2, $0.key.count / 3)) }
+                .min { ($0.distance, $0.key) < ($1.distance, $1.key) }
+            problems.record(StoryboardError(path: path(unknown), message: "unknown key" + (nearest.map { "; did you mean \"\($0.key)\"?" } ?? "")))
+        }
     }
 
     /// The error for a required key that is not there: when a key near it was written instead
     /// (`url` for `uri`), that key is the error, with the suggestion.
     func missing(_ key: String) -> StoryboardError {
+        if let error = invalid[key] { return error }
         let near = fields.keys.filter { !used.contains($0) && $0 != key }
             .map { (key: $0, distance: ObjectReader.editDistance($0.lowercased(), key.lowercased())) }
             .filter { $0.distance <= max(1, min(2, key.count / 3)) }
             .min { ($0.distance, $0.key) < ($1.distance, $1.key) }
         if let near { return StoryboardError(path: path(near.key), message: "unknown key; did you mean \"\(key)\"?") }
         return StoryboardError(path: path(key), message: "missing")
+    }
+
+    /// Whether `key` was present but unusable (and so already noted).
+    func hasInvalidValue(_ key: String) -> Bool {
+        invalid[key] != nil
     }
 
     /// Edit distance counting insertions, deletions, substitutions and swaps of two neighbours
@@ -124,8 +148,8 @@ struct ObjectReader {
         return d[a.count][b.count]
     }
 
-    private func mismatch(_ key: String, _ expected: String, _ value: JSONValue) -> StoryboardError {
-        StoryboardError(path: path(key), message: "expected \(expected), got \(value.kind)")
+    private mutating func mismatch<T>(_ key: String, _ expected: String, _ value: JSONValue) -> T? {
+        reject(key, "expected \(expected), got \(value.kind)")
     }
 
     static func format(_ number: Double) -> String {

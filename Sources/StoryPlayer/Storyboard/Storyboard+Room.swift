@@ -7,61 +7,61 @@ extension Storyboard {
     /// Nil when the story has `items` instead.
     static func room(_ reader: inout ObjectReader, path: String,
                      resolve: (String) -> MediaSource) throws(StoryboardError) -> StoryItem? {
-        guard let value = try reader.object("room") else {
-            if try reader.number("duration", in: Storyboard.durations) != nil {
+        guard let value = reader.object("room") else {
+            if reader.number("duration", in: Storyboard.durations) != nil {
                 throw StoryboardError(path: reader.path("duration"), message: "a story's own duration is for rooms; give items theirs")
             }
             return nil
         }
-        if try reader.array("items") != nil {
+        if reader.array("items") != nil {
             throw StoryboardError(path: reader.path("items"), message: "a story has either items or a room, not both")
         }
         var room = value
-        let duration = try reader.number("duration", in: Storyboard.durations) ?? Room.defaultDuration
-        guard let values = try room.array("participants") else {
+        let duration = reader.number("duration", in: Storyboard.durations) ?? Room.defaultDuration
+        guard let values = room.array("participants") else {
             throw room.missing("participants")
         }
         guard !values.isEmpty else { throw StoryboardError(path: room.path("participants"), message: "must list at least one participant") }
         var participants: [RoomParticipant] = []
         var seen: [String: Int] = [:]
         for (index, value) in values.enumerated() {
-            var entry = try ObjectReader(value, path: "\(room.path("participants"))[\(index)]")
-            guard let id = try entry.string("id") else { throw entry.missing("id") }
+            var entry = try ObjectReader(value, path: "\(room.path("participants"))[\(index)]", problems: reader.problems)
+            guard let id = entry.string("id") else { throw entry.missing("id") }
             guard !id.isEmpty else { throw StoryboardError(path: entry.path("id"), message: "must not be empty") }
             if let first = seen[id] {
                 throw StoryboardError(path: entry.path("id"), message: "duplicate id \"\(id)\" (also participants[\(first)].id)")
             }
             seen[id] = index
-            guard let uri = try entry.string("uri") else { throw entry.missing("uri") }
+            guard let uri = entry.string("uri") else { throw entry.missing("uri") }
             guard !uri.isEmpty else { throw StoryboardError(path: entry.path("uri"), message: "must not be empty") }
             let byProtocol = MediaSource.scheme(of: uri).map(MediaSource.liveProtocols.contains) ?? false
             participants.append(RoomParticipant(
-                id: id, source: resolve(uri), avatar: try entry.string("avatar").map(resolve),
-                pinned: try entry.bool("pinned") ?? false, screensharing: try entry.bool("screensharing") ?? false,
-                isLive: try entry.bool("live") ?? byProtocol))
-            try entry.rejectUnknownKeys()
+                id: id, source: resolve(uri), avatar: entry.string("avatar").map(resolve),
+                pinned: entry.bool("pinned") ?? false, screensharing: entry.bool("screensharing") ?? false,
+                isLive: entry.bool("live") ?? byProtocol))
+            entry.rejectUnknownKeys()
         }
-        try room.rejectUnknownKeys()
+        room.rejectUnknownKeys()
         var item = StoryItem(source: participants[0].source, duration: duration)
         item.room = Room(participants: participants)
         return item
     }
 
     /// A `pin` or `unpin` script action; nil for any other action.
-    static func roomAction(_ value: JSONValue, path: String) throws(StoryboardError) -> RoomAction? {
+    static func roomAction(_ value: JSONValue, path: String, problems: StoryboardProblems) throws(StoryboardError) -> RoomAction? {
         guard case .object(let fields) = value, case .string(let name)? = fields["action"], name == "pin" || name == "unpin" else {
             return nil
         }
-        var reader = try ObjectReader(value, path: path)
-        _ = try reader.string("action")
-        guard let at = try reader.number("at", in: 0...Storyboard.durations.upperBound) else {
+        var reader = try ObjectReader(value, path: path, problems: problems)
+        _ = reader.string("action")
+        guard let at = reader.number("at", in: 0...Storyboard.durations.upperBound) else {
             throw reader.missing("at")
         }
-        guard let participant = try reader.string("participant") else {
+        guard let participant = reader.string("participant") else {
             throw reader.missing("participant")
         }
-        let story = try reader.string("story")
-        try reader.rejectUnknownKeys()
+        let story = reader.string("story")
+        reader.rejectUnknownKeys()
         return RoomAction(at: at, story: story, participant: participant, pins: name == "pin")
     }
 }

@@ -1,0 +1,103 @@
+import Compositor
+import Foundation
+
+// MARK: - The script
+
+extension Storyboard {
+    /// The `script` array: gestures, and a room's `pin`/`unpin`. An action that cannot be read
+    /// is noted and left out; `storyIDs` are the ids the stories declared, for `pin`'s checks.
+    static func script(_ root: inout ObjectReader, stories: [Story], storyIDs: Set<String>)
+        -> (gestures: [ScriptAction], roomActions: [RoomAction]) {
+        let problems = root.problems
+        // Stories with errors of their own: a pin may well name one of their participants.
+        let unreadStories = storyIDs.subtracting(stories.map(\.id))
+        var gestures: [ScriptAction] = []
+        var roomActions: [RoomAction] = []
+        for (index, value) in (root.array("script") ?? []).enumerated() {
+            let path = "script[\(index)]"
+            if let action = problems.attempt({ () throws(StoryboardError) in try Storyboard.roomAction(value, path: path, problems: problems) }) {
+                guard let action else {
+                    if let gesture = problems.attempt({ () throws(StoryboardError) in try Storyboard.action(value, path: path, problems: problems) }) {
+                        gestures.append(gesture)
+                    }
+                    continue
+                }
+                if let story = action.story, !storyIDs.contains(story) {
+                    problems.record(StoryboardError(path: "\(path).story", message: "no story has id \"\(story)\""))
+                    continue
+                }
+                let rooms = stories.filter { action.story == nil || $0.id == action.story }.compactMap { $0.items.first?.room }
+                let mayBeInUnreadStory = action.story.map(unreadStories.contains) ?? !unreadStories.isEmpty
+                guard mayBeInUnreadStory || rooms.contains(where: { $0.participants.contains { $0.id == action.participant } }) else {
+                    problems.record(StoryboardError(path: "\(path).participant",
+                                                    message: "no room\(action.story.map { " in story \"\($0)\"" } ?? "") has participant \"\(action.participant)\""))
+                    continue
+                }
+                roomActions.append(action)
+            }
+        }
+        return (gestures, roomActions)
+    }
+
+    // MARK: - Gestures
+
+    private static func action(_ value: JSONValue, path: String, problems: StoryboardProblems) throws(StoryboardError) -> ScriptAction {
+        var reader = try ObjectReader(value, path: path, problems: problems)
+        guard let at = reader.number("at", in: 0...Storyboard.durations.upperBound) else {
+            throw reader.missing("at")
+        }
+        guard let action = reader.string("action") else {
+            throw reader.missing("action")
+        }
+        let gesture: ScriptAction.Gesture
+        switch action {
+        case "swipe":
+            guard let direction = reader.choice("direction", of: ScriptAction.Direction.self) else {
+                throw reader.missing("direction")
+            }
+            gesture = .swipe(direction, style: reader.choice("style", of: TransitionStyle.self))
+        case "drag":
+            guard let pages = reader.number("to", in: -1...1) else {
+                throw reader.missing("to")
+            }
+            gesture = .drag(pages: pages, seconds: reader.number("over", in: 0...60) ?? 0,
+                            releaseVelocity: reader.number("release_velocity", in: -100_000...100_000))
+        case "pull":
+            guard let progress = reader.number("to", in: 0...1) else {
+                throw reader.missing("to")
+            }
+            gesture = .pull(progress: progress, seconds: reader.number("over", in: 0...60) ?? 0,
+                            releaseVelocity: reader.number("release_velocity", in: -100_000...100_000))
+        case "release":
+            gesture = .release
+        case "hold":
+            guard let seconds = reader.number("for", in: 0.01...600) else {
+                throw reader.missing("for")
+            }
+            gesture = .hold(seconds: seconds)
+        case "dismiss":
+            gesture = .dismiss
+        case "tap":
+            let side = reader.choice("side", of: TapSide.self)
+            let x = reader.number("x", in: 0...1)
+            switch (side, x) {
+            case (nil, nil):
+                throw StoryboardError(path: reader.path("side"), message: "missing (a tap needs \"side\" or \"x\")")
+            case (.some, .some):
+                throw StoryboardError(path: reader.path("x"), message: "give either \"side\" or \"x\", not both")
+            case let (side?, nil):
+                gesture = .tap(x: side == .left ? 0 : 1)
+            case let (nil, x?):
+                gesture = .tap(x: x)
+            }
+        default:
+            throw StoryboardError(path: reader.path("action"),
+                                  message: "unknown action \"\(action)\" (expected swipe, drag, pull, release, tap, hold, dismiss, pin or unpin)")
+        }
+        // Only a gesture that was understood can say which keys it does not take.
+        reader.rejectUnknownKeys()
+        return ScriptAction(at: at, gesture: gesture)
+    }
+
+    private enum TapSide: String, CaseIterable { case left, right }
+}
