@@ -79,6 +79,38 @@ final class ShardTests: XCTestCase {
         }
     }
 
+    /// A live room decides who is large from its sound, frame by frame. A shard follows that in
+    /// its fast-forward, so it starts the large participant's video at the moment a full render
+    /// does and draws the same bytes (the sample room's speaker changes at 0.9 s and 3.9 s);
+    /// its shards' traces merge into the full render's. A shard used to show the first
+    /// participant, and fade the room in from its poster.
+    func testARoomShardIsTheFullRenderFromTheSameFrame() throws {
+        let board = try Storyboard(contentsOf: Fixture.sample("room.json"))
+            .overriding(width: 90, height: 160, fps: 10, duration: 6)
+        let (full, fullTrace, fullFolder) = try renderRange(board, nil)
+        XCTAssertEqual(full.frames, 60)
+        for range in [12..<20, 43..<50] {
+            let (_, _, folder) = try renderRange(board, range)
+            for n in range {
+                let a = try Data(contentsOf: URL(fileURLWithPath: StoryRender.framePath(fullFolder.path, n)))
+                let b = try Data(contentsOf: URL(fileURLWithPath: StoryRender.framePath(folder.path, n)))
+                XCTAssertEqual(a, b, "frame \(n) of shard \(range)")
+            }
+        }
+        let shards = try [0..<25, 25..<60].map { try renderRange(board, $0) }
+        let output = ScratchFolder()
+        _ = try ShardMerge.merge(shards.map(\.2.path), into: output.path)
+        let strip = { (events: [TraceEvent]) in events.map { event -> TraceEvent in
+            var event = event
+            event.wall = 0
+            event.spans = nil
+            return event
+        } }
+        let mergedTrace = try String(contentsOfFile: output.file("lifecycle.jsonl"), encoding: .utf8)
+        XCTAssertEqual(strip(LifecycleTimeline.events(fromJSONLines: mergedTrace)).map(\.jsonLine), strip(fullTrace).map(\.jsonLine))
+        XCTAssertEqual(TraceCheck.check(mergedTrace), [])
+    }
+
     func testCountingFramesMatchesAFullRender() throws {
         let board = try board()
         XCTAssertEqual(try StoryRender.countFrames(board), 145)

@@ -81,7 +81,7 @@ public final class ItemPlayer {
             // A room is its participants' players; the room itself decodes nothing and is not
             // traced (its stage records the players it makes).
             stage = RoomStage(room: room, storyID: storyID, at: startedAt, canvas: size, limits: limits, clock: clock,
-                              waits: waits, pins: roomPins, trace: trace)
+                              waits: waits, deferred: deferred, pins: roomPins, trace: trace)
             state = .showing
             return
         }
@@ -115,6 +115,7 @@ public final class ItemPlayer {
     /// Starts decoding a deferred player at timeline time `t`: from the keyframe before its media
     /// time, decoding forward, so the picture shown is the one a full render shows.
     func activate(at t: Double, previousFrame: Double) {
+        stage?.activate(at: t, previousFrame: previousFrame)
         guard isDeferred else { return }
         isDeferred = false
         countsPicturesAfter = mediaTime(at: previousFrame)
@@ -126,6 +127,15 @@ public final class ItemPlayer {
 
     /// The room on screen, for a room's item.
     private(set) var stage: RoomStage?
+
+    /// Brings a room to timeline time `t` without drawing it (a shard's fast-forward).
+    func followRoom(at t: Double) {
+        guard let stage else { return }
+        // The room is on screen from its first frame, drawn or not, so a shard does not fade it
+        // in from its poster as if it had just loaded.
+        if firstFrameAt == nil { firstFrameAt = t }
+        stage.follow(local: mediaTime(at: t), at: t)
+    }
 
     /// Whether the player holds a decode thread (and so FFmpeg objects) right now.
     public var holdsDecoder: Bool { decodeThread != nil }

@@ -42,10 +42,14 @@ final class RoomStage {
     private var lastFrame: RGBAImage?
     private var fade: (from: RGBAImage, start: Double)?
     private var lastTime: Double
+    /// In a shard's fast-forward the room still follows its sound and switches its large
+    /// participant, but the video player it starts decodes nothing until `activate`.
+    private var defersVideo: Bool
 
     init(room: Room, storyID: String, at t: Double, canvas: (width: Int, height: Int), limits: DecodeLimits,
-         clock: StageClock?, waits: Bool, pins: [String: Bool], trace: LifecycleTrace) {
+         clock: StageClock?, waits: Bool, deferred: Bool = false, pins: [String: Bool], trace: LifecycleTrace) {
         self.storyID = storyID
+        defersVideo = deferred
         self.trace = trace
         self.limits = limits
         self.clock = clock
@@ -128,13 +132,28 @@ final class RoomStage {
 
     // MARK: - The picture
 
-    /// The room at media time `local` (timeline time `t`).
-    func picture(local: Double, at t: Double) -> RGBAImage {
+    /// Brings the room to media time `local` (timeline time `t`) without drawing it: the sound
+    /// up to then is measured, and the large participant switched if the order changed. A
+    /// shard's fast-forward calls it for every frame it skips, so the room's decisions (and the
+    /// moments its video players start) are the full render's.
+    func follow(local: Double, at t: Double) {
         lastTime = t
         listen(until: local, at: t)
         sortSeats()
+        if order[0] != shownLarge { switchLarge(to: order[0], at: t) }
+    }
+
+    /// Starts decoding the large participant's video where a full render would be showing it,
+    /// at a shard's first frame.
+    func activate(at t: Double, previousFrame: Double) {
+        defersVideo = false
+        video?.player.activate(at: t, previousFrame: previousFrame)
+    }
+
+    /// The room at media time `local` (timeline time `t`).
+    func picture(local: Double, at t: Double) -> RGBAImage {
+        follow(local: local, at: t)
         let large = order[0]
-        if large != shownLarge { switchLarge(to: large, at: t) }
         var content: RoomPicture.Large?
         if let video, video.seat == large {
             if let picture = video.player.picture(at: t) {
@@ -175,6 +194,8 @@ final class RoomStage {
     /// Stops the old large participant's video player and starts the new one's; the picture
     /// cross-fades from the last frame shown.
     private func switchLarge(to seat: Int, at t: Double) {
+        // In a shard's fast-forward nothing was drawn to fade from: a shard that starts within
+        // a cross-fade shows the new participant without it (the one difference from a full render).
         if shownLarge != nil, let lastFrame { fade = (lastFrame, t) }
         shownLarge = seat
         stopVideo(at: t)
@@ -185,7 +206,8 @@ final class RoomStage {
         let item = StoryItem(source: participant.source, duration: nil, isLive: participant.isLive)
         // Decoded at the size it is shown, so no picture is rescaled per frame.
         video = (seat, ItemPlayer(id: id, itemIndex: 0, item: item, storyID: storyID, startedAt: t,
-                                  size: layout.fittedVideoSize, limits: limits, clock: clock, waits: waits, trace: trace))
+                                  size: layout.fittedVideoSize, limits: limits, clock: clock, waits: waits,
+                                  deferred: defersVideo, trace: trace))
     }
 
     private func stopVideo(at t: Double) {

@@ -54,7 +54,7 @@ public final class StoryPlayer {
         // A room is traced as its participants' players (RoomStage), not as one of its own.
         if !isRoom { trace.record(.play, t: t, story: story.id, item: item, player: id) }
         let player = ItemPlayer(id: id, itemIndex: item, item: story.items[item], storyID: story.id, startedAt: t,
-                                size: size, limits: limits, clock: clock, waits: waits, deferred: defersDecoding && !isRoom,
+                                size: size, limits: limits, clock: clock, waits: waits, deferred: defersDecoding,
                                 roomPins: roomPins, trace: trace)
         current = player
         return player

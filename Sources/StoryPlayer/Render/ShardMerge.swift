@@ -82,18 +82,22 @@ public enum ShardMerge {
 
     static func joinTraces(_ shards: [Shard], fps: Double) -> [TraceEvent] {
         var joined: [TraceEvent] = []
-        var carried: [Int: Int] = [:]
+        // Pictures shown by players whose shard stopped them at its edge; nil for players that
+        // count none (a room's audio players), whose real `stop` has no `pictures` either.
+        var carried: [Int: Int?] = [:]
         for (index, shard) in shards.enumerated() {
             let isLast = index == shards.count - 1
             let end = Double(shard.range.upperBound) / fps
             for var event in shard.events {
                 if !isLast && event.t >= end - 1e-9 {
                     // The shard's invented edge: what it stopped there plays on in the next one.
-                    if event.event == .stop, let player = event.player { carried[player, default: 0] += event.pictures ?? 0 }
+                    if event.event == .stop, let player = event.player {
+                        carried[player] = Self.sum(carried[player] ?? nil, event.pictures)
+                    }
                     continue
                 }
                 if event.event == .stop, let player = event.player, let before = carried.removeValue(forKey: player) {
-                    event.pictures = (event.pictures ?? 0) + before
+                    event.pictures = Self.sum(event.pictures, before)
                 }
                 joined.append(event)
             }
@@ -148,5 +152,10 @@ public enum ShardMerge {
         summary.lateFrames = late
         summary.posterMisses = Int(sum("poster_misses"))
         return summary
+    }
+
+    /// Two counts of pictures added, nil when neither was counted.
+    private static func sum(_ a: Int?, _ b: Int?) -> Int? {
+        a == nil && b == nil ? nil : (a ?? 0) + (b ?? 0)
     }
 }

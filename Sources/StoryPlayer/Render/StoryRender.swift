@@ -142,6 +142,8 @@ public final class StoryRender {
             if shard.isFirst(n) { for player in players { player.current?.activate(at: t, previousFrame: t - 1 / fps) } }
             if plannedFrames == nil && navigator.isFinished { break }
             if shard.fastForwards(n) {
+                // A room decides who is large from its sound frame by frame, drawn or not.
+                for player in players { player.current?.followRoom(at: t) }
                 framesBefore = n + 1
                 continue
             }
