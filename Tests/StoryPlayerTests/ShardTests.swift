@@ -10,6 +10,17 @@ final class ShardTests: XCTestCase {
         try Storyboard(contentsOf: Fixture.sample("demo.json")).overriding(width: 90, height: 160, fps: 10)
     }
 
+    /// A trace's lines with what differs from run to run (wall-clock times, spans) taken out;
+    /// as lines, since a trace's numbers are written to the millisecond.
+    static func comparable(_ events: [TraceEvent]) -> [String] {
+        events.map { event in
+            var event = event
+            event.wall = 0
+            event.spans = nil
+            return event.jsonLine
+        }
+    }
+
     func renderRange(_ board: Storyboard, _ range: Range<Int>?) throws -> (RenderSummary, [TraceEvent], ScratchFolder) {
         try render(board) { $0.frameRange = range }
     }
@@ -40,15 +51,8 @@ final class ShardTests: XCTestCase {
         let shards = try [0..<37, 37..<90, 90..<145].map { try renderRange(board, $0) }
         let output = ScratchFolder()
         let merged = try ShardMerge.merge(shards.map(\.2.path).reversed(), into: output.path)
-        let strip = { (events: [TraceEvent]) in events.map { event -> TraceEvent in
-            var event = event
-            event.wall = 0
-            event.spans = nil
-            return event
-        } }
         let mergedTrace = try String(contentsOfFile: output.file("lifecycle.jsonl"), encoding: .utf8)
-        // As lines: a trace's numbers are written to the millisecond.
-        XCTAssertEqual(strip(LifecycleTimeline.events(fromJSONLines: mergedTrace)).map(\.jsonLine), strip(fullTrace).map(\.jsonLine))
+        XCTAssertEqual(ShardTests.comparable(LifecycleTimeline.events(fromJSONLines: mergedTrace)), ShardTests.comparable(fullTrace))
         XCTAssertEqual(TraceCheck.check(mergedTrace), [])
         XCTAssertEqual(merged.frames, full.frames)
         XCTAssertTrue(FileManager.default.fileExists(atPath: StoryRender.framePath(output.path, 144)), "frames moved in")
@@ -100,14 +104,8 @@ final class ShardTests: XCTestCase {
         let shards = try [0..<25, 25..<60].map { try renderRange(board, $0) }
         let output = ScratchFolder()
         _ = try ShardMerge.merge(shards.map(\.2.path), into: output.path)
-        let strip = { (events: [TraceEvent]) in events.map { event -> TraceEvent in
-            var event = event
-            event.wall = 0
-            event.spans = nil
-            return event
-        } }
         let mergedTrace = try String(contentsOfFile: output.file("lifecycle.jsonl"), encoding: .utf8)
-        XCTAssertEqual(strip(LifecycleTimeline.events(fromJSONLines: mergedTrace)).map(\.jsonLine), strip(fullTrace).map(\.jsonLine))
+        XCTAssertEqual(ShardTests.comparable(LifecycleTimeline.events(fromJSONLines: mergedTrace)), ShardTests.comparable(fullTrace))
         XCTAssertEqual(TraceCheck.check(mergedTrace), [])
     }
 
