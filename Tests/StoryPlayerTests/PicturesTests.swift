@@ -56,9 +56,9 @@ final class PicturesTests: XCTestCase {
             XCTAssertEqual(numbers.last, total - 1, "the last frame is on the sheet (\(total))")
             XCTAssertEqual(numbers.count, min(24, total), "\(total): \(numbers)")
             let ideal = ThumbnailPicker.evenlySpaced(24, of: total)
-            // Kept frames are every stride-th (a power of two below total / 24): each is within
+            // Kept frames are every stride-th (a power of two, at most total / 48): each is within
             // half a stride of its evenly spaced number.
-            let stride = max(1, total / 24)
+            let stride = max(1, total / 48)
             for (chosen, wanted) in zip(numbers, ideal) {
                 XCTAssertLessThanOrEqual(abs(chosen - wanted), max(1, stride / 2), "\(total): \(numbers)")
             }

@@ -5,7 +5,7 @@ import Compositor
 /// Evenly spaced means the frame numbers round(i × (frames − 1) / (wanted − 1)): the first and
 /// the last frame, gaps that differ by at most one frame. When the number of frames is known
 /// those are kept exactly. When it is not (a render that ends with its last story), it keeps
-/// every `stride`-th frame, doubling the stride whenever it holds twice what it needs, and always
+/// every `stride`-th frame, doubling the stride whenever it holds four times what it needs, and always
 /// the latest frame; at the end it takes the kept frame nearest each evenly spaced number.
 struct ThumbnailPicker {
     let wanted: Int
@@ -44,7 +44,9 @@ struct ThumbnailPicker {
         }
         latest = nil
         kept.append(thumbnail(index, time, frame))
-        if planned == nil && kept.count > 2 * wanted {
+        // Four times what it needs, so the frame nearest each even number is at most a quarter
+        // of a gap away: at twice, one gap in the sheet could be double the next.
+        if planned == nil && kept.count > 4 * wanted {
             stride *= 2
             kept.removeAll { $0.number % stride != 0 }
         }
