@@ -108,7 +108,8 @@ public enum RoomPicture {
             canvas.fillRoundedRect(x: slot.x - radius, y: slot.y - radius, width: 2 * radius, height: 2 * radius,
                                    radius: radius, color: placeholder)
             let label = "+\(strip.count - shown)"
-            let size = max(8, Int(layout.avatarDiameter * 0.36))
+            // In proportion to the chip, as on a phone; a floor only where glyphs would be no size at all.
+            let size = max(5, Int((layout.avatarDiameter * 0.36).rounded()))
             let face = Typeface.bold, metrics = face.metrics(size: size)
             face.draw(label, x: Int(slot.x) - face.width(of: label, size: size) / 2,
                       y: Int(slot.y) - (metrics.ascent + metrics.descent) / 2, size: size, color: .white, on: &canvas)
