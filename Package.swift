@@ -4,6 +4,7 @@ import PackageDescription
 /// The Debian packages that provide the C libraries this package links.
 /// `scripts/install-deps.sh` installs the same list; keep the two in step.
 let ffmpegPackages = ["libavformat-dev", "libavcodec-dev", "libswscale-dev", "libswresample-dev", "libavutil-dev"]
+let freetypePackages = ["libfreetype-dev"]
 
 let package = Package(
     name: "live-stories",
@@ -22,6 +23,12 @@ let package = Package(
             pkgConfig: "libavformat libavcodec libswscale libswresample libavutil",
             providers: [.apt(ffmpegPackages)]
         ),
+        // Text: FreeType rasterizes the glyphs of a font Debian ships (fonts-dejavu-core).
+        .systemLibrary(
+            name: "CFreeType",
+            pkgConfig: "freetype2",
+            providers: [.apt(freetypePackages)]
+        ),
         // libpng reports errors with setjmp/longjmp, which Swift frames cannot survive,
         // so every libpng call lives in this C target and returns plain error codes. It also
         // holds the deflate coder for the run-length and Huffman-only strategies (zlib's
@@ -39,7 +46,7 @@ let package = Package(
         // MARK: - Libraries
         .target(
             name: "Compositor",
-            dependencies: ["CStoryPNG", "CRasterSupport"]
+            dependencies: ["CStoryPNG", "CRasterSupport", "CFreeType"]
         ),
         .target(
             name: "StoryPlayer",

@@ -1,7 +1,7 @@
 /// A failure the environment caused while encoding, decoding or writing pictures.
 public struct CompositorError: Error, Sendable, CustomStringConvertible {
     public enum Code: String, Sendable {
-        case pngEncode, pngDecode, fileWrite, fileRead
+        case pngEncode, pngDecode, fileWrite, fileRead, font
     }
 
     public let code: Code

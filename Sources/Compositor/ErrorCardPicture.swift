@@ -17,41 +17,45 @@ public enum ErrorCardPicture {
                                 radius: radius * 0.1, color: .white)
         picture.fillRoundedRect(x: cx - radius * 0.12, y: cy + radius * 0.3, width: radius * 0.24, height: radius * 0.24,
                                 radius: radius * 0.12, color: .white)
-        let titleScale = max(1, Int((4 * scale).rounded()))
-        let textScale = max(1, Int((3 * scale).rounded()))
+        // DejaVu Sans Bold for the id and Regular for the reason, sized from a 720-wide card.
+        let titleSize = max(8, Int((40 * scale).rounded()))
+        let textSize = max(8, Int((28 * scale).rounded()))
         var y = Int(cy + radius + 28 * scale)
-        drawCentred(title, y: y, scale: titleScale, color: .white, on: &picture)
-        y += (BitmapFont.glyphHeight + 6) * titleScale
-        let lineHeight = (BitmapFont.glyphHeight + 4) * textScale
-        for line in wrap(reason, width: Int(Double(width) * 0.86), scale: textScale).prefix(5) {
-            drawCentred(line, y: y, scale: textScale, color: RGBAColor(red: 0xe8, green: 0xd8, blue: 0xdc), on: &picture)
+        drawCentred(title, face: Typeface.bold, y: y, size: titleSize, color: .white, on: &picture)
+        y += Typeface.bold.metrics(size: titleSize).lineHeight + Int(8 * scale)
+        let lineHeight = Typeface.regular.metrics(size: textSize).lineHeight
+        for line in wrap(reason, width: Int(Double(width) * 0.86), face: Typeface.regular, size: textSize).prefix(5) {
+            drawCentred(line, face: Typeface.regular, y: y, size: textSize, color: RGBAColor(red: 0xe8, green: 0xd8, blue: 0xdc),
+                        on: &picture)
             y += lineHeight
         }
         return picture
     }
 
-    private static func drawCentred(_ text: String, y: Int, scale: Int, color: RGBAColor, on picture: inout RGBAImage) {
-        let x = (picture.width - BitmapFont.width(of: text, scale: scale)) / 2
-        BitmapFont.draw(text, x: max(0, x), y: y, scale: scale, color: color, on: &picture)
+    private static func drawCentred(_ text: String, face: Typeface, y: Int, size: Int, color: RGBAColor, on picture: inout RGBAImage) {
+        let x = (picture.width - face.width(of: text, size: size)) / 2
+        face.draw(text, x: max(0, x), y: y, size: size, color: color, on: &picture)
     }
 
-    /// Words wrapped into lines that fit `width` pixels; a word too long for a line is cut.
-    static func wrap(_ text: String, width: Int, scale: Int) -> [String] {
+    /// Words wrapped into lines that fit `width` pixels; a word too long for a line is cut
+    /// where it stops fitting.
+    static func wrap(_ text: String, width: Int, face: Typeface, size: Int) -> [String] {
         var lines: [String] = [], line = ""
         for word in text.split(separator: " ") {
             let candidate = line.isEmpty ? String(word) : line + " " + word
-            if BitmapFont.width(of: candidate, scale: scale) <= width {
+            if face.width(of: candidate, size: size) <= width {
                 line = candidate
                 continue
             }
             if !line.isEmpty { lines.append(line) }
-            var rest = String(word)
-            while BitmapFont.width(of: rest, scale: scale) > width, rest.count > 1 {
-                let fits = max(1, width / ((BitmapFont.glyphWidth + BitmapFont.spacing) * scale))
+            var rest = Substring(word)
+            while face.width(of: String(rest), size: size) > width, rest.count > 1 {
+                var fits = rest.count - 1
+                while fits > 1, face.width(of: String(rest.prefix(fits)), size: size) > width { fits -= 1 }
                 lines.append(String(rest.prefix(fits)))
-                rest = String(rest.dropFirst(fits))
+                rest = rest.dropFirst(fits)
             }
-            line = rest
+            line = String(rest)
         }
         if !line.isEmpty { lines.append(line) }
         return lines

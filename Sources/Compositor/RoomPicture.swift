@@ -108,9 +108,11 @@ public enum RoomPicture {
             canvas.fillRoundedRect(x: slot.x - radius, y: slot.y - radius, width: 2 * radius, height: 2 * radius,
                                    radius: radius, color: placeholder)
             let label = "+\(strip.count - shown)"
-            let scale = max(1, Int(layout.avatarDiameter / 40))
-            BitmapFont.draw(label, x: Int(slot.x) - BitmapFont.width(of: label, scale: scale) / 2, y: Int(slot.y) - 3 * scale,
-                            scale: scale, color: .white, on: &canvas)
+            // In proportion to the chip, as on a phone; a floor only where glyphs would be no size at all.
+            let size = max(5, Int((layout.avatarDiameter * 0.36).rounded()))
+            let face = Typeface.bold, metrics = face.metrics(size: size)
+            face.draw(label, x: Int(slot.x) - face.width(of: label, size: size) / 2,
+                      y: Int(slot.y) - (metrics.ascent + metrics.descent) / 2, size: size, color: .white, on: &canvas)
         }
         return canvas
     }

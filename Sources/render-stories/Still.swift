@@ -37,6 +37,12 @@ struct Still: ParsableCommand {
     }
 
     func run() throws {
+        do {
+            try Typeface.checkAvailable()
+        } catch {
+            printError("error: cannot draw text: \(error)")
+            throw ExitCode(1)
+        }
         let board = try Storyboard(contentsOf: storyboard).overriding(width: size?.width, height: size?.height)
         let (image, problems) = try StillRender.render(board, pageOffset: page, time: time, overlay: !noOverlay)
         for problem in problems { printError("story failed: \(problem)") }

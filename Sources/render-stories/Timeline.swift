@@ -7,9 +7,10 @@ struct Timeline: ParsableCommand {
         abstract: "Draw a lifecycle trace as a picture: did the players behave?",
         discussion: """
         One lane per story, time running left to right; a bar per player from play to stop, \
-        labelled with its id; marks for firstFrame (green), ended (blue), failed (red) and \
-        reconnect (orange); a shaded band wherever two players are alive, and a red band wherever \
-        more than --max-alive are.
+        labelled with its id and hatched red when the player failed; marks for firstFrame (green), \
+        ended (blue), failed (red) and reconnect (orange); a shaded band wherever two players are \
+        alive, and a red band wherever more than --max-alive are; a legend under the lanes. Axis \
+        labels are thinned until they fit the width.
         """
     )
 
@@ -32,6 +33,7 @@ struct Timeline: ParsableCommand {
 
     func run() throws {
         do {
+            try Typeface.checkAvailable()
             let text = String(decoding: try AtomicFile.read(trace), as: UTF8.self)
             let events = LifecycleTimeline.events(fromJSONLines: text)
             try LifecycleTimeline.render(events, maxAlive: maxAlive, width: width).writePNG(to: output)

@@ -25,4 +25,24 @@ final class ErrorCardTests: XCTestCase {
         XCTAssertEqual(bare[40, 600], ErrorCardPicture.card)
         XCTAssertLessThan(bare[193, Int(640 * 0.38)].distance(to: ErrorCardPicture.icon), 10)
     }
+
+    /// The card's writing is DejaVu Sans through FreeType (it was a 5×7 bitmap font in capitals):
+    /// the id in its own case, edges anti-aliased.
+    func testTheCardWritesInItsOwnCaseAntiAliased() {
+        func card(_ title: String) -> RGBAImage {
+            ErrorCardPicture.render(width: 360, height: 640, backdrop: nil, title: title, reason: "the source never answered")
+        }
+        let lower = card("Beach"), upper = card("BEACH")
+        let titleRows = 270..<300
+        func title(_ picture: RGBAImage) -> [RGBAColor] { titleRows.flatMap { y in (0..<360).map { picture[$0, y] } } }
+        XCTAssertNotEqual(title(lower), title(upper), "\"Beach\" is not written as \"BEACH\"")
+        let written = title(lower).filter { $0 != ErrorCardPicture.card }
+        XCTAssertGreaterThan(written.filter { $0 == .white }.count, 20, "stems are fully covered")
+        XCTAssertGreaterThan(written.filter { $0 != .white }.count, 20, "edges are blends of white and the card")
+        // And as the typeface draws it, centred.
+        var expected = RGBAImage(width: 360, height: 640, fill: ErrorCardPicture.card)
+        let size = 20, y = Int(640 * 0.38 + 22 + 14)
+        Typeface.bold.draw("Beach", x: (360 - Typeface.bold.width(of: "Beach", size: size)) / 2, y: y, size: size, color: .white, on: &expected)
+        XCTAssertEqual(title(lower), title(expected))
+    }
 }

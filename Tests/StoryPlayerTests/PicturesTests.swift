@@ -34,13 +34,36 @@ final class PicturesTests: XCTestCase {
             let colour = sheet[origin.x + 36, origin.y + 64]
             XCTAssertEqual(isRed ? colour.red : colour.blue, isRed ? 220 : 220, "cell \(cell)")
         }
-        // Each label is white text on the sheet's background, below its thumbnail.
+        // Each label is the frame's number at the left and its time at the right, in DejaVu Sans,
+        // below its thumbnail: cell 4 is frame 15, at 1.50 s.
         let labelRow = layout.cellOrigin(4, cellHeight: 128)
-        let label = (0..<72).flatMap { x in (0..<14).map { y in sheet[labelRow.x + x, labelRow.y + 128 + 3 + y] } }
-        XCTAssertGreaterThan(label.filter { $0 == .white }.count, 30, "the label \"1.50s\" is drawn")
         var expected = RGBAImage(width: 72, height: 18, fill: ContactSheet.background)
-        BitmapFont.draw("1.50s", x: 0, y: 3, scale: 2, color: .white, on: &expected)
-        for y in 0..<14 { for x in 0..<60 { XCTAssertEqual(sheet[labelRow.x + x, labelRow.y + 128 + y], expected[x, y], "(\(x), \(y))") } }
+        let size = layout.labelTextSize(number: "#15", time: "1.50s")
+        Typeface.regular.draw("#15", x: 0, y: 2, size: size, color: ContactSheet.numberColor, on: &expected)
+        Typeface.regular.draw("1.50s", x: 72 - Typeface.regular.width(of: "1.50s", size: size), y: 2, size: size, color: .white, on: &expected)
+        XCTAssertGreaterThan((0..<72).flatMap { x in (0..<18).map { expected[x, $0] } }.filter { $0 == .white }.count, 5)
+        for y in 0..<18 { for x in 0..<72 { XCTAssertEqual(sheet[labelRow.x + x, labelRow.y + 128 + y], expected[x, y], "(\(x), \(y))") } }
+    }
+
+    /// A render whose length is not known ahead (it ends with its last story) still gets a sheet
+    /// from its first frame to its last, evenly spaced as near as the kept frames allow.
+    func testContactSheetOfAnOpenEndedRenderSpansItEvenly() {
+        for total in [7, 50, 99, 100, 361, 1000] {
+            var picker = ThumbnailPicker(wanted: 24, planned: nil, width: 8)
+            for n in 0..<total { picker.offer(n, time: Double(n) / 30, RGBAImage(width: 16, height: 16)) }
+            let numbers = picker.chosen.map(\.number)
+            XCTAssertEqual(numbers.first, 0, "\(total)")
+            XCTAssertEqual(numbers.last, total - 1, "the last frame is on the sheet (\(total))")
+            XCTAssertEqual(numbers.count, min(24, total), "\(total): \(numbers)")
+            let ideal = ThumbnailPicker.evenlySpaced(24, of: total)
+            // Kept frames are every stride-th (a power of two, at most total / 48): each is within
+            // half a stride of its evenly spaced number.
+            let stride = max(1, total / 48)
+            for (chosen, wanted) in zip(numbers, ideal) {
+                XCTAssertLessThanOrEqual(abs(chosen - wanted), max(1, stride / 2), "\(total): \(numbers)")
+            }
+            XCTAssertEqual(picker.chosen.map(\.time), numbers.map { Double($0) / 30 }, "labelled with their own times")
+        }
     }
 
     // MARK: - Timeline
@@ -58,7 +81,8 @@ final class PicturesTests: XCTestCase {
         XCTAssertEqual(layout.lanes, ["a", "b", "c"])
         let aRow = layout.barCentre("a")!, bRow = layout.barCentre("b")!, cRow = layout.barCentre("c")!
         XCTAssertEqual(picture[layout.x(1.5), aRow], LifecycleTimeline.palette[0], "player 1's bar")
-        XCTAssertEqual(picture[layout.x(3.5), bRow], LifecycleTimeline.palette[1], "player 2's bar")
+        XCTAssertTrue([LifecycleTimeline.failedBar, LifecycleTimeline.failedHatch].contains(picture[layout.x(3.5), bRow]),
+                      "player 2 failed: its bar is hatched red")
         XCTAssertNotEqual(picture[layout.x(4.5), aRow], LifecycleTimeline.palette[0], "a has no player between 3 and 5")
         XCTAssertEqual(picture[layout.x(5.5), cRow], LifecycleTimeline.palette[2])
         // Bands, looked at just above a bar: one alive (none), two alive (shaded), three (red).

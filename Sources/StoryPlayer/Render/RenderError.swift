@@ -1,3 +1,5 @@
+import Compositor
+
 /// Why a render could not run or finish.
 public struct RenderError: Error, Sendable, CustomStringConvertible {
     public enum Code: String, Sendable {
@@ -5,6 +7,9 @@ public struct RenderError: Error, Sendable, CustomStringConvertible {
         case output
         /// A paged feed's first page could not be loaded (exit 1).
         case feed
+        /// No font for the text the pictures carry (error cards, labels, the contact sheet and
+        /// the timeline) could be opened (exit 1).
+        case font
         /// The options ask for something this storyboard cannot give (exit 2, a usage error).
         case options
     }
@@ -29,6 +34,17 @@ public struct RenderError: Error, Sendable, CustomStringConvertible {
     /// which is not a failure to write it.
     static func clip(_ error: MediaError) -> RenderError {
         RenderError(.output, error.code == .missingEncoder ? "cannot make the MP4" : "cannot write the MP4", cause: error)
+    }
+
+    /// A render draws text (error cards, room chips, the contact sheet, the timeline) that a
+    /// missing font would make impossible; better said before the first frame than found at a
+    /// failed story.
+    static func checkFont() throws(RenderError) {
+        do {
+            try Typeface.checkAvailable()
+        } catch {
+            throw RenderError(.font, "cannot draw text", cause: error)
+        }
     }
 
     public var description: String {

@@ -102,6 +102,7 @@ public final class StoryRender {
     public func run() throws(RenderError) -> RenderSummary {
         try options.check(for: storyboard)
         try options.checkOutputPaths()
+        try RenderError.checkFont()
         let folder = options.outputFolder
         try StoryRender.prepareOutputFolder(folder)
         try loadFirstFeedPage()
