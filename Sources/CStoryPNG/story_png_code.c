@@ -1,0 +1,255 @@
+#include "story_png_code.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+// Why the shaped code is still a canonical deflate code: deflate gives codes in order of
+// length, then symbol. With near literals at most `far_depth` (d) bits and nothing between d and
+// d + 4 bits, the codes shorter than d + 4 bits are the near ones and fill 1 - 15·2^-d of the
+// code space (15 blocks of 2^-d are left: 14 far groups and the run symbols). So the first
+// (d+4)-bit code is 2^(d+4) - 15·16, a multiple of 16, and the far literals 16h..16h+15 (in
+// symbol order, before every run symbol of the same length) take the 16 codes of block
+// 2^d - 16 + h: its d-bit prefix, then the low nibble. `build_tables` checks it for every code.
+
+enum { CODELEN_SYMBOLS = 19, RUN_SUBCODE_SYMBOLS = 1 + STORY_LENGTH_SYMBOLS, NEAR_LITERALS = 32 };
+
+// MARK: - Code lengths
+
+/// Code lengths in [shortest, longest] for `n` (at most 32) symbols that fill exactly `budget`
+/// units of 2^-precision of the code space, at the least total weight × length; ties go to the
+/// first choice found, so a frame's code depends only on its counts. Returns that cost.
+///
+/// Why a dynamic program and not Huffman's merge: the shape fixes some lengths and bounds
+/// others, which Huffman's algorithm cannot honour; this one takes any bounds, and with at most
+/// 32 symbols and 256 units it costs ~60k steps.
+static uint64_t fit_lengths(const uint64_t *weight, int n, int shortest, int longest, int precision,
+                            int budget, uint8_t *lengths) {
+    enum { MAX_SYMBOLS = 32, MAX_BUDGET = 256 };
+    if (n > MAX_SYMBOLS || budget > MAX_BUDGET || precision > 8) abort(); // programmer error
+    const uint64_t unreachable = UINT64_MAX;
+    uint64_t cost[2][MAX_BUDGET + 1];
+    uint8_t choice[MAX_SYMBOLS][MAX_BUDGET + 1];
+    for (int used = 0; used <= budget; used++) cost[0][used] = unreachable;
+    cost[0][0] = 0;
+    for (int k = 0; k < n; k++) {
+        const uint64_t *before = cost[k & 1];
+        uint64_t *after = cost[(k + 1) & 1];
+        for (int used = 0; used <= budget; used++) after[used] = unreachable;
+        // Every symbol after this one needs room for its longest code.
+        int room = budget - (n - 1 - k) * (1 << (precision - longest));
+        for (int used = 0; used < room; used++) {
+            if (before[used] == unreachable) continue;
+            for (int length = longest; length >= shortest; length--) {
+                int next = used + (1 << (precision - length));
+                if (next > room) break;
+                uint64_t total = before[used] + weight[k] * (uint64_t)length;
+                if (total < after[next]) {
+                    after[next] = total;
+                    choice[k][next] = (uint8_t)length;
+                }
+            }
+        }
+    }
+    uint64_t best = cost[n & 1][budget];
+    if (best == unreachable) abort(); // the callers' bounds always admit a complete code
+    for (int k = n - 1, used = budget; k >= 0; k--) {
+        lengths[k] = choice[k][used];
+        used -= 1 << (precision - lengths[k]);
+    }
+    return best;
+}
+
+/// Canonical codes (RFC 1951 3.2.2), bit-reversed because deflate sends codes MSB first into
+/// an LSB-first stream.
+static void canonical_codes(const uint8_t *lengths, int n, uint16_t *codes) {
+    int per_length[16] = {0};
+    for (int s = 0; s < n; s++) per_length[lengths[s]]++;
+    per_length[0] = 0;
+    int next[16];
+    int code = 0;
+    for (int bits = 1; bits <= 15; bits++) {
+        code = (code + per_length[bits - 1]) << 1;
+        next[bits] = code;
+    }
+    for (int s = 0; s < n; s++) {
+        int length = lengths[s];
+        codes[s] = 0;
+        if (!length) continue;
+        unsigned value = (unsigned)next[length]++, reversed = 0;
+        for (int i = 0; i < length; i++) {
+            reversed = (reversed << 1) | (value & 1);
+            value >>= 1;
+        }
+        codes[s] = (uint16_t)reversed;
+    }
+}
+
+static unsigned reverse_bits(unsigned value, int n) {
+    unsigned reversed = 0;
+    for (int i = 0; i < n; i++, value >>= 1) reversed = (reversed << 1) | (value & 1);
+    return reversed;
+}
+
+// MARK: - The shaped code
+
+/// The literal of near index 0-31: 0-15, then 240-255.
+static int near_literal(int index) { return index < 16 ? index : 224 + index; }
+
+/// Lengths of all 286 literal/length symbols for the sample's counts: the far depth (6, 7 or 8)
+/// whose shaped code costs the sample least, near lengths fitted to it, and the run symbols'
+/// code below their shared prefix.
+static void shaped_lengths(const story_symbol_counts *counts, uint8_t *lengths, unsigned *far_depth) {
+    uint64_t literal[256], near[NEAR_LITERALS], run[RUN_SUBCODE_SYMBOLS], far = 0, runs = 0;
+    for (int b = 0; b < 256; b++) {
+        literal[b] = (uint64_t)counts->literals[0][b] + counts->literals[1][b] + counts->literals[2][b] +
+                     counts->literals[3][b];
+    }
+    for (int i = 0; i < NEAR_LITERALS; i++) near[i] = literal[near_literal(i)];
+    for (int b = 16; b < 240; b++) far += literal[b];
+    run[0] = 1; // end of block, once
+    for (int s = 0; s < STORY_LENGTH_SYMBOLS; s++) runs += run[1 + s] = counts->lengths[s];
+
+    uint8_t near_lengths[NEAR_LITERALS], trial[NEAR_LITERALS];
+    uint64_t best = UINT64_MAX;
+    for (unsigned depth = 8; depth >= 6; depth--) {
+        // 15 blocks of 2^-depth stay for the far groups and the runs' prefix.
+        uint64_t cost = fit_lengths(near, NEAR_LITERALS, 1, (int)depth, (int)depth, (1 << depth) - 15, trial) +
+                        far * (depth + 4) + runs * depth;
+        if (cost < best) {
+            best = cost;
+            *far_depth = depth;
+            memcpy(near_lengths, trial, sizeof near_lengths);
+        }
+    }
+    uint8_t run_lengths[RUN_SUBCODE_SYMBOLS];
+    fit_lengths(run, RUN_SUBCODE_SYMBOLS, 4, 7, 7, 128, run_lengths);
+
+    for (int i = 0; i < NEAR_LITERALS; i++) lengths[near_literal(i)] = near_lengths[i];
+    for (int b = 16; b < 240; b++) lengths[b] = (uint8_t)(*far_depth + 4);
+    lengths[STORY_END_OF_BLOCK] = (uint8_t)(*far_depth + run_lengths[0]);
+    for (int s = 0; s < STORY_LENGTH_SYMBOLS; s++) lengths[257 + s] = (uint8_t)(*far_depth + run_lengths[1 + s]);
+}
+
+// MARK: - Run lengths
+
+/// Extra bits after each length symbol (257-285), RFC 1951 3.2.5.
+static const uint8_t length_extra_bits[29] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2,
+                                              3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0};
+static const uint16_t length_base[29] = {3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31,
+                                         35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258};
+
+int story_length_symbol(int length) {
+    int symbol = 28;
+    while (length_base[symbol] > length) symbol--;
+    return symbol; // 258 is symbol 28 (base 258), 227-257 symbol 27
+}
+
+/// The lookup tables of every sender. A far literal's code must be its group's prefix then its
+/// reversed low nibble; a mismatch is a bug in the shape, so it stops the program.
+static void build_tables(const uint8_t *lengths, const uint16_t *codes, unsigned depth, story_frame_code *code) {
+    code->far_depth = depth;
+    for (int b = 0; b < 256; b++) code->literal[b] = codes[b] | (uint32_t)lengths[b] << 24;
+    memset(code->far_prefix_bits, 0, sizeof code->far_prefix_bits);
+    for (int n = 0; n < 16; n++) {
+        code->near_low_bits[n] = (uint8_t)codes[n];
+        code->near_low_lengths[n] = lengths[n];
+        code->near_high_bits[n] = (uint8_t)codes[240 + n];
+        code->near_high_lengths[n] = lengths[240 + n];
+    }
+    for (int h = 1; h < 15; h++) {
+        code->far_prefix_bits[h] = (uint8_t)reverse_bits((1u << depth) - 16 + (unsigned)h, (int)depth);
+        for (int n = 0; n < 16; n++) {
+            uint32_t shaped = code->far_prefix_bits[h] | reverse_bits((unsigned)n, 4) << depth;
+            if (codes[16 * h + n] != shaped || lengths[16 * h + n] != depth + 4) {
+                fprintf(stderr, "story_png: far literal %d is not in its shaped place\n", 16 * h + n);
+                abort();
+            }
+        }
+    }
+    // Distance code 0 (distance 1) is the canonical code "0", one bit: nothing to OR in.
+    for (int length = 3; length <= STORY_MAX_RUN; length++) {
+        int symbol = story_length_symbol(length), n = lengths[257 + symbol];
+        uint32_t extra = (uint32_t)(length - length_base[symbol]);
+        code->run[length] = (codes[257 + symbol] | extra << n) | (uint32_t)(n + length_extra_bits[symbol] + 1) << 24;
+    }
+    code->end_of_block = codes[STORY_END_OF_BLOCK] | (uint32_t)lengths[STORY_END_OF_BLOCK] << 24;
+}
+
+// MARK: - Block header
+
+/// The code-length sequence of a block header, run-length coded with symbols 16, 17 and 18.
+typedef struct {
+    uint8_t symbol[STORY_LITLEN_SYMBOLS + 2];
+    uint8_t extra[STORY_LITLEN_SYMBOLS + 2];
+    int count;
+} header_codes;
+
+static void push_header(header_codes *out, uint64_t *freq, int symbol, int extra) {
+    out->symbol[out->count] = (uint8_t)symbol;
+    out->extra[out->count++] = (uint8_t)extra;
+    freq[symbol]++;
+}
+
+static void code_header_lengths(const uint8_t *lengths, int n, header_codes *out, uint64_t *freq) {
+    out->count = 0;
+    for (int i = 0; i < n;) {
+        uint8_t value = lengths[i];
+        int run = 1;
+        while (i + run < n && lengths[i + run] == value) run++;
+        i += run;
+        if (value == 0) {
+            for (; run >= 11; run -= run < 138 ? run : 138) push_header(out, freq, 18, (run < 138 ? run : 138) - 11);
+            if (run >= 3) push_header(out, freq, 17, run - 3), run = 0;
+        } else {
+            push_header(out, freq, value, 0), run--;
+            for (; run >= 3; run -= run < 6 ? run : 6) push_header(out, freq, 16, (run < 6 ? run : 6) - 3);
+        }
+        while (run-- > 0) push_header(out, freq, value, 0);
+    }
+}
+
+void story_frame_code_build(const story_symbol_counts *counts, int final, story_bit_sender *s,
+                            story_frame_code *code) {
+    static const uint8_t header_order[CODELEN_SYMBOLS] = {16, 17, 18, 0, 8, 7, 9, 6, 10, 5,
+                                                          11, 4, 12, 3, 13, 2, 14, 1, 15};
+    static const uint8_t header_extra_bits[CODELEN_SYMBOLS] = {[16] = 2, [17] = 3, [18] = 7};
+    uint8_t lengths[STORY_LITLEN_SYMBOLS + 2];
+    unsigned depth = 8;
+    shaped_lengths(counts, lengths, &depth);
+    lengths[STORY_LITLEN_SYMBOLS] = lengths[STORY_LITLEN_SYMBOLS + 1] = 1; // distance codes 0 (1) and 1 (2)
+    uint16_t codes[STORY_LITLEN_SYMBOLS];
+    canonical_codes(lengths, STORY_LITLEN_SYMBOLS, codes);
+    build_tables(lengths, codes, depth, code);
+
+    // The code-length code: the used symbols (at least two, since zlib's inflate refuses an
+    // incomplete code-length code and one symbol is incomplete) get 1-7 bits.
+    header_codes header;
+    uint64_t freq[CODELEN_SYMBOLS] = {0}, used_freq[CODELEN_SYMBOLS];
+    code_header_lengths(lengths, STORY_LITLEN_SYMBOLS + 2, &header, freq);
+    int used[CODELEN_SYMBOLS], used_count = 0;
+    for (int c = 0; c < CODELEN_SYMBOLS; c++) {
+        if (freq[c]) used[used_count++] = c;
+    }
+    for (int c = 0; c < CODELEN_SYMBOLS && used_count < 2; c++) {
+        if (!freq[c]) used[used_count++] = c;
+    }
+    for (int i = 0; i < used_count; i++) used_freq[i] = freq[used[i]];
+    uint8_t used_lengths[CODELEN_SYMBOLS], cl_len[CODELEN_SYMBOLS] = {0};
+    fit_lengths(used_freq, used_count, 1, 7, 7, 128, used_lengths);
+    for (int i = 0; i < used_count; i++) cl_len[used[i]] = used_lengths[i];
+    int cl_count = CODELEN_SYMBOLS;
+    while (cl_count > 4 && !cl_len[header_order[cl_count - 1]]) cl_count--;
+    uint16_t cl_code[CODELEN_SYMBOLS];
+    canonical_codes(cl_len, CODELEN_SYMBOLS, cl_code);
+
+    story_send(s, (uint64_t)final | (2u << 1), 3);
+    story_send(s, STORY_LITLEN_SYMBOLS - 257, 5);
+    story_send(s, 2 - 1, 5);
+    story_send(s, (uint64_t)(cl_count - 4), 4);
+    for (int i = 0; i < cl_count; i++) story_send(s, cl_len[header_order[i]], 3);
+    for (int i = 0; i < header.count; i++) {
+        int c = header.symbol[i];
+        story_send(s, cl_code[c], cl_len[c]);
+        if (c >= 16) story_send(s, header.extra[i], header_extra_bits[c]);
+    }
+}
