@@ -4,12 +4,12 @@
 #include <stdlib.h>
 
 // Why the shaped code is still a canonical deflate code: deflate gives codes in order of
-// length, then symbol. With near literals at most `far_depth` (d) bits and nothing between d and
-// d + 4 bits, the codes shorter than d + 4 bits are the near ones and fill 1 - 15·2^-d of the
-// code space (15 blocks of 2^-d are left: 14 far groups and the run symbols). So the first
-// (d+4)-bit code is 2^(d+4) - 15·16, a multiple of 16, and the far literals 16h..16h+15 (in
-// symbol order, before every run symbol of the same length) take the 16 codes of block
-// 2^d - 16 + h: its d-bit prefix, then the low nibble. `build_tables` checks it for every code.
+// length, then symbol. With no code between d (`far_depth`) and d + 4 bits, the codes shorter
+// than d + 4 bits (near literals, and the run symbols in one shape) fill the code space but for
+// whole blocks of 2^-d: the 14 far groups' (and in the other shape the run symbols', which come
+// after the far literals in symbol order). So the first (d+4)-bit code is a multiple of 16, and
+// each far group of 16 literals (consecutive symbols, consecutive codes) fills one block: its
+// d-bit prefix, then the low nibble. `build_tables` checks it for every code.
 
 enum { CODELEN_SYMBOLS = 19, RUN_SUBCODE_SYMBOLS = 1 + STORY_LENGTH_SYMBOLS, NEAR_LITERALS = 32 };
 
@@ -26,37 +26,39 @@ static uint64_t fit_lengths(const uint64_t *weight, int n, int shortest, int lon
                             int budget, uint8_t *lengths) {
     enum { MAX_SYMBOLS = 32, MAX_BUDGET = 256 };
     if (n > MAX_SYMBOLS || budget > MAX_BUDGET || precision > 8) abort(); // programmer error
-    const uint64_t unreachable = UINT64_MAX;
-    uint64_t cost[2][MAX_BUDGET + 1];
+    // Costs in 32 bits, signed, so the compiler can vectorize the minimum: a frame's sample
+    // (a sixteenth of at most 8192² RGBA pixels) times 15 bits stays far below 2^31.
+    const int32_t unreachable = INT32_MAX / 2;
+    int32_t cost[2][MAX_BUDGET + 1];
     uint8_t choice[MAX_SYMBOLS][MAX_BUDGET + 1];
     for (int used = 0; used <= budget; used++) cost[0][used] = unreachable;
     cost[0][0] = 0;
     for (int k = 0; k < n; k++) {
-        const uint64_t *before = cost[k & 1];
-        uint64_t *after = cost[(k + 1) & 1];
-        for (int used = 0; used <= budget; used++) after[used] = unreachable;
+        const int32_t *before = cost[k & 1];
+        int32_t *after = cost[(k + 1) & 1];
+        uint8_t *chosen = choice[k];
+        for (int used = 0; used <= budget; used++) after[used] = unreachable, chosen[used] = 0;
         // Every symbol after this one needs room for its longest code.
         int room = budget - (n - 1 - k) * (1 << (precision - longest));
-        for (int used = 0; used < room; used++) {
-            if (before[used] == unreachable) continue;
-            for (int length = longest; length >= shortest; length--) {
-                int next = used + (1 << (precision - length));
-                if (next > room) break;
-                uint64_t total = before[used] + weight[k] * (uint64_t)length;
-                if (total < after[next]) {
-                    after[next] = total;
-                    choice[k][next] = (uint8_t)length;
-                }
+        int32_t w = (int32_t)(weight[k] < (uint64_t)(INT32_MAX / 32) ? weight[k] : INT32_MAX / 32);
+        for (int length = longest; length >= shortest; length--) {
+            int units = 1 << (precision - length);
+            int32_t add = w * length;
+            for (int next = units; next <= room; next++) {
+                int32_t total = before[next - units] + add;
+                int better = total < after[next];
+                after[next] = better ? total : after[next];
+                chosen[next] = better ? (uint8_t)length : chosen[next];
             }
         }
     }
-    uint64_t best = cost[n & 1][budget];
-    if (best == unreachable) abort(); // the callers' bounds always admit a complete code
+    int32_t best = cost[n & 1][budget];
+    if (best >= unreachable) abort(); // the callers' bounds always admit a complete code
     for (int k = n - 1, used = budget; k >= 0; k--) {
         lengths[k] = choice[k][used];
         used -= 1 << (precision - lengths[k]);
     }
-    return best;
+    return (uint64_t)best;
 }
 
 /// Canonical codes (RFC 1951 3.2.2), bit-reversed because deflate sends codes MSB first into
@@ -95,9 +97,11 @@ static unsigned reverse_bits(unsigned value, int n) {
 /// The literal of near index 0-31: 0-15, then 240-255.
 static int near_literal(int index) { return index < 16 ? index : 224 + index; }
 
-/// Lengths of all 286 literal/length symbols for the sample's counts: the far depth (6, 7 or 8)
-/// whose shaped code costs the sample least, near lengths fitted to it, and the run symbols'
-/// code below their shared prefix.
+/// Lengths of all 286 literal/length symbols for the sample's counts, the cheapest of these
+/// shapes: far depth 6, 7 or 8 with the run symbols below a prefix of the same depth (4-7 bits
+/// more, so after the far literals); or, for pictures with many runs, far depth 8 with the run
+/// symbols below a 1-bit prefix (1-7 bits more, so no longer than the near literals). Near
+/// lengths are fitted to what each shape leaves of the code space.
 static void shaped_lengths(const story_symbol_counts *counts, uint8_t *lengths, unsigned *far_depth) {
     uint64_t literal[256], near[NEAR_LITERALS], run[RUN_SUBCODE_SYMBOLS], far = 0, runs = 0;
     for (int b = 0; b < 256; b++) {
@@ -110,24 +114,33 @@ static void shaped_lengths(const story_symbol_counts *counts, uint8_t *lengths, 
     for (int s = 0; s < STORY_LENGTH_SYMBOLS; s++) runs += run[1 + s] = counts->lengths[s];
 
     uint8_t near_lengths[NEAR_LITERALS], trial[NEAR_LITERALS];
+    uint8_t after_far[RUN_SUBCODE_SYMBOLS], below_bit[RUN_SUBCODE_SYMBOLS];
+    uint64_t runs_after_far = fit_lengths(run, RUN_SUBCODE_SYMBOLS, 4, 7, 7, 128, after_far);
     uint64_t best = UINT64_MAX;
+    unsigned run_prefix = 8;
     for (unsigned depth = 8; depth >= 6; depth--) {
         // 15 blocks of 2^-depth stay for the far groups and the runs' prefix.
         uint64_t cost = fit_lengths(near, NEAR_LITERALS, 1, (int)depth, (int)depth, (1 << depth) - 15, trial) +
-                        far * (depth + 4) + runs * depth;
+                        far * (depth + 4) + runs * depth + runs_after_far;
         if (cost < best) {
-            best = cost;
-            *far_depth = depth;
+            best = cost, *far_depth = depth, run_prefix = depth;
             memcpy(near_lengths, trial, sizeof near_lengths);
         }
     }
-    uint8_t run_lengths[RUN_SUBCODE_SYMBOLS];
-    fit_lengths(run, RUN_SUBCODE_SYMBOLS, 4, 7, 7, 128, run_lengths);
+    if (runs) { // half the code space for the runs, 14 blocks of 2^-8 for the far groups
+        uint64_t cost = fit_lengths(near, NEAR_LITERALS, 1, 8, 8, 256 - 128 - 14, trial) + far * 12 + runs +
+                        fit_lengths(run, RUN_SUBCODE_SYMBOLS, 1, 7, 7, 128, below_bit);
+        if (cost < best) {
+            best = cost, *far_depth = 8, run_prefix = 1;
+            memcpy(near_lengths, trial, sizeof near_lengths);
+        }
+    }
+    const uint8_t *run_lengths = run_prefix == 1 ? below_bit : after_far;
 
     for (int i = 0; i < NEAR_LITERALS; i++) lengths[near_literal(i)] = near_lengths[i];
     for (int b = 16; b < 240; b++) lengths[b] = (uint8_t)(*far_depth + 4);
-    lengths[STORY_END_OF_BLOCK] = (uint8_t)(*far_depth + run_lengths[0]);
-    for (int s = 0; s < STORY_LENGTH_SYMBOLS; s++) lengths[257 + s] = (uint8_t)(*far_depth + run_lengths[1 + s]);
+    lengths[STORY_END_OF_BLOCK] = (uint8_t)(run_prefix + run_lengths[0]);
+    for (int s = 0; s < STORY_LENGTH_SYMBOLS; s++) lengths[257 + s] = (uint8_t)(run_prefix + run_lengths[1 + s]);
 }
 
 // MARK: - Run lengths
@@ -157,7 +170,7 @@ static void build_tables(const uint8_t *lengths, const uint16_t *codes, unsigned
         code->near_high_lengths[n] = lengths[240 + n];
     }
     for (int h = 1; h < 15; h++) {
-        code->far_prefix_bits[h] = (uint8_t)reverse_bits((1u << depth) - 16 + (unsigned)h, (int)depth);
+        code->far_prefix_bits[h] = (uint8_t)codes[16 * h]; // its low nibble 0 adds nothing
         for (int n = 0; n < 16; n++) {
             uint32_t shaped = code->far_prefix_bits[h] | reverse_bits((unsigned)n, 4) << depth;
             if (codes[16 * h + n] != shaped || lengths[16 * h + n] != depth + 4) {

@@ -15,7 +15,7 @@
 /// Every SAMPLE_EVERY-th row is counted for the frame's code. A video frame's residuals have
 /// about the same statistics everywhere, so the sample costs a fraction of a pass and, on the
 /// benchmark's frames, well under 1% in size against counting every row.
-enum { SAMPLE_EVERY = 16 };
+enum { SAMPLE_EVERY = 32 };
 
 int story_png_fast_supports(int level, story_png_filter filter, story_png_strategy strategy) {
     // zlib picks deflate_rle / deflate_huff for every level above 0, so the level does not

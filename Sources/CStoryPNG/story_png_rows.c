@@ -92,10 +92,12 @@ static inline size_t next_run_avx2(const uint8_t *data, size_t i, size_t n, size
     starts &= starts >> 1;
     starts &= starts >> 2;
     starts &= starts >> 4;
-    size_t room = n - i >= STORY_MIN_RUN ? n - i - STORY_MIN_RUN + 1 : 0; // starts with 8 bytes left
-    size_t limit = room < RUN_STARTS_LAST + 1 ? room : RUN_STARTS_LAST + 1;
-    starts &= (uint32_t)((1ull << limit) - 1);
-    if (i == 0) starts &= ~1u; // the row's first byte has nothing before it
+    starts &= (1u << (RUN_STARTS_LAST + 1)) - 1;
+    if (__builtin_expect(n - i < 32, 0)) { // the row's last window: starts with 8 bytes left
+        size_t room = n - i >= STORY_MIN_RUN ? n - i - STORY_MIN_RUN + 1 : 0;
+        starts &= (uint32_t)((1ull << room) - 1);
+    }
+    if (__builtin_expect(i == 0, 0)) starts &= ~1u; // the row's first byte has nothing before it
     return starts ? (size_t)__builtin_ctz(starts) : window;
 }
 
