@@ -16,47 +16,51 @@ enum { CODELEN_SYMBOLS = 19, RUN_SUBCODE_SYMBOLS = 1 + STORY_LENGTH_SYMBOLS, NEA
 // MARK: - Code lengths
 
 /// Code lengths in [shortest, longest] for `n` (at most 32) symbols that fill exactly `budget`
-/// units of 2^-precision of the code space, at the least total weight × length; ties go to the
-/// first choice found, so a frame's code depends only on its counts. Returns that cost.
+/// units of 2^-precision of the code space, at the least total weight × length. Returns that
+/// cost.
 ///
 /// Why a dynamic program and not Huffman's merge: the shape fixes some lengths and bounds
-/// others, which Huffman's algorithm cannot honour; this one takes any bounds, and with at most
-/// 32 symbols and 256 units it costs ~60k steps.
+/// others, which Huffman's algorithm cannot honour; this one takes any bounds. The forward
+/// pass keeps only costs (the least cost of the first k symbols filling each number of units),
+/// a running minimum the compiler vectorizes; the lengths are read back from them, the
+/// longest that reaches each cost, so a frame's code depends only on its counts.
 static uint64_t fit_lengths(const uint64_t *weight, int n, int shortest, int longest, int precision,
                             int budget, uint8_t *lengths) {
     enum { MAX_SYMBOLS = 32, MAX_BUDGET = 256 };
     if (n > MAX_SYMBOLS || budget > MAX_BUDGET || precision > 8) abort(); // programmer error
-    // Costs in 32 bits, signed, so the compiler can vectorize the minimum: a frame's sample
-    // (a sixteenth of at most 8192² RGBA pixels) times 15 bits stays far below 2^31.
+    // Costs in 32 bits, signed: a frame's sample (a 32nd of at most 8192² RGBA pixels) times
+    // 15 bits stays far below 2^31.
     const int32_t unreachable = INT32_MAX / 2;
-    int32_t cost[2][MAX_BUDGET + 1];
-    uint8_t choice[MAX_SYMBOLS][MAX_BUDGET + 1];
+    int32_t cost[MAX_SYMBOLS + 1][MAX_BUDGET + 1];
+    int32_t w[MAX_SYMBOLS];
+    for (int k = 0; k < n; k++) w[k] = (int32_t)(weight[k] < (uint64_t)(INT32_MAX / 32) ? weight[k] : INT32_MAX / 32);
     for (int used = 0; used <= budget; used++) cost[0][used] = unreachable;
     cost[0][0] = 0;
     for (int k = 0; k < n; k++) {
-        const int32_t *before = cost[k & 1];
-        int32_t *after = cost[(k + 1) & 1];
-        uint8_t *chosen = choice[k];
-        for (int used = 0; used <= budget; used++) after[used] = unreachable, chosen[used] = 0;
+        const int32_t *before = cost[k];
+        int32_t *after = cost[k + 1];
+        for (int used = 0; used <= budget; used++) after[used] = unreachable;
         // Every symbol after this one needs room for its longest code.
         int room = budget - (n - 1 - k) * (1 << (precision - longest));
-        int32_t w = (int32_t)(weight[k] < (uint64_t)(INT32_MAX / 32) ? weight[k] : INT32_MAX / 32);
         for (int length = longest; length >= shortest; length--) {
             int units = 1 << (precision - length);
-            int32_t add = w * length;
+            int32_t add = w[k] * length;
             for (int next = units; next <= room; next++) {
                 int32_t total = before[next - units] + add;
-                int better = total < after[next];
-                after[next] = better ? total : after[next];
-                chosen[next] = better ? (uint8_t)length : chosen[next];
+                after[next] = total < after[next] ? total : after[next];
             }
         }
     }
-    int32_t best = cost[n & 1][budget];
+    int32_t best = cost[n][budget];
     if (best >= unreachable) abort(); // the callers' bounds always admit a complete code
     for (int k = n - 1, used = budget; k >= 0; k--) {
-        lengths[k] = choice[k][used];
-        used -= 1 << (precision - lengths[k]);
+        int length = longest;
+        while (length > shortest && (used < (1 << (precision - length)) ||
+               cost[k][used - (1 << (precision - length))] + w[k] * length != cost[k + 1][used])) {
+            length--;
+        }
+        lengths[k] = (uint8_t)length;
+        used -= 1 << (precision - length);
     }
     return (uint64_t)best;
 }
