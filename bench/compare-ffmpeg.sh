@@ -97,4 +97,5 @@ print(f"  A other stages / encode {s['non_encode_share']:.2f} (target <= 0.25)")
 floor = (float(sys.argv[2]) + float(sys.argv[3])) * 1000 / int(sys.argv[4])
 print(f"  decode floor: ffmpeg -threads 1 decodes the shown frames in {floor:.1f} ms per output frame, "
       f"{floor / st['encode']:.2f} of A's encode")
+print(f"  A decode / decode floor {st['decode'] / floor:.2f} (target <= 1.15)")
 PY

@@ -6,7 +6,8 @@
 # on them, one core, RGB output. With FPNGE_SRC, a folder holding fpnge's sources
 # (github.com/veluca93/fpnge: fpnge.cc and fpnge.h; not part of this repository), fpnge is built
 # from there with its own flags (-O3 -march=native) and its levels 1-5 are timed alternately
-# with ours on the same frames. Prints medians of RUNS (5) runs: MP/s, ms per frame and bytes.
+# with ours on the same frames. Prints medians of RUNS (5) runs: MP/s of the encoding thread's
+# CPU time (what a busy neighbour does not change) and of the wall time, ms per frame and bytes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/quiet-build.sh

@@ -39,6 +39,53 @@ enum TestPictures {
         return RGBAImage(width: width, height: height, pixels: pixels)
     }
 
+    /// Rows as a decoded video gives them to the PNG writer: each row the one above plus small
+    /// noise (residuals within ±8, the coder's near literals), now and then a large jump (far
+    /// literals), grey stretches of 1-150 pixels at random places (runs of one byte, some longer
+    /// than deflate's 258, some ending the row), rows repeated whole (runs of zeros under the Up
+    /// filter) and an alpha that is mostly opaque.
+    static func videoLike(width: Int, height: Int, seed: UInt64) -> RGBAImage {
+        var random = SplitMix64(seed: seed)
+        var pixels = [UInt8](repeating: 0, count: width * height * 4)
+        for y in 0..<height {
+            let repeatsAbove = y > 0 && random.next() % 6 == 0
+            var grey = 0, level: UInt8 = 0
+            for x in 0..<width {
+                let i = (y * width + x) * 4
+                if repeatsAbove {
+                    for c in 0..<4 { pixels[i + c] = pixels[i + c - width * 4] }
+                    continue
+                }
+                if grey == 0 && random.next() % 19 == 0 {
+                    grey = Int(random.next() % 150) + 1
+                    level = UInt8(truncatingIfNeeded: random.next())
+                }
+                for c in 0..<3 {
+                    if grey > 0 {
+                        pixels[i + c] = level
+                    } else {
+                        let above = y > 0 ? pixels[i + c - width * 4] : 128
+                        let step = random.next() % 29 == 0 ? UInt8(truncatingIfNeeded: random.next())
+                                                           : UInt8(truncatingIfNeeded: Int(random.next() % 17) - 8)
+                        pixels[i + c] = above &+ step
+                    }
+                }
+                if grey > 0 { grey -= 1 }
+                pixels[i + 3] = random.next() % 11 == 0 ? UInt8(truncatingIfNeeded: random.next()) : 255
+            }
+        }
+        return RGBAImage(width: width, height: height, pixels: pixels)
+    }
+
+    /// The picture with every alpha 255, as an RGB file decodes.
+    static func opaque(_ image: RGBAImage) -> RGBAImage {
+        var opaque = image
+        for y in 0..<image.height {
+            for x in 0..<image.width { opaque[x, y].alpha = 255 }
+        }
+        return opaque
+    }
+
     /// White with a red column at u = 0.5.
     static func centreLine(width: Int, height: Int) -> RGBAImage {
         var image = RGBAImage(width: width, height: height, fill: .white)
