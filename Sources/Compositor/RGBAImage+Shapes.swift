@@ -92,12 +92,22 @@ extension RGBAImage {
         return first <= last ? first...last : nil
     }
 
-    /// Mixes `color` into one pixel by `coverage` × the colour's own alpha.
+    /// Mixes `color` into one pixel by `coverage` × the colour's own alpha: "over", in straight
+    /// alpha where the pixel is not opaque.
     @inline(__always)
     mutating func blend(x: Int, y: Int, color: RGBAColor, coverage: Double) {
         let amount = coverage * Double(color.alpha) / 255
         guard amount > 0 else { return }
         let i = (y * width + x) * 4
+        if pixels[i + 3] != 255 {
+            let share = Float(min(amount, 1))
+            let source = SIMD4(Float(color.red), Float(color.green), Float(color.blue), 255) * share
+            pixels.withUnsafeMutableBytes { raw in
+                let under = raw.load(fromByteOffset: i, as: UInt32.self)
+                raw.storeBytes(of: StraightAlpha.over(source, under: under), toByteOffset: i, as: UInt32.self)
+            }
+            return
+        }
         pixels[i] = UInt8((Double(pixels[i]) * (1 - amount) + Double(color.red) * amount).rounded())
         pixels[i + 1] = UInt8((Double(pixels[i + 1]) * (1 - amount) + Double(color.green) * amount).rounded())
         pixels[i + 2] = UInt8((Double(pixels[i + 2]) * (1 - amount) + Double(color.blue) * amount).rounded())
