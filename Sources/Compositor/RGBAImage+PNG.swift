@@ -39,7 +39,8 @@ public struct PNGOptions: Sendable, Equatable {
     public var level: Int
     public var filter: PNGFilter
     public var strategy: PNGStrategy
-    /// RGBA output; without it the alpha channel is dropped (frames are opaque).
+    /// RGBA output, straight alpha; without it the alpha channel is dropped (a render flattens a
+    /// frame with a transparent background over black first: `RGBAImage.flattenAlpha`).
     public var keepAlpha: Bool
 
     public init(level: Int = 1, filter: PNGFilter = .up, strategy: PNGStrategy = .rle, keepAlpha: Bool = false) {

@@ -42,9 +42,11 @@ public struct BubbleTransform: Sendable, Equatable {
 }
 
 extension RGBAImage {
-    /// This frame as seen through `transform`, over `background`.
+    /// This frame as seen through `transform`, over `background`. The frame is taken as opaque
+    /// when the background is (story pictures are; only a background that is not leaves
+    /// transparent pixels in a frame).
     public func presented(_ transform: BubbleTransform, background: RGBAColor) -> RGBAImage {
-        if transform.cornerRadius > 0 {
+        if transform.cornerRadius > 0 || !background.isOpaque {
             return presented(transform, over: RGBAImage(width: width, height: height, fill: background))
         }
         var out = RGBAImage(width: width, height: height, fill: background)
@@ -75,11 +77,13 @@ extension RGBAImage {
 
 extension RGBAImage {
     /// This frame as seen through `transform`, over `backdrop` (a picture of the same size): the
-    /// frame's edges, its rounded corners and the circular mask blend into the backdrop.
+    /// frame's edges, its rounded corners and the circular mask blend into the backdrop. When
+    /// either picture has transparent pixels, the frame goes over the backdrop in straight alpha.
     public func presented(_ transform: BubbleTransform, over backdrop: RGBAImage) -> RGBAImage {
         precondition(backdrop.width == width && backdrop.height == height, "a backdrop of another size")
         var out = backdrop
         guard width >= 2, height >= 2, transform.scale > 0 else { return out }
+        let straight = !(isOpaque && backdrop.isOpaque)
         let sampler = BilinearSampler(texture: self)
         let w = Double(width), h = Double(height)
         let halfW = w * transform.scale / 2, halfH = h * transform.scale / 2
@@ -105,8 +109,14 @@ extension RGBAImage {
                         guard coverage > 0 else { continue }
                         let u = min(max((px / transform.scale + w / 2) / w, 0), 1)
                         let v = min(max((py / transform.scale + h / 2) / h, 0), 1)
-                        let value = sampler.sample(base, u: Float(u), v: Float(v))
                         let offset = (y * width + x) * 4
+                        if straight {
+                            let source = sampler.samplePremultiplied(base, u: Float(u), v: Float(v)) * Float(coverage)
+                            let under = target.load(fromByteOffset: offset, as: UInt32.self)
+                            target.storeBytes(of: StraightAlpha.over(source, under: under), toByteOffset: offset, as: UInt32.self)
+                            continue
+                        }
+                        let value = sampler.sample(base, u: Float(u), v: Float(v))
                         let under = SIMD4<Float>(Float(target[offset]), Float(target[offset + 1]), Float(target[offset + 2]), 0)
                         var mixed = under + (value - under) * Float(coverage)
                         mixed[3] = 255

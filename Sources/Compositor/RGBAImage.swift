@@ -97,19 +97,14 @@ public struct RGBAColor: Sendable, Equatable, Hashable, CustomStringConvertible 
 
     public static let black = RGBAColor(red: 0, green: 0, blue: 0)
     public static let white = RGBAColor(red: 255, green: 255, blue: 255)
+    /// CSS's `transparent`: black with alpha 0.
+    public static let transparent = RGBAColor(red: 0, green: 0, blue: 0, alpha: 0)
 
-    /// Parses `#RRGGBB` or `#RRGGBBAA`; nil for anything else.
-    public init?(hex: String) {
-        guard hex.hasPrefix("#") else { return nil }
-        let digits = hex.dropFirst()
-        guard digits.count == 6 || digits.count == 8, let value = UInt32(digits, radix: 16) else { return nil }
-        if digits.count == 6 {
-            self.init(red: UInt8(value >> 16 & 0xFF), green: UInt8(value >> 8 & 0xFF), blue: UInt8(value & 0xFF))
-        } else {
-            self.init(red: UInt8(value >> 24), green: UInt8(value >> 16 & 0xFF),
-                      blue: UInt8(value >> 8 & 0xFF), alpha: UInt8(value & 0xFF))
-        }
-    }
+    /// Whether the colour hides what is under it (alpha 255).
+    public var isOpaque: Bool { alpha == 255 }
+
+    /// The same colour with alpha 255.
+    public var opaque: RGBAColor { RGBAColor(red: red, green: green, blue: blue) }
 
     public var description: String {
         "rgba(\(red), \(green), \(blue), \(alpha))"

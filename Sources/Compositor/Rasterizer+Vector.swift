@@ -22,6 +22,7 @@ extension PreparedFace {
         let m = inverse
         let m0 = m[0], m3 = m[3], m6 = m[6]
         let background4 = SIMD4<Float>(Float(background.red), Float(background.green), Float(background.blue), 0)
+        let transparent = TransparentBackground(background)
         let shade = brightness
         let scale = BilinearSampler.weightOne * min(max(shade, 0), 1)
         let lanes = SIMD8<Float>(0.5, 1.5, 2.5, 3.5, 4.5, 5.5, 6.5, 7.5)
@@ -44,6 +45,10 @@ extension PreparedFace {
                     let w = m6 * px + rowW
                     let texel = sampler.sample(base, u: (m0 * px + rowU) / w, v: (m3 * px + rowV) / w)
                     let slot = out + x * 4
+                    if let transparent {
+                        PreparedFace.addEdge(texel * shade, coverage: coverage, over: transparent, at: slot)
+                        return
+                    }
                     let word = slot.load(as: UInt32.self)
                     let current = SIMD4<Float>(Float(word & 0xFF), Float(word >> 8 & 0xFF), Float(word >> 16 & 0xFF), 0)
                     let value = current + texel * (coverage * shade) - background4 * coverage

@@ -19,6 +19,8 @@ public struct TexturedFace: Sendable {
 /// Faces must not overlap (cube faces and slide pages only meet at their shared edge). Each
 /// face adds `coverage × (colour − background)` to a background-filled canvas, so where two
 /// anti-aliased edges meet, their coverages sum to one and no background seam shows through.
+/// Faces are opaque; a background that is not keeps its alpha around them, and their edges
+/// blend into it in straight alpha (`Rasterizer+Transparency.swift`).
 ///
 /// Rows are split across threads. Every pixel is computed from its own coordinates only, so the
 /// output is byte-identical whatever the number of threads.
@@ -209,6 +211,7 @@ struct PreparedFace: Sendable {
         let maxX = Float(tw - 1), maxY = Float(th - 1)
         let m = inverse
         let bgR = Float(background.red), bgG = Float(background.green), bgB = Float(background.blue)
+        let transparent = TransparentBackground(background)
         let shade = brightness
         texture.pixels.withUnsafeBufferPointer { tex in
             let t = tex.baseAddress!
@@ -238,12 +241,19 @@ struct PreparedFace: Sendable {
                     let x1 = min(x0 + 1, tw - 1), y1 = min(y0 + 1, th - 1)
                     let r0 = t + y0 * tw * 4, r1 = t + y1 * tw * 4
                     let o = out + x * 4
-                    let weight = coverage * shade
-                    @inline(__always) func blend(_ c: Int, _ bg: Float) {
+                    @inline(__always) func texel(_ c: Int) -> Float {
                         let top = Float(r0[x0 * 4 + c]) + (Float(r0[x1 * 4 + c]) - Float(r0[x0 * 4 + c])) * fx
                         let bottom = Float(r1[x0 * 4 + c]) + (Float(r1[x1 * 4 + c]) - Float(r1[x0 * 4 + c])) * fx
-                        let texel = top + (bottom - top) * fy
-                        let value = Float(o[c]) + texel * weight - bg * coverage
+                        return top + (bottom - top) * fy
+                    }
+                    if let transparent {
+                        let colour = SIMD4(texel(0), texel(1), texel(2), 0) * shade
+                        PreparedFace.addEdge(colour, coverage: coverage, over: transparent, at: UnsafeMutableRawPointer(o))
+                        continue
+                    }
+                    let weight = coverage * shade
+                    @inline(__always) func blend(_ c: Int, _ bg: Float) {
+                        let value = Float(o[c]) + texel(c) * weight - bg * coverage
                         o[c] = UInt8(min(max(value + 0.5, 0), 255))
                     }
                     blend(0, bgR); blend(1, bgG); blend(2, bgB)

@@ -30,17 +30,10 @@ struct Render: ParsableCommand {
     @Flag(help: "Draw no UI over the stories.")
     var noOverlay = false
 
-    @Option(help: ArgumentHelp("PNG compression level, 0 (stored) to 9. Like zlib, the rle and huffman strategies code alike at 1-9.", valueName: "0-9"))
-    var pngLevel = 1
+    @Option(help: ArgumentHelp("The colour around the stories, overriding the storyboard's canvas.background: \(RGBAColor.spokenForms).", valueName: "colour"))
+    var background: BackgroundColor?
 
-    @Option(help: "PNG row filter.")
-    var pngFilter: PNGFilter = .up
-
-    @Option(help: "PNG data strategy: default (LZ77 matching; the level sets the effort), rle (runs of one byte only; fastest), huffman (no matching).")
-    var pngStrategy: PNGStrategy = .rle
-
-    @Flag(help: "Write RGBA PNGs instead of RGB.")
-    var alpha = false
+    @OptionGroup var png: PNGArguments
 
     @Option(help: "Rasterizer threads, and as many PNG encoders, \(RenderOptions.threadCounts.spoken). Default: one per core.")
     var threads: Int?
@@ -92,7 +85,7 @@ struct Render: ParsableCommand {
         if let mp4, (mp4 as NSString).pathExtension.lowercased() != "mp4" {
             throw ValidationError("--mp4 \(mp4): the clip is an MP4 file (H.264 and AAC); give its name the .mp4 extension")
         }
-        guard (0...9).contains(pngLevel) else { throw ValidationError("--png-level must be 0 to 9, not \(pngLevel)") }
+        if let problem = background?.problem { throw ValidationError(problem) }
         if let threads, !RenderOptions.threadCounts.contains(threads) {
             throw ValidationError("--threads must be \(RenderOptions.threadCounts.spoken)")
         }
@@ -108,7 +101,8 @@ struct Render: ParsableCommand {
     func run() throws {
         let path = try StoryboardFile.resolve(storyboard)
         let board = try Storyboard(contentsOf: path).overriding(width: size?.width, height: size?.height,
-                                                               fps: overrides.fps, duration: overrides.duration)
+                                                               fps: overrides.fps, duration: overrides.duration,
+                                                               background: background?.color)
         // A typo in a file name is named now, not found when its story fails. The story still
         // fails with its card and the render goes on, unless --strict, which stops here.
         let missing = board.missingLocalFiles
@@ -116,7 +110,7 @@ struct Render: ParsableCommand {
         if strict && !missing.isEmpty { throw ExitCode(2) }
         let folder = output ?? "out/" + ((path as NSString).lastPathComponent as NSString).deletingPathExtension
         var options = RenderOptions(outputFolder: folder)
-        options.png = PNGOptions(level: pngLevel, filter: pngFilter, strategy: pngStrategy, keepAlpha: alpha)
+        options.png = png.options
         options.overlay = !noOverlay
         if let threads { options.threads = threads }
         options.clock = clock

@@ -31,8 +31,14 @@ struct Still: ParsableCommand {
     @Flag(help: "Draw no UI over the stories.")
     var noOverlay = false
 
+    @Option(help: ArgumentHelp("The colour around the stories, overriding the storyboard's canvas.background: \(RGBAColor.spokenForms).", valueName: "colour"))
+    var background: BackgroundColor?
+
+    @OptionGroup var png: PNGArguments
+
     func validate() throws {
         if let problem = size?.problem { throw ValidationError(problem) }
+        if let problem = background?.problem { throw ValidationError(problem) }
         guard time >= 0 else { throw ValidationError("--time must not be negative") }
     }
 
@@ -43,11 +49,15 @@ struct Still: ParsableCommand {
             printError("error: cannot draw text: \(error)")
             throw ExitCode(1)
         }
-        let board = try Storyboard(contentsOf: storyboard).overriding(width: size?.width, height: size?.height)
-        let (image, problems) = try StillRender.render(board, pageOffset: page, time: time, overlay: !noOverlay)
-        for problem in problems { printError("story failed: \(problem)") }
+        let board = try Storyboard(contentsOf: storyboard).overriding(width: size?.width, height: size?.height,
+                                                                     background: background?.color)
+        let still = try StillRender.render(board, pageOffset: page, time: time, overlay: !noOverlay)
+        for problem in still.problems { printError("story failed: \(problem)") }
+        var image = still.image
+        // As `render` writes its frames: without --alpha, transparent parts over black.
+        if !png.alpha && !board.canvas.background.isOpaque { image.flattenAlpha() }
         do {
-            try image.writePNG(to: output)
+            try image.writePNG(to: output, options: png.options)
         } catch {
             printError("error: \(error)")
             throw ExitCode(1)

@@ -123,8 +123,10 @@ final class PosterLibrary: Sendable {
             return entry
         }
         let card = entry.flatMap { item < $0.cards.count ? $0.cards[item] : nil }
+        // A face is opaque, as every story picture is: one that shows the background shows its
+        // colour without its alpha (black for "transparent").
         var picture = card?.scaled(width: canvas.width, height: canvas.height)
-            ?? RGBAImage(width: canvas.width, height: canvas.height, fill: canvas.background)
+            ?? RGBAImage(width: canvas.width, height: canvas.height, fill: canvas.background.opaque)
         if ring {
             let avatar = entry.flatMap { item < $0.avatars.count ? $0.avatars[item] : nil }
             StoryOverlay.drawLoadingRing(on: &picture, avatar: avatar, at: t)

@@ -36,6 +36,22 @@ extension StoryRender {
         }
     }
 
+    /// The frame as the outputs without alpha show it (the MP4, the contact sheet, and without
+    /// `--alpha` the PNGs): over black, as a phone shows a transparent photo. Only a background
+    /// that is not opaque leaves anything to flatten; without `--alpha` the canvas itself is
+    /// flattened, so that its RGB files never show colours whose alpha was 0.
+    func flattenedForOpaqueOutputs(_ canvas: inout RGBAImage) -> RGBAImage {
+        guard !storyboard.canvas.background.isOpaque else { return canvas }
+        guard options.png.keepAlpha else {
+            canvas.flattenAlpha()
+            return canvas
+        }
+        guard options.clip != nil || options.contactSheet != nil else { return canvas }
+        var flat = canvas
+        flat.flattenAlpha()
+        return flat
+    }
+
     /// The storyboard's backdrop as much blurred and dimmed as the viewer is open. Its picture
     /// is loaded on first use; one that cannot be loaded leaves the canvas background, with a
     /// notice.

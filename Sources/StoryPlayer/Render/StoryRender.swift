@@ -151,8 +151,9 @@ public final class StoryRender {
             var canvas = writer.reusableCanvas()
                 ?? RGBAImage(width: canvasSpec.width, height: canvasSpec.height, fill: canvasSpec.background)
             compose(at: t, into: &canvas)
-            if options.contactSheet != nil { thumbnails.offer(n, time: t, canvas) }
-            clip.submit(canvas, frame: n, fps: fps) { count in mix(at: t, count: count) }
+            let opaque = flattenedForOpaqueOutputs(&canvas)
+            if options.contactSheet != nil { thumbnails.offer(n, time: t, opaque) }
+            clip.submit(opaque, frame: n, fps: fps) { count in mix(at: t, count: count) }
             if options.writeFrames { writer.submit(canvas, to: StoryRender.framePath(folder, n)) }
             frames += 1
             if let error = writer.error {

@@ -1,11 +1,15 @@
+import Compositor
+
 extension Storyboard {
     /// The storyboard with command-line overrides applied; nil leaves a value as it is.
     ///
     /// Values must lie in the bounds the storyboard format has (`Canvas.sides`,
     /// `Canvas.frameRates`, `Storyboard.durations`): callers validate user input first, as the
     /// parser does, so a value outside them is a programmer error.
-    public func overriding(width: Int? = nil, height: Int? = nil, fps: Double? = nil, duration: Double? = nil) -> Storyboard {
+    public func overriding(width: Int? = nil, height: Int? = nil, fps: Double? = nil, duration: Double? = nil,
+                           background: RGBAColor? = nil) -> Storyboard {
         var copy = self
+        if let background { copy.canvas.background = background }
         if let width {
             precondition(Canvas.sides.contains(width), "canvas width \(width) is outside \(Canvas.sides)")
             copy.canvas.width = width

@@ -12,12 +12,12 @@ extension Storyboard {
         canvas.width = block.integer("width", in: Canvas.sides) ?? canvas.width
         canvas.height = block.integer("height", in: Canvas.sides) ?? canvas.height
         canvas.fps = block.number("fps", in: Canvas.frameRates) ?? canvas.fps
-        if let hex = block.string("background") {
-            if let color = RGBAColor(hex: hex), hex.count == 7 {
+        if let text = block.string("background") {
+            if let color = RGBAColor(parsing: text) {
                 canvas.background = color
             } else {
                 block.problems.record(StoryboardError(path: block.path("background"),
-                                                      message: "expected a colour like \"#1a2b3c\", got \"\(hex)\""))
+                                                      message: "expected a colour (\(RGBAColor.spokenForms)), got \"\(text)\""))
             }
         }
         block.rejectUnknownKeys()

@@ -187,6 +187,9 @@ public struct Canvas: Sendable, Equatable {
     public var width: Int = 720
     public var height: Int = 1280
     public var fps: Double = 30
+    /// What shows where no story is (around a turning cube, beside a sliding page, outside the
+    /// bubble). It may be transparent, wholly or partly: frames keep its alpha with `--alpha`;
+    /// a story's face is always opaque.
     public var background: RGBAColor = .black
 
     public init(width: Int = 720, height: Int = 1280, fps: Double = 30, background: RGBAColor = .black) {
