@@ -106,27 +106,7 @@ final class FeedPages: Sendable {
     private func fetch(_ url: URL) throws(FeedError) -> Page {
         let data = try download(url)
         let offset = state.withLock { $0.storiesSoFar }
-        do {
-            var reader = try ObjectReader(try JSONValue.parse(data), path: "")
-            guard let values = try reader.array("stories") else { throw StoryboardError(path: "stories", message: "missing") }
-            var stories: [Story] = []
-            for (index, value) in values.prefix(pageSize).enumerated() {
-                stories.append(try Storyboard.story(value, path: "stories[\(index)]", index: offset + index) {
-                    MediaSource(uri: $0, inFeedPage: url)
-                })
-            }
-            var nextURL: URL?
-            if let text = try reader.nullableString("next") {
-                nextURL = URL(string: text, relativeTo: url)?.absoluteURL
-                if url.isFileURL == false, nextURL?.isFileURL == true {
-                    throw StoryboardError(path: "next", message: "a page fetched over the network may not point to a local file")
-                }
-            }
-            try reader.rejectUnknownKeys()
-            return Page(url: url, stories: stories, next: nextURL)
-        } catch {
-            throw FeedError(url: url.absoluteString, message: "\(error)")
-        }
+        return try Self.page(data, from: url, firstIndex: offset, pageSize: pageSize)
     }
 
     private func download(_ url: URL) throws(FeedError) -> Data {
