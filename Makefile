@@ -2,7 +2,7 @@
 SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
 BIN := .build/release/render-stories
 
-.PHONY: all deps test-deps build demo test sanitize bench clean
+.PHONY: all deps test-deps build demo test tsan sanitize fuzz bench clean
 
 all: build
 
@@ -29,16 +29,35 @@ test: test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --disable-swift-testing
 
-# The tests of the hand-written C (PNG writer, checksum, raster kernel) under AddressSanitizer,
-# which sees what they cannot: a vector store a few bytes past a buffer. Its own build folder;
-# leak checks are off because XCTest's runtime keeps a few allocations to the end.
+# ThreadSanitizer over the tests whose code runs threads: decode threads and their queues,
+# the rasterizer's bands, the PNG encoder pool, preload and feed pages (ViewerBehaviourTests),
+# live sources and rooms. Its own build folder. Tests/Sanitizers/tsan.supp says why each
+# suppression is a false report. A report makes the test process (or the render-stories it
+# runs) exit 66, so the step fails.
+TSAN_TESTS := BoundedQueueTests|InterruptGateTests|PlayerLifecycleTests|MediaDecodingTests|FrameWriterTests|RasterizerTests|ViewerBehaviourTests|LiveSourceTests|LivePublisherTests|RoomTests
+tsan: test-deps
+	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan
+	TSAN_OPTIONS="suppressions=$(CURDIR)/Tests/Sanitizers/tsan.supp halt_on_error=0 history_size=4" \
+		$(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan --disable-swift-testing \
+		--filter '$(TSAN_TESTS)'
+
+# AddressSanitizer with leak checks over the whole test suite, and over every render-stories
+# the tests run. Its own build folder. Tests/Sanitizers/lsan.supp names the allocations that
+# XCTest's runtime keeps to the end (not leaks of ours).
 sanitize: test-deps
-	ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test --sanitize=address --scratch-path .build-asan \
-		--disable-swift-testing --filter 'PNGTests|PNGCoderTests|Adler32Tests|RasterizerTests|CubeGeometryTests'
+	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build-asan
+	ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS="suppressions=$(CURDIR)/Tests/Sanitizers/lsan.supp print_suppressions=0" \
+		$(SWIFT) test --skip-build --sanitize=address --scratch-path .build-asan --disable-swift-testing
+
+# libFuzzer over the parsers, the PNG coder and the deflate bit writer, FUZZ_SECONDS each.
+# A crash writes its input under Tests/Fuzz/crashes/ and fails the run.
+FUZZ_SECONDS ?= 60
+fuzz: test-deps
+	scripts/fuzz.sh $(FUZZ_SECONDS)
 
 # Figures, not pass/fail: time per frame of the demo.
 bench: build
 	bench/demo-frame-time.sh
 
 clean:
-	rm -rf .build .build-asan out
+	rm -rf .build .build-asan .build-tsan .build-fuzz out

@@ -27,6 +27,10 @@ final class RoomTests: XCTestCase {
         }
     }
 
+    /// XCTest keeps every test case to the end: a folder left in one would be a leak report
+    /// under `make sanitize`.
+    override func tearDown() { folder = nil }
+
     func ffmpeg(_ arguments: [String]) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: LiveServers.which("ffmpeg")!)

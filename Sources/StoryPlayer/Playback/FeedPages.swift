@@ -106,29 +106,7 @@ final class FeedPages: Sendable {
     private func fetch(_ url: URL) throws(FeedError) -> Page {
         let data = try download(url)
         let offset = state.withLock { $0.storiesSoFar }
-        do {
-            let problems = StoryboardProblems()
-            var reader = try ObjectReader(try JSONValue.parse(data), path: "", problems: problems)
-            guard let values = reader.array("stories") else { throw reader.missing("stories") }
-            var stories: [Story] = []
-            for (index, value) in values.prefix(pageSize).enumerated() {
-                stories.append(try Storyboard.story(value, path: "stories[\(index)]", index: offset + index, problems: problems) {
-                    MediaSource(uri: $0, inFeedPage: url)
-                })
-            }
-            var nextURL: URL?
-            if let text = reader.nullableString("next") {
-                nextURL = URL(string: text, relativeTo: url)?.absoluteURL
-                if url.isFileURL == false, nextURL?.isFileURL == true {
-                    throw StoryboardError(path: "next", message: "a page fetched over the network may not point to a local file")
-                }
-            }
-            reader.rejectUnknownKeys()
-            try problems.check()
-            return Page(url: url, stories: stories, next: nextURL)
-        } catch {
-            throw FeedError(url: url.absoluteString, message: "\(error)")
-        }
+        return try Self.page(data, from: url, firstIndex: offset, pageSize: pageSize)
     }
 
     private func download(_ url: URL) throws(FeedError) -> Data {
