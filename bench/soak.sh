@@ -90,7 +90,7 @@ PY
 
 "$bin" render "$work/soak.json" --output "$work/out" --png-strategy rle --quiet &
 render=$!
-pids+=($render)
+pids+=("$render")
 rss_kb() { awk '/^VmRSS/ { print $2 }' "/proc/$render/status" 2>/dev/null || echo 0; }
 fds() { ls "/proc/$render/fd" 2>/dev/null | wc -l; }
 threads() { ls "/proc/$render/task" 2>/dev/null | wc -l; }

@@ -35,6 +35,7 @@ if ((wants_swift)); then
     -Xswiftc -g 2>&1 | grep -v "^\[" || true
   test -x "$scratch/swift/release/FuzzStoryboard" || { echo "fuzz: the Swift targets did not build" >&2; exit 1; }
 fi
+# shellcheck disable=SC2054 # the commas belong to -fsanitize=, not to the array
 c_flags=(-fuse-ld=lld -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
          -ISources/CStoryPNG/include -ISources/CStoryPNG)
 c_sources=(Sources/CStoryPNG/story_adler32.c Sources/CStoryPNG/story_crc32.c)
