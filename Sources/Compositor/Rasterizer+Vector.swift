@@ -128,9 +128,11 @@ struct BilinearSampler {
         maxY = Float(height - 1)
     }
 
-    /// The colour at texture coordinates (u, v) in [0, 1]², as four floats (alpha not used).
+    /// The 2×2 texels around texture coordinates (u, v) in [0, 1]², clamped to the texture: the
+    /// top-left one and the weights of its right and lower neighbours. Every sampler reads the
+    /// same footprint, so straight and premultiplied samples of one face line up.
     @inline(__always)
-    func sample(_ base: UnsafeRawPointer, u: Float, v: Float) -> SIMD4<Float> {
+    func footprint(u: Float, v: Float) -> (x0: Int, y0: Int, fx: Float, fy: Float) {
         let sx = min(max(u * widthF - 0.5, 0), maxX)
         let sy = min(max(v * heightF - 0.5, 0), maxY)
         var x0 = Int(sx), y0 = Int(sy)
@@ -139,6 +141,13 @@ struct BilinearSampler {
         // the same value, without reading past the row.
         if x0 >= width - 1 { x0 = width - 2; fx = 1 }
         if y0 >= height - 1 { y0 = height - 2; fy = 1 }
+        return (x0, y0, fx, fy)
+    }
+
+    /// The colour at texture coordinates (u, v) in [0, 1]², as four floats (alpha not used).
+    @inline(__always)
+    func sample(_ base: UnsafeRawPointer, u: Float, v: Float) -> SIMD4<Float> {
+        let (x0, y0, fx, fy) = footprint(u: u, v: v)
         // One 8-byte load per texture row: the texel and its right neighbour, R G B A R G B A.
         let top = base.loadUnaligned(fromByteOffset: (y0 * width + x0) * 4, as: UInt64.self)
         let bottom = base.loadUnaligned(fromByteOffset: ((y0 + 1) * width + x0) * 4, as: UInt64.self)

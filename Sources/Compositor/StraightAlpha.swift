@@ -37,12 +37,7 @@ extension BilinearSampler {
     /// texel's colour never bleeds into its neighbours. Clamped as `sample(_:u:v:)` is.
     @inline(__always)
     func samplePremultiplied(_ base: UnsafeRawPointer, u: Float, v: Float) -> SIMD4<Float> {
-        let sx = min(max(u * widthF - 0.5, 0), maxX)
-        let sy = min(max(v * heightF - 0.5, 0), maxY)
-        var x0 = Int(sx), y0 = Int(sy)
-        var fx = sx - Float(x0), fy = sy - Float(y0)
-        if x0 >= width - 1 { x0 = width - 2; fx = 1 }
-        if y0 >= height - 1 { y0 = height - 2; fy = 1 }
+        let (x0, y0, fx, fy) = footprint(u: u, v: v)
         @inline(__always) func texel(_ x: Int, _ y: Int) -> SIMD4<Float> {
             let word = base.loadUnaligned(fromByteOffset: (y * width + x) * 4, as: UInt32.self)
             let alpha = Float(word >> 24)
