@@ -51,6 +51,36 @@ extension RGBAImage {
         }
     }
 
+    /// Blends `color` over the whole of row `y`, at full coverage: what `fillRoundedRect` does for
+    /// a rectangle one row high and as wide as the picture, with the same pixels as a result.
+    /// The overlay's scrim is 60-odd such rows on every frame, and pixel by pixel it was the
+    /// largest part of the overlay step (about 4 ms a frame at 720x1280); over an opaque row
+    /// the blend is one 256-entry table per channel instead.
+    public mutating func blendRow(_ y: Int, color: RGBAColor) {
+        guard y >= 0, y < height, width > 0, color.alpha > 0 else { return }
+        guard isOpaque(columns: 0...(width - 1), rows: y...y) else {
+            for x in 0..<width { blend(x: x, y: y, color: color, coverage: 1) }
+            return
+        }
+        let amount = Double(color.alpha) / 255
+        // The same expression as `blendOpaque`, evaluated once per value instead of per pixel.
+        func table(_ channel: UInt8) -> [UInt8] {
+            (0...255).map { UInt8((Double($0) * (1 - amount) + Double(channel) * amount).rounded()) }
+        }
+        // The scrim is grey (black): one table serves the three channels.
+        let red = table(color.red)
+        let green = color.green == color.red ? red : table(color.green)
+        let blue = color.blue == color.red ? red : color.blue == color.green ? green : table(color.blue)
+        let start = y * width * 4
+        pixels.withUnsafeMutableBufferPointer { row in
+            for i in stride(from: start, to: start + width * 4, by: 4) {
+                row[i] = red[Int(row[i])]
+                row[i + 1] = green[Int(row[i + 1])]
+                row[i + 2] = blue[Int(row[i + 2])]
+            }
+        }
+    }
+
     /// Paints `picture` (same size or not) inside a circle, scaled to `diameter` pixels across,
     /// anti-aliased at the rim: an avatar bubble.
     public mutating func drawCircular(_ picture: RGBAImage, cx: Double, cy: Double, radius: Double) {

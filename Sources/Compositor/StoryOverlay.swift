@@ -21,8 +21,7 @@ public enum StoryOverlay {
             let fade = 1 - Double(row) / scrim
             let alpha = UInt8((0.38 * fade * fade * opacity * 255).rounded())
             guard alpha > 0 else { continue }
-            picture.fillRoundedRect(x: 0, y: Double(row), width: Double(picture.width), height: 1, radius: 0,
-                                    color: RGBAColor(red: 0, green: 0, blue: 0, alpha: alpha))
+            picture.blendRow(row, color: RGBAColor(red: 0, green: 0, blue: 0, alpha: alpha))
         }
         let track = RGBAColor(red: 255, green: 255, blue: 255, alpha: UInt8(90 * opacity))
         let fill = RGBAColor(red: 255, green: 255, blue: 255, alpha: UInt8(240 * opacity))

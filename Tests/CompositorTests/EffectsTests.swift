@@ -45,6 +45,25 @@ final class EffectsTests: XCTestCase {
         XCTAssertGreaterThan(picture[6, 9].red, 0)
     }
 
+    /// The overlay's scrim draws rows with `blendRow` (a table per channel) where it used a
+    /// one-row rectangle: the pixels must be the same, over opaque rows and rows that are not
+    /// (noisyBands leaves every fifth row's alpha noisy).
+    func testBlendRowIsTheOneRowRectangle() {
+        let picture = TestPictures.noisyBands(width: 37, height: 12)
+        let colors = [RGBAColor(red: 0, green: 0, blue: 0, alpha: 97), RGBAColor(red: 200, green: 30, blue: 255, alpha: 40),
+                      RGBAColor(red: 12, green: 12, blue: 90, alpha: 255)]
+        for color in colors {
+            for row in [0, 3, 5, 11] {
+                var byRectangle = picture
+                byRectangle.fillRoundedRect(x: 0, y: Double(row), width: 37, height: 1, radius: 0, color: color)
+                var byRow = picture
+                byRow.blendRow(row, color: color)
+                XCTAssertEqual(byRow, byRectangle, "row \(row), \(color)")
+                XCTAssertNotEqual(byRow, picture, "row \(row) is drawn")
+            }
+        }
+    }
+
     func testShapesFarOffThePictureDrawNothing() {
         let blank = RGBAImage(width: 40, height: 20, fill: .black)
         var picture = blank
