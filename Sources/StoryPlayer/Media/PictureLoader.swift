@@ -7,7 +7,7 @@ enum PictureLoader {
     static func load(_ source: MediaSource, width: Int, height: Int, limits: DecodeLimits) throws(MediaError) -> RGBAImage {
         let decoder = try MediaDecoder(source: source, limits: limits)
         defer { decoder.close() }
-        guard let picture = try decoder.nextPicture() else {
+        guard let picture = try decoder.firstPicture() else {
             throw MediaError(.decode, "no picture in \(source)")
         }
         return try decoder.rgba(picture, width: width, height: height)
