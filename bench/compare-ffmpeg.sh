@@ -57,11 +57,21 @@ export -f run_a run_b
 export bin work level frames
 # Each run starts from an empty folder, with earlier runs' files on disk (sync), so that no
 # run's time includes deleting old output or the kernel writing back the other side's files.
+# What decoding alone costs, measured with FFmpeg's own decoder on one thread: story a shows its
+# first 2 s (until the turn ends), story b from 1 s to the end. A floor for A's decode stage.
+# Measured in every round, between the renders, because on a shared machine one measurement
+# moves by 20-30 %: the figures below are medians over the rounds, of both sides alike.
+decode_cpu() { ffmpeg -benchmark -threads 1 -i "$1" -frames:v "$2" -f null - 2>&1 | sed -n 's/.*utime=\([0-9.]*\)s.*/\1/p'; }
+shown_a=$((frames < 60 ? frames : 60)) shown_b=$((frames > 30 ? frames - 30 : 0))
 for _ in $(seq "$runs"); do
   rm -rf "$work/A" && sync
   /usr/bin/time -f "%e %M" -a -o "$work/a.times" bash -c run_a
+  python3 -c 'import json, sys; print(json.dumps(json.load(open(sys.argv[1]))))' "$work/A/summary.json" >> "$work/a.summaries"
   rm -rf "$work/B" && sync
   /usr/bin/time -f "%e %M" -a -o "$work/b.times" bash -c run_b
+  floor_a=$(decode_cpu "$work/a.mp4" "$shown_a")
+  floor_b=$( ((shown_b > 0)) && decode_cpu "$work/b.mp4" "$shown_b" || echo 0)
+  echo "$floor_a $floor_b" >> "$work/floors"
 done
 bytes_a=$(cat "$work"/A/frame-*.png | wc -c)
 bytes_b=$(cat "$work"/B/*.png | wc -c)
@@ -80,22 +90,18 @@ print(f"  wall   A render-stories {ma:7.2f} s   B ffmpeg {mb:7.2f} s   A/B {ma/m
 print(f"  bytes  A {ba/1e6:10.1f} MB   B {bb/1e6:10.1f} MB   A/B {ba/bb:.2f}")
 print(f"  RSS    A {max(ra)/1024:10.0f} MB   B {max(rb)/1024:10.0f} MB")
 PY
-# What decoding alone costs, measured with FFmpeg's own decoder on one thread of an otherwise
-# idle machine: story a shows its first 2 s (until the turn ends), story b from 1 s to the end.
-# A floor for A's decode stage, which runs beside the PNG encoders and so is slower.
-decode_cpu() { ffmpeg -benchmark -threads 1 -i "$1" -frames:v "$2" -f null - 2>&1 | sed -n 's/.*utime=\([0-9.]*\)s.*/\1/p'; }
-shown_a=$((frames < 60 ? frames : 60)) shown_b=$((frames > 30 ? frames - 30 : 0))
-floor_a=$(decode_cpu "$work/a.mp4" "$shown_a")
-floor_b=$( ((shown_b > 0)) && decode_cpu "$work/b.mp4" "$shown_b" || echo 0)
-python3 - "$work/A/summary.json" "$floor_a" "$floor_b" "$frames" <<'PY'
-import json, sys
-s = json.load(open(sys.argv[1]))
-st = s["stages_ms"]
-print("  A stages (CPU ms per frame, last run): " + ", ".join(f"{k} {v:.1f}" for k, v in st.items()))
-print(f"  A pipeline efficiency {s['pipeline_efficiency']:.2f} (wall / (stage CPU / {s['cores']} cores); target <= 1.1)")
-print(f"  A other stages / encode {s['non_encode_share']:.2f} (target <= 0.25)")
-floor = (float(sys.argv[2]) + float(sys.argv[3])) * 1000 / int(sys.argv[4])
-print(f"  decode floor: ffmpeg -threads 1 decodes the shown frames in {floor:.1f} ms per output frame, "
-      f"{floor / st['encode']:.2f} of A's encode")
-print(f"  A decode / decode floor {st['decode'] / floor:.2f} (target <= 1.15)")
+python3 - "$work/a.summaries" "$work/floors" "$frames" <<'PY'
+import json, statistics, sys
+summaries = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
+floors = [sum(map(float, line.split())) * 1000 / int(sys.argv[3]) for line in open(sys.argv[2]) if line.strip()]
+median = statistics.median
+stages = {k: median(s["stages_ms"][k] for s in summaries) for k in summaries[0]["stages_ms"]}
+print("  A stages (CPU ms per frame, medians of the runs): " + ", ".join(f"{k} {v:.1f}" for k, v in stages.items()))
+print(f"  A pipeline efficiency {median(s['pipeline_efficiency'] for s in summaries):.2f} "
+      f"(wall / (stage CPU / {summaries[0]['cores']} cores); target <= 1.1)")
+floor = median(floors)
+print(f"  decode floor: ffmpeg -threads 1 decodes the shown frames in {floor:.1f} ms per output frame "
+      f"(runs: {', '.join(f'{f:.1f}' for f in floors)}), {floor / stages['encode']:.2f} of A's encode")
+decodes = ", ".join(f"{s['stages_ms']['decode']:.1f}" for s in summaries)
+print(f"  A decode (runs: {decodes}) / decode floor {stages['decode'] / floor:.2f} (target <= 1.15)")
 PY
