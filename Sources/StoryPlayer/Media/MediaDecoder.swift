@@ -200,7 +200,11 @@ final class MediaDecoder {
                 if read != FFmpegError.endOfFile { lastReadError = read }
                 // End of file, or a truncated file: either way, drain what the decoder holds.
                 inputDone = true
-                _ = track?.codec.send(nil)
+                // A decoder with frame threads reports a packet it cannot decode only here, at
+                // the drain: kept, so that a stream without a picture fails with why.
+                if let drained = track?.codec.send(nil), drained < 0, drained != FFmpegError.endOfFile {
+                    lastRefusal = drained
+                }
                 continue
             }
             defer { av_packet_unref(packetPointer) }
