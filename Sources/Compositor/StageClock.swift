@@ -6,7 +6,12 @@ import Synchronization
 
 /// The stages a frame goes through, for `stages_ms` in `summary.json`.
 public enum PipelineStage: String, Sendable, CaseIterable {
-    case decode, convert, raster, overlay
+    /// Demuxing and decoding the pictures players show, opening their sources included.
+    case decode
+    /// Posters and probes of the preload window: sources opened and first keyframes decoded
+    /// before a story plays, work that FFmpeg playing the same clips does not do.
+    case preload
+    case convert, raster, overlay
     /// The backdrop behind an opening, pulled or closing viewer: its blur and dim.
     case blur
     case encode

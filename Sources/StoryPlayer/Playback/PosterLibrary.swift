@@ -40,7 +40,7 @@ final class PosterLibrary: Sendable {
     static let reduction = 4
     static let darkening = 0.72
 
-    /// Charged with the loads' CPU time: opening and decoding under `.decode`, the cards under `.overlay`.
+    /// Charged with the loads' CPU time: opening and decoding under `.preload`, the cards under `.overlay`.
     private let clock: StageClock?
     /// The virtual clock: `picture` waits for a story still loading instead of showing the
     /// background, so that frames do not depend on how long loading took.
@@ -160,7 +160,7 @@ final class PosterLibrary: Sendable {
             }
             do {
                 // One decode per poster: the avatar is the centre of the small picture.
-                let poster = try clock.measure(.decode) { () throws(MediaError) in
+                let poster = try clock.measure(.preload) { () throws(MediaError) in
                     try PictureLoader.load(source, width: small.0, height: small.1, limits: limits)
                 }
                 let makeCards = {
@@ -181,7 +181,7 @@ final class PosterLibrary: Sendable {
         if entry.cards.contains(where: { $0 != nil }) { entry.loaded.append("poster") }
         if probe, let first = story.items.first, first.source.refusal == nil {
             do {
-                entry.probe = try clock.measure(.decode) { () throws(MediaError) in
+                entry.probe = try clock.measure(.preload) { () throws(MediaError) in
                     try MediaProbe.run(source: first.source, limits: limits, isLive: first.isLive, decodeFirstFrame: false)
                 }
                 entry.loaded.append("probe")
