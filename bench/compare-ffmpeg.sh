@@ -61,7 +61,11 @@ export bin work level frames
 # first 2 s (until the turn ends), story b from 1 s to the end. A floor for A's decode stage.
 # Measured in every round, between the renders, because on a shared machine one measurement
 # moves by 20-30 %: the figures below are medians over the rounds, of both sides alike.
-decode_cpu() { ffmpeg -benchmark -threads 1 -i "$1" -frames:v "$2" -f null - 2>&1 | sed -n 's/.*utime=\([0-9.]*\)s.*/\1/p'; }
+# User and system time both, as the render's stage clock (CLOCK_THREAD_CPUTIME_ID) counts both.
+decode_cpu() {
+  ffmpeg -benchmark -threads 1 -i "$1" -frames:v "$2" -f null - 2>&1 |
+    sed -n 's/.*utime=\([0-9.]*\)s stime=\([0-9.]*\)s.*/\1 \2/p' | awk '{print $1 + $2}'
+}
 shown_a=$((frames < 60 ? frames : 60)) shown_b=$((frames > 30 ? frames - 30 : 0))
 for _ in $(seq "$runs"); do
   rm -rf "$work/A" && sync
