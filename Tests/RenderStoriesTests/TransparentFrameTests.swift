@@ -62,6 +62,46 @@ final class TransparentFrameTests: XCTestCase {
         XCTAssertEqual(try RGBAImage(contentsOfPNG: out + "/frame-000003.png")[1, 1], .black)
     }
 
+    /// The clip and the contact sheet are flattened over black whatever --alpha says: an H.264
+    /// clip has no alpha, and a sheet is for looking at. The background is green at alpha 0, so
+    /// an area left unflattened would show green.
+    func testTheClipAndContactSheetAreFlattenedOverBlack() throws {
+        let out = folder.file("flat")
+        let clip = folder.file("flat.mp4"), sheet = folder.file("sheet.png")
+        let result = try cli.run(["render", board(background: "#00ff0000"), "--alpha", "--mp4", clip,
+                                  "--contact-sheet", sheet, "--sheet-frames", "10", "--output", out, "--quiet"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertEqual(try RGBAImage(contentsOfPNG: out + "/frame-000003.png")[1, 1].alpha, 0, "the frames keep their alpha")
+
+        XCTAssertEqual(try colourType(sheet), 2, "the sheet is RGB")
+        let picture = try RGBAImage(contentsOfPNG: sheet)
+        var green = 0, black = 0
+        for y in 0..<picture.height {
+            for x in 0..<picture.width {
+                let pixel = picture[x, y]
+                if pixel.green > 200 && pixel.red < 60 && pixel.blue < 60 { green += 1 }
+                if pixel == .black { black += 1 }
+            }
+        }
+        XCTAssertEqual(green, 0, "no background green on the sheet")
+        XCTAssertGreaterThan(black, 100, "the mid-turn cells show black around the faces")
+
+        // Frame 3 of the clip, mid-turn, decoded by the ffmpeg CLI: its corner is black.
+        let decode = Process()
+        decode.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+        decode.arguments = ["-v", "error", "-i", clip, "-vf", "select=eq(n\\,3)", "-frames:v", "1",
+                            "-f", "rawvideo", "-pix_fmt", "rgb24", "-"]
+        let output = Pipe()
+        decode.standardOutput = output
+        try decode.run()
+        let rgb = [UInt8](output.fileHandleForReading.readDataToEndOfFile())
+        decode.waitUntilExit()
+        XCTAssertEqual(rgb.count, 90 * 160 * 3, "one 90x160 frame")
+        guard rgb.count == 90 * 160 * 3 else { return }
+        let corner = Array(rgb[(90 + 1) * 3..<(90 + 1) * 3 + 3])
+        XCTAssertTrue(corner.allSatisfy { $0 < 40 }, "the clip's corner is black, not green: \(corner)")
+    }
+
     /// `still` takes render's PNG options, --alpha among them.
     func testStillTakesThePNGOptionsOfRender() throws {
         let path = folder.file("mid.png")
