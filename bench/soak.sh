@@ -18,44 +18,16 @@ duration=${1:-600}
 scripts/install-deps.sh --test
 quiet_build -c release --product render-stories
 bin=$PWD/.build/release/render-stories
-work=$(mktemp -d)
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-wait_for() { for _ in $(seq 400); do if eval "$1"; then return 0; fi; sleep 0.05; done; echo "timed out: $1" >&2; return 1; }
-publish() { ffmpeg -v error -re -stream_loop -1 -i samples/beach.mp4 -c copy "$@" </dev/null & pids+=($!); }
+source bench/live-servers.sh
 
 # MARK: - Live sources
 
-# HLS: ffmpeg writes a sliding-window playlist that python serves.
-mkdir -p "$work/hls"
-publish -f hls -hls_time 1 -hls_list_size 5 -hls_flags delete_segments "$work/hls/live.m3u8"
-http=$(free_port)
-python3 -m http.server "$http" --bind 127.0.0.1 --directory "$work/hls" >/dev/null 2>&1 & pids+=($!)
-wait_for "[[ \$(grep -c '\.ts' '$work/hls/live.m3u8' 2>/dev/null) -ge 3 ]]"
-
-# RTMP: nginx's RTMP module, fed by a publisher.
-rtmp=$(free_port)
-mkdir -p "$work/nginx/logs"
-cat > "$work/nginx/nginx.conf" <<CONF
-load_module /usr/lib/nginx/modules/ngx_rtmp_module.so;
-daemon off; master_process off; pid $work/nginx/nginx.pid; error_log $work/nginx/logs/error.log;
-events { worker_connections 64; }
-rtmp { server { listen 127.0.0.1:$rtmp; application live { live on; } } }
-CONF
-nginx -p "$work/nginx" -c "$work/nginx/nginx.conf" & pids+=($!)
-wait_for "(echo > /dev/tcp/127.0.0.1/$rtmp) 2>/dev/null"
-publish -f flv "rtmp://127.0.0.1:$rtmp/live/story"
-wait_for "$bin probe rtmp://127.0.0.1:$rtmp/live/story >/dev/null 2>&1"
+start_hls
+start_rtmp
 
 # MARK: - The storyboard
 
-python3 - "$duration" "$PWD/samples" "http://127.0.0.1:$http/live.m3u8" "rtmp://127.0.0.1:$rtmp/live/story" \
+python3 - "$duration" "$PWD/samples" "$HLS_URL" "$RTMP_URL" \
   > "$work/soak.json" <<'PY'
 import json, sys
 duration, folder, hls, rtmp = float(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
