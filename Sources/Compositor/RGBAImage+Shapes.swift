@@ -55,22 +55,16 @@ extension RGBAImage {
     /// a rectangle one row high and as wide as the picture, with the same pixels as a result.
     /// The overlay's scrim is 60-odd such rows on every frame, and pixel by pixel it was the
     /// largest part of the overlay step (about 4 ms a frame at 720x1280); over an opaque row
-    /// the blend is one 256-entry table per channel instead.
+    /// the blend is one 256-entry table per channel instead (`BlendTables`).
     public mutating func blendRow(_ y: Int, color: RGBAColor) {
         guard y >= 0, y < height, width > 0, color.alpha > 0 else { return }
         guard isOpaque(columns: 0...(width - 1), rows: y...y) else {
             for x in 0..<width { blend(x: x, y: y, color: color, coverage: 1) }
             return
         }
-        let amount = Double(color.alpha) / 255
-        // The same expression as `blendOpaque`, evaluated once per value instead of per pixel.
-        func table(_ channel: UInt8) -> [UInt8] {
-            (0...255).map { UInt8((Double($0) * (1 - amount) + Double(channel) * amount).rounded()) }
-        }
-        // The scrim is grey (black): one table serves the three channels.
-        let red = table(color.red)
-        let green = color.green == color.red ? red : table(color.green)
-        let blue = color.blue == color.red ? red : color.blue == color.green ? green : table(color.blue)
+        let red = BlendTables.table(alpha: color.alpha, value: color.red)
+        let green = color.green == color.red ? red : BlendTables.table(alpha: color.alpha, value: color.green)
+        let blue = color.blue == color.red ? red : BlendTables.table(alpha: color.alpha, value: color.blue)
         let start = y * width * 4
         pixels.withUnsafeMutableBufferPointer { row in
             for i in stride(from: start, to: start + width * 4, by: 4) {
@@ -125,7 +119,24 @@ extension RGBAImage {
     mutating func paint(columns: ClosedRange<Int>, rows: ClosedRange<Int>, color: RGBAColor,
                         coverage: (Int, Int) -> Double) {
         if isOpaque(columns: columns, rows: rows) {
-            for y in rows { for x in columns { blendOpaque(x: x, y: y, color: color, coverage: coverage(x, y)) } }
+            // Inside the shape the coverage is 1: the mix is then `blendRow`'s table, the same
+            // expression without a rounding per channel.
+            let red = BlendTables.table(alpha: color.alpha, value: color.red)
+            let green = BlendTables.table(alpha: color.alpha, value: color.green)
+            let blue = BlendTables.table(alpha: color.alpha, value: color.blue)
+            for y in rows {
+                for x in columns {
+                    let covered = coverage(x, y)
+                    guard covered == 1 else {
+                        blendOpaque(x: x, y: y, color: color, coverage: covered)
+                        continue
+                    }
+                    let i = (y * width + x) * 4
+                    pixels[i] = red[Int(pixels[i])]
+                    pixels[i + 1] = green[Int(pixels[i + 1])]
+                    pixels[i + 2] = blue[Int(pixels[i + 2])]
+                }
+            }
         } else {
             for y in rows { for x in columns { blend(x: x, y: y, color: color, coverage: coverage(x, y)) } }
         }
