@@ -17,6 +17,12 @@ final class DecoderEndTests: XCTestCase {
             XCTAssertThrowsError(try decoder.nextPicture(), "\(threads) threads") { error in
                 XCTAssertTrue("\(error)".contains("16000x16000"), "\(threads) threads: \(error)")
             }
+            // A poster reads the keyframe alone and drains at once: the same refusal, the same reason.
+            let poster = try MediaDecoder(source: MediaSource(uri: folder.file("huge.png"), relativeTo: "/"), limits: limits)
+            defer { poster.close() }
+            XCTAssertThrowsError(try poster.firstPicture(), "\(threads) threads") { error in
+                XCTAssertTrue("\(error)".contains("16000x16000"), "poster, \(threads) threads: \(error)")
+            }
         }
     }
 }

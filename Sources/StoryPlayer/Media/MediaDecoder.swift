@@ -242,7 +242,9 @@ final class MediaDecoder {
         } else if drainsAfterKeyframe, sent >= 0, packet.pointee.flags & AV_PKT_FLAG_KEY != 0 {
             inputDone = true
             drainedEarly = true
-            _ = track.codec.send(nil)
+            // As at the end of the input: a keyframe refused only at the drain fails with why.
+            let drained = track.codec.send(nil)
+            if drained < 0, drained != FFmpegError.endOfFile { lastRefusal = drained }
         }
     }
 
