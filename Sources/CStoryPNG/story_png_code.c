@@ -65,6 +65,13 @@ static uint64_t fit_lengths(const uint64_t *weight, int n, int shortest, int lon
     return (uint64_t)best;
 }
 
+/// The `n` low bits of `value` in reverse order.
+static unsigned reverse_bits(unsigned value, int n) {
+    unsigned reversed = 0;
+    for (int i = 0; i < n; i++, value >>= 1) reversed = (reversed << 1) | (value & 1);
+    return reversed;
+}
+
 /// Canonical codes (RFC 1951 3.2.2), bit-reversed because deflate sends codes MSB first into
 /// an LSB-first stream.
 static void canonical_codes(const uint8_t *lengths, int n, uint16_t *codes) {
@@ -81,19 +88,8 @@ static void canonical_codes(const uint8_t *lengths, int n, uint16_t *codes) {
         int length = lengths[s];
         codes[s] = 0;
         if (!length) continue;
-        unsigned value = (unsigned)next[length]++, reversed = 0;
-        for (int i = 0; i < length; i++) {
-            reversed = (reversed << 1) | (value & 1);
-            value >>= 1;
-        }
-        codes[s] = (uint16_t)reversed;
+        codes[s] = (uint16_t)reverse_bits((unsigned)next[length]++, length);
     }
-}
-
-static unsigned reverse_bits(unsigned value, int n) {
-    unsigned reversed = 0;
-    for (int i = 0; i < n; i++, value >>= 1) reversed = (reversed << 1) | (value & 1);
-    return reversed;
 }
 
 // MARK: - The shaped code
