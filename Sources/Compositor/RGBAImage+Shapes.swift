@@ -55,24 +55,10 @@ extension RGBAImage {
     /// a rectangle one row high and as wide as the picture, with the same pixels as a result.
     /// The overlay's scrim is 60-odd such rows on every frame, and pixel by pixel it was the
     /// largest part of the overlay step (about 4 ms a frame at 720x1280); over an opaque row
-    /// the blend is one 256-entry table per channel instead (`BlendTables`).
+    /// `paint` blends it through one 256-entry table per channel instead (`BlendTables`).
     public mutating func blendRow(_ y: Int, color: RGBAColor) {
         guard y >= 0, y < height, width > 0, color.alpha > 0 else { return }
-        guard isOpaque(columns: 0...(width - 1), rows: y...y) else {
-            for x in 0..<width { blend(x: x, y: y, color: color, coverage: 1) }
-            return
-        }
-        let red = BlendTables.table(alpha: color.alpha, value: color.red)
-        let green = color.green == color.red ? red : BlendTables.table(alpha: color.alpha, value: color.green)
-        let blue = color.blue == color.red ? red : BlendTables.table(alpha: color.alpha, value: color.blue)
-        let start = y * width * 4
-        pixels.withUnsafeMutableBufferPointer { row in
-            for i in stride(from: start, to: start + width * 4, by: 4) {
-                row[i] = red[Int(row[i])]
-                row[i + 1] = green[Int(row[i + 1])]
-                row[i + 2] = blue[Int(row[i + 2])]
-            }
-        }
+        paint(columns: 0...(width - 1), rows: y...y, color: color) { _, _ in 1 }
     }
 
     /// Paints `picture` (same size or not) inside a circle, scaled to `diameter` pixels across,
@@ -119,22 +105,24 @@ extension RGBAImage {
     mutating func paint(columns: ClosedRange<Int>, rows: ClosedRange<Int>, color: RGBAColor,
                         coverage: (Int, Int) -> Double) {
         if isOpaque(columns: columns, rows: rows) {
-            // Inside the shape the coverage is 1: the mix is then `blendRow`'s table, the same
-            // expression without a rounding per channel.
+            // Inside the shape the coverage is 1: the mix is then one table per channel
+            // (`BlendTables`), the same expression without a rounding per channel.
             let red = BlendTables.table(alpha: color.alpha, value: color.red)
             let green = BlendTables.table(alpha: color.alpha, value: color.green)
             let blue = BlendTables.table(alpha: color.alpha, value: color.blue)
-            for y in rows {
-                for x in columns {
-                    let covered = coverage(x, y)
-                    guard covered == 1 else {
-                        blendOpaque(x: x, y: y, color: color, coverage: covered)
-                        continue
+            let width = self.width
+            pixels.withUnsafeMutableBufferPointer { pixels in
+                for y in rows {
+                    for x in columns {
+                        let covered = coverage(x, y), i = (y * width + x) * 4
+                        guard covered == 1 else {
+                            RGBAImage.mixOpaque(&pixels, at: i, color: color, coverage: covered)
+                            continue
+                        }
+                        pixels[i] = red[Int(pixels[i])]
+                        pixels[i + 1] = green[Int(pixels[i + 1])]
+                        pixels[i + 2] = blue[Int(pixels[i + 2])]
                     }
-                    let i = (y * width + x) * 4
-                    pixels[i] = red[Int(pixels[i])]
-                    pixels[i + 1] = green[Int(pixels[i + 1])]
-                    pixels[i + 2] = blue[Int(pixels[i + 2])]
                 }
             }
         } else {
@@ -156,12 +144,26 @@ extension RGBAImage {
     /// Mixes `color` into one opaque pixel by `coverage` × the colour's own alpha.
     @inline(__always)
     mutating func blendOpaque(x: Int, y: Int, color: RGBAColor, coverage: Double) {
+        RGBAImage.mixOpaque(&pixels, at: (y * width + x) * 4, color: color, coverage: coverage)
+    }
+
+    /// `blendOpaque` on the pixel whose red byte is `pixels[i]`, in the picture's storage or a
+    /// pointer to it.
+    @inline(__always)
+    static func mixOpaque<Pixels: MutableCollection<UInt8>>(_ pixels: inout Pixels, at i: Int, color: RGBAColor,
+                                                            coverage: Double) where Pixels.Index == Int {
         let amount = coverage * Double(color.alpha) / 255
         guard amount > 0 else { return }
-        let i = (y * width + x) * 4
-        pixels[i] = UInt8((Double(pixels[i]) * (1 - amount) + Double(color.red) * amount).rounded())
-        pixels[i + 1] = UInt8((Double(pixels[i + 1]) * (1 - amount) + Double(color.green) * amount).rounded())
-        pixels[i + 2] = UInt8((Double(pixels[i + 2]) * (1 - amount) + Double(color.blue) * amount).rounded())
+        pixels[i] = mix(pixels[i], toward: color.red, by: amount)
+        pixels[i + 1] = mix(pixels[i + 1], toward: color.green, by: amount)
+        pixels[i + 2] = mix(pixels[i + 2], toward: color.blue, by: amount)
+    }
+
+    /// `value` moved toward `target` by `amount` (0…1), rounded: the one expression every
+    /// opaque blend uses, `BlendTables` included, so their pixels agree.
+    @inline(__always)
+    static func mix(_ value: UInt8, toward target: UInt8, by amount: Double) -> UInt8 {
+        UInt8((Double(value) * (1 - amount) + Double(target) * amount).rounded())
     }
 
     /// Mixes `color` into one pixel by `coverage` × the colour's own alpha: "over", in straight

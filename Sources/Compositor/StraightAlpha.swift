@@ -51,12 +51,8 @@ extension BilinearSampler {
 }
 
 extension RGBAImage {
-    /// Whether every pixel has alpha 255. One pass of ANDs, which the compiler vectorises.
+    /// Whether every pixel has alpha 255 (`isOpaque(columns:rows:)` over the whole picture).
     public var isOpaque: Bool {
-        pixels.withUnsafeBytes { raw in
-            var all: UInt32 = 0xFFFF_FFFF
-            for word in raw.bindMemory(to: UInt32.self) { all &= word }
-            return all >> 24 == 0xFF
-        }
+        width == 0 || height == 0 || isOpaque(columns: 0...(width - 1), rows: 0...(height - 1))
     }
 }
