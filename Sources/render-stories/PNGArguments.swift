@@ -24,7 +24,20 @@ struct PNGArguments: ParsableArguments {
     }
 }
 
-/// `--background COLOUR`, overriding the storyboard's `canvas.background`. Any text parses, so
+/// `--background COLOUR`, the same for `render` and `still`.
+struct BackgroundArguments: ParsableArguments {
+    @Option(help: ArgumentHelp("The colour around the stories, overriding the storyboard's canvas.background: \(RGBAColor.spokenForms).", valueName: "colour"))
+    var background: BackgroundColor?
+
+    func validate() throws {
+        if let problem = background?.problem { throw ValidationError(problem) }
+    }
+
+    /// The colour given, or nil to keep the storyboard's.
+    var color: RGBAColor? { background?.color }
+}
+
+/// A `--background` value, overriding the storyboard's `canvas.background`. Any text parses, so
 /// that `validate()` can say what a colour looks like instead of "invalid value".
 struct BackgroundColor: ExpressibleByArgument {
     var color: RGBAColor?

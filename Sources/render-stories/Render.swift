@@ -30,8 +30,7 @@ struct Render: ParsableCommand {
     @Flag(help: "Draw no UI over the stories.")
     var noOverlay = false
 
-    @Option(help: ArgumentHelp("The colour around the stories, overriding the storyboard's canvas.background: \(RGBAColor.spokenForms).", valueName: "colour"))
-    var background: BackgroundColor?
+    @OptionGroup var background: BackgroundArguments
 
     @OptionGroup var png: PNGArguments
 
@@ -85,7 +84,6 @@ struct Render: ParsableCommand {
         if let mp4, (mp4 as NSString).pathExtension.lowercased() != "mp4" {
             throw ValidationError("--mp4 \(mp4): the clip is an MP4 file (H.264 and AAC); give its name the .mp4 extension")
         }
-        if let problem = background?.problem { throw ValidationError(problem) }
         if let threads, !RenderOptions.threadCounts.contains(threads) {
             throw ValidationError("--threads must be \(RenderOptions.threadCounts.spoken)")
         }
@@ -102,7 +100,7 @@ struct Render: ParsableCommand {
         let path = try StoryboardFile.resolve(storyboard)
         let board = try Storyboard(contentsOf: path).overriding(width: size?.width, height: size?.height,
                                                                fps: overrides.fps, duration: overrides.duration,
-                                                               background: background?.color)
+                                                               background: background.color)
         // A typo in a file name is named now, not found when its story fails. The story still
         // fails with its card and the render goes on, unless --strict, which stops here.
         let missing = board.missingLocalFiles

@@ -31,14 +31,12 @@ struct Still: ParsableCommand {
     @Flag(help: "Draw no UI over the stories.")
     var noOverlay = false
 
-    @Option(help: ArgumentHelp("The colour around the stories, overriding the storyboard's canvas.background: \(RGBAColor.spokenForms).", valueName: "colour"))
-    var background: BackgroundColor?
+    @OptionGroup var background: BackgroundArguments
 
     @OptionGroup var png: PNGArguments
 
     func validate() throws {
         if let problem = size?.problem { throw ValidationError(problem) }
-        if let problem = background?.problem { throw ValidationError(problem) }
         guard time >= 0 else { throw ValidationError("--time must not be negative") }
     }
 
@@ -50,7 +48,7 @@ struct Still: ParsableCommand {
             throw ExitCode(1)
         }
         let board = try Storyboard(contentsOf: storyboard).overriding(width: size?.width, height: size?.height,
-                                                                     background: background?.color)
+                                                                     background: background.color)
         let still = try StillRender.render(board, pageOffset: page, time: time, overlay: !noOverlay)
         for problem in still.problems { printError("story failed: \(problem)") }
         var image = still.image
