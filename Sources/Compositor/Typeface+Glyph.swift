@@ -60,6 +60,12 @@ public struct TextMetrics: Sendable, Equatable {
     public let descent: Int
     /// From one baseline to the next.
     public let lineHeight: Int
+
+    /// Where to draw a line (its top, as `Typeface.draw` takes it) so that its glyphs sit in
+    /// the middle of a box `height` pixels high whose top is `boxTop`.
+    public func lineTop(centredIn height: Int, at boxTop: Int) -> Int {
+        boxTop + (height - ascent - descent) / 2
+    }
 }
 
 /// A string laid out at one size: its glyphs along the baseline and its advance width.

@@ -59,7 +59,7 @@ extension LifecycleTimeline {
                 image.fillRoundedRect(x: x, y: y + 2, width: w, height: h - 4, radius: 0, color: color)
             }
             let metrics = Typeface.regular.metrics(size: axisTextSize)
-            Typeface.regular.draw(entry.text, x: entry.x + swatchWidth + 5, y: entry.y + (legendRowHeight - metrics.ascent - metrics.descent) / 2,
+            Typeface.regular.draw(entry.text, x: entry.x + swatchWidth + 5, y: metrics.lineTop(centredIn: legendRowHeight, at: entry.y),
                                   size: axisTextSize, color: axisColor, on: &image)
         }
     }

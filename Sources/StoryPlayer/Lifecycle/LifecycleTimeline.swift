@@ -67,7 +67,7 @@ public enum LifecycleTimeline {
         for (index, story) in layout.lanes.enumerated() {
             let top = layout.top + index * layout.laneHeight
             let name = face.truncated(story, toFit: layout.left - 16, size: size)
-            face.draw(name, x: 8, y: top + (layout.laneHeight - metrics.ascent - metrics.descent) / 2, size: size,
+            face.draw(name, x: 8, y: metrics.lineTop(centredIn: layout.laneHeight, at: top), size: size,
                       color: laneTextColor, on: &image)
             image.fillRoundedRect(x: Double(layout.left), y: Double(top + layout.laneHeight - 1),
                                   width: Double(layout.width - layout.left - layout.right), height: 1, radius: 0,
@@ -92,7 +92,7 @@ public enum LifecycleTimeline {
             let label = "#\(player)"
             if Typeface.regular.width(of: label, size: barTextSize) + 6 < x1 - x0 {
                 let metrics = Typeface.regular.metrics(size: barTextSize)
-                Typeface.regular.draw(label, x: x0 + 4, y: top + (layout.laneHeight - metrics.ascent - metrics.descent) / 2,
+                Typeface.regular.draw(label, x: x0 + 4, y: metrics.lineTop(centredIn: layout.laneHeight, at: top),
                                       size: barTextSize, color: .white, on: &image)
             }
         }
