@@ -29,9 +29,9 @@ extension StoryRender {
         } catch {
             throw RenderError(.output, "cannot write the trace or summary in \(folder)", cause: error)
         }
-        if let path = options.contactSheet, !thumbnails.chosen.isEmpty {
+        if let path = options.contactSheet, case let chosen = thumbnails.chosen, !chosen.isEmpty {
             do {
-                try ContactSheet(columns: options.sheetColumns, cellWidth: thumbnails.width).render(thumbnails.chosen).writePNG(to: path)
+                try ContactSheet(columns: options.sheetColumns, cellWidth: thumbnails.width).render(chosen).writePNG(to: path)
             } catch {
                 throw RenderError(.output, "cannot write the contact sheet \(path)", cause: error)
             }

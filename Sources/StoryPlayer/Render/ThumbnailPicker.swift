@@ -15,8 +15,10 @@ struct ThumbnailPicker {
     private let plannedIndices: Set<Int>
     private var kept: [ContactSheet.Frame] = []
     /// The latest frame offered, when the stride did not keep it: the last frame of an
-    /// open-ended render must be on its sheet.
-    private var latest: ContactSheet.Frame?
+    /// open-ended render must be on its sheet. Held at full size and made small only in
+    /// `chosen`: scaling every frame in case it was the last cost about a millisecond a frame.
+    /// Holding it costs no copy, since the render's next canvas is one whose encoding is done.
+    private var latest: (number: Int, time: Double, picture: RGBAImage)?
     private var stride = 1
 
     init(wanted: Int, planned: Int?, width: Int) {
@@ -39,7 +41,7 @@ struct ThumbnailPicker {
         if planned != nil {
             guard plannedIndices.contains(index) else { return }
         } else if index % stride != 0 {
-            latest = thumbnail(index, time, frame)
+            latest = (index, time, frame)
             return
         }
         latest = nil
@@ -60,7 +62,7 @@ struct ThumbnailPicker {
     /// The frames for the sheet, in order.
     var chosen: [ContactSheet.Frame] {
         if planned != nil { return kept }
-        let candidates = kept + (latest.map { [$0] } ?? [])
+        let candidates = kept + (latest.map { [thumbnail($0.number, $0.time, $0.picture)] } ?? [])
         guard let first = candidates.first, let last = candidates.last else { return [] }
         var chosen: [ContactSheet.Frame] = []
         for number in ThumbnailPicker.evenlySpaced(wanted, of: last.number - first.number + 1) {
