@@ -8,6 +8,9 @@ final class CodecContext {
     /// Codec contexts allocated and not yet freed, process-wide (see `FormatContext.alive`).
     static let alive = Atomic<Int>(0)
 
+    /// The threads a decoder opened with more than one thread started (none otherwise).
+    private(set) var workers = DecoderWorkers.none
+
     /// `avcodec_alloc_context3` + `avcodec_parameters_to_context` + `avcodec_open2`.
     init(parameters: UnsafePointer<AVCodecParameters>, maxPixels: Int, threads: Int) throws(MediaError) {
         guard let codec = avcodec_find_decoder(parameters.pointee.codec_id) else {
@@ -24,7 +27,11 @@ final class CodecContext {
         // Refuse absurd frame sizes in the decoder itself, before it allocates pictures.
         context.pointee.max_pixels = Int64(maxPixels)
         context.pointee.thread_count = Int32(threads)
-        try open(codec, failure: "cannot open the decoder")
+        guard threads > 1 else {
+            try open(codec, failure: "cannot open the decoder")
+            return
+        }
+        workers = try DecoderWorkers.started { () throws(MediaError) in try open(codec, failure: "cannot open the decoder") }
     }
 
     /// An encoder's context (`avcodec_alloc_context3`), set up by `configure`, then opened

@@ -1,26 +1,6 @@
 import CFFmpeg
 import Compositor
 
-/// Limits that protect the process from hostile or broken media.
-public struct DecodeLimits: Sendable {
-    /// The most pixels a picture may have (width × height). A 16000×16000 image fails with a
-    /// clear error instead of allocating a gigabyte.
-    public var maxPixels: Int = 8192 * 8192
-    /// Decoder threads per stream.
-    public var decoderThreads: Int = 1
-    /// Converted pictures a decode thread may hold ahead of the one shown (memory: each is one
-    /// canvas, 8 MB at 1080x1920). The next picture waits in this queue until its time, and the
-    /// thread converts only when there is room, so one is enough to overlap decoding with the
-    /// render: alternating runs at 720x1280 were as fast as with two.
-    public var queuedPictures: Int = 1
-    /// Waiting limits for network sources.
-    public var timeouts = Timeouts()
-    /// The storyboard's `protocols`, narrowing each source's own list.
-    public var protocols: [String]?
-
-    public init() {}
-}
-
 /// A decoded picture with its presentation time, still in the source's pixel format.
 final class DecodedPicture {
     let frame: Frame
@@ -92,12 +72,19 @@ final class MediaDecoder {
         isStill = format.formatName == "image2" || format.formatName.hasSuffix("_pipe")
         let status = av_find_best_stream(context, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
         if status >= 0 {
-            track = try VideoTrack(stream: status, of: context, limits: limits)
+            track = try VideoTrack(stream: status, of: context, limits: limits, threads: isStill ? 1 : limits.decoderThreads)
         } else if !self.waitsForVideo {
             throw MediaError(.noVideoStream, "no video stream in \(source)", averror: status)
         }
         reception.reached(.reading)
     }
+
+    /// The threads FFmpeg started for the video decoder (frame threads), and the CPU seconds they
+    /// have used; read before `close()`.
+    var workers: DecoderWorkers { track?.codec.workers ?? .none }
+    var workerCPUSeconds: Double { workers.cpuSeconds }
+    /// The video decoder's threads (`thread_count`); 0 until a live stream's video appears.
+    var decoderThreads: Int { track?.codec.pointer.map { Int($0.pointee.thread_count) } ?? 0 }
 
     /// Frees the demuxer, decoder, scaler and buffers now, all at once.
     func close() {
@@ -227,7 +214,7 @@ final class MediaDecoder {
         guard index >= 0, Int(index) < Int(context.pointee.nb_streams) else { return }
         let type = context.pointee.streams[Int(index)]!.pointee.codecpar!.pointee.codec_type
         if track == nil, waitsForVideo, type == AVMEDIA_TYPE_VIDEO {
-            track = try VideoTrack(stream: index, of: context, limits: limits)
+            track = try VideoTrack(stream: index, of: context, limits: limits, threads: limits.decoderThreads)
         }
         guard let track, index == track.index else {
             if type == AVMEDIA_TYPE_AUDIO { reception.countAudio() }

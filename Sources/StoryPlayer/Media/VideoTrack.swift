@@ -23,8 +23,10 @@ struct VideoTrack {
     /// back to the whole container's).
     let duration: Double?
 
-    /// `avcodec_open2` for stream `index` of `context`, refusing pictures over the pixel limit.
-    init(stream index: Int32, of context: UnsafeMutablePointer<AVFormatContext>, limits: DecodeLimits) throws(MediaError) {
+    /// `avcodec_open2` for stream `index` of `context` with `threads` decoder threads, refusing
+    /// pictures over the pixel limit.
+    init(stream index: Int32, of context: UnsafeMutablePointer<AVFormatContext>, limits: DecodeLimits,
+         threads: Int) throws(MediaError) {
         let stream = context.pointee.streams[Int(index)]!
         let parameters = stream.pointee.codecpar!
         let width = Int(parameters.pointee.width), height = Int(parameters.pointee.height)
@@ -32,7 +34,7 @@ struct VideoTrack {
             throw MediaError(.tooLarge, "picture is \(width)x\(height), more than the limit of \(limits.maxPixels) pixels")
         }
         self.index = index
-        codec = try CodecContext(parameters: parameters, maxPixels: limits.maxPixels, threads: limits.decoderThreads)
+        codec = try CodecContext(parameters: parameters, maxPixels: limits.maxPixels, threads: threads)
         codedWidth = width
         codedHeight = height
         codecName = String(cString: avcodec_get_name(parameters.pointee.codec_id))

@@ -26,8 +26,16 @@ final class DecodeThread: Sendable {
          clock: StageClock?, name: String, startAt: Double = 0) {
         queue = BoundedQueue(capacity: limits.queuedPictures)
         let started = InterruptGate.now()
+        let playing = {
+            var playing = limits
+            playing.decoderThreads = isLive ? 1 : limits.playbackThreads
+            return playing
+        }()
         let thread = Thread { [self] in
-            let worker = Worker(source: source, isLive: isLive, limits: limits, width: width, height: height,
+            // Named from inside: Foundation's `Thread.name` does not reach the kernel here, and
+            // the decoder's own threads are told apart by this name (`DecoderWorkers`).
+            DecoderWorkers.nameThisThread(DecodeThread.threadName(name))
+            let worker = Worker(source: source, isLive: isLive, limits: playing, width: width, height: height,
                                 clock: clock, gate: gate, reception: reception, queue: queue, spares: spares,
                                 started: started, startAt: startAt)
             worker.run()
@@ -36,6 +44,16 @@ final class DecodeThread: Sendable {
         }
         thread.name = name
         thread.start()
+    }
+
+    /// `name` cut to the 15 bytes a Linux thread name holds, on a character boundary.
+    static func threadName(_ name: String) -> String {
+        var cut = ""
+        for character in name {
+            guard cut.utf8.count + character.utf8.count <= 15 else { break }
+            cut.append(character)
+        }
+        return cut
     }
 
     /// The next event, taken from the queue, waiting for the thread if it has none yet.
@@ -96,6 +114,12 @@ private struct Worker {
         Double(end &- start) / 1e6
     }
 
+    /// Frees the decoder, charging its own threads' CPU time to the decode stage first.
+    func close(_ decoder: MediaDecoder) {
+        clock?.add(.decode, decoder.workerCPUSeconds)
+        decoder.close()
+    }
+
     func run() {
         var decoder: MediaDecoder
         do {
@@ -112,7 +136,7 @@ private struct Worker {
                 try clock.measure(.decode) { () throws(MediaError) in try decoder.seek(to: startAt) }
             } catch {
                 queue.put(.failed(error))
-                decoder.close()
+                close(decoder)
                 return
             }
         }
@@ -126,7 +150,7 @@ private struct Worker {
         var connectionFirstTime: Double?
         var lastTime = 0.0
         var frameDuration = facts.frameDuration
-        defer { decoder.close() }
+        defer { close(decoder) }
         while !gate.isStopped {
             let failure: MediaError?
             do {
@@ -200,7 +224,7 @@ private struct Worker {
                 queue.put(.failed(MediaError(.read, "live stream lost after \(reconnects) reconnects", cause: reason)))
                 return
             }
-            decoder.close()
+            close(decoder)
             decoder = next
             timeOffset = lastTime + frameDuration
             connectionFirstTime = nil

@@ -101,7 +101,7 @@ public final class ItemPlayer {
         }
         decodeThread = DecodeThread(source: item.source, isLive: item.isLive, limits: limits,
                                     width: size.width, height: size.height, clock: clock,
-                                    name: "decode \(storyID)#\(id)")
+                                    name: "decode #\(id) \(storyID)")
         if waits {
             // The virtual clock opens at play time, so `opened` (or `failed`) is traced at once.
             while media == nil && !isFailed, let event = decodeThread?.next() {
@@ -122,7 +122,7 @@ public final class ItemPlayer {
         guard !isFailed else { return }
         decodeThread = DecodeThread(source: item.source, isLive: item.isLive, limits: limits,
                                     width: size.width, height: size.height, clock: clock,
-                                    name: "decode \(storyID)#\(id)", startAt: max(0, mediaTime(at: t)))
+                                    name: "decode #\(id) \(storyID)", startAt: max(0, mediaTime(at: t)))
     }
 
     /// The room on screen, for a room's item.
