@@ -1,8 +1,5 @@
 import Foundation
 import Synchronization
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// A paged feed: `{"stories": [...], "next": "url-or-null"}` per page, from `file:` or `http(s):`.
 /// The next page is fetched on a background thread when the viewer comes within two stories of
@@ -16,6 +13,8 @@ final class FeedPages: Sendable {
 
     /// The next page is fetched when no more than this many stories are left after the current one.
     static let fetchDistance = 2
+    /// A page is a list of stories: one larger than this is not a feed page.
+    static let largestPage = 16 << 20
 
     let pageSize: Int
     private let timeout: Double
@@ -119,27 +118,11 @@ final class FeedPages: Sendable {
         guard ["http", "https"].contains(url.scheme?.lowercased() ?? "") else {
             throw FeedError(url: url.absoluteString, message: "only file:, http: and https: pages are supported")
         }
-        // The session's callback runs on its own queue; the answer crosses back through a mutex.
-        final class Answer: Sendable { let outcome = Mutex<Result<Data, FeedError>?>(nil) }
-        let box = Answer()
-        let done = DispatchSemaphore(value: 0)
-        var request = URLRequest(url: url)
-        request.timeoutInterval = timeout
-        let task = URLSession.shared.dataTask(with: request) { data, response, error in
-            if let error {
-                box.outcome.withLock { $0 = .failure(FeedError(url: url.absoluteString, message: error.localizedDescription)) }
-            } else if let http = response as? HTTPURLResponse, !(200..<300).contains(http.statusCode) {
-                box.outcome.withLock { $0 = .failure(FeedError(url: url.absoluteString, message: "HTTP \(http.statusCode)")) }
-            } else {
-                box.outcome.withLock { $0 = .success(data ?? Data()) }
-            }
-            done.signal()
+        do {
+            return try ByteStream.download(url.absoluteString, timeout: timeout, limit: FeedPages.largestPage)
+        } catch {
+            // FFmpeg's reason ("Server returned 404 Not Found"), or how long it waited.
+            throw FeedError(url: url.absoluteString, message: error.cause.map { "\($0)" } ?? error.message)
         }
-        task.resume()
-        if done.wait(timeout: .now() + timeout + 1) == .timedOut {
-            task.cancel()
-            throw FeedError(url: url.absoluteString, message: "no answer within \(ObjectReader.format(timeout)) s")
-        }
-        return try box.outcome.withLock { $0 }!.get()
     }
 }
