@@ -8,8 +8,9 @@ import StoryPlayer
 // as growth.
 //   lifecycle-cost FILE [cycles] [WxH]
 
-// The same process memory policy as render-stories, so the figures are the tool's.
-ProcessMemory.returnLargeBuffersToTheSystem()
+// render-stories maps every allocation of 128 KiB or more on its own (its ProcessMemory, a
+// policy of the command line, not of the libraries this links). bench/memory.sh runs this with
+// the same policy through glibc's tunables, so the figures are the tool's.
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 2 else {
