@@ -46,6 +46,23 @@ public struct RGBAImage: Sendable, Equatable {
         }
     }
 
+    /// The bytes of the top `rows` rows, to put back with `restoreTopRows(_:)`.
+    public func topRows(_ rows: Int) -> [UInt8] {
+        precondition(rows >= 0 && rows <= height, "\(rows) rows of a picture \(height) high")
+        return Array(pixels[..<(rows * bytesPerRow)])
+    }
+
+    /// Writes back rows that `topRows(_:)` kept, in place when this value is its storage's only
+    /// owner.
+    public mutating func restoreTopRows(_ bytes: [UInt8]) {
+        precondition(bytes.count <= pixels.count && bytes.count % bytesPerRow == 0, "not whole rows of this picture")
+        pixels.withUnsafeMutableBufferPointer { target in
+            bytes.withUnsafeBufferPointer { source in
+                target.baseAddress!.update(from: source.baseAddress!, count: source.count)
+            }
+        }
+    }
+
     /// The colour at a pixel; for tests and probes, not for inner loops.
     public subscript(x: Int, y: Int) -> RGBAColor {
         get {

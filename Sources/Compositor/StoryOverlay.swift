@@ -8,17 +8,13 @@ public enum StoryOverlay {
     public static func drawSegments(on picture: inout RGBAImage, count: Int, current: Int, progress: Double,
                              inset: Double, opacity: Double) {
         guard count > 0, opacity > 0 else { return }
-        let scale = Double(picture.width) / 720
-        let margin = inset * scale
-        // At least 2 px, so the segments stay visible on a small canvas.
-        let gap = max(2, 4 * scale), height = max(2, 4 * scale)
-        let width = (Double(picture.width) - 2 * margin - gap * Double(count - 1)) / Double(count)
+        let bar = SegmentBar(pictureWidth: picture.width, inset: inset)
+        let width = (Double(picture.width) - 2 * bar.margin - bar.gap * Double(count - 1)) / Double(count)
         guard width > 0 else { return }
         // A soft dark scrim behind them, as Instagram draws it: white segments vanish on white
         // content without one. It fades out downwards, so the picture below is untouched.
-        let scrim = margin + height + 48 * scale
-        for row in 0..<Int(scrim.rounded(.up)) where row < picture.height {
-            let fade = 1 - Double(row) / scrim
+        for row in 0..<Int(bar.scrim.rounded(.up)) where row < picture.height {
+            let fade = 1 - Double(row) / bar.scrim
             let alpha = UInt8((0.38 * fade * fade * opacity * 255).rounded())
             guard alpha > 0 else { continue }
             picture.blendRow(row, color: RGBAColor(red: 0, green: 0, blue: 0, alpha: alpha))
@@ -26,12 +22,40 @@ public enum StoryOverlay {
         let track = RGBAColor(red: 255, green: 255, blue: 255, alpha: UInt8(90 * opacity))
         let fill = RGBAColor(red: 255, green: 255, blue: 255, alpha: UInt8(240 * opacity))
         for index in 0..<count {
-            let x = margin + Double(index) * (width + gap)
-            picture.fillRoundedRect(x: x, y: margin, width: width, height: height, radius: height / 2, color: track)
+            let x = bar.margin + Double(index) * (width + bar.gap)
+            picture.fillRoundedRect(x: x, y: bar.margin, width: width, height: bar.height, radius: bar.height / 2, color: track)
             let filled = index < current ? 1 : index == current ? min(max(progress, 0), 1) : 0
             if filled > 0 {
-                picture.fillRoundedRect(x: x, y: margin, width: width * filled, height: height, radius: height / 2, color: fill)
+                picture.fillRoundedRect(x: x, y: bar.margin, width: width * filled, height: bar.height,
+                                        radius: bar.height / 2, color: fill)
             }
+        }
+    }
+
+    /// How many rows from the top `drawSegments` may change on a picture `width` wide (and
+    /// `height` high): the scrim, with the segments inside it. A caller that draws the segments
+    /// on a picture it must give back unchanged keeps just these rows.
+    public static func segmentRows(width: Int, height: Int, inset: Double) -> Int {
+        let bar = SegmentBar(pictureWidth: width, inset: inset)
+        // An anti-aliased edge touches the row its bound falls in.
+        let lowest = max(bar.scrim, bar.margin + bar.height + 1)
+        return min(height, Int(lowest.rounded(.up)))
+    }
+
+    /// Where the segments and their scrim go on a picture of a given width.
+    private struct SegmentBar {
+        let margin: Double
+        /// At least 2 px, so the segments stay visible on a small canvas.
+        let gap: Double, height: Double
+        /// The scrim's height: from the top to 48 px (at 720 wide) below the segments.
+        let scrim: Double
+
+        init(pictureWidth: Int, inset: Double) {
+            let scale = Double(pictureWidth) / 720
+            margin = inset * scale
+            gap = max(2, 4 * scale)
+            height = max(2, 4 * scale)
+            scrim = margin + height + 48 * scale
         }
     }
 

@@ -7,6 +7,7 @@ extension ItemPlayer {
     /// Takes events until the next picture lies past `local` media seconds, or the data ends.
     /// With the realtime clock it takes only what has arrived.
     func advance(to local: Double, at t: Double) {
+        precondition(!isLent, "the shown picture is still lent from the last frame")
         while let thread = decodeThread, !dataEnded {
             guard let event = nextEvent(from: thread) else { return }
             // The first picture shows at once even if its timestamp is a little late; with the

@@ -45,6 +45,8 @@ public final class ItemPlayer {
     /// The newest picture with a presentation time ≤ the media time asked for. The first one
     /// past it waits at the head of the decode thread's queue until its time comes.
     var shown: (time: Double, image: RGBAImage)?
+    /// Whether `shown`'s picture is lent out for the frame being drawn (`lendPicture()`).
+    var isLent = false
     var pendingSpans: FirstFrameSpans?
     var dataEnded = false
     /// When a hold paused the item, and how long earlier holds paused it in all.

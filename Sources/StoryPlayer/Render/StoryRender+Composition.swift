@@ -9,21 +9,19 @@ extension StoryRender {
     func compose(at t: Double, into canvas: inout RGBAImage) {
         let geometry = navigator.geometry
         let placements = geometry.faces(pageOffset: navigator.pageOffset, width: canvas.width, height: canvas.height)
-        let undecorated = placements.map { TexturedFace(texture: texture(forStory: $0.page, at: t), placement: $0) }
-        if undecorated.count == 1, undecorated[0].isPixelExact(width: canvas.width, height: canvas.height) {
+        var faces = placements.map { TexturedFace(texture: texture(forStory: $0.page, at: t), placement: $0) }
+        defer { giveBackLentPictures(&faces) }
+        if faces.count == 1, faces[0].isPixelExact(width: canvas.width, height: canvas.height) {
             // A story at rest is the frame itself (the rasterizer copies its picture into the
             // reused canvas), so the overlay goes on the canvas, not on a copy of the picture.
-            rasterizer.draw(undecorated, background: storyboard.canvas.background, into: &canvas, clock: clock)
+            rasterizer.draw(faces, background: storyboard.canvas.background, into: &canvas, clock: clock)
             if options.overlay, navigator.overlayOpacity(at: t) > 0 {
                 clock.measure(.overlay) { drawOverlay(on: &canvas, story: placements[0].page, at: t) }
             }
             // The copies kept for turns wait for the next one; at rest they are just memory.
             overlayCopies = [nil, nil]
         } else {
-            let faces = undecorated.enumerated().map { slot, face in
-                TexturedFace(texture: decorated(face.texture, story: face.placement.page, at: t, slot: slot),
-                             placement: face.placement)
-            }
+            for slot in faces.indices { decorate(&faces[slot].texture, story: faces[slot].placement.page, at: t, slot: slot) }
             rasterizer.draw(faces, background: storyboard.canvas.background, into: &canvas, clock: clock)
         }
         if let bubble = navigator.bubbleTransform(at: t, width: canvas.width, height: canvas.height) {
@@ -72,24 +70,47 @@ extension StoryRender {
             ?? RGBAImage(width: storyboard.canvas.width, height: storyboard.canvas.height, fill: storyboard.canvas.background)
     }
 
-    /// The story's overlay drawn into its texture: the progress segments (which so turn with the
-    /// cube), faded out while a finger holds the story.
-    /// `slot` is the face's place in the frame; the copy made for it is kept for the next frame
-    /// (the frame's faces are gone by then, so the copy is again this render's alone).
-    func decorated(_ picture: RGBAImage, story index: Int, at t: Double, slot: Int) -> RGBAImage {
-        guard options.overlay, navigator.overlayOpacity(at: t) > 0 else { return picture }
-        return clock.measure(.overlay) {
-            var copy = picture
-            if slot < overlayCopies.count, let kept = overlayCopies[slot], kept.width == picture.width,
-               kept.height == picture.height {
+    /// The story's overlay drawn into its face's texture: the progress segments (which so turn
+    /// with the cube), faded out while a finger holds the story.
+    ///
+    /// A picture its player lent (`texture(forStory:at:)`) is drawn on in place: only the rows the
+    /// segments cover are kept, to put back once the frame is drawn. Any other texture (a poster,
+    /// a crossfade, an error card, a room) is copied first, into the copy made for the face's
+    /// `slot` on the last frame (the frame's faces are gone by then, so the copy is again this
+    /// render's alone).
+    func decorate(_ texture: inout RGBAImage, story index: Int, at t: Double, slot: Int) {
+        guard options.overlay, navigator.overlayOpacity(at: t) > 0 else { return }
+        clock.measure(.overlay) {
+            if lentPictures[index] != nil {
+                let rows = StoryOverlay.segmentRows(width: texture.width, height: texture.height,
+                                                    inset: storyboard.overlayInset)
+                overlayBands[index] = texture.topRows(rows)
+                drawOverlay(on: &texture, story: index, at: t)
+                return
+            }
+            var copy = texture
+            if slot < overlayCopies.count, let kept = overlayCopies[slot], kept.width == texture.width,
+               kept.height == texture.height {
                 overlayCopies[slot] = nil
                 copy = kept
-                copy.copyPixels(from: picture)
+                copy.copyPixels(from: texture)
             }
             drawOverlay(on: &copy, story: index, at: t)
             if slot < overlayCopies.count { overlayCopies[slot] = copy }
-            return copy
+            texture = copy
         }
+    }
+
+    /// Puts back the rows the overlay covered on each lent picture, and returns it to its player
+    /// before anything asks the player for its next picture.
+    func giveBackLentPictures(_ faces: inout [TexturedFace]) {
+        for slot in faces.indices {
+            let story = faces[slot].placement.page
+            guard let player = lentPictures.removeValue(forKey: story) else { continue }
+            if let band = overlayBands.removeValue(forKey: story) { faces[slot].texture.restoreTopRows(band) }
+            player.giveBack(faces[slot].texture)
+        }
+        precondition(lentPictures.isEmpty, "a lent picture not on any face")
     }
 
     func drawOverlay(on picture: inout RGBAImage, story index: Int, at t: Double) {
@@ -122,7 +143,10 @@ extension StoryRender {
         if let shownAt = player.firstFrameAt, shownAt > player.startedAt, fade > 0, t - shownAt < fade {
             return loading().crossfaded(to: picture, amount: (t - shownAt) / fade)
         }
-        return picture
+        // Lent for this frame, so that the overlay can be drawn on it without a copy (`decorate`).
+        guard let lent = player.lendPicture() else { return picture }
+        lentPictures[index] = player
+        return lent
     }
 
     /// What the failed play shows: its story's id and the reason, over the story's blurred

@@ -21,9 +21,14 @@ public final class StoryRender {
     /// The settled page at which the last page fetch failed: it is retried at the next move.
     var feedFailedAt: Int?
     var warnings: [String] = []
-    /// The pictures the overlay was drawn into on the last frame of a turn, one per face, reused
-    /// on the next so a transition allocates no picture per frame. Dropped at rest.
+    /// The copies the overlay was drawn into on the last frame of a turn, one per face, reused on
+    /// the next so a transition allocates no picture per frame: for textures no player lent
+    /// (posters, crossfades, error cards, rooms). Dropped at rest.
     var overlayCopies: [RGBAImage?] = [nil, nil]
+    /// Players whose shown picture is lent for the frame being drawn, by story, and the top rows
+    /// of those the overlay was drawn on, as they were (`giveBackLentPictures`).
+    var lentPictures: [Int: ItemPlayer] = [:]
+    var overlayBands: [Int: [UInt8]] = [:]
     /// Virtual clock: stories whose preload was requested but not yet put in the trace.
     var unrecordedPreloads: [Int] = []
     /// Virtual clock: trace events of preloads still loading, by story.
