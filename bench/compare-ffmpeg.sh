@@ -62,8 +62,10 @@ export bin work level frames
 # Measured in every round, between the renders, because on a shared machine one measurement
 # moves by 20-30 %: the figures below are medians over the rounds, of both sides alike.
 # User and system time both, as the render's stage clock (CLOCK_THREAD_CPUTIME_ID) counts both.
+# The render decodes a playing video on two frame threads (DecodeLimits.playbackThreads), which
+# costs CPU for wall time: the floor is also measured so, as a second line.
 decode_cpu() {
-  ffmpeg -benchmark -threads 1 -i "$1" -frames:v "$2" -f null - 2>&1 |
+  ffmpeg -benchmark -threads "${3:-1}" -i "$1" -frames:v "$2" -f null - 2>&1 |
     sed -n 's/.*utime=\([0-9.]*\)s stime=\([0-9.]*\)s.*/\1 \2/p' | awk '{print $1 + $2}'
 }
 shown_a=$((frames < 60 ? frames : 60)) shown_b=$((frames > 30 ? frames - 30 : 0))
@@ -76,6 +78,9 @@ for _ in $(seq "$runs"); do
   floor_a=$(decode_cpu "$work/a.mp4" "$shown_a")
   floor_b=$( ((shown_b > 0)) && decode_cpu "$work/b.mp4" "$shown_b" || echo 0)
   echo "$floor_a $floor_b" >> "$work/floors"
+  threaded_a=$(decode_cpu "$work/a.mp4" "$shown_a" 2)
+  threaded_b=$( ((shown_b > 0)) && decode_cpu "$work/b.mp4" "$shown_b" 2 || echo 0)
+  echo "$threaded_a $threaded_b" >> "$work/threaded-floors"
 done
 bytes_a=$(cat "$work"/A/frame-*.png | wc -c)
 bytes_b=$(cat "$work"/B/*.png | wc -c)
@@ -94,10 +99,12 @@ print(f"  wall   A render-stories {ma:7.2f} s   B ffmpeg {mb:7.2f} s   A/B {ma/m
 print(f"  bytes  A {ba/1e6:10.1f} MB   B {bb/1e6:10.1f} MB   A/B {ba/bb:.2f}")
 print(f"  RSS    A {max(ra)/1024:10.0f} MB   B {max(rb)/1024:10.0f} MB")
 PY
-python3 - "$work/a.summaries" "$work/floors" "$frames" <<'PY'
+python3 - "$work/a.summaries" "$work/floors" "$frames" "$work/threaded-floors" <<'PY'
 import json, statistics, sys
 summaries = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
-floors = [sum(map(float, line.split())) * 1000 / int(sys.argv[3]) for line in open(sys.argv[2]) if line.strip()]
+def per_frame(path):
+    return [sum(map(float, line.split())) * 1000 / int(sys.argv[3]) for line in open(path) if line.strip()]
+floors, threaded = per_frame(sys.argv[2]), per_frame(sys.argv[4])
 median = statistics.median
 stages = {k: median(s["stages_ms"][k] for s in summaries) for k in summaries[0]["stages_ms"]}
 print("  A stages (CPU ms per frame, medians of the runs): " + ", ".join(f"{k} {v:.1f}" for k, v in stages.items()))
@@ -110,4 +117,7 @@ decodes = ", ".join(f"{s['stages_ms']['decode']:.1f}" for s in summaries)
 print(f"  A decode (runs: {decodes}) / decode floor {stages['decode'] / floor:.2f} (target <= 1.15); "
       f"with the preload window's posters and probes, which the floor does not do: "
       f"{(stages['decode'] + stages.get('preload', 0)) / floor:.2f}")
+floor2 = median(threaded)
+print(f"  decode floor on two frame threads, as the render decodes: ffmpeg -threads 2 in {floor2:.1f} ms per output frame "
+      f"(runs: {', '.join(f'{f:.1f}' for f in threaded)}); A decode / that floor {stages['decode'] / floor2:.2f}")
 PY
