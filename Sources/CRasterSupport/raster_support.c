@@ -2,8 +2,11 @@
 
 // The inside of a face (every pixel fully covered) is most of what the rasterizer draws. In Swift
 // it cost ~43 cycles a pixel: eight u/w, v/w as SIMD8 lanes, then per pixel two 8-byte loads
-// and an integer blend. Here eight pixels go through together, texels gathered with AVX2 and
-// blended in floats with FMA, which also makes the result the float reference's, rounded.
+// and an integer blend. Here eight pixels go through together: positions in floats as the
+// reference computes them, each texel pair gathered as one 8-byte word, and the four texels
+// blended in 16-bit fixed point (pmaddwd: a pixel's four channels in one instruction), within a
+// level of the float reference. Blending in floats instead (a conversion and an FMA per channel
+// and texel) made the loop 1.2 times as slow, measured on a mid-turn 720x1280 face.
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
@@ -50,31 +53,32 @@ int raster_span_kernel_available(void) {
     return known;
 }
 
+// Two pixels' blends, one per 128-bit lane: `top` and `bottom` hold each pixel's texel pairs as
+// 16-bit values, left and right side by side per channel, so one pmaddwd weighs a row's pair in
+// all four channels; `pick` broadcasts the two pixels' packed (left, right) weights to their lanes.
+// Sums are in 1/16384ths, rounded.
 __attribute__((target("avx2,fma")))
-static inline __m256 channel(__m256i texels, int shift) {
-    return _mm256_cvtepi32_ps(_mm256_and_si256(_mm256_srli_epi32(texels, shift), _mm256_set1_epi32(0xFF)));
-}
-
-__attribute__((target("avx2,fma")))
-static inline __m256i level(__m256 value) {
-    __m256i rounded = _mm256_cvttps_epi32(_mm256_add_ps(value, _mm256_set1_ps(0.5f)));
-    return _mm256_min_epi32(_mm256_max_epi32(rounded, _mm256_setzero_si256()), _mm256_set1_epi32(255));
+static inline __m256i blend_pair(__m256i top, __m256i bottom, __m256i top_weights, __m256i bottom_weights,
+                                 __m256i pick) {
+    __m256i sum = _mm256_add_epi32(_mm256_madd_epi16(top, _mm256_permutevar8x32_epi32(top_weights, pick)),
+                                   _mm256_madd_epi16(bottom, _mm256_permutevar8x32_epi32(bottom_weights, pick)));
+    return _mm256_srai_epi32(_mm256_add_epi32(sum, _mm256_set1_epi32(8192)), 14);
 }
 
 __attribute__((target("avx2,fma")))
 void raster_draw_span(uint32_t *row, int first, int end, const uint8_t *texture, int width,
                       int height, raster_span span) {
-    const int *texels = (const int *)texture;
     const __m256 lanes = _mm256_setr_ps(0.5f, 1.5f, 2.5f, 3.5f, 4.5f, 5.5f, 6.5f, 7.5f);
-    const __m256 half = _mm256_set1_ps(0.5f), zero = _mm256_setzero_ps();
+    const __m256 half = _mm256_set1_ps(0.5f), zero_f = _mm256_setzero_ps();
     const __m256 max_x = _mm256_set1_ps((float)(width - 1)), max_y = _mm256_set1_ps((float)(height - 1));
     const __m256i last_x = _mm256_set1_epi32(width - 2), last_y = _mm256_set1_epi32(height - 2);
-    const __m256i stride = _mm256_set1_epi32(width), one = _mm256_set1_epi32(1);
-    const __m256 shade = _mm256_set1_ps(span.shade);
+    const __m256i stride = _mm256_set1_epi32(width);
     const __m256 su = _mm256_set1_ps(span.su), sv = _mm256_set1_ps(span.sv), sw = _mm256_set1_ps(span.sw);
     const __m256 row_su = _mm256_set1_ps(span.row_su), row_sv = _mm256_set1_ps(span.row_sv);
     const __m256 row_w = _mm256_set1_ps(span.row_w);
     const __m256i opaque = _mm256_set1_epi32((int)0xFF000000u);
+    const __m256 shade_fixed = _mm256_set1_ps(span.shade * 16384.0f);
+    const __m256i total = _mm256_set1_epi32((int)(span.shade * 16384.0f + 0.5f));
     const size_t row_bytes = (size_t)width * 4;
     // Prefetches stay inside the texture: the second line is one row below the first.
     const size_t last_prefetch = (size_t)(height - 2) * row_bytes;
@@ -85,8 +89,8 @@ void raster_draw_span(uint32_t *row, int first, int end, const uint8_t *texture,
         __m256 sx = _mm256_sub_ps(_mm256_div_ps(_mm256_fmadd_ps(su, px, row_su), w), half);
         __m256 sy = _mm256_sub_ps(_mm256_div_ps(_mm256_fmadd_ps(sv, px, row_sv), w), half);
         // min first: minps returns its second operand for a NaN, sending it to the far edge.
-        __m256 cx = _mm256_max_ps(_mm256_min_ps(sx, max_x), zero);
-        __m256 cy = _mm256_max_ps(_mm256_min_ps(sy, max_y), zero);
+        __m256 cx = _mm256_max_ps(_mm256_min_ps(sx, max_x), zero_f);
+        __m256 cy = _mm256_max_ps(_mm256_min_ps(sy, max_y), zero_f);
         __m256i x0 = _mm256_min_epi32(_mm256_cvttps_epi32(cx), last_x);
         __m256i y0 = _mm256_min_epi32(_mm256_cvttps_epi32(cy), last_y);
         __m256 fx = _mm256_sub_ps(cx, _mm256_cvtepi32_ps(x0));
@@ -101,24 +105,43 @@ void raster_draw_span(uint32_t *row, int first, int end, const uint8_t *texture,
         __builtin_prefetch(texture + ahead, 0, 3);
         __builtin_prefetch(texture + ahead + row_bytes, 0, 3);
 
-        __m256i top_left = _mm256_i32gather_epi32(texels, index, 4);
-        __m256i top_right = _mm256_i32gather_epi32(texels, _mm256_add_epi32(index, one), 4);
-        __m256i below = _mm256_add_epi32(index, stride);
-        __m256i bottom_left = _mm256_i32gather_epi32(texels, below, 4);
-        __m256i bottom_right = _mm256_i32gather_epi32(texels, _mm256_add_epi32(below, one), 4);
+        // Each texel and its right neighbour are one 8-byte pair: four gathers of four pairs
+        // read the 2x2 footprints of eight pixels.
+        const long long *pairs = (const long long *)texture;
+        __m128i lo = _mm256_castsi256_si128(index), hi = _mm256_extracti128_si256(index, 1);
+        __m128i stride4 = _mm_set1_epi32(width);
+        __m256i top03 = _mm256_i32gather_epi64(pairs, lo, 4);
+        __m256i top47 = _mm256_i32gather_epi64(pairs, hi, 4);
+        __m256i bot03 = _mm256_i32gather_epi64(pairs, _mm_add_epi32(lo, stride4), 4);
+        __m256i bot47 = _mm256_i32gather_epi64(pairs, _mm_add_epi32(hi, stride4), 4);
+        // Within each pair, left and right bytes side by side (L.r R.r L.g R.g ...), for pmaddwd.
+        const __m256i interleave = _mm256_setr_epi8(0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 14, 11, 15,
+                                                    0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 14, 11, 15);
+        top03 = _mm256_shuffle_epi8(top03, interleave); top47 = _mm256_shuffle_epi8(top47, interleave);
+        bot03 = _mm256_shuffle_epi8(bot03, interleave); bot47 = _mm256_shuffle_epi8(bot47, interleave);
 
-        __m256 w11 = _mm256_mul_ps(_mm256_mul_ps(fx, fy), shade);
-        __m256 w10 = _mm256_fmsub_ps(fy, shade, w11);
-        __m256 w01 = _mm256_fmsub_ps(fx, shade, w11);
-        __m256 w00 = _mm256_sub_ps(_mm256_sub_ps(_mm256_sub_ps(shade, w01), w10), w11);
-        __m256i out = opaque;
-        for (int c = 0; c < 3; c++) {
-            __m256 value = _mm256_mul_ps(channel(top_left, 8 * c), w00);
-            value = _mm256_fmadd_ps(channel(top_right, 8 * c), w01, value);
-            value = _mm256_fmadd_ps(channel(bottom_left, 8 * c), w10, value);
-            value = _mm256_fmadd_ps(channel(bottom_right, 8 * c), w11, value);
-            out = _mm256_or_si256(out, _mm256_slli_epi32(level(value), 8 * c));
-        }
+        // Weights in 1/16384ths: the rounded products, the top-left one the rest, so that the four
+        // sum exactly to the shade's and a flat texture stays flat.
+        __m256 scaled_x = _mm256_mul_ps(fx, shade_fixed), scaled_y = _mm256_mul_ps(fy, shade_fixed);
+        __m256i r11 = _mm256_cvtps_epi32(_mm256_mul_ps(scaled_x, fy));
+        __m256i rx = _mm256_cvtps_epi32(scaled_x), ry = _mm256_cvtps_epi32(scaled_y);
+        __m256i w10 = _mm256_sub_epi32(ry, r11), w01 = _mm256_sub_epi32(rx, r11);
+        __m256i w00 = _mm256_sub_epi32(_mm256_sub_epi32(_mm256_sub_epi32(total, w01), w10), r11);
+        __m256i top_weights = _mm256_blend_epi16(w00, _mm256_slli_epi32(w01, 16), 0xAA);
+        __m256i bottom_weights = _mm256_blend_epi16(w10, _mm256_slli_epi32(r11, 16), 0xAA);
+        __m256i zero = _mm256_setzero_si256();
+        __m256i p02 = blend_pair(_mm256_unpacklo_epi8(top03, zero), _mm256_unpacklo_epi8(bot03, zero), top_weights,
+                                 bottom_weights, _mm256_setr_epi32(0, 0, 0, 0, 2, 2, 2, 2));
+        __m256i p13 = blend_pair(_mm256_unpackhi_epi8(top03, zero), _mm256_unpackhi_epi8(bot03, zero), top_weights,
+                                 bottom_weights, _mm256_setr_epi32(1, 1, 1, 1, 3, 3, 3, 3));
+        __m256i p46 = blend_pair(_mm256_unpacklo_epi8(top47, zero), _mm256_unpacklo_epi8(bot47, zero), top_weights,
+                                 bottom_weights, _mm256_setr_epi32(4, 4, 4, 4, 6, 6, 6, 6));
+        __m256i p57 = blend_pair(_mm256_unpackhi_epi8(top47, zero), _mm256_unpackhi_epi8(bot47, zero), top_weights,
+                                 bottom_weights, _mm256_setr_epi32(5, 5, 5, 5, 7, 7, 7, 7));
+        // Saturating packs clamp to 0-255 (a weight rounded to -1 can take a sum just below 0);
+        // they interleave the halves, which the permute puts back in pixel order. Alpha is opaque.
+        __m256i packed = _mm256_packus_epi16(_mm256_packs_epi32(p02, p13), _mm256_packs_epi32(p46, p57));
+        __m256i out = _mm256_or_si256(_mm256_permute4x64_epi64(packed, 0xD8), opaque);
         _mm256_storeu_si256((__m256i *)(row + x), out);
     }
     for (; x < end; x++) {

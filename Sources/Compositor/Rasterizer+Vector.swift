@@ -1,7 +1,7 @@
 // The rasterizer's fast inner loop. For each row it finds the span the face touches and, inside
 // it, the span where every edge is at least half a pixel away (coverage exactly 1). The inside
 // goes to the C span kernel (`raster_draw_span`: eight pixels per AVX2 step, texels gathered and
-// blended in floats) where the CPU has it. Elsewhere eight pixels at a time get their texel
+// blended in 16-bit fixed point) where the CPU has it. Elsewhere eight pixels at a time get their texel
 // positions (u/w, v/w and 1/w) as SIMD8 lanes, then each pixel blends its four texels in
 // integers. Only the few pixels along the edges take the general anti-aliased path.
 

@@ -22,8 +22,8 @@ typedef struct {
 int raster_span_kernel_available(void);
 
 /// Writes pixels [first, end) of a row (`row` points at pixel 0) as opaque RGBA words: each the
-/// bilinear blend of its four texels, in floats, rounded to the nearest level, alpha 255.
-/// Eight pixels at a time with AVX2 gathers; callers check `raster_span_kernel_available()`.
+/// bilinear blend of its four texels, within a level of the float reference, alpha 255. Eight
+/// pixels at a time with AVX2 gathers; callers check `raster_span_kernel_available()`.
 /// `texture` is `width` x `height` RGBA (both at least 2), rows `width * 4` bytes apart.
 void raster_draw_span(uint32_t *row, int first, int end, const uint8_t *texture, int width,
                       int height, raster_span span);
