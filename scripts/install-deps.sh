@@ -36,7 +36,7 @@ if ((want_tests)); then
   # test starts its own single-node cluster (slurmctld, slurmd, and munged for authentication),
   # so slurm-wlm and munge are installed without their services running (policy-rc.d below).
   tools=(ffmpeg:ffmpeg ffprobe:ffmpeg nginx:nginx python3:python3 parallel:parallel chromium:chromium
-         slurmctld:slurm-wlm slurmd:slurm-wlm sbatch:slurm-wlm munged:munge)
+         slurmctld:slurm-wlm slurmd:slurm-wlm sbatch:slurm-wlm munged:munge openssl:openssl)
   for entry in "${tools[@]}"; do
     command -v "${entry%%:*}" >/dev/null 2>&1 || [[ -x /usr/sbin/${entry%%:*} ]] || missing+=("${entry#*:}")
   done

@@ -2,7 +2,7 @@ import Foundation
 @testable import StoryPlayer
 import XCTest
 
-/// Feed pages over HTTP come through FFmpeg's own protocols (`ByteStream`), with the storyboard's
+/// Feed pages over HTTP come through FFmpeg's own protocols (`FeedPageStream`), with the storyboard's
 /// open timeout and the same reasons in notices as a story source gets.
 final class FeedPagesTests: XCTestCase {
     /// A next page whose server accepts and never answers: the render goes on with the stories
@@ -30,6 +30,19 @@ final class FeedPagesTests: XCTestCase {
         XCTAssertEqual(summary.feedPages, 1)
     }
 
+    /// A server that accepts and never answers: the page gives up when the storyboard's open
+    /// timeout interrupts FFmpeg, not at FFmpeg's own socket timeout a second later.
+    func testTheOpenTimeoutInterruptsTheFetch() throws {
+        try LiveServers.require("python3")
+        let servers = ServerSet()
+        defer { servers.stopAll() }
+        let stalling = try servers.stallingServer()
+        XCTAssertThrowsError(try FeedPageStream.download("http://127.0.0.1:\(stalling)/page.json", timeout: 1, limit: 1 << 20)) { error in
+            XCTAssertEqual((error as? MediaError)?.code, .timeout, "\(error)")
+            XCTAssertEqual((error as? MediaError)?.message, "no answer within 1 s", "\(error)")
+        }
+    }
+
     /// A page that is not there: FFmpeg's reason, with the status code, in the notice.
     func testAMissingPageNamesTheStatus() throws {
         try LiveServers.require("python3")
@@ -40,8 +53,41 @@ final class FeedPagesTests: XCTestCase {
         let base = try servers.httpServer(root: folder)
         let feed = FeedPages(feed: Feed(url: "\(base)/none.json"), folder: folder, timeout: 2)
         XCTAssertThrowsError(try feed.fetchFirst()) { error in
-            XCTAssertTrue("\(error)".contains("404"), "\(error)")
-            XCTAssertTrue("\(error)".contains("none.json"), "\(error)")
+            XCTAssertTrue("\(error)".contains("404 Not Found"), "\(error)")
+        }
+    }
+
+    /// A feed page names the stories to play, so an HTTPS page must come from the server it
+    /// names: a self-signed certificate is refused, as URLSession refused it.
+    func testAnHTTPSPageWithAnUntrustedCertificateIsRefused() throws {
+        try LiveServers.require("python3", "openssl")
+        let servers = ServerSet()
+        defer { servers.stopAll() }
+        let folder = servers.folder.file("tls")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        FileManager.default.createFile(atPath: folder + "/page.json", contents: Data(#"{"stories": [], "next": null}"#.utf8))
+        let certificate = Process()
+        certificate.executableURL = URL(fileURLWithPath: try XCTUnwrap(LiveServers.which("openssl")))
+        certificate.arguments = ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
+                                 "-keyout", folder + "/key.pem", "-out", folder + "/cert.pem"]
+        certificate.standardError = FileHandle.nullDevice
+        try certificate.run()
+        certificate.waitUntilExit()
+        XCTAssertEqual(certificate.terminationStatus, 0)
+        let port = LiveServers.freePort()
+        let script = """
+        import http.server, ssl, functools
+        handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory="\(folder)")
+        server = http.server.HTTPServer(("127.0.0.1", \(port)), handler)
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain("\(folder)/cert.pem", "\(folder)/key.pem")
+        server.socket = context.wrap_socket(server.socket, server_side=True)
+        server.serve_forever()
+        """
+        _ = try servers.start("python3", ["-c", script], name: "https-\(port)")
+        guard LiveServers.waitUntil(10, { LiveServers.accepts(port: port) }) else { throw XCTSkip("the HTTPS server did not start") }
+        XCTAssertThrowsError(try FeedPageStream.download("https://127.0.0.1:\(port)/page.json", timeout: 5, limit: 1 << 20)) { error in
+            XCTAssertEqual((error as? MediaError)?.code, .open, "\(error)")
         }
     }
 }

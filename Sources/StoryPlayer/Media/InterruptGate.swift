@@ -34,7 +34,7 @@ final class InterruptGate: Sendable {
     }
 
     /// The callback FFmpeg calls (`AVIOInterruptCB`). It holds the gate unretained, so only
-    /// `FormatContext` and `ByteStream`, which keep the gate alive as long as themselves, install it.
+    /// `FormatContext` and `FeedPageStream`, which keep the gate alive as long as themselves, install it.
     var callback: AVIOInterruptCB {
         AVIOInterruptCB(callback: { opaque in
             guard let opaque else { return 0 }

@@ -118,11 +118,27 @@ final class FeedPages: Sendable {
         guard ["http", "https"].contains(url.scheme?.lowercased() ?? "") else {
             throw FeedError(url: url.absoluteString, message: "only file:, http: and https: pages are supported")
         }
+        // On a thread of its own, waited for a second past the timeout at most: FFmpeg cannot
+        // interrupt a name lookup (getaddrinfo), and the virtual clock waits for this fetch. A
+        // lookup that never ends leaves that thread to finish on its own.
+        let outcome = Mutex<Result<Data, MediaError>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        let (timeout, address) = (self.timeout, url.absoluteString)
+        Thread {
+            let result = Result { () throws(MediaError) in
+                try FeedPageStream.download(address, timeout: timeout, limit: FeedPages.largestPage)
+            }
+            outcome.withLock { $0 = result }
+            done.signal()
+        }.start()
+        guard done.wait(timeout: .now() + timeout + 1) == .success, let result = outcome.withLock({ $0 }) else {
+            throw FeedError(url: address, message: "no answer within \(ObjectReader.format(timeout)) s")
+        }
         do {
-            return try ByteStream.download(url.absoluteString, timeout: timeout, limit: FeedPages.largestPage)
+            return try result.get()
         } catch {
             // FFmpeg's reason ("Server returned 404 Not Found"), or how long it waited.
-            throw FeedError(url: url.absoluteString, message: error.cause.map { "\($0)" } ?? error.message)
+            throw FeedError(url: address, message: error.cause.map { "\($0)" } ?? error.message)
         }
     }
 }
