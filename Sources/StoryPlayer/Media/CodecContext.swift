@@ -75,6 +75,8 @@ final class CodecContext {
     }
 
     func close() {
+        // The threads end with the context, and their ids may be reused.
+        workers = .none
         if pointer != nil {
             avcodec_free_context(&pointer)
             CodecContext.alive.subtract(1, ordering: .relaxed)

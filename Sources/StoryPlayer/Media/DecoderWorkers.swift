@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The threads FFmpeg starts for one decoder (the frame threads of a playing video), so that
 /// their CPU time can be charged to the decode stage: the decode thread's own CPU clock
@@ -7,7 +8,10 @@ import Foundation
 /// FFmpeg keeps its threads' handles to itself. On Linux a new thread starts with its creator's
 /// name, so the threads that appear while the decoder opens and carry the opening thread's name
 /// are the decoder's. A decode thread's name is its own (`DecodeThread.threadName`, which
-/// starts with the player id), so two decoders opening at once do not take each other's threads.
+/// starts with the player id), and opens with threads take turns, so two decoders opening at
+/// once do not take each other's threads; a thread another part of the process starts meanwhile
+/// (a dispatch worker) has another name. FFmpeg 7.1 and later name their frame threads
+/// themselves ("av:h264:df0"), so that name counts too.
 struct DecoderWorkers {
     /// Each thread's CPU clock (`MAKE_THREAD_CPUCLOCK(tid, CPUCLOCK_SCHED)`, the id glibc's
     /// `pthread_getcpuclockid` returns).
@@ -15,21 +19,29 @@ struct DecoderWorkers {
 
     static let none = DecoderWorkers(clocks: [])
 
+    /// One open with threads at a time, process-wide (see above).
+    private static let opening = Mutex(())
+
     /// Runs `open`, which may start the decoder's threads, and returns the threads it started.
     static func started<E: Error>(by open: () throws(E) -> Void) throws(E) -> DecoderWorkers {
-        let name = threadName("/proc/thread-self/comm")
-        let before = Set(threadIDs())
-        try open()
-        guard let name else { return .none }
-        let new = threadIDs().filter { !before.contains($0) && threadName("/proc/self/task/\($0)/comm") == name }
-        return DecoderWorkers(clocks: new.map { clockid_t(bitPattern: ~UInt32($0) << 3 | 6) })
+        try opening.withLock { _ throws(E) in
+            let name = threadName("/proc/thread-self/comm")
+            let before = Set(threadIDs())
+            try open()
+            guard let name else { return .none }
+            let new = threadIDs().filter { id in
+                guard !before.contains(id), let other = threadName("/proc/self/task/\(id)/comm") else { return false }
+                return other == name || other.hasPrefix("av:")
+            }
+            return DecoderWorkers(clocks: new.map { clockid_t(bitPattern: ~UInt32($0) << 3 | 6) })
+        }
     }
 
     /// How many threads the decoder started.
     var count: Int { clocks.count }
 
-    /// The CPU seconds the decoder's threads have used so far. Read before the decoder is freed:
-    /// a thread that has ended has no clock left.
+    /// The CPU seconds the decoder's threads have used so far (`clock_gettime` on each thread's
+    /// clock). Read before the decoder is freed: a thread that has ended has no clock left.
     var cpuSeconds: Double {
         clocks.reduce(0) { total, clock in
             var spec = timespec()
@@ -49,6 +61,7 @@ struct DecoderWorkers {
         _ = name.utf8CString.withUnsafeBytes { write(file, $0.baseAddress, $0.count - 1) }
     }
 
+    /// The ids of the process's threads now (the entries of /proc/self/task).
     private static func threadIDs() -> [Int32] {
         guard let directory = opendir("/proc/self/task") else { return [] }
         defer { closedir(directory) }

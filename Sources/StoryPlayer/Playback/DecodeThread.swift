@@ -114,10 +114,20 @@ private struct Worker {
         Double(end &- start) / 1e6
     }
 
-    /// Frees the decoder, charging its own threads' CPU time to the decode stage first.
-    func close(_ decoder: MediaDecoder) {
-        clock?.add(.decode, decoder.workerCPUSeconds)
+    /// Frees the decoder, charging what its own threads used since the last picture first.
+    func close(_ decoder: MediaDecoder, charged: inout Double) {
+        chargeWorkers(of: decoder, charged: &charged)
         decoder.close()
+        charged = 0
+    }
+
+    /// Charges the CPU time the decoder's own threads (frame threads) used since `charged` to
+    /// the decode stage. Done after every picture, so that a summary written while this thread is
+    /// still unwinding (`stop()` waits only `stopWait` for it) misses at most the last picture's.
+    func chargeWorkers(of decoder: MediaDecoder, charged: inout Double) {
+        let used = decoder.workerCPUSeconds
+        clock?.add(.decode, used - charged)
+        charged = used
     }
 
     func run() {
@@ -136,7 +146,8 @@ private struct Worker {
                 try clock.measure(.decode) { () throws(MediaError) in try decoder.seek(to: startAt) }
             } catch {
                 queue.put(.failed(error))
-                close(decoder)
+                var charged = 0.0
+                close(decoder, charged: &charged)
                 return
             }
         }
@@ -150,12 +161,15 @@ private struct Worker {
         var connectionFirstTime: Double?
         var lastTime = 0.0
         var frameDuration = facts.frameDuration
-        defer { close(decoder) }
+        // The decoder's own threads' CPU time charged to the decode stage so far.
+        var charged = 0.0
+        defer { close(decoder, charged: &charged) }
         while !gate.isStopped {
             let failure: MediaError?
             do {
                 while !gate.isStopped {
                     let picture = try clock.measure(.decode) { () throws(MediaError) in try decoder.nextPicture() }
+                    chargeWorkers(of: decoder, charged: &charged)
                     guard let picture else { break }
                     // Convert only once the queue has room: a converted picture held while the
                     // queue is full is one more canvas per player (8 MB at 1080x1920). A live
@@ -224,7 +238,7 @@ private struct Worker {
                 queue.put(.failed(MediaError(.read, "live stream lost after \(reconnects) reconnects", cause: reason)))
                 return
             }
-            close(decoder)
+            close(decoder, charged: &charged)
             decoder = next
             timeOffset = lastTime + frameDuration
             connectionFirstTime = nil
