@@ -48,8 +48,17 @@ public struct RGBAImage: Sendable, Equatable {
 
     /// The bytes of the top `rows` rows, to put back with `restoreTopRows(_:)`.
     public func topRows(_ rows: Int) -> [UInt8] {
+        var bytes: [UInt8] = []
+        copyTopRows(rows, into: &bytes)
+        return bytes
+    }
+
+    /// `topRows(_:)` into `buffer`, whose storage is reused (a band of a 1080-wide picture is
+    /// ~400 KB, which would otherwise be mapped and unmapped on every frame).
+    public func copyTopRows(_ rows: Int, into buffer: inout [UInt8]) {
         precondition(rows >= 0 && rows <= height, "\(rows) rows of a picture \(height) high")
-        return Array(pixels[..<(rows * bytesPerRow)])
+        buffer.removeAll(keepingCapacity: true)
+        buffer.append(contentsOf: pixels[..<(rows * bytesPerRow)])
     }
 
     /// Writes back rows that `topRows(_:)` kept, in place when this value is its storage's only

@@ -34,6 +34,10 @@ final class StoryOverlayTests: XCTestCase {
         XCTAssertNotEqual(picture, plain)
         picture.restoreTopRows(picture.topRows(0))
         picture.restoreTopRows(kept)
-        XCTAssertEqual(picture.topRows(7), plain.topRows(7))
+        XCTAssertEqual(picture, plain)
+        var reused: [UInt8] = []
+        plain.copyTopRows(30, into: &reused)
+        plain.copyTopRows(2, into: &reused)
+        XCTAssertEqual(reused, plain.topRows(2))
     }
 }

@@ -27,12 +27,19 @@ final class LentPictureTests: XCTestCase {
          "script": [{"at": 0.2, "action": "swipe", "direction": "next"}]}
         """)
         let render = StoryRender(storyboard: board, options: RenderOptions(outputFolder: ScratchFolder().path))
-        var canvas = RGBAImage(width: 96, height: 160)
-        var checked = 0
+        // The same frames without the overlay: what the lent pictures must have had drawn on them.
+        var plainOptions = RenderOptions(outputFolder: ScratchFolder().path)
+        plainOptions.overlay = false
+        let plain = StoryRender(storyboard: board, options: plainOptions)
+        var canvas = RGBAImage(width: 96, height: 160), plainCanvas = canvas
+        var checked = 0, decorated = 0
         for n in 0..<60 {
             let t = Double(n) / 90
             render.step(to: t)
             render.compose(at: t, into: &canvas)
+            plain.step(to: t)
+            plain.compose(at: t, into: &plainCanvas)
+            if render.navigator.isMoving, canvas.topRows(8) != plainCanvas.topRows(8) { decorated += 1 }
             for player in render.players.compactMap(\.current) {
                 XCTAssertFalse(player.isLent, "frame \(n)")
                 guard let shown = player.shown else { continue }
@@ -41,6 +48,7 @@ final class LentPictureTests: XCTestCase {
             }
         }
         XCTAssertGreaterThan(checked, 60, "both stories' pictures, through the turn")
-        for player in render.players where player.isPlaying { player.stop(at: 60.0 / 90) }
+        XCTAssertGreaterThan(decorated, 30, "mid-turn frames show the overlay, drawn on the lent pictures")
+        for player in render.players + plain.players where player.isPlaying { player.stop(at: 60.0 / 90) }
     }
 }

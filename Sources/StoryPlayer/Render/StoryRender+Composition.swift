@@ -81,10 +81,11 @@ extension StoryRender {
     func decorate(_ texture: inout RGBAImage, story index: Int, at t: Double, slot: Int) {
         guard options.overlay, navigator.overlayOpacity(at: t) > 0 else { return }
         clock.measure(.overlay) {
-            if lentPictures[index] != nil {
+            if lentPictures[index] != nil, slot < overlayBands.count {
                 let rows = StoryOverlay.segmentRows(width: texture.width, height: texture.height,
                                                     inset: storyboard.overlayInset)
-                overlayBands[index] = texture.topRows(rows)
+                texture.copyTopRows(rows, into: &overlayBands[slot])
+                lentPictures[index]?.keptRows = true
                 drawOverlay(on: &texture, story: index, at: t)
                 return
             }
@@ -101,14 +102,21 @@ extension StoryRender {
         }
     }
 
+    /// A player's picture lent for the frame, and whether the overlay was drawn on it (its top
+    /// rows as they were are then in `overlayBands`, at its face's slot).
+    struct LentPicture {
+        let player: ItemPlayer
+        var keptRows = false
+    }
+
     /// Puts back the rows the overlay covered on each lent picture, and returns it to its player
     /// before anything asks the player for its next picture.
     func giveBackLentPictures(_ faces: inout [TexturedFace]) {
         for slot in faces.indices {
             let story = faces[slot].placement.page
-            guard let player = lentPictures.removeValue(forKey: story) else { continue }
-            if let band = overlayBands.removeValue(forKey: story) { faces[slot].texture.restoreTopRows(band) }
-            player.giveBack(faces[slot].texture)
+            guard let lent = lentPictures.removeValue(forKey: story) else { continue }
+            if lent.keptRows { faces[slot].texture.restoreTopRows(overlayBands[slot]) }
+            lent.player.giveBack(faces[slot].texture)
         }
         precondition(lentPictures.isEmpty, "a lent picture not on any face")
     }
@@ -145,7 +153,7 @@ extension StoryRender {
         }
         // Lent for this frame, so that the overlay can be drawn on it without a copy (`decorate`).
         guard let lent = player.lendPicture() else { return picture }
-        lentPictures[index] = player
+        lentPictures[index] = LentPicture(player: player)
         return lent
     }
 

@@ -25,10 +25,11 @@ public final class StoryRender {
     /// the next so a transition allocates no picture per frame: for textures no player lent
     /// (posters, crossfades, error cards, rooms). Dropped at rest.
     var overlayCopies: [RGBAImage?] = [nil, nil]
-    /// Players whose shown picture is lent for the frame being drawn, by story, and the top rows
-    /// of those the overlay was drawn on, as they were (`giveBackLentPictures`).
-    var lentPictures: [Int: ItemPlayer] = [:]
-    var overlayBands: [Int: [UInt8]] = [:]
+    /// The players' pictures lent for the frame being drawn, by story (`giveBackLentPictures`).
+    var lentPictures: [Int: LentPicture] = [:]
+    /// For each face, the top rows of its lent picture as they were before the overlay was drawn
+    /// on it; the storage is reused from frame to frame.
+    var overlayBands: [[UInt8]] = [[], []]
     /// Virtual clock: stories whose preload was requested but not yet put in the trace.
     var unrecordedPreloads: [Int] = []
     /// Virtual clock: trace events of preloads still loading, by story.
