@@ -11,6 +11,9 @@ final class CodecContext {
     /// The threads a decoder opened with more than one thread started (none otherwise).
     private(set) var workers = DecoderWorkers.none
 
+    /// The CPU seconds the decoder's threads used since the last call (`DecoderWorkers`).
+    func takeWorkerCPUSeconds() -> Double { workers.takeCPUSeconds() }
+
     /// `avcodec_alloc_context3` + `avcodec_parameters_to_context` + `avcodec_open2`.
     init(parameters: UnsafePointer<AVCodecParameters>, maxPixels: Int, threads: Int) throws(MediaError) {
         guard let codec = avcodec_find_decoder(parameters.pointee.codec_id) else {

@@ -7,8 +7,8 @@ import Synchronization
 ///
 /// FFmpeg keeps its threads' handles to itself. On Linux a new thread starts with its creator's
 /// name, so the threads that appear while the decoder opens and carry the opening thread's name
-/// are the decoder's. A decode thread's name is its own (`DecodeThread.threadName`, which
-/// starts with the player id), and opens with threads take turns, so two decoders opening at
+/// are the decoder's. A decode thread's name is its own (`decode #<player> <story>`, set by
+/// `nameThisThread`), and opens with threads take turns, so two decoders opening at
 /// once do not take each other's threads; a thread another part of the process starts meanwhile
 /// (a dispatch worker) has another name. FFmpeg 7.1 and later name their frame threads
 /// themselves ("av:h264:df0"), so that name counts too.
@@ -16,6 +16,8 @@ struct DecoderWorkers {
     /// Each thread's CPU clock (`MAKE_THREAD_CPUCLOCK(tid, CPUCLOCK_SCHED)`, the id glibc's
     /// `pthread_getcpuclockid` returns).
     private let clocks: [clockid_t]
+    /// The CPU seconds `takeCPUSeconds()` has handed out so far.
+    private var taken = 0.0
 
     static let none = DecoderWorkers(clocks: [])
 
@@ -50,15 +52,27 @@ struct DecoderWorkers {
         }
     }
 
+    /// The CPU seconds the threads used since the last call (since they started, the first time).
+    mutating func takeCPUSeconds() -> Double {
+        let used = cpuSeconds
+        defer { taken = used }
+        return used - taken
+    }
+
     // MARK: - /proc
 
     /// Names the calling thread (its `comm`, as `pthread_setname_np` would, which Swift does not
-    /// see here); `name` is at most 15 bytes.
+    /// see here): `name` cut to the 15 bytes a Linux thread name holds, on a character boundary.
     static func nameThisThread(_ name: String) {
+        var cut = ""
+        for character in name {
+            guard cut.utf8.count + character.utf8.count <= 15 else { break }
+            cut.append(character)
+        }
         let file = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
         guard file >= 0 else { return }
         defer { close(file) }
-        _ = name.utf8CString.withUnsafeBytes { write(file, $0.baseAddress, $0.count - 1) }
+        _ = cut.utf8CString.withUnsafeBytes { write(file, $0.baseAddress, $0.count - 1) }
     }
 
     /// The ids of the process's threads now (the entries of /proc/self/task).

@@ -79,10 +79,10 @@ final class MediaDecoder {
         reception.reached(.reading)
     }
 
-    /// The threads FFmpeg started for the video decoder (frame threads), and the CPU seconds they
-    /// have used; read before `close()`.
+    /// The threads FFmpeg started for the video decoder (frame threads).
     var workers: DecoderWorkers { track?.codec.workers ?? .none }
-    var workerCPUSeconds: Double { workers.cpuSeconds }
+    /// The CPU seconds those threads used since the last call; taken before `close()`.
+    func takeWorkerCPUSeconds() -> Double { track?.codec.takeWorkerCPUSeconds() ?? 0 }
     /// The video decoder's threads (`thread_count`); 0 until a live stream's video appears.
     var decoderThreads: Int { track?.codec.pointer.map { Int($0.pointee.thread_count) } ?? 0 }
 

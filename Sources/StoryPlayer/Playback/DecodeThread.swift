@@ -34,7 +34,7 @@ final class DecodeThread: Sendable {
         let thread = Thread { [self] in
             // Named from inside: Foundation's `Thread.name` does not reach the kernel here, and
             // the decoder's own threads are told apart by this name (`DecoderWorkers`).
-            DecoderWorkers.nameThisThread(DecodeThread.threadName(name))
+            DecoderWorkers.nameThisThread(name)
             let worker = Worker(source: source, isLive: isLive, limits: playing, width: width, height: height,
                                 clock: clock, gate: gate, reception: reception, queue: queue, spares: spares,
                                 started: started, startAt: startAt)
@@ -44,16 +44,6 @@ final class DecodeThread: Sendable {
         }
         thread.name = name
         thread.start()
-    }
-
-    /// `name` cut to the 15 bytes a Linux thread name holds, on a character boundary.
-    static func threadName(_ name: String) -> String {
-        var cut = ""
-        for character in name {
-            guard cut.utf8.count + character.utf8.count <= 15 else { break }
-            cut.append(character)
-        }
-        return cut
     }
 
     /// The next event, taken from the queue, waiting for the thread if it has none yet.
@@ -115,19 +105,16 @@ private struct Worker {
     }
 
     /// Frees the decoder, charging what its own threads used since the last picture first.
-    func close(_ decoder: MediaDecoder, charged: inout Double) {
-        chargeWorkers(of: decoder, charged: &charged)
+    func close(_ decoder: MediaDecoder) {
+        chargeWorkers(of: decoder)
         decoder.close()
-        charged = 0
     }
 
-    /// Charges the CPU time the decoder's own threads (frame threads) used since `charged` to
-    /// the decode stage. Done after every picture, so that a summary written while this thread is
-    /// still unwinding (`stop()` waits only `stopWait` for it) misses at most the last picture's.
-    func chargeWorkers(of decoder: MediaDecoder, charged: inout Double) {
-        let used = decoder.workerCPUSeconds
-        clock?.add(.decode, used - charged)
-        charged = used
+    /// Charges the CPU time the decoder's own threads (frame threads) used since the last charge
+    /// to the decode stage. Done after every picture, so that a summary written while this thread
+    /// is still unwinding (`stop()` waits only `stopWait` for it) misses at most the last picture's.
+    func chargeWorkers(of decoder: MediaDecoder) {
+        clock?.add(.decode, decoder.takeWorkerCPUSeconds())
     }
 
     func run() {
@@ -146,8 +133,7 @@ private struct Worker {
                 try clock.measure(.decode) { () throws(MediaError) in try decoder.seek(to: startAt) }
             } catch {
                 queue.put(.failed(error))
-                var charged = 0.0
-                close(decoder, charged: &charged)
+                close(decoder)
                 return
             }
         }
@@ -161,15 +147,13 @@ private struct Worker {
         var connectionFirstTime: Double?
         var lastTime = 0.0
         var frameDuration = facts.frameDuration
-        // The decoder's own threads' CPU time charged to the decode stage so far.
-        var charged = 0.0
-        defer { close(decoder, charged: &charged) }
+        defer { close(decoder) }
         while !gate.isStopped {
             let failure: MediaError?
             do {
                 while !gate.isStopped {
                     let picture = try clock.measure(.decode) { () throws(MediaError) in try decoder.nextPicture() }
-                    chargeWorkers(of: decoder, charged: &charged)
+                    chargeWorkers(of: decoder)
                     guard let picture else { break }
                     // Convert only once the queue has room: a converted picture held while the
                     // queue is full is one more canvas per player (8 MB at 1080x1920). A live
@@ -238,7 +222,7 @@ private struct Worker {
                 queue.put(.failed(MediaError(.read, "live stream lost after \(reconnects) reconnects", cause: reason)))
                 return
             }
-            close(decoder, charged: &charged)
+            close(decoder)
             decoder = next
             timeOffset = lastTime + frameDuration
             connectionFirstTime = nil
