@@ -28,6 +28,10 @@ for font in DejaVuSans.ttf DejaVuSans-Bold.ttf; do
   [[ -f /usr/share/fonts/truetype/dejavu/$font ]] || missing+=(fonts-dejavu-core)
 done
 
+# HTTPS sources and feed pages are checked against the system's certificate authorities
+# (GnuTLS reads Debian's bundle); without it no HTTPS server is trusted.
+[[ -f /etc/ssl/certs/ca-certificates.crt ]] || missing+=(ca-certificates)
+
 if ((want_tests)); then
   # command → Debian package. The live-source tests start real servers on 127.0.0.1: ffmpeg
   # feeds them (RTMP, HLS, SRT), nginx with the RTMP module serves RTMP, python3 serves HTTP.

@@ -60,33 +60,13 @@ final class FeedPagesTests: XCTestCase {
     /// A feed page names the stories to play, so an HTTPS page must come from the server it
     /// names: a self-signed certificate is refused, as URLSession refused it.
     func testAnHTTPSPageWithAnUntrustedCertificateIsRefused() throws {
-        try LiveServers.require("python3", "openssl")
         let servers = ServerSet()
         defer { servers.stopAll() }
-        let folder = servers.folder.file("tls")
+        let folder = servers.folder.file("pages")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         FileManager.default.createFile(atPath: folder + "/page.json", contents: Data(#"{"stories": [], "next": null}"#.utf8))
-        let certificate = Process()
-        certificate.executableURL = URL(fileURLWithPath: try XCTUnwrap(LiveServers.which("openssl")))
-        certificate.arguments = ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
-                                 "-keyout", folder + "/key.pem", "-out", folder + "/cert.pem"]
-        certificate.standardError = FileHandle.nullDevice
-        try certificate.run()
-        certificate.waitUntilExit()
-        XCTAssertEqual(certificate.terminationStatus, 0)
-        let port = LiveServers.freePort()
-        let script = """
-        import http.server, ssl, functools
-        handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory="\(folder)")
-        server = http.server.HTTPServer(("127.0.0.1", \(port)), handler)
-        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-        context.load_cert_chain("\(folder)/cert.pem", "\(folder)/key.pem")
-        server.socket = context.wrap_socket(server.socket, server_side=True)
-        server.serve_forever()
-        """
-        _ = try servers.start("python3", ["-c", script], name: "https-\(port)")
-        guard LiveServers.waitUntil(10, { LiveServers.accepts(port: port) }) else { throw XCTSkip("the HTTPS server did not start") }
-        XCTAssertThrowsError(try FeedPageStream.download("https://127.0.0.1:\(port)/page.json", timeout: 5, limit: 1 << 20)) { error in
+        let base = try servers.httpsServer(root: folder)
+        XCTAssertThrowsError(try FeedPageStream.download("\(base)/page.json", timeout: 5, limit: 1 << 20)) { error in
             XCTAssertEqual((error as? MediaError)?.code, .open, "\(error)")
         }
     }

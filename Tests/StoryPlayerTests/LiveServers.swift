@@ -161,6 +161,37 @@ final class ServerSet: Sendable {
         return "http://127.0.0.1:\(port)"
     }
 
+    /// Python's HTTP server behind TLS with a self-signed certificate for 127.0.0.1 (made with
+    /// `openssl req`), serving `root` on a free port; returns the base URL. No client trusts it.
+    func httpsServer(root: String) throws -> String {
+        try LiveServers.require("python3", "openssl")
+        let keys = folder.file("tls-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(atPath: keys, withIntermediateDirectories: true)
+        let certificate = Process()
+        certificate.executableURL = URL(fileURLWithPath: try XCTUnwrap(LiveServers.which("openssl")))
+        certificate.arguments = ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
+                                 "-keyout", keys + "/key.pem", "-out", keys + "/cert.pem"]
+        certificate.standardError = FileHandle.nullDevice
+        try certificate.run()
+        certificate.waitUntilExit()
+        XCTAssertEqual(certificate.terminationStatus, 0, "openssl made no certificate")
+        let port = LiveServers.freePort()
+        let script = """
+        import http.server, ssl, functools
+        handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory="\(root)")
+        server = http.server.HTTPServer(("127.0.0.1", \(port)), handler)
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain("\(keys)/cert.pem", "\(keys)/key.pem")
+        server.socket = context.wrap_socket(server.socket, server_side=True)
+        server.serve_forever()
+        """
+        let server = try start("python3", ["-c", script], name: "https-\(port)")
+        guard LiveServers.waitUntil(10, { LiveServers.accepts(port: port) }) else {
+            throw XCTSkip("the HTTPS server did not start: \(server.output)")
+        }
+        return "https://127.0.0.1:\(port)"
+    }
+
     /// A TCP server that accepts connections and never answers.
     func stallingServer() throws -> Int {
         let port = LiveServers.freePort()

@@ -114,6 +114,18 @@ final class LiveSourceTests: LiveServerTestCase {
         XCTAssertEqual(events.of(.firstFrame, story: "flv").count, 1)
     }
 
+    /// An HTTPS source must come from the server it names, as a feed page must: the same file
+    /// that plays over HTTP fails over HTTPS with a self-signed certificate, saying why, and the
+    /// render goes on.
+    func testHTTPSSourceWithAnUntrustedCertificateFails() throws {
+        let folder = servers.folder.file("tls-files")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Fixture.sample("city.mp4"), toPath: folder + "/city.mp4")
+        _ = try assertPlays(board(#"{"id": "s", "items": [{"uri": "\#(try servers.httpServer(root: folder))/city.mp4"}]}"#))
+        try assertFails(board(#"{"id": "s", "items": [{"uri": "\#(try servers.httpsServer(root: folder))/city.mp4"}]}"#),
+                        errorContains: "certificate")
+    }
+
     // MARK: - Faults
 
     func testConnectionRefused() throws {

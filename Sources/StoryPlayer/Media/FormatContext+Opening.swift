@@ -39,6 +39,9 @@ extension FormatContext {
             // the gate's own open deadline could say what happened.
             let backstop = max(limits.timeouts.open, limits.timeouts.read) + 1
             options["rw_timeout"] = String(InterruptGate.nanoseconds(backstop) / 1000)
+            // FFmpeg's TLS does not check the server's certificate unless told to: an HTTPS
+            // source must come from the server it names, as a feed page must (`FeedPageStream`).
+            options["tls_verify"] = "1"
         }
         if isLive {
             // A live stream is analysed for 0.1 s of its own time instead of 5 s: FLV and MPEG-TS
