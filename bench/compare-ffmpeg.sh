@@ -62,8 +62,9 @@ export bin work level frames
 # Measured in every round, between the renders, because on a shared machine one measurement
 # moves by 20-30 %: the figures below are medians over the rounds, of both sides alike.
 # User and system time both, as the render's stage clock (CLOCK_THREAD_CPUTIME_ID) counts both.
-# The render decodes a playing video on two frame threads (DecodeLimits.playbackThreads), which
-# costs CPU for wall time: the floor is also measured so, as a second line.
+# From four cores up the render decodes a playing video on two frame threads
+# (DecodeLimits.playbackThreads), which costs CPU for wall time: the floor is also measured so, as
+# a second line.
 decode_cpu() {
   ffmpeg -benchmark -threads "${3:-1}" -i "$1" -frames:v "$2" -f null - 2>&1 |
     sed -n 's/.*utime=\([0-9.]*\)s stime=\([0-9.]*\)s.*/\1 \2/p' | awk '{print $1 + $2}'
@@ -118,6 +119,6 @@ print(f"  A decode (runs: {decodes}) / decode floor {stages['decode'] / floor:.2
       f"with the preload window's posters and probes, which the floor does not do: "
       f"{(stages['decode'] + stages.get('preload', 0)) / floor:.2f}")
 floor2 = median(threaded)
-print(f"  decode floor on two frame threads, as the render decodes: ffmpeg -threads 2 in {floor2:.1f} ms per output frame "
+print(f"  decode floor on two frame threads, as the render decodes from 4 cores: ffmpeg -threads 2 in {floor2:.1f} ms per output frame "
       f"(runs: {', '.join(f'{f:.1f}' for f in threaded)}); A decode / that floor {stages['decode'] / floor2:.2f}")
 PY

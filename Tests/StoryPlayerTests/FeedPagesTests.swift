@@ -64,7 +64,7 @@ final class FeedPagesTests: XCTestCase {
         defer { servers.stopAll() }
         let folder = servers.folder.file("pages")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: folder + "/page.json", contents: Data(#"{"stories": [], "next": null}"#.utf8))
+        _ = FileManager.default.createFile(atPath: folder + "/page.json", contents: Data(#"{"stories": [], "next": null}"#.utf8))
         let base = try servers.httpsServer(root: folder)
         XCTAssertThrowsError(try FeedPageStream.download("\(base)/page.json", timeout: 5, limit: 1 << 20)) { error in
             XCTAssertEqual((error as? MediaError)?.code, .open, "\(error)")

@@ -8,11 +8,15 @@ public struct DecodeLimits: Sendable {
     /// Decoder threads per stream, for everything but playing a recorded video: posters, probes,
     /// pictures (one keyframe each, where threads only add their start-up).
     public var decoderThreads: Int = 1
-    /// Decoder threads of a playing recorded video (FFmpeg's frame threads): one per core, up to
-    /// two. One story at rest is otherwise a single decode thread's speed while the other core
-    /// waits; frame threads decode the same pictures, bit for bit. Live sources keep one thread:
-    /// frame threads hold a picture back per thread, and a live story shows the newest.
-    public var playbackThreads: Int = min(2, ProcessInfo.processInfo.activeProcessorCount)
+    /// Decoder threads of a playing recorded video (FFmpeg's frame threads): two from four cores
+    /// up, else one. Frame threads decode the same pictures, bit for bit, but cost FFmpeg 6-7 %
+    /// more CPU (`ffmpeg -threads 2` against `-threads 1`, and our decode stage alike). On two
+    /// cores they no longer buy time: with each picture converted on a thread of its own
+    /// (`DecodeThread`), the decode thread and the render's own work fill both cores, and one
+    /// decoder thread rendered as fast as two (bench board 682 against 682 ms, one story at rest
+    /// 497 against 503 ms). Live sources keep one thread: frame threads hold a picture back per
+    /// thread, and a live story shows the newest.
+    public var playbackThreads: Int = max(1, min(2, ProcessInfo.processInfo.activeProcessorCount / 2))
     /// Converted pictures a decode thread may hold ahead of the one shown (memory: each is one
     /// canvas, 8 MB at 1080x1920). The next picture waits in this queue until its time, and the
     /// thread converts only when there is room, so one is enough to overlap decoding with the

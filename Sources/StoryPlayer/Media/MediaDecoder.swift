@@ -1,15 +1,26 @@
 import CFFmpeg
 import Compositor
 
-/// A decoded picture with its presentation time, still in the source's pixel format.
-final class DecodedPicture {
+/// A decoded picture with its presentation time, still in the source's pixel format, and how
+/// its stream is to be shown (turned, stretched).
+///
+/// Sendable because it is handed over whole: the decode thread makes it, queues it, and keeps
+/// no reference; from then on only the converting thread touches the frame. The frame's buffers
+/// are reference-counted by FFmpeg, so freeing it there, after the decoder closed, is safe.
+final class DecodedPicture: @unchecked Sendable {
     let frame: Frame
     /// Seconds from the stream's start.
     let time: Double
+    /// Clockwise quarter turns the stream asks for (its display matrix).
+    let quarterTurns: Int
+    /// The stream's pixel aspect ratio, for frames that do not carry their own.
+    let sampleAspectRatio: Double
 
-    init(frame: Frame, time: Double) {
+    init(frame: Frame, time: Double, quarterTurns: Int = 0, sampleAspectRatio: Double = 1) {
         self.frame = frame
         self.time = time
+        self.quarterTurns = quarterTurns
+        self.sampleAspectRatio = sampleAspectRatio
     }
 }
 
@@ -22,11 +33,9 @@ final class MediaDecoder {
     /// The shown video stream and its decoder; nil until a live stream's video appears.
     private var track: VideoTrack?
     private let packet = Packet()
-    /// swscale's context, and its padded output for pictures that are turned or of odd width
-    /// (`MediaDecoder+Conversion`): its SIMD code writes whole vector widths, past the end of a
-    /// row whose width is not a multiple of 16 pixels.
-    let scaler = ScaleContext()
-    let scaled = Frame()
+    /// Converts for posters, probes and tests (`rgba`); a playing item converts on a thread
+    /// of its own, with a converter of its own.
+    let converter = PictureConverter()
     private let limits: DecodeLimits
     private let sourceName: String
     /// Whether the video stream may appear after the source opened (live sources): until then
@@ -51,9 +60,16 @@ final class MediaDecoder {
 
     /// A still image (JPEG, PNG, …): one frame, shown for the item's whole duration.
     let isStill: Bool
-    /// Whether swscale may write straight into a picture's storage (see `rgba`); tests turn it
-    /// off to compare with the padded frame.
-    var convertsInPlace = true
+    /// Whether swscale may write straight into a picture's storage (`PictureConverter`).
+    var convertsInPlace: Bool {
+        get { converter.convertsInPlace }
+        set { converter.convertsInPlace = newValue }
+    }
+
+    /// The picture as canvas-size RGBA (`PictureConverter.rgba`).
+    func rgba(_ picture: DecodedPicture, width: Int, height: Int, reusing spare: consuming RGBAImage? = nil) throws(MediaError) -> RGBAImage {
+        try converter.rgba(picture, width: width, height: height, reusing: spare)
+    }
 
     /// Opens `source` (`FormatContext.open`), then `av_find_best_stream` and `avcodec_open2`.
     /// A live source without a video stream yet opens all the same: see `VideoTrack`.
@@ -88,8 +104,7 @@ final class MediaDecoder {
 
     /// Frees the demuxer, decoder, scaler and buffers now, all at once.
     func close() {
-        scaler.close()
-        scaled.close()
+        converter.close()
         packet.close()
         track?.codec.close()
         format.close()
@@ -153,7 +168,8 @@ final class MediaDecoder {
                 let received = avcodec_receive_frame(codecContext, framePointer)
                 if received >= 0 {
                     picturesDecoded += 1
-                    return DecodedPicture(frame: frame, time: track.timeline.seconds(framePointer.pointee.best_effort_timestamp) ?? 0)
+                    return DecodedPicture(frame: frame, time: track.timeline.seconds(framePointer.pointee.best_effort_timestamp) ?? 0,
+                                          quarterTurns: track.quarterTurns, sampleAspectRatio: track.sampleAspectRatio)
                 }
                 if received == FFmpegError.endOfFile {
                     outputDone = true

@@ -2,20 +2,30 @@ import Compositor
 import Foundation
 import Synchronization
 
-/// The thread that plays one item: it opens the source, then demuxes, decodes and converts into a
-/// small bounded queue, ahead of the render. One per playing story; it ends with its player.
+/// The threads that play one item, ahead of the render: the decode thread opens the source, then
+/// demuxes and decodes into a one-picture queue; beside it a convert thread turns each picture
+/// into canvas-size RGBA, into a small bounded queue for the player. One pair per playing story;
+/// they end with their player.
+///
+/// Converting on a thread of its own takes it off the decode thread, which is a story's critical
+/// path while it rests on screen: the decode thread decodes the next picture while this one is
+/// converted, on the other core.
 ///
 /// Every blocking FFmpeg call runs under the thread's interrupt gate. `stop()` closes the gate, so
 /// a thread blocked in the network gives up within FFmpeg's polling interval, then waits a bounded
-/// time for the thread; the thread frees its FFmpeg objects itself as it ends.
+/// time for the threads; each frees its FFmpeg objects itself as it ends.
 final class DecodeThread: Sendable {
+    /// Converted pictures and the other events, for the player.
     private let queue: BoundedQueue<DecodedEvent>
+    /// Decoded pictures (`.decoded`) and the other events, for the convert thread.
+    private let decoded = BoundedQueue<DecodedEvent>(capacity: 1)
     private let spares = SparePicture()
     private let gate = InterruptGate()
     /// What the source has sent so far, on every connection of this play.
     let reception = SourceReception()
     private let done = DispatchSemaphore(value: 0)
-    private let progress = Mutex<(stopped: Bool, finished: Bool)>((false, false))
+    private let progress = Mutex<(stopped: Bool, finished: Int)>((false, 0))
+    private static let threads = 2
 
     /// How long `stop()` waits for the thread before leaving it to finish on its own.
     static let stopWait: Double = 0.08
@@ -35,15 +45,28 @@ final class DecodeThread: Sendable {
             // Named from inside: Foundation's `Thread.name` does not reach the kernel here, and
             // the decoder's own threads are told apart by this name (`DecoderWorkers`).
             DecoderWorkers.nameThisThread(name)
-            let worker = Worker(source: source, isLive: isLive, limits: playing, width: width, height: height,
-                                clock: clock, gate: gate, reception: reception, queue: queue, spares: spares,
-                                started: started, startAt: startAt)
+            let worker = Worker(source: source, isLive: isLive, limits: playing, clock: clock, gate: gate,
+                                reception: reception, queue: decoded, started: started, startAt: startAt)
             worker.run()
-            progress.withLock { $0.finished = true }
+            // Nothing more will come: the convert thread passes on what is queued, then ends.
+            decoded.close()
+            progress.withLock { $0.finished += 1 }
             done.signal()
         }
         thread.name = name
+        // Named apart from the decode thread: `DecoderWorkers` counts threads by that name.
+        let convertName = "rgba" + name.drop { $0 != " " }
+        let converting = Thread { [self] in
+            DecoderWorkers.nameThisThread(convertName)
+            let converter = ConvertLoop(isLive: isLive, width: width, height: height, clock: clock,
+                                      decoded: decoded, queue: queue, spares: spares)
+            converter.run()
+            progress.withLock { $0.finished += 1 }
+            done.signal()
+        }
+        converting.name = convertName
         thread.start()
+        converting.start()
     }
 
     /// The next event, taken from the queue, waiting for the thread if it has none yet.
@@ -67,9 +90,9 @@ final class DecodeThread: Sendable {
     /// frame into. Give it before `dropNext()`, which wakes the thread to convert.
     func recycle(_ picture: RGBAImage) { spares.put(picture) }
 
-    /// Stops the thread. Returns once the thread has ended and freed every FFmpeg object, or after
-    /// `stopWait` if it is still unwinding a network call (it frees them as it ends). Returns
-    /// whether the thread had finished. Safe to call more than once.
+    /// Stops the threads. Returns once both have ended and freed every FFmpeg object, or after
+    /// `stopWait` if the decode thread is still unwinding a network call (it frees them as it
+    /// ends). Returns whether both had finished. Safe to call more than once.
     @discardableResult
     func stop() -> Bool {
         let first: Bool = progress.withLock { progress in
@@ -78,25 +101,25 @@ final class DecodeThread: Sendable {
         }
         if first {
             gate.requestStop()
+            decoded.close()
             queue.close()
-            _ = done.wait(timeout: .now() + DecodeThread.stopWait)
+            let deadline = DispatchTime.now() + DecodeThread.stopWait
+            for _ in 0..<DecodeThread.threads { _ = done.wait(timeout: deadline) }
         }
-        return progress.withLock { $0.finished }
+        return progress.withLock { $0.finished == DecodeThread.threads }
     }
 }
 
-/// The decode loop, owned by the decode thread.
+/// The decode loop, owned by the decode thread. It hands pictures to the convert thread as
+/// decoded (`.decoded`), and every other event through the same queue, in order.
 private struct Worker {
     let source: MediaSource
     let isLive: Bool
     let limits: DecodeLimits
-    let width: Int
-    let height: Int
     let clock: StageClock?
     let gate: InterruptGate
     let reception: SourceReception
     let queue: BoundedQueue<DecodedEvent>
-    let spares: SparePicture
     let started: UInt64
     let startAt: Double
 
@@ -155,15 +178,6 @@ private struct Worker {
                     let picture = try clock.measure(.decode) { () throws(MediaError) in try decoder.nextPicture() }
                     chargeWorkers(of: decoder)
                     guard let picture else { break }
-                    // Convert only once the queue has room: a converted picture held while the
-                    // queue is full is one more canvas per player (8 MB at 1080x1920). A live
-                    // stream does not wait: its newest picture replaces one not yet shown, so a
-                    // viewer drawing fewer frames than the stream sends stays at the live edge
-                    // instead of falling behind in slow motion.
-                    if !isLive { guard queue.waitForRoom() else { return } }
-                    let image = try clock.measure(.convert) { () throws(MediaError) in
-                        try decoder.rgba(picture, width: width, height: height, reusing: spares.take())
-                    }
                     if connectionFirstTime == nil { connectionFirstTime = picture.time }
                     let time = timeOffset + picture.time - (reconnects > 0 ? connectionFirstTime! : 0)
                     lastTime = time
@@ -173,13 +187,14 @@ private struct Worker {
                         let packet = decoder.firstPacketAt.map { milliseconds(since: started, to: $0) } ?? openMs
                         spans = FirstFrameSpans(openMs: openMs, firstPacketMs: packet, firstFrameMs: milliseconds(since: started))
                     }
-                    let event = DecodedEvent.picture(time: time, image: image, spans: spans)
+                    let event = DecodedEvent.decoded(time: time, picture: picture, spans: spans)
+                    // A live stream does not wait: its newest picture replaces one not yet
+                    // converted (and its spans, if that was the first), so a viewer drawing
+                    // fewer frames than the stream sends stays at the live edge instead of
+                    // falling behind in slow motion.
                     let accepted = !isLive ? queue.put(event) : queue.put(event) { last in
-                        // The newer picture takes the older one's place, and its spans if it
-                        // was the first; the older one's storage becomes the next spare.
-                        guard case .picture(_, let older, let olderSpans) = last else { return nil }
-                        spares.put(older)
-                        return .picture(time: time, image: image, spans: olderSpans ?? spans)
+                        guard case .decoded(_, _, let olderSpans) = last else { return nil }
+                        return .decoded(time: time, picture: picture, spans: olderSpans ?? spans)
                     }
                     guard accepted else { return }
                     if decoder.isStill {

@@ -32,6 +32,9 @@ enum DecodedEvent: Sendable {
     case opened(MediaFacts)
     /// A picture, already converted to canvas-size RGBA, at `time` seconds of media time.
     case picture(time: Double, image: RGBAImage, spans: FirstFrameSpans?)
+    /// A picture as decoded, on its way from the decode thread to the convert thread; the player
+    /// never sees one.
+    case decoded(time: Double, picture: DecodedPicture, spans: FirstFrameSpans?)
     /// A live connection dropped; this is reconnect try `attempt`.
     case reconnect(attempt: Int, reason: String)
     /// The data ended normally (or a still image was delivered).

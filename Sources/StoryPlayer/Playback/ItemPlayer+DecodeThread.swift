@@ -49,6 +49,8 @@ extension ItemPlayer {
             received += 1
             if let spans { pendingSpans = spans }
             shown = (time, image)
+        case .decoded:
+            preconditionFailure("a picture reaches the player only converted")
         case .reconnect(let attempt, let reason):
             trace.record(.reconnect, t: t, story: storyID, item: itemIndex, player: id, error: reason, attempt: attempt)
         case .end:

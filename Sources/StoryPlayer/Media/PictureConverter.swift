@@ -1,7 +1,31 @@
 import CFFmpeg
 import Compositor
 
-extension MediaDecoder {
+/// Turns decoded pictures into canvas-size RGBA: owns swscale's context and the padded frame it
+/// writes turned or odd-width pictures into (`sws_getCachedContext` / `sws_freeContext`,
+/// `av_frame_get_buffer` / `av_frame_free`).
+///
+/// One per thread that converts: a playing item's converter runs on a thread of its own beside
+/// the decode thread (`DecodeThread`), so decoding and converting overlap; posters and probes
+/// use their decoder's (`MediaDecoder.rgba`).
+final class PictureConverter {
+    /// swscale's context, and its padded output for pictures that are turned or of odd width:
+    /// its SIMD code writes whole vector widths, past the end of a row whose width is not a
+    /// multiple of 16 pixels.
+    private let scaler = ScaleContext()
+    private let scaled = Frame()
+    /// Whether swscale may write straight into a picture's storage (see `rgba`); tests turn it
+    /// off to compare with the padded frame.
+    var convertsInPlace = true
+
+    init() {}
+
+    /// Frees the scaler and its frame now.
+    func close() {
+        scaler.close()
+        scaled.close()
+    }
+
     // MARK: - Conversion to the canvas
 
     /// The picture as RGBA at `width`×`height`: turned upright, stretched by the sample aspect
@@ -10,12 +34,13 @@ extension MediaDecoder {
     /// free to be, which spares an 8 MB allocation (and its page faults) per frame at 1080x1920.
     func rgba(_ picture: DecodedPicture, width: Int, height: Int, reusing spare: consuming RGBAImage? = nil) throws(MediaError) -> RGBAImage {
         guard let frame = picture.frame.pointer else { preconditionFailure("converting a freed frame") }
+        let quarterTurns = picture.quarterTurns
         let turned = quarterTurns % 2 == 1
         // Work in the picture's stored orientation, then turn the result.
         let targetWidth = turned ? height : width
         let targetHeight = turned ? width : height
         let sar = frame.pointee.sample_aspect_ratio.num > 0 && frame.pointee.sample_aspect_ratio.den > 0
-            ? av_q2d(frame.pointee.sample_aspect_ratio) : sampleAspectRatio
+            ? av_q2d(frame.pointee.sample_aspect_ratio) : picture.sampleAspectRatio
         let sourceWidth = Double(frame.pointee.width), sourceHeight = Double(frame.pointee.height)
         let scale = max(Double(targetWidth) / (sourceWidth * sar), Double(targetHeight) / sourceHeight)
         let cropWidth = min(sourceWidth, Double(targetWidth) / (scale * sar))
@@ -85,7 +110,7 @@ extension MediaDecoder {
     }
 
     /// The padded RGBA frame swscale writes into, (re)allocated when the size changes.
-    fileprivate func scaledFrame(width: Int, height: Int) throws(MediaError) -> UnsafeMutablePointer<AVFrame> {
+    private func scaledFrame(width: Int, height: Int) throws(MediaError) -> UnsafeMutablePointer<AVFrame> {
         guard let frame = scaled.pointer else { preconditionFailure("converting after close()") }
         if frame.pointee.width != Int32(width) || frame.pointee.height != Int32(height) || frame.pointee.data.0 == nil {
             av_frame_unref(frame)
@@ -100,7 +125,7 @@ extension MediaDecoder {
 
     /// Honours full-range (JPEG) video and BT.709 matrices, which swscale otherwise takes for
     /// limited-range BT.601.
-    fileprivate func configureColorspace(_ sws: OpaquePointer, frame: UnsafeMutablePointer<AVFrame>) {
+    private func configureColorspace(_ sws: OpaquePointer, frame: UnsafeMutablePointer<AVFrame>) {
         let fullRange: Int32 = frame.pointee.color_range == AVCOL_RANGE_JPEG ? 1 : 0
         let matrix: Int32 = switch frame.pointee.colorspace {
         case AVCOL_SPC_BT709: SWS_CS_ITU709
