@@ -46,6 +46,18 @@ extension TraceEvent {
         outcome = try reader.text("outcome")
         progress = try reader.nonNegative("progress")
         velocity = try reader.finite("velocity")
+        if let rebuffers = try reader.whole("rebuffers"), let dropped = try reader.whole("dropped") {
+            var offset: OffsetStatistics?
+            if let block = try reader.object("live_offset_ms") {
+                guard let p50 = try block.nonNegative("p50"), let p95 = try block.nonNegative("p95"),
+                      let max = try block.nonNegative("max") else {
+                    throw LineError(code: .badField("live_offset_ms"), message: "\"live_offset_ms\" needs p50, p95 and max")
+                }
+                offset = OffsetStatistics(p50: p50, p95: p95, max: max)
+            }
+            live = LivePlaybackFigures(offsetMs: offset, offsetFrom: try reader.text("live_offset_from"),
+                                       rebuffers: rebuffers, dropped: dropped)
+        }
         if let open = try reader.nonNegative("open_ms"), let packet = try reader.nonNegative("first_packet_ms"),
            let frame = try reader.nonNegative("first_frame_ms") {
             spans = FirstFrameSpans(openMs: open, firstPacketMs: packet, firstFrameMs: frame)
@@ -69,6 +81,12 @@ private struct FieldReader {
         guard let value = fields[key] else { return nil }
         guard case .number(let number) = value, number.isFinite else { throw bad(key, "is not a finite number") }
         return number
+    }
+
+    func object(_ key: String) throws(TraceEvent.LineError) -> FieldReader? {
+        guard let value = fields[key] else { return nil }
+        guard case .object(let inner) = value else { throw bad(key, "is not an object") }
+        return FieldReader(fields: inner)
     }
 
     func whole(_ key: String) throws(TraceEvent.LineError) -> Int? {

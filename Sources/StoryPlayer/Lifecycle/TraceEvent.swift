@@ -8,6 +8,8 @@ public struct TraceEvent: Sendable, Equatable {
         case gesture
         /// A room's new dominant speaker (not a player event): `participant`.
         case speaker
+        /// A live stream's timestamps jumped; the player's clock starts again (`detail`).
+        case discontinuity
     }
 
     /// Timeline seconds.
@@ -44,6 +46,8 @@ public struct TraceEvent: Sendable, Equatable {
     /// On `gesture`: the finger's velocity in px/s at 720 wide (towards the next story for a
     /// drag, downwards for a pull).
     public var velocity: Double?
+    /// On a live player's `stop`: `live_offset_ms`, `live_offset_from`, `rebuffers`, `dropped`.
+    public var live: LivePlaybackFigures?
 
     public init(t: Double, wall: Double, event: Kind, story: String, item: Int? = nil, player: Int? = nil,
                 error: String? = nil, call: String? = nil, attempt: Int? = nil, spans: FirstFrameSpans? = nil) {
@@ -80,6 +84,14 @@ public struct TraceEvent: Sendable, Equatable {
             fields.append("\"open_ms\": \(JSONText.number(spans.openMs))")
             fields.append("\"first_packet_ms\": \(JSONText.number(spans.firstPacketMs))")
             fields.append("\"first_frame_ms\": \(JSONText.number(spans.firstFrameMs))")
+        }
+        if let live {
+            if let offset = live.offsetMs {
+                fields.append("\"live_offset_ms\": {\"p50\": \(JSONText.number(offset.p50)), \"p95\": \(JSONText.number(offset.p95)), \"max\": \(JSONText.number(offset.max))}")
+            }
+            if let from = live.offsetFrom { fields.append("\"live_offset_from\": \(JSONText.string(from))") }
+            fields.append("\"rebuffers\": \(live.rebuffers)")
+            fields.append("\"dropped\": \(live.dropped)")
         }
         if let error { fields.append("\"error\": \(JSONText.string(error))") }
         return "{" + fields.joined(separator: ", ") + "}"

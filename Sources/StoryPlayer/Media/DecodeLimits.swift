@@ -26,6 +26,8 @@ public struct DecodeLimits: Sendable {
     public var timeouts = Timeouts()
     /// The storyboard's `protocols`, narrowing each source's own list.
     public var protocols: [String]?
+    /// The storyboard's `latency`, under each live item's own.
+    public var latency = LiveLatency()
 
     public init() {}
 }

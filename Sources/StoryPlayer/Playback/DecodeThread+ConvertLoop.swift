@@ -11,8 +11,11 @@ extension DecodeThread {
         let decoded: BoundedQueue<DecodedEvent>
         let queue: BoundedQueue<DecodedEvent>
         let spares: SparePicture
+        let skip: SkipBefore
 
         func run() {
+            // The time line of the pictures passing through: `.discontinuity` events start the next.
+            var epoch = 0
             let converter = PictureConverter()
             defer {
                 converter.close()
@@ -22,13 +25,16 @@ extension DecodeThread {
             }
             while let event = decoded.take() {
                 guard case .decoded(let time, let picture, let spans) = event else {
+                    if case .discontinuity(let next, _, _) = event { epoch = next }
                     guard queue.put(event) else { return }
                     continue
                 }
+                // A live picture whose time the player has passed is not worth converting. The
+                // first one is kept whatever its time: it carries the first-frame spans.
+                if isLive, spans == nil, skip.passesOver(time, epoch: epoch) { continue }
                 // Convert only once the queue has room: a converted picture held while the queue is
-                // full is one more canvas per player (8 MB at 1080x1920). A live picture does not
-                // wait: it replaces one not yet shown.
-                if !isLive { guard queue.waitForRoom() else { return } }
+                // full is one more canvas per player (8 MB at 1080x1920).
+                guard queue.waitForRoom() else { return }
                 let image: RGBAImage
                 do {
                     image = try clock.measure(.convert) { () throws(MediaError) in
@@ -38,15 +44,7 @@ extension DecodeThread {
                     queue.put(.failed(error))
                     return
                 }
-                let event = DecodedEvent.picture(time: time, image: image, spans: spans)
-                let accepted = !isLive ? queue.put(event) : queue.put(event) { last in
-                    // The newer picture takes the older one's place, and its spans if it was the
-                    // first; the older one's storage becomes the next spare.
-                    guard case .picture(_, let older, let olderSpans) = last else { return nil }
-                    spares.put(older)
-                    return .picture(time: time, image: image, spans: olderSpans ?? spans)
-                }
-                guard accepted else { return }
+                guard queue.put(.picture(time: time, image: image, spans: spans)) else { return }
             }
         }
     }

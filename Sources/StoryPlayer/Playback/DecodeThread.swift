@@ -21,8 +21,14 @@ final class DecodeThread: Sendable {
     private let decoded = BoundedQueue<DecodedEvent>(capacity: 1)
     private let spares = SparePicture()
     private let gate = InterruptGate()
+    /// Stops a live playlist's watch (`PlaylistWatch`), which waits on a gate of its own.
+    private let watchGate = InterruptGate()
     /// What the source has sent so far, on every connection of this play.
     let reception = SourceReception()
+    /// Where a live source's edge is (`LiveEdge`), for the player's offset and controller.
+    let edge = LiveEdge()
+    /// Live pictures older than this are not converted: the player has passed their time.
+    private let skip = SkipBefore()
     private let done = DispatchSemaphore(value: 0)
     private let progress = Mutex<(stopped: Bool, finished: Int)>((false, 0))
     private static let threads = 2
@@ -46,7 +52,8 @@ final class DecodeThread: Sendable {
             // the decoder's own threads are told apart by this name (`DecoderWorkers`).
             DecoderWorkers.nameThisThread(name)
             let worker = Worker(source: source, isLive: isLive, limits: playing, clock: clock, gate: gate,
-                                reception: reception, queue: decoded, started: started, startAt: startAt)
+                                reception: reception, edge: edge, queue: decoded, started: started, startAt: startAt,
+                                playlistName: "playlist" + name.drop { $0 != " " }, watchGate: watchGate)
             worker.run()
             // Nothing more will come: the convert thread passes on what is queued, then ends.
             decoded.close()
@@ -59,7 +66,7 @@ final class DecodeThread: Sendable {
         let converting = Thread { [self] in
             DecoderWorkers.nameThisThread(convertName)
             let converter = ConvertLoop(isLive: isLive, width: width, height: height, clock: clock,
-                                      decoded: decoded, queue: queue, spares: spares)
+                                      decoded: decoded, queue: queue, spares: spares, skip: skip)
             converter.run()
             progress.withLock { $0.finished += 1 }
             done.signal()
@@ -86,6 +93,13 @@ final class DecodeThread: Sendable {
     /// Removes the event the last peek returned, making room for the thread's next picture.
     func dropNext() { _ = queue.tryTake() }
 
+    /// Tells the convert thread that live pictures of time line `epoch` older than `time` are
+    /// late: they are passed over without being converted (`dropped` counts them).
+    func skip(before time: Double, epoch: Int) { skip.set(time, epoch: epoch) }
+
+    /// Live pictures passed over without being converted.
+    var skipped: Int { skip.count }
+
     /// Hands back a picture the player has stopped showing, for the thread to convert its next
     /// frame into. Give it before `dropNext()`, which wakes the thread to convert.
     func recycle(_ picture: RGBAImage) { spares.put(picture) }
@@ -101,6 +115,7 @@ final class DecodeThread: Sendable {
         }
         if first {
             gate.requestStop()
+            watchGate.requestStop()
             decoded.close()
             queue.close()
             let deadline = DispatchTime.now() + DecodeThread.stopWait
@@ -119,9 +134,16 @@ private struct Worker {
     let clock: StageClock?
     let gate: InterruptGate
     let reception: SourceReception
+    let edge: LiveEdge
     let queue: BoundedQueue<DecodedEvent>
     let started: UInt64
     let startAt: Double
+    let playlistName: String
+    let watchGate: InterruptGate
+
+    /// How far a live picture's timestamp may stray from where the last one leads before it
+    /// counts as a jump (`discontinuity`): more than any frame interval or B-frame reordering.
+    static let discontinuityThreshold = 1.0
 
     func milliseconds(since start: UInt64, to end: UInt64 = InterruptGate.now()) -> Double {
         Double(end &- start) / 1e6
@@ -140,17 +162,36 @@ private struct Worker {
         clock?.add(.decode, decoder.takeWorkerCPUSeconds())
     }
 
+    /// Opens the source. A live HLS playlist is read once just before, so the segment the
+    /// demuxer starts at is known, and then watched beside it (`PlaylistWatch`).
+    func open(epoch: Int) throws(MediaError) -> (MediaDecoder, PlaylistWatch?) {
+        // Bounded well inside the open timeout: a server too slow to answer within it gets no
+        // watch (the offset is then estimated from the pictures), not a doubled wait.
+        let playlist = isLive && source.isRemote && LiveSourceKind(source) == .hls
+            ? PlaylistWatch.fetchMedia(source.ffmpegURL, gate: watchGate, timeout: min(limits.timeouts.open / 2, PlaylistWatch.firstFetchLimit))
+            : nil
+        let seen = LiveEdge.now()
+        // Opening reads the stream information, which decodes a few frames: decode work.
+        let decoder = try clock.measure(.decode) { () throws(MediaError) in
+            try MediaDecoder(source: source, limits: limits, gate: gate, isLive: isLive, reception: reception)
+        }
+        let watch = playlist.map {
+            PlaylistWatch(url: $0.url, first: $0.playlist, seenAt: seen, epoch: epoch, edge: edge, gate: watchGate,
+                          timeout: limits.timeouts.open, name: playlistName)
+        }
+        return (decoder, watch)
+    }
+
     func run() {
         var decoder: MediaDecoder
+        var watch: PlaylistWatch?
         do {
-            // Opening reads the stream information, which decodes a few frames: decode work.
-            decoder = try clock.measure(.decode) { () throws(MediaError) in
-                try MediaDecoder(source: source, limits: limits, gate: gate, isLive: isLive, reception: reception)
-            }
+            (decoder, watch) = try open(epoch: edge.epoch)
         } catch {
             queue.put(.failed(error))
             return
         }
+        defer { watch?.retire(waitingUpTo: 0.5) }
         if startAt > 0 && !decoder.isStill && !isLive {
             do {
                 try clock.measure(.decode) { () throws(MediaError) in try decoder.seek(to: startAt) }
@@ -178,8 +219,19 @@ private struct Worker {
                     let picture = try clock.measure(.decode) { () throws(MediaError) in try decoder.nextPicture() }
                     chargeWorkers(of: decoder)
                     guard let picture else { break }
+                    let time = timeOffset + picture.time - (reconnects > 0 ? connectionFirstTime ?? picture.time : 0)
+                    if isLive {
+                        // A new connection starts a new time line, and so does a jump in the
+                        // timestamps; the player's clock starts again at this picture.
+                        let jumped = connectionFirstTime != nil
+                            && abs(time - (lastTime + frameDuration)) > Worker.discontinuityThreshold
+                        if (connectionFirstTime == nil && reconnects > 0) || jumped {
+                            let epoch = edge.newEpoch()
+                            guard queue.put(.discontinuity(epoch: epoch, from: lastTime, to: time)) else { return }
+                        }
+                        edge.pictureArrived(time: time, epoch: edge.epoch, now: LiveEdge.now())
+                    }
                     if connectionFirstTime == nil { connectionFirstTime = picture.time }
-                    let time = timeOffset + picture.time - (reconnects > 0 ? connectionFirstTime! : 0)
                     lastTime = time
                     var spans: FirstFrameSpans?
                     if !spansSent {
@@ -187,16 +239,10 @@ private struct Worker {
                         let packet = decoder.firstPacketAt.map { milliseconds(since: started, to: $0) } ?? openMs
                         spans = FirstFrameSpans(openMs: openMs, firstPacketMs: packet, firstFrameMs: milliseconds(since: started))
                     }
-                    let event = DecodedEvent.decoded(time: time, picture: picture, spans: spans)
-                    // A live stream does not wait: its newest picture replaces one not yet
-                    // converted (and its spans, if that was the first), so a viewer drawing
-                    // fewer frames than the stream sends stays at the live edge instead of
-                    // falling behind in slow motion.
-                    let accepted = !isLive ? queue.put(event) : queue.put(event) { last in
-                        guard case .decoded(_, _, let olderSpans) = last else { return nil }
-                        return .decoded(time: time, picture: picture, spans: olderSpans ?? spans)
-                    }
-                    guard accepted else { return }
+                    // Live pictures wait for room as a file's do: a segment's burst is played on
+                    // its own clock, not thinned to its last picture. Catching up is the
+                    // player's call (`LivePlayhead`), by passing pictures over unconverted.
+                    guard queue.put(.decoded(time: time, picture: picture, spans: spans)) else { return }
                     if decoder.isStill {
                         queue.put(.end)
                         return
@@ -216,6 +262,11 @@ private struct Worker {
                 }
                 return
             }
+            // A playlist that says it has ended (`#EXT-X-ENDLIST`) ends the item.
+            if failure == nil, edge.hasEnded {
+                queue.put(.end)
+                return
+            }
             // A live stream has no natural end: whatever stopped it, reconnect with bounded backoff.
             var reopened: MediaDecoder?
             // Kept as an error: the final failure carries the last one as its cause.
@@ -226,9 +277,9 @@ private struct Worker {
                 guard queue.put(.reconnect(attempt: reconnects, reason: "\(reason)")) else { return }
                 guard gate.sleep(seconds: min(0.25 * pow(2, Double(reconnects - 1)), 2)) else { return }
                 do {
-                    reopened = try clock.measure(.decode) { () throws(MediaError) in
-                        try MediaDecoder(source: source, limits: limits, gate: gate, isLive: isLive, reception: reception)
-                    }
+                    watch?.retire(waitingUpTo: 0.5)
+                    watch = nil
+                    (reopened, watch) = try open(epoch: edge.epoch + 1)
                 } catch {
                     reason = error
                 }

@@ -3,7 +3,9 @@ import Compositor
 /// What the player learned when its source opened.
 struct MediaFacts: Sendable {
     let isStill: Bool
-    /// The media's own duration; nil for live streams.
+    /// The media's own duration; nil for live streams. A playlist or manifest played live by its
+    /// form (`.m3u8`, `.mpd`) that turns out to be finished (VOD) has one: FFmpeg's demuxers give
+    /// a duration only for a list that says it ends.
     let duration: Double?
     let frameDuration: Double
 
@@ -12,7 +14,7 @@ struct MediaFacts: Sendable {
 
     init(_ decoder: MediaDecoder, isLive: Bool) {
         isStill = decoder.isStill
-        duration = isLive ? nil : decoder.duration
+        duration = isLive && !["hls", "dash"].contains(decoder.formatName) ? nil : decoder.duration
         frameDuration = decoder.frameRate > 0 ? 1 / decoder.frameRate : MediaFacts.assumedFrameDuration
     }
 }
@@ -37,6 +39,10 @@ enum DecodedEvent: Sendable {
     case decoded(time: Double, picture: DecodedPicture, spans: FirstFrameSpans?)
     /// A live connection dropped; this is reconnect try `attempt`.
     case reconnect(attempt: Int, reason: String)
+    /// A live stream's timestamps jumped (a segment that starts its timestamps again, a
+    /// publisher that restarted, a new connection): pictures from here on are on time line
+    /// `epoch` of the source's `LiveEdge`, and the playback clock starts again at the next one.
+    case discontinuity(epoch: Int, from: Double, to: Double)
     /// The data ended normally (or a still image was delivered).
     case end
     /// Opening or decoding failed; nothing follows.

@@ -8,15 +8,12 @@ extension ItemPlayer {
     /// With the realtime clock it takes only what has arrived.
     func advance(to local: Double, at t: Double) {
         precondition(!isLent, "the shown picture is still lent from the last frame")
+        if live != nil { return advanceLive(to: local, at: t) }
         while let thread = decodeThread, !dataEnded {
             guard let event = nextEvent(from: thread) else { return }
             // The first picture shows at once even if its timestamp is a little late; with the
-            // realtime clock, pictures that are already late are passed over for newer ones, and
-            // a live picture is due when it arrives (the stream is watched at its live edge, and
-            // a publisher that restarts starts its timestamps again). The virtual clock keeps to
-            // timestamps, which is what paces a render of a live source.
-            let dueOnArrival = item.isLive && !waits
-            if case .picture(let time, _, _) = event, !dueOnArrival, time > local + 1e-9, shown != nil { return }
+            // realtime clock, pictures that are already late are passed over for newer ones.
+            if case .picture(let time, _, _) = event, time > local + 1e-9, shown != nil { return }
             if case .picture = event, let old = shown {
                 // Let go of the old picture before the thread wakes, so its storage is free to reuse.
                 shown = nil
@@ -53,6 +50,8 @@ extension ItemPlayer {
             preconditionFailure("a picture reaches the player only converted")
         case .reconnect(let attempt, let reason):
             trace.record(.reconnect, t: t, story: storyID, item: itemIndex, player: id, error: reason, attempt: attempt)
+        case .discontinuity:
+            break
         case .end:
             dataEnded = true
             dataEndTime = (shown?.time ?? 0) + (media?.frameDuration ?? 0)

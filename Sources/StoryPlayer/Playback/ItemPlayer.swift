@@ -31,7 +31,7 @@ public final class ItemPlayer {
     /// Pictures taken from the decode thread, shown or passed over: whether anything came.
     var received = 0
     /// The presentation time of the last picture counted in `pictures`.
-    private var countedPictureTime: Double?
+    private(set) var countedPictureTime: Double?
     /// A shard's player counts only pictures newer than the media time of the frame before its
     /// range: an older one was on screen in the shard before, and is counted there.
     private var countsPicturesAfter = -Double.infinity
@@ -54,6 +54,10 @@ public final class ItemPlayer {
     private var pausedTotal = 0.0
     /// Where the last picture stops being current, once the data has ended.
     var dataEndTime: Double?
+    /// A live item's clock, controller and figures (`ItemPlayer+Live`); nil for everything else.
+    var live: LivePlayback?
+    /// The live pictures the convert thread had passed over when the player closed.
+    var skippedAtClose: Int?
 
     private let size: (width: Int, height: Int)
     let limits: DecodeLimits
@@ -79,6 +83,7 @@ public final class ItemPlayer {
         self.limits = limits
         self.clock = clock
         firstPictureDeadline = Date(timeIntervalSinceNow: limits.timeouts.open)
+        live = ItemPlayer.livePlayback(for: item, limits: limits, waits: waits)
         if let room = item.room {
             // A room is its participants' players; the room itself decodes nothing and is not
             // traced (its stage records the players it makes).
@@ -148,7 +153,11 @@ public final class ItemPlayer {
     public var length: Double? {
         if item.room != nil { return item.duration ?? Room.defaultDuration }
         if isFailed { return item.duration ?? StoryItem.defaultPhotoDuration }
-        if item.isLive { return item.duration ?? StoryItem.defaultLiveDuration }
+        if item.isLive {
+            // A finished playlist (VOD) played as live lasts as long as it is.
+            if let whole = media?.duration { return min(whole, item.duration ?? .infinity) }
+            return item.duration ?? StoryItem.defaultLiveDuration
+        }
         guard let media else { return item.duration }
         if media.isStill { return item.duration ?? StoryItem.defaultPhotoDuration }
         let declared = media.duration.map { min($0, item.duration ?? .infinity) } ?? item.duration
@@ -189,6 +198,7 @@ public final class ItemPlayer {
         if state == .ended { return true }
         let local = mediaTime(at: t)
         if media?.isStill == false { advance(to: local, at: t) }
+        if liveDataHasRunOut { return true }
         guard let length else { return false }
         guard local >= length - 1e-9 else { return false }
         if received == 0, stage == nil, !isFailed, !isDeferred, !playsSoundOnly {
@@ -234,6 +244,7 @@ public final class ItemPlayer {
             countedPictureTime = shown.time
             pictures += 1
         }
+        if live != nil { recordLiveOffset(of: shown.time) }
         // A shard's player activated mid-item had its first frame in the fast-forward, but shows
         // its first picture here: it is showing from now on either way.
         if state == .loading { state = .showing }
@@ -249,6 +260,7 @@ public final class ItemPlayer {
     func close(at t: Double? = nil) {
         stage?.close(at: t)
         stage = nil
+        if let decodeThread { skippedAtClose = decodeThread.skipped }
         decodeThread?.stop()
         decodeThread = nil
         audio?.close()

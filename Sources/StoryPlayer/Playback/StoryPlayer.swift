@@ -69,6 +69,7 @@ public final class StoryPlayer {
         player.close(at: t)
         current = nil
         guard player.stage == nil && story.items[player.itemIndex].room == nil else { return }
-        trace.record(.stop, t: t, story: story.id, item: player.itemIndex, player: player.id, pictures: player.pictures)
+        trace.record(.stop, t: t, story: story.id, item: player.itemIndex, player: player.id, pictures: player.pictures,
+                     live: player.liveFigures)
     }
 }

@@ -9,6 +9,9 @@ struct FramePacing {
     let fps: Double
     /// Wall time of frame 0.
     private let started = ContinuousClock.now
+    /// The same moment in seconds since 1970 (`clock_started_at`): with it, a frame's own wall
+    /// time is known, and so is the latency of a clock-coded live picture read back from it.
+    let startedAt = Date().timeIntervalSince1970
     /// Frames skipped because the realtime render fell behind.
     private(set) var lateFrames: [Int] = []
 

@@ -7,6 +7,8 @@ public struct RenderSummary: Sendable {
         public var plays: Int
         public var failures: Int
         public var errors: [String]
+        /// Its live plays' figures together: offsets the worst play's, rebuffers and drops summed.
+        public var live: LivePlaybackFigures?
     }
 
     public var frames: Int
@@ -20,6 +22,8 @@ public struct RenderSummary: Sendable {
     public var clock: PlaybackClock = .virtual
     /// Frames the realtime clock skipped because rendering fell behind.
     public var lateFrames: [Int] = []
+    /// When frame 0 was due, in seconds since 1970 (realtime clock only).
+    public var clockStartedAt: Double?
     /// Frames of the timeline this render covered, including those a shard passed over.
     public var timelineFrames = 0
     /// Faces that needed a poster not loaded yet, and showed the background instead.
@@ -80,8 +84,31 @@ public struct RenderSummary: Sendable {
             let failed = events.filter { $0.event == .failed }
             return StoryFigures(id: id, plays: events.filter { $0.event == .play }.count,
                                 failures: failed.count,
-                                errors: failed.map { "item \($0.item ?? 0): \($0.error ?? "failed")" })
+                                errors: failed.map { "item \($0.item ?? 0): \($0.error ?? "failed")" },
+                                live: RenderSummary.combined(events.compactMap(\.live)))
         }
+    }
+
+    /// A story's live plays as one: the worst play's offsets (the largest p50, p95 and max), the
+    /// evidence they came from, rebuffers and drops summed.
+    static func combined(_ plays: [LivePlaybackFigures]) -> LivePlaybackFigures? {
+        guard !plays.isEmpty else { return nil }
+        let offsets = plays.compactMap(\.offsetMs)
+        let worst = offsets.isEmpty ? nil : OffsetStatistics(p50: offsets.map(\.p50).max()!, p95: offsets.map(\.p95).max()!,
+                                                             max: offsets.map(\.max).max()!)
+        return LivePlaybackFigures(offsetMs: worst, offsetFrom: plays.compactMap(\.offsetFrom).first,
+                                   rebuffers: plays.map(\.rebuffers).reduce(0, +), dropped: plays.map(\.dropped).reduce(0, +))
+    }
+
+    /// A story's live figures as JSON fields (with a leading comma), or nothing.
+    static func liveFields(_ live: LivePlaybackFigures?) -> String {
+        guard let live else { return "" }
+        var fields = ""
+        if let offset = live.offsetMs {
+            fields += ", \"live_offset_ms\": {\"p50\": \(JSONText.number(offset.p50)), \"p95\": \(JSONText.number(offset.p95)), \"max\": \(JSONText.number(offset.max))}"
+        }
+        if let from = live.offsetFrom { fields += ", \"live_offset_from\": \(JSONText.string(from))" }
+        return fields + ", \"rebuffers\": \(live.rebuffers), \"dropped\": \(live.dropped)"
     }
 
     /// count, p50, p95 and max of some spans, as JSON.
@@ -104,7 +131,7 @@ public struct RenderSummary: Sendable {
         let storyLines = stories.map { story in
             "    {\"id\": \(JSONText.string(story.id)), \"plays\": \(story.plays), \"failures\": \(story.failures), "
                 + "\"errors\": [\(story.errors.map(JSONText.string).joined(separator: ", "))], "
-                + "\"first_frame\": \(RenderSummary.spanStatistics(spans[story.id] ?? []))}"
+                + "\"first_frame\": \(RenderSummary.spanStatistics(spans[story.id] ?? []))\(RenderSummary.liveFields(story.live))}"
         }
         let failed = failedStories.map { JSONText.string($0.id) }.joined(separator: ", ")
         let stageFields = PipelineStage.allCases.map { "\"\($0.rawValue)\": \(JSONText.number(stageMilliseconds[$0] ?? 0))" }
@@ -121,7 +148,7 @@ public struct RenderSummary: Sendable {
           "non_encode_share": \(JSONText.number(nonEncodeShare)),
           "clock": \(JSONText.string(clock.rawValue)),\(timelineFPS.map { "\n  \"timeline_fps\": \(JSONText.number($0))," } ?? "")\(frameRange.map { "\n  \"frame_range\": [\($0.lowerBound), \($0.upperBound)]," } ?? "")
           "poster_misses": \(posterMisses),\(feedPages.map { "\n  \"feed_pages\": \($0)," } ?? "")
-          "late_frames": [\(lateFrames.map(String.init).joined(separator: ", "))],
+          "late_frames": [\(lateFrames.map(String.init).joined(separator: ", "))],\(clockStartedAt.map { "\n  \"clock_started_at\": \(JSONText.number($0))," } ?? "")
           "first_frame": \(RenderSummary.spanStatistics(spans.values.flatMap { $0 })),
           "failed_stories": [\(failed)],
           "stories": [

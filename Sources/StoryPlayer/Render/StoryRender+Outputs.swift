@@ -13,6 +13,7 @@ extension StoryRender {
         summary.frameRange = options.frameRange
         summary.timelineFPS = storyboard.canvas.fps
         summary.lateFrames = lateFrames
+        summary.clockStartedAt = clockStartedAt
         summary.posterMisses = posters.misses
         summary.timelineFrames = framesCovered
         summary.feedPages = feed?.pagesLoaded

@@ -46,6 +46,8 @@ public final class StoryRender {
     public let playback: PlaybackClock
     /// Frames not drawn because the realtime render fell behind.
     public internal(set) var lateFrames: [Int] = []
+    /// When frame 0 was due, in seconds since 1970 (realtime clock only).
+    public internal(set) var clockStartedAt: Double?
     /// The navigator's gesture releases already in the trace.
     var recordedReleases = 0
     /// The backdrop behind an opening, pulled or closing viewer, made on first use.
@@ -69,6 +71,7 @@ public final class StoryRender {
         var limits = options.limits
         limits.timeouts = storyboard.timeouts
         limits.protocols = storyboard.protocols
+        limits.latency = storyboard.latency
         self.limits = limits
         let playback = options.clock ?? storyboard.clock
         self.playback = playback
@@ -168,6 +171,7 @@ public final class StoryRender {
             options.progress?(frames, plannedFrames)
         }
         lateFrames = pacing.lateFrames
+        clockStartedAt = playback == .realtime ? pacing.startedAt : nil
         if plannedFrames == nil && !navigator.isFinished && interrupted == nil {
             warnings.append("stopped after \(StoryRender.openEndedLimit) s of timeline: give \"duration\" for longer renders")
         }
@@ -182,6 +186,7 @@ public final class StoryRender {
         for player in players where player.isPlaying { player.stop(at: finalTime) }
         do {
             try writer.finish()
+            if options.writeFrames { try fillLateFrames(in: folder) }
         } catch {
             throw RenderError(.output, "cannot write frames", cause: error)
         }
@@ -239,6 +244,17 @@ public final class StoryRender {
         options.writeFrames = false
         options.frameRange = Int.max / 2..<Int.max
         return try StoryRender(storyboard: storyboard, options: options).run().timelineFrames
+    }
+
+    /// A frame the realtime clock had no time to draw is the frame before it again, as a phone
+    /// keeps its last picture on screen: the numbering has no hole, so `ffmpeg -i frame-%06d.png`
+    /// reads the whole render. They stay listed in `late_frames`.
+    func fillLateFrames(in folder: String) throws(CompositorError) {
+        for n in lateFrames where n > 0 {
+            let previous = StoryRender.framePath(folder, n - 1)
+            guard FileManager.default.fileExists(atPath: previous) else { continue }
+            try AtomicFile.write(try AtomicFile.read(previous), to: StoryRender.framePath(folder, n))
+        }
     }
 
     /// `frame-000042.png` in `folder`.

@@ -29,6 +29,7 @@ extension Storyboard {
         let duration = root.number("duration", in: Storyboard.durations)
         let clock = root.choice("clock", of: PlaybackClock.self) ?? .virtual
         let timeouts = Storyboard.timeouts(&root)
+        let latency = Storyboard.latency(&root) ?? LiveLatency()
         let loading = Storyboard.loading(&root)
         let protocols = Storyboard.protocols(&root)
         let overlayInset = Storyboard.overlayInset(&root)
@@ -56,6 +57,7 @@ extension Storyboard {
         self.gesture = gesture
         self.backdrop = backdrop
         self.timeouts = timeouts
+        self.latency = latency
         self.loading = loading
         self.protocols = protocols
     }
@@ -137,11 +139,14 @@ extension Storyboard {
         var item = try ObjectReader(value, path: path, problems: problems)
         let uri = item.string("uri")
         let duration = item.number("duration", in: Storyboard.durations)
-        let live = item.bool("live") ?? false
+        let live = item.bool("live")
         let itemPoster = item.string("poster").map(resolve)
+        let latency = Storyboard.latency(&item)
         item.rejectUnknownKeys()
         guard let uri else { throw item.missing("uri") }
         guard !uri.isEmpty else { throw StoryboardError(path: item.path("uri"), message: "must not be empty") }
-        return StoryItem(source: resolve(uri), duration: duration, isLive: live, poster: itemPoster)
+        var story = StoryItem(source: resolve(uri), duration: duration, isLive: live ?? MediaSource.isLive(uri: uri), poster: itemPoster)
+        story.latency = latency
+        return story
     }
 }

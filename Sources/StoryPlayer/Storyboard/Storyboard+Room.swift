@@ -34,7 +34,7 @@ extension Storyboard {
             seen[id] = index
             guard let uri = entry.string("uri") else { throw entry.missing("uri") }
             guard !uri.isEmpty else { throw StoryboardError(path: entry.path("uri"), message: "must not be empty") }
-            let byProtocol = MediaSource.scheme(of: uri).map(MediaSource.liveProtocols.contains) ?? false
+            let byProtocol = MediaSource.isLive(uri: uri)
             participants.append(RoomParticipant(
                 id: id, source: resolve(uri), avatar: entry.string("avatar").map(resolve),
                 pinned: entry.bool("pinned") ?? false, screensharing: entry.bool("screensharing") ?? false,

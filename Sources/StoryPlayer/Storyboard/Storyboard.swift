@@ -23,6 +23,8 @@ public struct Storyboard: Sendable {
     public var clock: PlaybackClock = .virtual
     /// Hard limits on waiting for the network.
     public var timeouts = Timeouts()
+    /// How far behind their live edge live items play (`latency`); an item's own block wins.
+    public var latency = LiveLatency()
     /// How a story looks while its first frame is pending.
     public var loading = LoadingLook()
     /// Protocols FFmpeg may use, narrowing (never widening) each source's own list; nil keeps them.
@@ -248,6 +250,8 @@ public struct StoryItem: Sendable, Equatable {
     public var poster: MediaSource?
     /// A room's participants, when the story is a live room (its one item lasts `duration`).
     public var room: Room?
+    /// The item's own `latency` block, over the storyboard's.
+    public var latency: LiveLatency?
 
     public init(source: MediaSource, duration: Double? = nil, isLive: Bool = false, poster: MediaSource? = nil) {
         self.source = source

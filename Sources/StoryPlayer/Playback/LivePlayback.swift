@@ -1,0 +1,73 @@
+/// What one live play has done so far: its playback clock, and the figures its `stop` reports.
+struct LivePlayback {
+    var playhead: LivePlayhead
+    /// The time line of the pictures being taken (`LiveEdge`); a `discontinuity` starts the next.
+    var epoch = 0
+    /// How far behind the live edge each drawn frame's picture was, in seconds.
+    var offsets: [Double] = []
+    var offsetFrom: LiveEdge.Evidence?
+    var rebuffers = 0
+    /// Whether the stream has run dry and not yet caught up with the clock.
+    var isRebuffering = false
+    /// After a jump to the edge, until a picture near the new position arrives: the pictures in
+    /// between are decoded and passed over, which is catching up, not the stream running dry.
+    var isCatchingUp = false
+    /// Pictures taken from the queue but replaced before a frame showed them.
+    var passedOver = 0
+    /// The newest picture taken on this time line.
+    var newest: Double?
+
+    init(playhead: LivePlayhead) {
+        self.playhead = playhead
+    }
+
+    /// The figures of the play's `stop`, with the pictures its convert thread passed over.
+    func figures(skipped: Int) -> LivePlaybackFigures {
+        LivePlaybackFigures(offsetMs: offsets.isEmpty ? nil : OffsetStatistics(offsets.map { $0 * 1000 }),
+                            offsetFrom: offsetFrom?.rawValue, rebuffers: rebuffers, dropped: passedOver + skipped)
+    }
+}
+
+/// p50, p95 and max of a set of values (milliseconds of offset), rounded to 0.1.
+public struct OffsetStatistics: Sendable, Equatable {
+    public var p50: Double
+    public var p95: Double
+    public var max: Double
+
+    public init(p50: Double, p95: Double, max: Double) {
+        self.p50 = p50
+        self.p95 = p95
+        self.max = max
+    }
+
+    /// The nearest-rank percentiles of `values`, which must not be empty.
+    init(_ values: [Double]) {
+        precondition(!values.isEmpty, "statistics of no values")
+        let sorted = values.sorted()
+        func percentile(_ p: Double) -> Double {
+            (sorted[Swift.min(sorted.count - 1, Int((p * Double(sorted.count - 1)).rounded()))] * 10).rounded() / 10
+        }
+        self.init(p50: percentile(0.5), p95: percentile(0.95), max: (sorted.last! * 10).rounded() / 10)
+    }
+}
+
+/// A live player's figures on its `stop` event: `live_offset_ms`, `live_offset_from`,
+/// `rebuffers`, `dropped`.
+public struct LivePlaybackFigures: Sendable, Equatable {
+    /// How far behind the live edge its pictures were shown; nil when none was shown with an
+    /// edge to measure against.
+    public var offsetMs: OffsetStatistics?
+    /// "program-date-time" or "arrival".
+    public var offsetFrom: String?
+    /// Times the stream ran dry while it played.
+    public var rebuffers: Int
+    /// Pictures that arrived and were never shown (late, or passed over to catch up).
+    public var dropped: Int
+
+    public init(offsetMs: OffsetStatistics?, offsetFrom: String?, rebuffers: Int, dropped: Int) {
+        self.offsetMs = offsetMs
+        self.offsetFrom = offsetFrom
+        self.rebuffers = rebuffers
+        self.dropped = dropped
+    }
+}

@@ -1,0 +1,144 @@
+#!/usr/bin/env python3
+"""Raw RGB pictures that carry their own creation time, for live-latency tests and benchmarks.
+
+Writes 360x640 rgb24 frames to stdout at FPS (default 30), paced by the wall clock. Each
+picture shows a grid of 8 x 7 black or white squares of 40 px on grey, centred, which codes:
+  bits  0-15  the picture's number (mod 65536)
+  bits 16-47  the wall clock when it was made, in ms since the epoch (mod 2^32)
+  bits 48-55  a check byte: the six bytes above summed, mod 256, xor 0xA5
+most significant bit first, row by row. A reader samples the middle of each square
+(`ClockCode.swift` in the tests), so the code survives H.264 at any sane bit rate and a
+scaled render. Pure standard library: it runs wherever python3 does.
+
+  clock-code.py [--fps 30] [--seconds N]   | ffmpeg -f rawvideo -pix_fmt rgb24 -s 360x640 -r 30 -i - ...
+  clock-code.py read FRAME_DIR              the codes in a render's frames, as JSON (ffmpeg reads the PNGs)
+  clock-code.py stats FRAME_DIR [SKIP_S]    distinct pictures a second, and latency read back from the
+                                            frames of a realtime render (its summary's clock_started_at),
+                                            leaving out the first SKIP_S seconds (default 1)
+"""
+import argparse
+import glob
+import json
+import os
+import subprocess
+import sys
+import time
+
+WIDTH, HEIGHT = 360, 640
+BLOCK, COLUMNS, ROWS = 40, 8, 7
+LEFT = (WIDTH - COLUMNS * BLOCK) // 2
+TOP = (HEIGHT - ROWS * BLOCK) // 2
+
+
+def code_bits(number, millis):
+    payload = (number & 0xFFFF).to_bytes(2, "big") + (millis & 0xFFFFFFFF).to_bytes(4, "big")
+    check = (sum(payload) & 0xFF) ^ 0xA5
+    value = int.from_bytes(payload + bytes([check]), "big")
+    return [(value >> (55 - i)) & 1 for i in range(56)]
+
+
+def read_code(frame, width, height):
+    """The (number, millis) a frame shows, or None where the squares do not hold a valid code."""
+    bits = 0
+    for i in range(56):
+        row, column = divmod(i, COLUMNS)
+        x = (LEFT + column * BLOCK + BLOCK // 2) * width // WIDTH
+        y = (TOP + row * BLOCK + BLOCK // 2) * height // HEIGHT
+        offset = (y * width + x) * 3
+        luma = (frame[offset] + frame[offset + 1] + frame[offset + 2]) // 3
+        bits = (bits << 1) | (1 if luma >= 128 else 0)
+    payload = bits.to_bytes(7, "big")
+    if (sum(payload[:6]) & 0xFF) ^ 0xA5 != payload[6]:
+        return None
+    return int.from_bytes(payload[:2], "big"), int.from_bytes(payload[2:6], "big")
+
+
+def read_frames(folder):
+    """Each frame's code, in frame order: decoded to raw RGB by ffmpeg, one file at a time."""
+    codes = []
+    for path in sorted(glob.glob(os.path.join(folder, "frame-*.png"))):
+        probe = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries",
+                                "stream=width,height", "-of", "csv=p=0", path], capture_output=True, text=True)
+        width, height = (int(v) for v in probe.stdout.strip().split(","))
+        raw = subprocess.run(["ffmpeg", "-v", "error", "-i", path, "-f", "rawvideo", "-pix_fmt", "rgb24", "-"],
+                             capture_output=True).stdout
+        codes.append(read_code(raw, width, height))
+    return codes
+
+
+def percentile(values, p):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(p * (len(ordered) - 1))))]
+
+
+def stats(folder, skip_seconds):
+    """What a viewer saw: distinct pictures per second of the render, and how old each frame's
+    picture was when the frame was due (frame n is due at clock_started_at + n / fps)."""
+    summary = json.load(open(os.path.join(folder, "summary.json")))
+    fps = summary["timeline_fps"]
+    started = summary.get("clock_started_at")
+    codes = read_frames(folder)
+    first = int(skip_seconds * fps)
+    window = codes[first:]
+    coded = [c for c in window if c]
+    distinct = len({c[0] for c in coded})
+    seconds = len(window) / fps if window else 0
+    result = {"frames": len(codes), "coded": len(coded), "seconds": round(seconds, 3),
+              "distinct_per_second": round(distinct / seconds, 2) if seconds else 0}
+    if started is not None:
+        latencies = []
+        for n, code in enumerate(codes):
+            if n < first or not code:
+                continue
+            due = int((started + n / fps) * 1000)
+            made = (due & ~0xFFFFFFFF) | code[1]
+            if made > due + (1 << 31):
+                made -= 1 << 32
+            latencies.append(due - made)
+        if latencies:
+            result["latency_ms"] = {"p50": percentile(latencies, 0.5), "p95": percentile(latencies, 0.95),
+                                    "max": max(latencies)}
+    return result
+
+
+def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "stats":
+        print(json.dumps(stats(sys.argv[2], float(sys.argv[3]) if len(sys.argv) > 3 else 1.0)))
+        return
+    if len(sys.argv) > 1 and sys.argv[1] == "read":
+        codes = read_frames(sys.argv[2])
+        print(json.dumps([list(c) if c else None for c in codes]))
+        return
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--fps", type=float, default=30)
+    parser.add_argument("--seconds", type=float, default=0, help="0: until the reader goes away")
+    args = parser.parse_args()
+    grey = bytes([96, 96, 96]) * WIDTH
+    base = bytearray(grey * HEIGHT)
+    black, white = bytes(BLOCK * 3), bytes([255]) * (BLOCK * 3)
+    out = sys.stdout.buffer
+    start = time.time()
+    number = 0
+    try:
+        while args.seconds <= 0 or number < args.seconds * args.fps:
+            due = start + number / args.fps
+            now = time.time()
+            if due > now:
+                time.sleep(due - now)
+            frame = bytearray(base)
+            for i, bit in enumerate(code_bits(number, int(time.time() * 1000))):
+                row, column = divmod(i, COLUMNS)
+                x = (LEFT + column * BLOCK) * 3
+                square = white if bit else black
+                for y in range(TOP + row * BLOCK, TOP + (row + 1) * BLOCK):
+                    offset = y * WIDTH * 3 + x
+                    frame[offset:offset + BLOCK * 3] = square
+            out.write(frame)
+            out.flush()
+            number += 1
+    except (BrokenPipeError, KeyboardInterrupt):
+        pass
+
+
+if __name__ == "__main__":
+    main()
