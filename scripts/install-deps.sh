@@ -45,6 +45,15 @@ if ((want_tests)); then
     command -v "${entry%%:*}" >/dev/null 2>&1 || [[ -x /usr/sbin/${entry%%:*} ]] || missing+=("${entry#*:}")
   done
   [[ -f /usr/lib/nginx/modules/ngx_rtmp_module.so ]] || missing+=(libnginx-mod-rtmp)
+  # The live-clock tests publish with GStreamer too (a family other than ffmpeg): rtmp2sink,
+  # hlssink2, srtsink and dashsink (-bad), x264enc (-ugly), flvmux (-good), avenc_aac (-libav).
+  command -v gst-launch-1.0 >/dev/null 2>&1 || missing+=(gstreamer1.0-tools)
+  gst_plugins=(gstreamer1.0-plugins-good:libgstflv.so gstreamer1.0-plugins-bad:libgsthls.so
+               gstreamer1.0-plugins-ugly:libgstx264.so gstreamer1.0-libav:libgstlibav.so)
+  for entry in "${gst_plugins[@]}"; do
+    [[ -f /usr/lib/x86_64-linux-gnu/gstreamer-1.0/${entry#*:} || -f /usr/lib/$(uname -m)-linux-gnu/gstreamer-1.0/${entry#*:} ]] \
+      || missing+=("${entry%%:*}")
+  done
   # moreutils has a different `parallel`; the shard script needs GNU's.
   parallel --version 2>/dev/null | grep -q "GNU parallel" || missing+=(parallel)
 fi

@@ -78,12 +78,29 @@ enum LiveServers {
     }
 
     /// Skips the test, with a clear message, when a server program is missing. `make test`
-    /// installs them all, so in CI these tests run.
+    /// installs them all, so in CI (`CI=true`) a missing one fails the test instead: a green run
+    /// must never hide live tests that did not run.
     static func require(_ programs: String...) throws {
+        try require(programs)
+    }
+
+    static func require(_ programs: [String]) throws {
         for program in programs where which(program) == nil {
-            throw XCTSkip("\(program) is not installed (make test installs it)")
+            throw unavailable("\(program) is not installed (make test installs it)")
         }
     }
+
+    /// The error for a server that cannot be had: a skip on a developer's machine, a failure
+    /// under `CI=true`.
+    static func unavailable(_ message: String) -> any Error {
+        ProcessInfo.processInfo.environment["CI"] == "true" ? ServerUnavailable(message: message) : XCTSkip(message)
+    }
+}
+
+/// A server a test needs did not start, under `CI=true`: the test fails with why.
+struct ServerUnavailable: Error, CustomStringConvertible {
+    let message: String
+    var description: String { "server unavailable: \(message)" }
 }
 
 /// Which tracks a live publisher sends.
@@ -156,7 +173,7 @@ final class ServerSet: Sendable {
         let server = try start("python3", ["-m", "http.server", String(port), "--bind", "127.0.0.1", "--directory", root],
                                name: "http-\(port)")
         guard LiveServers.waitUntil(10, { LiveServers.accepts(port: port) }) else {
-            throw XCTSkip("the HTTP server did not start: \(server.output)")
+            throw LiveServers.unavailable("the HTTP server did not start: \(server.output)")
         }
         return "http://127.0.0.1:\(port)"
     }
@@ -187,7 +204,7 @@ final class ServerSet: Sendable {
         """
         let server = try start("python3", ["-c", script], name: "https-\(port)")
         guard LiveServers.waitUntil(10, { LiveServers.accepts(port: port) }) else {
-            throw XCTSkip("the HTTPS server did not start: \(server.output)")
+            throw LiveServers.unavailable("the HTTPS server did not start: \(server.output)")
         }
         return "https://127.0.0.1:\(port)"
     }
@@ -203,7 +220,7 @@ final class ServerSet: Sendable {
             c, _ = s.accept(); held.append(c)
         """
         _ = try start("python3", ["-c", script], name: "stall-\(port)")
-        guard LiveServers.waitUntil(10, { LiveServers.accepts(port: port) }) else { throw XCTSkip("stalling server did not start") }
+        guard LiveServers.waitUntil(10, { LiveServers.accepts(port: port) }) else { throw LiveServers.unavailable("stalling server did not start") }
         return port
     }
 
@@ -214,7 +231,7 @@ final class ServerSet: Sendable {
         try FileManager.default.createDirectory(atPath: root + "/logs", withIntermediateDirectories: true)
         let module = ["/usr/lib/nginx/modules/ngx_rtmp_module.so", "/usr/share/nginx/modules/ngx_rtmp_module.so"]
             .first { FileManager.default.fileExists(atPath: $0) }
-        guard let module else { throw XCTSkip("nginx's RTMP module is not installed (make test installs libnginx-mod-rtmp)") }
+        guard let module else { throw LiveServers.unavailable("nginx's RTMP module is not installed (make test installs libnginx-mod-rtmp)") }
         let config = """
         load_module \(module);
         daemon off;
@@ -227,7 +244,7 @@ final class ServerSet: Sendable {
         FileManager.default.createFile(atPath: root + "/nginx.conf", contents: Data(config.utf8))
         let nginx = try start("nginx", ["-p", root, "-c", root + "/nginx.conf"], name: "nginx-\(port)")
         guard LiveServers.waitUntil(10, { LiveServers.accepts(port: port) }) else {
-            throw XCTSkip("nginx did not start: \(nginx.output)")
+            throw LiveServers.unavailable("nginx did not start: \(nginx.output)")
         }
         return port
     }

@@ -15,6 +15,8 @@ scaled render. Pure standard library: it runs wherever python3 does.
   clock-code.py stats FRAME_DIR [SKIP_S]    distinct pictures a second, and latency read back from the
                                             frames of a realtime render (its summary's clock_started_at),
                                             leaving out the first SKIP_S seconds (default 1)
+  clock-code.py ffmpeg-latency URL [SECONDS]  the same figures for ffmpeg's own low-delay decode of a
+                                            clock-coded stream: each picture's age when ffmpeg hands it over
 """
 import argparse
 import glob
@@ -101,7 +103,40 @@ def stats(folder, skip_seconds):
     return result
 
 
+def ffmpeg_latency(url, seconds):
+    """ffmpeg -fflags nobuffer -flags low_delay decoding URL to raw RGB: how old each picture is
+    when it comes out (no display, so this is the floor a player on the same input can reach)."""
+    size = WIDTH * HEIGHT * 3
+    process = subprocess.Popen(["ffmpeg", "-v", "error", "-fflags", "nobuffer", "-flags", "low_delay", "-i", url,
+                                "-t", str(seconds), "-s", f"{WIDTH}x{HEIGHT}", "-f", "rawvideo", "-pix_fmt", "rgb24", "-"],
+                               stdout=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    latencies, numbers, first = [], set(), None
+    while True:
+        frame = process.stdout.read(size)
+        if len(frame) < size:
+            break
+        now = int(time.time() * 1000)
+        code = read_code(frame, WIDTH, HEIGHT)
+        if not code:
+            continue
+        first = first or now
+        numbers.add(code[0])
+        made = (now & ~0xFFFFFFFF) | code[1]
+        if made > now + (1 << 31):
+            made -= 1 << 32
+        latencies.append(now - made)
+    process.wait()
+    span = (now - first) / 1000 if first else 0
+    result = {"pictures": len(numbers), "distinct_per_second": round(len(numbers) / span, 2) if span else 0}
+    if latencies:
+        result["latency_ms"] = {"p50": percentile(latencies, 0.5), "p95": percentile(latencies, 0.95)}
+    return result
+
+
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "ffmpeg-latency":
+        print(json.dumps(ffmpeg_latency(sys.argv[2], float(sys.argv[3]) if len(sys.argv) > 3 else 10)))
+        return
     if len(sys.argv) > 1 and sys.argv[1] == "stats":
         print(json.dumps(stats(sys.argv[2], float(sys.argv[3]) if len(sys.argv) > 3 else 1.0)))
         return

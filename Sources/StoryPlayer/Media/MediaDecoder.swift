@@ -154,8 +154,9 @@ final class MediaDecoder {
     /// The next picture in decode order (`av_read_frame`, `avcodec_send_packet`,
     /// `avcodec_receive_frame`), or nil at the end of the stream.
     ///
-    /// `videoDeadline` (CLOCK_MONOTONIC ns) bounds how long a source may send only sound before
-    /// this gives up with `.noVideoStream`; without it a live source that sends only sound is
+    /// `videoDeadline` (CLOCK_MONOTONIC ns) bounds how long a source may go without its first
+    /// picture: with only sound by then this gives up with `.noVideoStream`, with video packets
+    /// that decode to nothing with `.timeout`. Without it a live source that sends only sound is
     /// read for as long as sound comes (a sound-only story).
     func nextPicture(videoDeadline: UInt64? = nil) throws(MediaError) -> DecodedPicture? {
         guard let formatContext = format.pointer, let packetPointer = packet.pointer else {
@@ -184,9 +185,15 @@ final class MediaDecoder {
                 outputDone = true
                 break
             }
-            if track == nil, let videoDeadline, InterruptGate.now() > videoDeadline {
-                throw MediaError(.noVideoStream, "no video stream in \(sourceName)",
-                                 cause: reception.audioPackets > 0 ? "only sound arrived" : "nothing arrived")
+            if let videoDeadline, picturesDecoded == 0, InterruptGate.now() > videoDeadline {
+                guard track != nil else {
+                    throw MediaError(.noVideoStream, "no video stream in \(sourceName)",
+                                     cause: reception.audioPackets > 0 ? "only sound arrived" : "nothing arrived")
+                }
+                // Video that never decodes (H.264 whose SPS and PPS were sent only before this
+                // viewer joined, as GStreamer's encoders do by default) is as good as none.
+                throw MediaError(.timeout, "no picture from the video stream of \(sourceName) in time",
+                                 cause: ErrorText(reception.missingPictureReason))
             }
             gate.arm(seconds: limits.timeouts.read)
             let read = format.readFrame(into: packetPointer)

@@ -43,9 +43,11 @@ public struct MediaProbe: Sendable {
 
     /// `decodeFirstFrame` false reads stream information only (the preload window's metadata);
     /// the spans then stop at the open.
-    static func run(source: MediaSource, limits: DecodeLimits, isLive: Bool, decodeFirstFrame: Bool = true) throws(MediaError) -> MediaProbe {
+    /// `gate` lets another thread call the probe off (the end of a render).
+    static func run(source: MediaSource, limits: DecodeLimits, isLive: Bool, decodeFirstFrame: Bool = true,
+                    gate: InterruptGate = InterruptGate()) throws(MediaError) -> MediaProbe {
         let started = InterruptGate.now()
-        let decoder = try MediaDecoder(source: source, limits: limits, isLive: isLive, waitsForVideo: decodeFirstFrame)
+        let decoder = try MediaDecoder(source: source, limits: limits, gate: gate, isLive: isLive, waitsForVideo: decodeFirstFrame)
         defer { decoder.close() }
         let opened = InterruptGate.now()
         var decoded = opened

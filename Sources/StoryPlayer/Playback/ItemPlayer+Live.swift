@@ -1,4 +1,5 @@
 import Compositor
+import Foundation
 
 extension ItemPlayer {
     // MARK: - A live item on its stream's clock
@@ -48,6 +49,16 @@ extension ItemPlayer {
             handle(event, at: t)
         }
         finishLiveStep(&live, thread, local)
+        failIfVideoNeverDecodes(at: t)
+    }
+
+    /// A live source whose video arrives but has not given one picture by the open timeout fails
+    /// its item then, with why, instead of loading until the item's time runs out.
+    private func failIfVideoNeverDecodes(at t: Double) {
+        guard received == 0, !isFailed, let reception = decodeThread?.reception, reception.videoPackets > 0,
+              Date() >= firstPictureDeadline else { return }
+        fail(MediaError(.timeout, "no picture within \(ObjectReader.format(limits.timeouts.open)) s of opening",
+                        cause: ErrorText(reception.missingPictureReason)), at: t)
     }
 
     private var frameDuration: Double { media?.frameDuration ?? MediaFacts.assumedFrameDuration }

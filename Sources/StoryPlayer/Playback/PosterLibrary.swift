@@ -23,13 +23,21 @@ final class PosterLibrary: Sendable {
     let look: LoadingLook
     private let limits: DecodeLimits
     /// Serial: preloads run beside the players and the frames in flight, one at a time, so that
-    /// they do not crowd out a player opening its first picture.
+    /// they do not crowd out a player opening its first picture. Posters (mostly local files)
+    /// and probes (mostly the network) have a queue each, so that a dead URL in the window
+    /// delays no poster, and nothing waits for a probe but the end of the render, which
+    /// cancels what is left (`cancelProbes`).
     private let queue = DispatchQueue(label: "live-stories.preload")
+    private let probeQueue = DispatchQueue(label: "live-stories.preload-probe")
+    /// Stopped at the end of the render: a probe under way gives up, and those not begun never start.
+    private let probeGate = InterruptGate()
     private struct State {
         var entries: [Int: Entry] = [:]
         var requested: Set<Int> = []
-        /// One group per requested story, left when its load is done (`wait(for:)`).
+        /// One group per requested story, left when its posters are loaded (`wait(for:)`).
         var loading: [Int: DispatchGroup] = [:]
+        /// One group per requested story, left when its posters and its probe are done.
+        var finished: [Int: DispatchGroup] = [:]
         var unreported: [(story: Int, entry: Entry)] = []
         var misses = 0
     }
@@ -60,26 +68,34 @@ final class PosterLibrary: Sendable {
     /// Returns the stories it started, in the order of `indices`.
     @discardableResult
     func request(_ indices: [Int], stories: [Story], playing: Set<Int> = []) -> [Int] {
-        let fresh: [(Int, DispatchGroup)] = state.withLock { state in
+        let fresh: [(Int, DispatchGroup, DispatchGroup)] = state.withLock { state in
             let fresh = indices.filter { !state.requested.contains($0) }
             state.requested.formUnion(fresh)
             return fresh.map { index in
-                let done = DispatchGroup()
-                done.enter()
-                state.loading[index] = done
-                return (index, done)
+                let posters = DispatchGroup(), finished = DispatchGroup()
+                posters.enter()
+                finished.enter()
+                state.loading[index] = posters
+                state.finished[index] = finished
+                return (index, posters, finished)
             }
         }
-        for (index, done) in fresh {
+        for (index, posters, finished) in fresh {
             let story = stories[index]
             let probe = !playing.contains(index)
             queue.async { [self] in
-                let entry = load(story, probe: probe)
-                state.withLock { state in
-                    state.entries[index] = entry
-                    state.unreported.append((index, entry))
+                let entry = loadPosters(story)
+                state.withLock { $0.entries[index] = entry }
+                posters.leave()
+                probeQueue.async { [self] in
+                    var entry = entry
+                    if probe { self.probe(story, into: &entry) }
+                    state.withLock { state in
+                        state.entries[index] = entry
+                        state.unreported.append((index, entry))
+                    }
+                    finished.leave()
                 }
-                done.leave()
             }
         }
         return fresh.map(\.0)
@@ -91,10 +107,22 @@ final class PosterLibrary: Sendable {
         done?.wait()
     }
 
-    /// Waits for every requested load (the virtual clock, so that renders stay deterministic).
+    /// Waits for every requested load, posters and probes (the virtual clock, so that renders
+    /// stay deterministic; and the end of every render, after `cancelProbes`).
     func waitForRequests() {
-        for done in state.withLock({ Array($0.loading.values) }) { done.wait() }
+        for done in state.withLock({ Array($0.finished.values) }) { done.wait() }
     }
+
+    /// Waits up to `seconds` for the posters requested so far (the realtime clock's start: local
+    /// posters take milliseconds, and a dead server must not hold the first frame).
+    func waitForPosters(upTo seconds: Double) {
+        let deadline = DispatchTime.now() + seconds
+        for done in state.withLock({ Array($0.loading.values) }) { _ = done.wait(timeout: deadline) }
+    }
+
+    /// Gives up the probes still under way or waiting (the render has ended): each is reported
+    /// as not loaded, with why, at once.
+    func cancelProbes() { probeGate.requestStop() }
 
     /// Loads finished since the last call, in story order.
     func collect() -> [(story: Int, entry: Entry)] {
@@ -136,7 +164,7 @@ final class PosterLibrary: Sendable {
 
     // MARK: - Loading (on the preload thread)
 
-    private func load(_ story: Story, probe: Bool) -> Entry {
+    private func loadPosters(_ story: Story) -> Entry {
         let small = (max(2, canvas.width / PosterLibrary.reduction), max(2, canvas.height / PosterLibrary.reduction))
         let radius = Int((look.blur * Double(canvas.width) / 720 / Double(PosterLibrary.reduction)).rounded())
         let avatarSide = max(2, Int(96 * Double(canvas.width) / 720))
@@ -179,16 +207,24 @@ final class PosterLibrary: Sendable {
             }
         }
         if entry.cards.contains(where: { $0 != nil }) { entry.loaded.append("poster") }
-        if probe, let first = story.items.first, first.source.refusal == nil {
-            do {
-                entry.probe = try clock.measure(.preload) { () throws(MediaError) in
-                    try MediaProbe.run(source: first.source, limits: limits, isLive: first.isLive, decodeFirstFrame: false)
-                }
-                entry.loaded.append("probe")
-            } catch {
-                entry.problems.append("story \(story.id): metadata not loaded: \(error)")
-            }
-        }
         return entry
+    }
+
+    /// The story's first item's metadata, under the probe gate.
+    private func probe(_ story: Story, into entry: inout Entry) {
+        guard let first = story.items.first, first.source.refusal == nil else { return }
+        guard !probeGate.isStopped else {
+            entry.problems.append("story \(story.id): metadata not loaded: the render ended first")
+            return
+        }
+        do {
+            entry.probe = try clock.measure(.preload) { () throws(MediaError) in
+                try MediaProbe.run(source: first.source, limits: limits, isLive: first.isLive, decodeFirstFrame: false,
+                                   gate: probeGate)
+            }
+            entry.loaded.append("probe")
+        } catch {
+            entry.problems.append("story \(story.id): metadata not loaded: \(error)")
+        }
     }
 }

@@ -33,6 +33,9 @@ extension StoryRender {
         }
     }
 
+    /// How long a realtime render waits for the first window's posters before its clock starts.
+    static let posterWaitAtStart = 1.0
+
     /// Puts preloads in the trace. The realtime clock records a preload when it arrives, and
     /// waits only for the first window, before playback starts. The virtual clock records it at
     /// the frame that requested it and fills in what it brought when it is done, so that the
@@ -44,7 +47,7 @@ extension StoryRender {
                 openPreloadEvents[index] = trace.record(.preload, t: t, story: stories[index].id, loaded: [])
             }
         } else if waiting {
-            posters.waitForRequests()
+            posters.waitForPosters(upTo: StoryRender.posterWaitAtStart)
         }
         unrecordedPreloads.removeAll()
         completePreloads(at: t)

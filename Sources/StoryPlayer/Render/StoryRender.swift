@@ -191,7 +191,9 @@ public final class StoryRender {
             throw RenderError(.output, "cannot write frames", cause: error)
         }
         try clip.finish()
-        // Every preload requested is in the trace, complete, before the trace is cut or written.
+        // Every preload requested is in the trace, complete, before the trace is cut or written;
+        // a probe still waiting for a server is called off rather than waited out.
+        posters.cancelProbes()
         posters.waitForRequests()
         completePreloads(at: finalTime)
         if let range = shard.range {

@@ -1,0 +1,135 @@
+import Compositor
+import Foundation
+import XCTest
+
+/// Reads back what `Tests/Support/clock-code.py` draws into each picture it makes: its number
+/// and the wall clock when it was made. A test renders a clock-coded live source and reads the
+/// frames, so it checks what a viewer saw: how many distinct pictures, and how old each was.
+enum ClockCode {
+    static let script = Fixture.packageRoot.appendingPathComponent("Tests/Support/clock-code.py").path
+    /// The generator's picture size, and its grid of 40 px squares (8 × 7, centred).
+    static let width = 360, height = 640, block = 40, columns = 8, rows = 7
+    static var left: Int { (width - columns * block) / 2 }
+    static var top: Int { (height - rows * block) / 2 }
+
+    struct Code: Equatable {
+        let number: Int
+        /// Milliseconds since 1970, mod 2^32.
+        let millis: UInt32
+    }
+
+    /// The code a frame shows, or nil where its squares hold none (a loading frame, a poster).
+    static func read(_ frame: RGBAImage) -> Code? {
+        var bits: UInt64 = 0
+        for i in 0..<(columns * rows) {
+            let x = (left + (i % columns) * block + block / 2) * frame.width / width
+            let y = (top + (i / columns) * block + block / 2) * frame.height / height
+            let i = (y * frame.width + x) * 4
+            let luma: Int = (Int(frame.pixels[i]) + Int(frame.pixels[i + 1]) + Int(frame.pixels[i + 2])) / 3
+            bits = bits << 1 | (luma >= 128 ? 1 : 0)
+        }
+        let bytes: [UInt8] = (0..<7).map { (k: Int) -> UInt8 in UInt8(truncatingIfNeeded: bits >> UInt64(8 * (6 - k))) }
+        let sum: UInt8 = bytes[0..<6].reduce(UInt8(0)) { $0 &+ $1 }
+        guard sum ^ 0xA5 == bytes[6] else { return nil }
+        let number = Int(bytes[0]) << 8 | Int(bytes[1])
+        let millis: UInt32 = bytes[2..<6].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+        return Code(number: number, millis: millis)
+    }
+
+    /// What a render's frames showed.
+    struct Reading {
+        /// Each frame's code, in frame order.
+        let codes: [Code?]
+        let fps: Double
+        /// When frame 0 was due (a realtime render's `clock_started_at`).
+        let startedAt: Double?
+
+        /// Distinct pictures per second, from the first frame that shows one to the end.
+        var distinctPerSecond: Double {
+            guard let first = codes.firstIndex(where: { $0 != nil }) else { return 0 }
+            let window = codes[first...]
+            let distinct = Set(window.compactMap { $0?.number }).count
+            return Double(distinct) / (Double(window.count) / fps)
+        }
+
+        /// How old each coded frame's picture was when the frame was due, in ms (realtime only).
+        var latencies: [Double] {
+            guard let startedAt else { return [] }
+            return codes.enumerated().compactMap { n, code in
+                guard let code else { return nil }
+                let due = Int64(((startedAt + Double(n) / fps) * 1000).rounded(.down))
+                var made = (due & ~0xFFFF_FFFF) | Int64(code.millis)
+                if made > due + (1 << 31) { made -= 1 << 32 }
+                return Double(due - made)
+            }
+        }
+
+        var latencyP50: Double? {
+            let sorted = latencies.sorted()
+            return sorted.isEmpty ? nil : sorted[sorted.count / 2]
+        }
+    }
+
+    /// Reads every `frame-NNNNNN.png` of a render folder.
+    static func read(folder: String, summary: [String: Any]) throws -> Reading {
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder)
+            .filter { $0.hasPrefix("frame-") && $0.hasSuffix(".png") }.sorted()
+        let codes = try names.map { try read(RGBAImage(contentsOfPNG: (folder as NSString).appendingPathComponent($0))) }
+        return Reading(codes: codes, fps: summary["timeline_fps"] as? Double ?? 30,
+                       startedAt: summary["clock_started_at"] as? Double)
+    }
+}
+
+/// Clock-coded live publishers of the two families users run: ffmpeg and GStreamer, each with
+/// sound (a sine), H.264 with a 1 s GOP, 30 fps, at the generator's 360x640.
+enum ClockCodedPublisher: String, CaseIterable {
+    case ffmpeg, gstreamer
+
+    /// The shell pipeline `clock-code.py | <encoder>` into `sink`: for ffmpeg, its output
+    /// options; for GStreamer, the elements after the muxer's input.
+    func command(_ output: Output) -> String {
+        let source = "python3 '\(ClockCode.script)'"
+        switch self {
+        case .ffmpeg:
+            let head = "ffmpeg -v error -f rawvideo -pix_fmt rgb24 -s 360x640 -r 30 -i - -f lavfi -i sine=frequency=440:sample_rate=48000 "
+                + "-c:v libx264 -preset veryfast -tune zerolatency -g 30 -pix_fmt yuv420p -c:a aac "
+            switch output {
+            case .hls(let folder):
+                return "\(source) | \(head) -f hls -hls_time 1 -hls_list_size 5 -hls_flags delete_segments '\(folder)/live.m3u8'"
+            case .rtmp(let url):
+                return "\(source) | \(head) -f flv '\(url)'"
+            }
+        case .gstreamer:
+            let video = "fdsrc fd=0 blocksize=691200 ! rawvideoparse width=360 height=640 format=rgb framerate=30/1 ! videoconvert "
+                + "! video/x-raw,format=I420 ! x264enc tune=zerolatency speed-preset=veryfast key-int-max=30 ! h264parse ! queue"
+            let audio = "audiotestsrc wave=sine ! audioconvert ! avenc_aac ! aacparse ! queue"
+            switch output {
+            case .hls(let folder):
+                // Keyframe requests at each target duration would add a keyframe beside x264's
+                // own, and with it a segment of one picture.
+                return "\(source) | gst-launch-1.0 -q \(video) ! hlssink2 name=s send-keyframe-requests=false "
+                    + "location='\(folder)/seg%05d.ts' playlist-location='\(folder)/live.m3u8' target-duration=1 "
+                    + "max-files=8 playlist-length=5 \(audio) ! s.audio"
+            case .rtmp(let url):
+                return "\(source) | gst-launch-1.0 -q \(video) ! flvmux name=m streamable=true ! rtmp2sink location='\(url)' \(audio) ! m."
+            }
+        }
+    }
+
+    enum Output {
+        case hls(folder: String)
+        case rtmp(url: String)
+    }
+
+    var programs: [String] { self == .ffmpeg ? ["ffmpeg", "python3"] : ["gst-launch-1.0", "python3"] }
+}
+
+extension ServerSet {
+    /// Starts a clock-coded publisher. Foundation starts each child as the leader of a process
+    /// group of its own, so the shell's trap stops the generator and the encoder both, by group.
+    func publishClockCoded(_ publisher: ClockCodedPublisher, to output: ClockCodedPublisher.Output) throws -> ServerProcess {
+        try LiveServers.require(publisher.programs)
+        return try start("bash", ["-c", "trap 'trap - TERM INT; kill -- -$$' TERM INT; \(publisher.command(output)) & wait"],
+                         name: "clock-\(publisher.rawValue)-\(UUID().uuidString.prefix(8))")
+    }
+}

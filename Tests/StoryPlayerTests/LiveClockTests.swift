@@ -1,0 +1,181 @@
+import Compositor
+import Foundation
+@testable import StoryPlayer
+import XCTest
+
+/// Live pictures on their stream's clock, checked on what reaches the frames: clock-coded
+/// publishers of both families (ffmpeg and GStreamer, with sound), and the code read back from
+/// every rendered frame, so the test counts the distinct pictures a viewer saw and how old they
+/// were, not the events the players traced.
+final class LiveClockTests: LiveServerTestCase {
+    /// At least this many distinct pictures a second of a 30 fps source (the target is 29; the
+    /// first second of a realtime render may include the wait for the first keyframe).
+    static let smooth = 28.5
+
+    func board(_ url: String, clock: PlaybackClock, seconds: Double = 4, extra: String = "") throws -> Storyboard {
+        try Storyboard.parse("""
+        {"canvas": {"width": 360, "height": 640, "fps": 30}, "duration": \(seconds), "clock": "\(clock.rawValue)",
+         "stories": [{"id": "live", "items": [{"uri": "\(url)", "duration": \(seconds)}]}] \(extra)}
+        """, folder: servers.folder.path)
+    }
+
+    /// Renders and reads the frames back; the trace must pass `check`.
+    func watch(_ board: Storyboard, file: StaticString = #filePath, line: UInt = #line)
+        throws -> (reading: ClockCode.Reading, stop: TraceEvent, events: [TraceEvent]) {
+        let (_, events, folder) = try render(board, threads: 1)
+        XCTAssertEqual(events.of(.failed), [], "\(events.of(.failed).map { $0.error ?? "" })", file: file, line: line)
+        XCTAssertEqual(TraceCheck.check(events.map(\.jsonLine).joined(separator: "\n")), [], file: file, line: line)
+        let summary = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder.file("summary.json")))) as? [String: Any])
+        let stop = try XCTUnwrap(events.of(.stop).first, file: file, line: line)
+        return (try ClockCode.read(folder: folder.path, summary: summary), stop, events)
+    }
+
+    func hlsPlaylist(from publisher: ClockCodedPublisher) throws -> String {
+        let folder = servers.folder.file("hls-\(publisher.rawValue)")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let process = try servers.publishClockCoded(publisher, to: .hls(folder: folder))
+        // Three segments listed: the demuxer starts three from the end.
+        let ready = LiveServers.waitUntil(25) {
+            ((try? String(contentsOfFile: folder + "/live.m3u8", encoding: .utf8)) ?? "").components(separatedBy: ".ts").count > 3
+        }
+        guard ready else { throw LiveServers.unavailable("\(publisher) wrote no HLS playlist: \(process.output)") }
+        return try servers.httpServer(root: folder) + "/live.m3u8"
+    }
+
+    // MARK: - HLS: every picture of a segment's burst, on both clocks
+
+    func assertHLSIsSmooth(_ publisher: ClockCodedPublisher) throws {
+        let url = try hlsPlaylist(from: publisher)
+        for clock in PlaybackClock.allCases {
+            let (reading, stop, _) = try watch(board(url, clock: clock))
+            XCTAssertGreaterThanOrEqual(reading.distinctPerSecond, LiveClockTests.smooth,
+                                        "\(publisher) HLS, \(clock) clock: distinct pictures a second (it was 1.3-1.5 realtime, ~4 virtual)")
+            let live = try XCTUnwrap(stop.live, "a live player's stop has its live figures")
+            XCTAssertNotNil(live.offsetMs)
+            XCTAssertEqual(live.offsetFrom, "arrival", "ffmpeg and hlssink2 write no program dates by default")
+            XCTAssertEqual(live.rebuffers, 0, "\(publisher) \(clock)")
+            if clock == .realtime {
+                // Three 1 s segments behind, read from the frames themselves: within a second of
+                // the 3 s target (the publisher's own delay adds to what the playlist shows).
+                let latency = try XCTUnwrap(reading.latencyP50)
+                XCTAssertGreaterThan(latency, 2000, "\(publisher) HLS plays behind the edge, as the target says")
+                XCTAssertLessThan(latency, 4800, "\(publisher) HLS latency read from the frames")
+                XCTAssertEqual(live.offsetMs!.p50, 3000, accuracy: 500, "the controller holds the measured offset at the target")
+            }
+        }
+    }
+
+    func testHLSFromFFmpegShowsEveryPictureOnBothClocks() throws {
+        try assertHLSIsSmooth(.ffmpeg)
+    }
+
+    func testHLSFromGStreamerShowsEveryPictureOnBothClocks() throws {
+        try assertHLSIsSmooth(.gstreamer)
+    }
+
+    /// A target of 2 s on 1 s segments: the player starts two segments behind, not three.
+    func testHLSLatencyTargetIsHeld() throws {
+        let url = try hlsPlaylist(from: .ffmpeg)
+        let (reading, stop, _) = try watch(board(url, clock: .realtime, extra: #", "latency": {"target": 2}"#))
+        XCTAssertGreaterThanOrEqual(reading.distinctPerSecond, LiveClockTests.smooth)
+        let latency = try XCTUnwrap(reading.latencyP50)
+        XCTAssertLessThan(latency, 2800, "p50 latency read from the frames with a 2 s target")
+        XCTAssertEqual(try XCTUnwrap(stop.live?.offsetMs).p50, 2000, accuracy: 400)
+    }
+
+    // MARK: - RTMP: smooth and near the edge
+
+    func testRTMPFromBothFamiliesIsSmoothAndNearTheEdge() throws {
+        try LiveServers.require("nginx")
+        let port = try servers.rtmpServer()
+        for publisher in ClockCodedPublisher.allCases {
+            let url = "rtmp://127.0.0.1:\(port)/live/\(publisher.rawValue)"
+            let process = try servers.publishClockCoded(publisher, to: .rtmp(url: url))
+            let ready = LiveServers.waitUntil(20) { (try? MediaProbe.run(url, timeouts: Timeouts(open: 1.5, read: 1.5))) != nil }
+            guard ready else { throw LiveServers.unavailable("\(publisher) RTMP never became playable: \(process.output)") }
+            // No "live": true: an rtmp:// URL is live by its protocol.
+            for clock in PlaybackClock.allCases {
+                let (reading, stop, _) = try watch(board(url, clock: clock))
+                XCTAssertGreaterThanOrEqual(reading.distinctPerSecond, LiveClockTests.smooth, "\(publisher) RTMP, \(clock) clock")
+                XCTAssertNotNil(stop.live?.offsetMs, "\(publisher) RTMP \(clock)")
+                if clock == .realtime {
+                    let latency = try XCTUnwrap(reading.latencyP50)
+                    XCTAssertLessThan(latency, 400, "\(publisher) RTMP latency read from the frames (target 0.1 s)")
+                }
+            }
+        }
+    }
+
+    // MARK: - The end of a playlist, and timestamps that jump
+
+    /// A publisher that finishes writes `#EXT-X-ENDLIST`: the item ends there, without a
+    /// reconnect and without waiting for its 10 s.
+    func testEndlistEndsTheItem() throws {
+        let folder = servers.folder.file("ending")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let writer = try servers.start("ffmpeg", ["-v", "error", "-re", "-i", Fixture.sample("beach.mp4"), "-t", "4", "-c", "copy", "-an",
+                                                  "-f", "hls", "-hls_time", "1", "-hls_list_size", "0", folder + "/live.m3u8"], name: "ending")
+        XCTAssertTrue(LiveServers.waitUntil(20) {
+            ((try? String(contentsOfFile: folder + "/live.m3u8", encoding: .utf8)) ?? "").components(separatedBy: ".ts").count > 2
+        }, writer.output)
+        let url = try servers.httpServer(root: folder) + "/live.m3u8"
+        let board = try Storyboard.parse("""
+        {"canvas": {"width": 72, "height": 128, "fps": 10}, "timeouts": {"open": 4, "read": 4, "retries": 2},
+         "stories": [{"id": "live", "items": [{"uri": "\(url)"}]}, {"id": "after", "items": [{"uri": "odd.png", "duration": 0.5}]}]}
+        """, folder: Fixture.path(""))
+        let (_, events, _) = try render(board)
+        XCTAssertEqual(events.of(.reconnect), [], "an ended playlist is not a stall")
+        XCTAssertEqual(events.of(.failed), [])
+        let ended = try XCTUnwrap(events.of(.ended, story: "live").first, "the item ends with its playlist")
+        XCTAssertLessThan(ended.t, 9, "it ends with the data, not at the 10 s default")
+        XCTAssertFalse(events.of(.play, story: "after").isEmpty, "the viewer moves on")
+    }
+
+    /// Segments whose timestamps jump (a second encode 60 s later, as a restarted publisher
+    /// writes): a `discontinuity` event, and the pictures go on.
+    func testTimestampJumpIsADiscontinuityAndPlaybackGoesOn() throws {
+        let folder = servers.folder.file("jump")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        for (name, offset) in [("a", "0"), ("b", "60")] {
+            let encode = try servers.start("ffmpeg", ["-v", "error", "-i", Fixture.sample("beach.mp4"), "-t", "2", "-c", "copy", "-an",
+                                                      "-output_ts_offset", offset, "-f", "hls", "-hls_time", "1",
+                                                      "-hls_segment_filename", folder + "/\(name)%d.ts", folder + "/\(name).m3u8"], name: "jump-\(name)")
+            XCTAssertTrue(LiveServers.waitUntil(20) { !encode.isRunning }, encode.output)
+        }
+        // Live (no #EXT-X-ENDLIST): the demuxer starts at the third segment from the end, a1.
+        let playlist = "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:1\n#EXT-X-MEDIA-SEQUENCE:0\n"
+            + ["a0", "a1", "b0", "b1"].map { "#EXTINF:1.0,\n\($0).ts\n" }.joined()
+        FileManager.default.createFile(atPath: folder + "/live.m3u8", contents: Data(playlist.utf8))
+        let url = try servers.httpServer(root: folder) + "/live.m3u8"
+        let board = try Storyboard.parse("""
+        {"canvas": {"width": 72, "height": 128, "fps": 30}, "duration": 2.5, "timeouts": {"open": 4, "read": 4, "retries": 0},
+         "stories": [{"id": "live", "items": [{"uri": "\(url)", "duration": 2.5}]}]}
+        """, folder: servers.folder.path)
+        let (_, events, _) = try render(board)
+        let jump = try XCTUnwrap(events.of(.discontinuity).first, "\(events.map(\.jsonLine))")
+        let times = (jump.detail ?? "").split(separator: " ").compactMap { Double($0) }
+        XCTAssertEqual(times.count, 2, "it names where the timestamps jumped from and to: \(jump.detail ?? "")")
+        XCTAssertEqual((times.last ?? 0) - (times.first ?? 0), 58, accuracy: 1.5, "the second encode's 60 s offset, less a segment")
+        let stop = try XCTUnwrap(events.of(.stop).first)
+        XCTAssertGreaterThan(stop.pictures ?? 0, 60, "pictures after the jump are shown too, each in its turn")
+    }
+
+    // MARK: - Realtime frames have no holes
+
+    /// A realtime render that cannot keep up: every frame file exists (a late one repeats the
+    /// frame before it), and the late ones are still listed.
+    func testLateRealtimeFramesAreWrittenAsCopies() throws {
+        let board = try Storyboard.parse("""
+        {"canvas": {"width": 1080, "height": 1920, "fps": 120}, "duration": 1, "clock": "realtime",
+         "stories": [{"id": "a", "items": [{"uri": "\(Fixture.sample("beach.mp4"))"}]}]}
+        """)
+        let (summary, _, folder) = try render(board, threads: 1)
+        XCTAssertFalse(summary.lateFrames.isEmpty, "1080x1920 at 120 fps on this machine falls behind")
+        for n in 0..<120 {
+            XCTAssertTrue(FileManager.default.fileExists(atPath: StoryRender.framePath(folder.path, n)), "frame \(n) is missing")
+        }
+        let late = try XCTUnwrap(summary.lateFrames.first { $0 > 0 })
+        XCTAssertEqual(try AtomicFile.read(StoryRender.framePath(folder.path, late)),
+                       try AtomicFile.read(StoryRender.framePath(folder.path, late - 1)), "a late frame repeats the one before it")
+    }
+}

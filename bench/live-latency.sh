@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# Live playback as a viewer sees it (figures, not a test): for each protocol and publisher
+# family, a clock-coded 30 fps source with sound (Tests/Support/clock-code.py: each picture
+# carries its number and the wall clock it was made at) is rendered on the realtime clock at
+# 360x640 and 30 fps, and the frames are read back: distinct pictures a second, and each
+# frame's latency (how old its picture was when the frame was due). Beside them, the player's
+# own live_offset_ms and rebuffers from the trace, and ffmpeg's low-delay decode of the same
+# stream (`-fflags nobuffer -flags low_delay`), the floor any player on that input can reach.
+#   bench/live-latency.sh [seconds] [protocol…]    (default 20 s; hls rtmp srt http-ts)
+#   LATENCY_TARGET=2 bench/live-latency.sh 60 hls  (with "latency": {"target": 2})
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source bench/quiet-build.sh
+seconds=${1:-20}
+shift || true
+protocols=("$@")
+((${#protocols[@]})) || protocols=(hls rtmp srt http-ts)
+scripts/install-deps.sh --test
+quiet_build -c release --product render-stories
+bin=$PWD/.build/release/render-stories
+code=$PWD/Tests/Support/clock-code.py
+source bench/live-servers.sh
+
+ffmpeg_encode="ffmpeg -v error -f rawvideo -pix_fmt rgb24 -s 360x640 -r 30 -i - -f lavfi -i sine=frequency=440:sample_rate=48000 -c:v libx264 -preset veryfast -tune zerolatency -g 30 -pix_fmt yuv420p -c:a aac"
+gst_video="fdsrc fd=0 blocksize=691200 ! rawvideoparse width=360 height=640 format=rgb framerate=30/1 ! videoconvert ! video/x-raw,format=I420 ! x264enc tune=zerolatency speed-preset=veryfast key-int-max=30 ! h264parse ! queue"
+gst_audio="audiotestsrc wave=sine ! audioconvert ! avenc_aac ! aacparse ! queue"
+# A publisher in a process group of its own, stopped by group when the bench exits.
+publish_coded() { # family "ffmpeg output options" | "gstreamer elements"
+  bash -c "trap 'trap - TERM INT; kill -- -\$\$' TERM INT; python3 '$code' | $1 & wait" </dev/null & pids+=($!)
+}
+
+render_and_read() { # label url
+  local label=$1 url=$2 board="$work/board-$1.json" out="$work/out-$1" extra=""
+  [[ -n ${LATENCY_TARGET:-} ]] && extra=", \"latency\": {\"target\": $LATENCY_TARGET}"
+  cat > "$board" <<JSON
+{"canvas": {"width": 360, "height": 640, "fps": 30}, "duration": $seconds, "clock": "realtime"$extra,
+ "stories": [{"id": "live", "items": [{"uri": "$url", "duration": $seconds}]}]}
+JSON
+  "$bin" render "$board" --output "$out" --quiet || true
+  python3 - "$label" "$out" "$code" "$url" <<'PY'
+import json, subprocess, sys
+label, out, code, url = sys.argv[1:5]
+frames = json.loads(subprocess.run(["python3", code, "stats", out], capture_output=True, text=True).stdout)
+stop = [json.loads(l) for l in open(out + "/lifecycle.jsonl") if '"stop"' in l][-1]
+offset = stop.get("live_offset_ms", {})
+lat = frames.get("latency_ms", {})
+theirs = json.loads(subprocess.run(["python3", code, "ffmpeg-latency", url, "8"], capture_output=True, text=True).stdout or "{}")
+print(f"  {label:<16} distinct/s {frames['distinct_per_second']:5.1f}   latency from frames p50 {lat.get('p50', '-'):>5} p95 {lat.get('p95', '-'):>5} ms"
+      f"   live_offset_ms p50 {offset.get('p50', '-'):>7} p95 {offset.get('p95', '-'):>7} ({stop.get('live_offset_from', '-')})"
+      f"   rebuffers {stop.get('rebuffers', '-')} dropped {stop.get('dropped', '-')}"
+      f"   | ffmpeg low-delay p50 {theirs.get('latency_ms', {}).get('p50', '-'):>5} ms, {theirs.get('distinct_per_second', '-')}/s")
+PY
+}
+
+serve_folder() { # folder -> URL base
+  local port
+  port=$(free_port)
+  python3 -m http.server "$port" --bind 127.0.0.1 --directory "$1" >/dev/null 2>&1 & pids+=($!)
+  wait_for "(echo > /dev/tcp/127.0.0.1/$port) 2>/dev/null"
+  BASE="http://127.0.0.1:$port"
+}
+
+echo "live latency, ${seconds} s realtime renders at 360x640 30 fps, clock-coded 30 fps sources with sound, loopback"
+for protocol in "${protocols[@]}"; do
+  case $protocol in
+    hls)
+      for family in ffmpeg gstreamer; do
+        mkdir -p "$work/hls-$family"
+        if [[ $family == ffmpeg ]]; then
+          publish_coded "$ffmpeg_encode -f hls -hls_time 1 -hls_list_size 5 -hls_flags delete_segments '$work/hls-$family/live.m3u8'"
+        else
+          publish_coded "gst-launch-1.0 -q $gst_video ! hlssink2 name=s send-keyframe-requests=false location='$work/hls-$family/seg%05d.ts' playlist-location='$work/hls-$family/live.m3u8' target-duration=1 max-files=8 playlist-length=5 $gst_audio ! s.audio"
+        fi
+        wait_for "[[ \$(grep -c '\.ts' '$work/hls-$family/live.m3u8' 2>/dev/null) -ge 4 ]]"
+        serve_folder "$work/hls-$family"
+        render_and_read "hls $family" "$BASE/live.m3u8"
+      done ;;
+    rtmp)
+      start_rtmp
+      for family in ffmpeg gstreamer; do
+        url="${RTMP_URL%/*}/coded-$family"
+        if [[ $family == ffmpeg ]]; then
+          publish_coded "$ffmpeg_encode -f flv '$url'"
+        else
+          publish_coded "gst-launch-1.0 -q $gst_video ! flvmux name=m streamable=true ! rtmp2sink location='$url' $gst_audio ! m."
+        fi
+        wait_for "$bin probe $url >/dev/null 2>&1"
+        render_and_read "rtmp $family" "$url"
+      done ;;
+    srt)
+      # An SRT listener serves one caller at a time: a fresh one for the render, one for ffmpeg.
+      port=$(free_port)
+      publish_coded "$ffmpeg_encode -f mpegts 'srt://127.0.0.1:$port?mode=listener'"
+      wait_for "grep -qi ':$(printf '%04X' "$port") ' /proc/net/udp"
+      render_and_read "srt ffmpeg" "srt://127.0.0.1:$port?mode=caller" ;;
+    http-ts)
+      port=$(free_port)
+      publish_coded "$ffmpeg_encode -f mpegts -listen 1 'http://127.0.0.1:$port/live.ts'"
+      wait_for "grep -qi ':$(printf '%04X' "$port") ' /proc/net/tcp"
+      render_and_read "http-ts ffmpeg" "http://127.0.0.1:$port/live.ts" ;;
+    *) echo "unknown protocol $protocol" >&2; exit 2 ;;
+  esac
+done
