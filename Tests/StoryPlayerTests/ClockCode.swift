@@ -98,6 +98,11 @@ enum ClockCodedPublisher: String, CaseIterable {
                 return "\(source) | \(head) -f hls -hls_time 1 -hls_list_size 5 -hls_flags delete_segments '\(folder)/live.m3u8'"
             case .rtmp(let url):
                 return "\(source) | \(head) -f flv '\(url)'"
+            case .dash(let folder):
+                // A segment timeline: with numbers computed from the clock instead, FFmpeg 5.1's
+                // DASH demuxer asks for segments not yet written (404) and never opens.
+                return "\(source) | \(head) -f dash -seg_duration 1 -window_size 5 -extra_window_size 5 -use_template 1 "
+                    + "-use_timeline 1 '\(folder)/live.mpd'"
             }
         case .gstreamer:
             let video = "fdsrc fd=0 blocksize=691200 ! rawvideoparse width=360 height=640 format=rgb framerate=30/1 ! videoconvert "
@@ -112,6 +117,11 @@ enum ClockCodedPublisher: String, CaseIterable {
                     + "max-files=8 playlist-length=5 \(audio) ! s.audio"
             case .rtmp(let url):
                 return "\(source) | gst-launch-1.0 -q \(video) ! flvmux name=m streamable=true ! rtmp2sink location='\(url)' \(audio) ! m."
+            case .dash(let folder):
+                // dashsink segments each stream on its own, so the sound must be live to keep pace.
+                return "\(source) | gst-launch-1.0 -q \(video) ! dashsink name=d dynamic=true mpd-root-path='\(folder)' "
+                    + "mpd-filename=live.mpd target-duration=1 muxer=ts audiotestsrc is-live=true wave=sine ! audioconvert "
+                    + "! avenc_aac ! aacparse ! queue ! d.audio_0"
             }
         }
     }
@@ -119,6 +129,7 @@ enum ClockCodedPublisher: String, CaseIterable {
     enum Output {
         case hls(folder: String)
         case rtmp(url: String)
+        case dash(folder: String)
     }
 
     var programs: [String] { self == .ffmpeg ? ["ffmpeg", "python3"] : ["gst-launch-1.0", "python3"] }

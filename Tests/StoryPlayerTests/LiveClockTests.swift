@@ -83,6 +83,30 @@ final class LiveClockTests: LiveServerTestCase {
         XCTAssertEqual(try XCTUnwrap(stop.live?.offsetMs).p50, 2000, accuracy: 400)
     }
 
+    // MARK: - DASH: every picture too
+
+    /// A live DASH manifest (`.mpd`, live by its form) from ffmpeg's dash muxer and GStreamer's
+    /// dashsink. Its edge is estimated from the pictures only (no manifest watch yet), so only
+    /// the pictures are held to a figure here.
+    func testDASHFromBothFamiliesShowsEveryPicture() throws {
+        for publisher in ClockCodedPublisher.allCases {
+            let folder = servers.folder.file("dash-\(publisher.rawValue)")
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            let process = try servers.publishClockCoded(publisher, to: .dash(folder: folder))
+            let ready = LiveServers.waitUntil(25) {
+                ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.hasPrefix("video_0_") || $0.hasPrefix("chunk-stream0") }.count > 3
+                    && FileManager.default.fileExists(atPath: folder + "/live.mpd")
+            }
+            guard ready else { throw LiveServers.unavailable("\(publisher) wrote no DASH manifest: \(process.output)") }
+            let url = try servers.httpServer(root: folder) + "/live.mpd"
+            for clock in PlaybackClock.allCases {
+                let (reading, stop, _) = try watch(board(url, clock: clock))
+                XCTAssertGreaterThanOrEqual(reading.distinctPerSecond, LiveClockTests.smooth, "\(publisher) DASH, \(clock) clock")
+                XCTAssertNotNil(stop.live, "\(publisher) DASH \(clock): a live player's stop")
+            }
+        }
+    }
+
     // MARK: - RTMP: smooth and near the edge
 
     func testRTMPFromBothFamiliesIsSmoothAndNearTheEdge() throws {
@@ -158,6 +182,29 @@ final class LiveClockTests: LiveServerTestCase {
         XCTAssertEqual((times.last ?? 0) - (times.first ?? 0), 58, accuracy: 1.5, "the second encode's 60 s offset, less a segment")
         let stop = try XCTUnwrap(events.of(.stop).first)
         XCTAssertGreaterThan(stop.pictures ?? 0, 60, "pictures after the jump are shown too, each in its turn")
+    }
+
+    // MARK: - Preloads never hold the render
+
+    /// A dead URL among the next stories (a server that accepts and never answers) delays
+    /// neither the first frame nor the end of the render, on either clock: its probe is given up.
+    func testADeadURLInThePreloadWindowHoldsNothing() throws {
+        let port = try servers.stallingServer()
+        for clock in PlaybackClock.allCases {
+            let board = try Storyboard.parse("""
+            {"canvas": {"width": 72, "height": 128, "fps": 10}, "duration": 1, "clock": "\(clock.rawValue)",
+             "timeouts": {"open": 6, "read": 6},
+             "stories": [{"id": "here", "items": [{"uri": "\(Fixture.sample("beach.mp4"))"}]},
+                         {"id": "dead", "items": [{"uri": "http://127.0.0.1:\(port)/live.m3u8"}]}]}
+            """)
+            let started = ContinuousClock.now
+            let (_, events, _) = try render(board)
+            let elapsed = ContinuousClock.now - started
+            XCTAssertLessThan(try XCTUnwrap(events.first).wall, 1.2, "\(clock): the first event waited for the dead probe")
+            XCTAssertLessThan(elapsed, .seconds(4), "\(clock): the render's end waited out the 6 s open timeout")
+            let preload = try XCTUnwrap(events.of(.preload, story: "dead").first)
+            XCTAssertFalse(preload.loaded?.contains("probe") ?? true, "the dead source was not probed")
+        }
     }
 
     // MARK: - Realtime frames have no holes

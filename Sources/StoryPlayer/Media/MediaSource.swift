@@ -11,7 +11,9 @@ public struct MediaSource: Sendable, Equatable, CustomStringConvertible {
     /// Why this source must not be opened at all (a remote feed page naming a local file).
     public let refusal: String?
 
-    public static let networkProtocols = ["http", "https", "tls", "tcp", "hls", "rtmp", "rtmps", "srt", "udp", "crypto", "httpproxy"]
+    /// `dash` names no FFmpeg protocol (its DASH demuxer fetches over http and https): it is listed so
+    /// a storyboard may name it beside `hls` in `protocols`, and FFmpeg ignores it in the whitelist.
+    public static let networkProtocols = ["http", "https", "tls", "tcp", "hls", "dash", "rtmp", "rtmps", "srt", "udp", "crypto", "httpproxy"]
     public static let localProtocols = ["file", "crypto"]
     /// Protocols that only ever carry live streams.
     public static let liveProtocols = ["rtmp", "rtmps", "srt", "udp"]
