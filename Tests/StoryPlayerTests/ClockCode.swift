@@ -98,6 +98,10 @@ enum ClockCodedPublisher: String, CaseIterable {
                 return "\(source) | \(head) -f hls -hls_time 1 -hls_list_size 5 -hls_flags delete_segments '\(folder)/live.m3u8'"
             case .rtmp(let url):
                 return "\(source) | \(head) -f flv '\(url)'"
+            case .srtListener(let port):
+                return "\(source) | \(head) -f mpegts 'srt://127.0.0.1:\(port)?mode=listener'"
+            case .httpTS(let port):
+                return "\(source) | \(head) -f mpegts -listen 1 'http://127.0.0.1:\(port)/live.ts'"
             case .dash(let folder):
                 // A segment timeline: with numbers computed from the clock instead, FFmpeg 5.1's
                 // DASH demuxer asks for segments not yet written (404) and never opens.
@@ -117,6 +121,13 @@ enum ClockCodedPublisher: String, CaseIterable {
                     + "max-files=8 playlist-length=5 \(audio) ! s.audio"
             case .rtmp(let url):
                 return "\(source) | gst-launch-1.0 -q \(video) ! flvmux name=m streamable=true ! rtmp2sink location='\(url)' \(audio) ! m."
+            case .srtListener(let port):
+                // As GStreamer publishes by default: SPS and PPS are not sent again for a viewer
+                // who joins later, so its H.264 never decodes.
+                return "\(source) | gst-launch-1.0 -q \(video) ! mpegtsmux name=m ! srtsink uri='srt://127.0.0.1:\(port)?mode=listener' "
+                    + "wait-for-connection=false audiotestsrc is-live=true wave=sine ! audioconvert ! avenc_aac ! aacparse ! queue ! m."
+            case .httpTS:
+                preconditionFailure("GStreamer serves no MPEG-TS over HTTP here")
             case .dash(let folder):
                 // dashsink segments each stream on its own, so the sound must be live to keep pace.
                 return "\(source) | gst-launch-1.0 -q \(video) ! dashsink name=d dynamic=true mpd-root-path='\(folder)' "
@@ -130,6 +141,10 @@ enum ClockCodedPublisher: String, CaseIterable {
         case hls(folder: String)
         case rtmp(url: String)
         case dash(folder: String)
+        /// An SRT listener on 127.0.0.1 (ffmpeg's serves one caller).
+        case srtListener(port: Int)
+        /// MPEG-TS over HTTP, `ffmpeg -listen 1` (one client).
+        case httpTS(port: Int)
     }
 
     var programs: [String] { self == .ffmpeg ? ["ffmpeg", "python3"] : ["gst-launch-1.0", "python3"] }

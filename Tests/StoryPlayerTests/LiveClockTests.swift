@@ -12,10 +12,10 @@ final class LiveClockTests: LiveServerTestCase {
     /// first second of a realtime render may include the wait for the first keyframe).
     static let smooth = 28.5
 
-    func board(_ url: String, clock: PlaybackClock, seconds: Double = 4, extra: String = "") throws -> Storyboard {
+    func board(_ url: String, clock: PlaybackClock, seconds: Double = 4, saysLive: Bool = false, extra: String = "") throws -> Storyboard {
         try Storyboard.parse("""
         {"canvas": {"width": 360, "height": 640, "fps": 30}, "duration": \(seconds), "clock": "\(clock.rawValue)",
-         "stories": [{"id": "live", "items": [{"uri": "\(url)", "duration": \(seconds)}]}] \(extra)}
+         "stories": [{"id": "live", "items": [{"uri": "\(url)", "duration": \(seconds)\(saysLive ? #", "live": true"# : "")}]}] \(extra)}
         """, folder: servers.folder.path)
     }
 
@@ -128,6 +128,58 @@ final class LiveClockTests: LiveServerTestCase {
                 }
             }
         }
+    }
+
+    // MARK: - SRT and MPEG-TS over HTTP
+
+    /// ffmpeg's SRT listener and MPEG-TS over HTTP each serve one viewer, so each render gets a
+    /// publisher of its own.
+    func testSRTAndHTTPTSAreSmoothAndNearTheEdge() throws {
+        for kind in ["srt", "http-ts"] {
+            for clock in PlaybackClock.allCases {
+                let port = LiveServers.freePort()
+                let output: ClockCodedPublisher.Output = kind == "srt" ? .srtListener(port: port) : .httpTS(port: port)
+                let process = try servers.publishClockCoded(.ffmpeg, to: output)
+                let listening = LiveServers.waitUntil(15) {
+                    kind == "srt" ? LiveServers.udpBound(port: port) : LiveServers.tcpListening(port: port)
+                }
+                guard listening else { throw LiveServers.unavailable("\(kind) publisher did not listen: \(process.output)") }
+                let url = kind == "srt" ? "srt://127.0.0.1:\(port)?mode=caller" : "http://127.0.0.1:\(port)/live.ts"
+                // MPEG-TS over HTTP says nothing of being live: the storyboard says so.
+                let (reading, stop, _) = try watch(board(url, clock: clock, saysLive: kind == "http-ts"))
+                XCTAssertGreaterThanOrEqual(reading.distinctPerSecond, LiveClockTests.smooth, "\(kind), \(clock) clock")
+                XCTAssertNotNil(stop.live?.offsetMs, "\(kind) \(clock)")
+                if clock == .realtime {
+                    XCTAssertLessThan(try XCTUnwrap(reading.latencyP50), 600, "\(kind) latency read from the frames (target 0.1 s)")
+                }
+                process.stop()
+            }
+        }
+    }
+
+    /// H.264 over SRT from GStreamer as it publishes by default (no SPS or PPS for a viewer
+    /// who joins later): the item fails at the open timeout, saying why, and `probe` answers
+    /// within that timeout instead of hanging.
+    func testVideoThatNeverDecodesFailsAtTheOpenTimeout() throws {
+        let port = LiveServers.freePort()
+        let process = try servers.publishClockCoded(.gstreamer, to: .srtListener(port: port))
+        guard LiveServers.waitUntil(15, { LiveServers.udpBound(port: port) }) else {
+            throw LiveServers.unavailable("GStreamer's SRT listener did not start: \(process.output)")
+        }
+        let url = "srt://127.0.0.1:\(port)?mode=caller"
+        let started = ContinuousClock.now
+        XCTAssertThrowsError(try MediaProbe.run(url, timeouts: Timeouts(open: 3, read: 3))) { error in
+            XCTAssertTrue("\(error)".contains("none decoded to a picture"), "\(error)")
+        }
+        XCTAssertLessThan(ContinuousClock.now - started, .seconds(5), "probe answers within its open timeout")
+        let board = try Storyboard.parse("""
+        {"canvas": {"width": 72, "height": 128, "fps": 10}, "duration": 6, "timeouts": {"open": 3, "read": 3},
+         "stories": [{"id": "live", "items": [{"uri": "\(url)", "duration": 6}]}]}
+        """)
+        let (_, events, _) = try render(board)
+        let failed = try XCTUnwrap(events.of(.failed).first, "\(events.map(\.jsonLine))")
+        XCTAssertTrue(failed.error?.contains("no picture within 3 s of opening") == true, failed.error ?? "")
+        XCTAssertTrue(failed.error?.contains("video packets arrived but none decoded") == true, failed.error ?? "")
     }
 
     // MARK: - The end of a playlist, and timestamps that jump
