@@ -24,17 +24,22 @@ source bench/live-servers.sh
 ffmpeg_encode="ffmpeg -v error -f rawvideo -pix_fmt rgb24 -s 360x640 -r 30 -i - -f lavfi -i sine=frequency=440:sample_rate=48000 -c:v libx264 -preset veryfast -tune zerolatency -g 30 -pix_fmt yuv420p -c:a aac"
 gst_video="fdsrc fd=0 blocksize=691200 ! rawvideoparse width=360 height=640 format=rgb framerate=30/1 ! videoconvert ! video/x-raw,format=I420 ! x264enc tune=zerolatency speed-preset=veryfast key-int-max=30 ! h264parse ! queue"
 gst_audio="audiotestsrc wave=sine ! audioconvert ! avenc_aac ! aacparse ! queue"
-# A publisher in a process group of its own, stopped by group when the bench exits.
-publish_coded() { # family "ffmpeg output options" | "gstreamer elements"
-  bash -c "trap 'trap - TERM INT; kill -- -\$\$' TERM INT; python3 '$code' | $1 & wait" </dev/null & pids+=($!)
+# A publisher in a process group of its own (bash started with job control off leads none, so
+# setsid makes one), stopped by group after its case or when the bench exits: an encoder whose
+# generator is gone goes on encoding its sine, so it must never be left behind.
+publisher=""
+publish_coded() { # "encoder command after the generator's pipe"
+  setsid bash -c "trap 'trap - TERM INT; kill -- -\$\$' TERM INT; python3 '$code' | $1 & wait" </dev/null & publisher=$!
+  pids+=($publisher)
 }
+stop_publisher() { [[ -n $publisher ]] && { kill -TERM -- "-$publisher" 2>/dev/null || true; wait "$publisher" 2>/dev/null || true; }; publisher=""; }
 
-render_and_read() { # label url
-  local label=$1 url=$2 board="$work/board-$1.json" out="$work/out-$1" extra=""
+render_and_read() { # label url [item keys]
+  local label=$1 url=$2 item=${3:-} board="$work/board-$1.json" out="$work/out-$1" extra=""
   [[ -n ${LATENCY_TARGET:-} ]] && extra=", \"latency\": {\"target\": $LATENCY_TARGET}"
   cat > "$board" <<JSON
 {"canvas": {"width": 360, "height": 640, "fps": 30}, "duration": $seconds, "clock": "realtime"$extra,
- "stories": [{"id": "live", "items": [{"uri": "$url", "duration": $seconds}]}]}
+ "stories": [{"id": "live", "items": [{"uri": "$url", "duration": $seconds$item}]}]}
 JSON
   "$bin" render "$board" --output "$out" --quiet || true
   python3 - "$label" "$out" "$code" "$url" <<'PY'
@@ -73,7 +78,8 @@ for protocol in "${protocols[@]}"; do
         fi
         wait_for "[[ \$(grep -c '\.ts' '$work/hls-$family/live.m3u8' 2>/dev/null) -ge 4 ]]"
         serve_folder "$work/hls-$family"
-        render_and_read "hls $family" "$BASE/live.m3u8"
+        render_and_read "hls-$family" "$BASE/live.m3u8"
+        stop_publisher
       done ;;
     rtmp)
       start_rtmp
@@ -85,19 +91,23 @@ for protocol in "${protocols[@]}"; do
           publish_coded "gst-launch-1.0 -q $gst_video ! flvmux name=m streamable=true ! rtmp2sink location='$url' $gst_audio ! m."
         fi
         wait_for "$bin probe $url >/dev/null 2>&1"
-        render_and_read "rtmp $family" "$url"
+        render_and_read "rtmp-$family" "$url"
+        stop_publisher
       done ;;
     srt)
       # An SRT listener serves one caller at a time: a fresh one for the render, one for ffmpeg.
       port=$(free_port)
       publish_coded "$ffmpeg_encode -f mpegts 'srt://127.0.0.1:$port?mode=listener'"
       wait_for "grep -qi ':$(printf '%04X' "$port") ' /proc/net/udp"
-      render_and_read "srt ffmpeg" "srt://127.0.0.1:$port?mode=caller" ;;
+      render_and_read "srt-ffmpeg" "srt://127.0.0.1:$port?mode=caller"
+      stop_publisher ;;
     http-ts)
       port=$(free_port)
       publish_coded "$ffmpeg_encode -f mpegts -listen 1 'http://127.0.0.1:$port/live.ts'"
       wait_for "grep -qi ':$(printf '%04X' "$port") ' /proc/net/tcp"
-      render_and_read "http-ts ffmpeg" "http://127.0.0.1:$port/live.ts" ;;
+      # MPEG-TS over HTTP is not live by its form: the storyboard says so.
+      render_and_read "http-ts-ffmpeg" "http://127.0.0.1:$port/live.ts" ', "live": true'
+      stop_publisher ;;
     *) echo "unknown protocol $protocol" >&2; exit 2 ;;
   esac
 done

@@ -17,4 +17,14 @@ static inline int story_ft_has_kerning(FT_Face face) {
     return FT_HAS_KERNING(face) ? 1 : 0;
 }
 
+/// The version of the FreeType this process runs with (`FT_Library_Version`), as major, minor
+/// and patch; all 0 when no library could be made.
+static inline void story_ft_version(FT_Int *major, FT_Int *minor, FT_Int *patch) {
+    FT_Library library;
+    *major = *minor = *patch = 0;
+    if (FT_Init_FreeType(&library) != 0) return;
+    FT_Library_Version(library, major, minor, patch);
+    FT_Done_FreeType(library);
+}
+
 #endif

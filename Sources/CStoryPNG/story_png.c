@@ -8,6 +8,10 @@
 #include <string.h>
 #include <zlib.h>
 
+const char *story_png_libpng_version(void) {
+    return png_get_libpng_ver(NULL);
+}
+
 // MARK: - Error capture
 
 typedef struct {

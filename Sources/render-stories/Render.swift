@@ -80,6 +80,11 @@ struct Render: ParsableCommand {
     var strict = false
 
     func validate() throws {
+        // An empty range is a usage error of `render` itself, caught before the storyboard is
+        // read, so the message comes with render's usage.
+        if let frames, let lower = frames.lower, let upper = frames.upper, lower >= upper {
+            throw ValidationError("--frames \(frames.text): the range is empty (A..B needs A < B)")
+        }
         if let problem = size?.problem { throw ValidationError(problem) }
         if let mp4, (mp4 as NSString).pathExtension.lowercased() != "mp4" {
             throw ValidationError("--mp4 \(mp4): the clip is an MP4 file (H.264 and AAC); give its name the .mp4 extension")

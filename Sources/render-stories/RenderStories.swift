@@ -24,6 +24,7 @@ struct RenderStories: ParsableCommand {
         Exit codes: 0 success; 1 output cannot be written, or `check` found violations; \
         2 usage or storyboard error; 3 a story failed and --strict was given.
         """,
+        version: LiveStoriesVersion.description,
         subcommands: [Render.self, Still.self, Check.self, Timeline.self, Report.self, Probe.self, Frames.self, Merge.self],
         defaultSubcommand: Render.self
     )

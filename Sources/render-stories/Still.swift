@@ -19,7 +19,9 @@ struct Still: ParsableCommand {
     @Option(help: ArgumentHelp("Page offset, from 0 to the number of stories − 1.", valueName: "P"))
     var page: Double
 
-    @Option(help: ArgumentHelp("Media time in seconds of every visible story.", valueName: "T"))
+    // Unconditional, so that `--time -1` is read as a (bad) time, not as a missing value
+    // followed by an unknown option.
+    @Option(parsing: .unconditional, help: ArgumentHelp("Media time in seconds of every visible story, 0 or more.", valueName: "T"))
     var time: Double = 0
 
     @Option(name: .shortAndLong, help: ArgumentHelp("The PNG to write.", valueName: "file"))
@@ -37,7 +39,7 @@ struct Still: ParsableCommand {
 
     func validate() throws {
         if let problem = size?.problem { throw ValidationError(problem) }
-        guard time >= 0 else { throw ValidationError("--time must not be negative") }
+        guard time >= 0 else { throw ValidationError("--time must be ≥ 0 (got \(time))") }
     }
 
     func run() throws {

@@ -134,4 +134,21 @@ final class LiveClockUnitTests: XCTestCase {
         XCTAssertEqual(try TraceEvent(jsonLine: jump.jsonLine), jump)
         XCTAssertThrowsError(try TraceEvent(jsonLine: #"{"event": "stop", "rebuffers": 0, "dropped": 1, "live_offset_ms": {"p50": 1}}"#))
     }
+
+    // MARK: - Posters and the stream allow-list
+
+    /// The README's live example lists `protocols` without `file`: its local poster loads all
+    /// the same (issue "What a new user ran into", item 19), while a story's own local file is
+    /// still held to the list.
+    func testALocalPosterLoadsWhateverTheStreamProtocolsSay() throws {
+        let board = try Storyboard.parse("""
+        {"canvas": {"width": 72, "height": 128, "fps": 10}, "duration": 0.3,
+         "protocols": ["https", "hls", "tls", "tcp", "crypto"],
+         "stories": [{"id": "s", "poster": "\(Fixture.path("odd.png"))", "items": [{"uri": "\(Fixture.sample("beach.mp4"))"}]}]}
+        """)
+        let (summary, events, _) = try render(board)
+        let preload = try XCTUnwrap(events.of(.preload, story: "s").first)
+        XCTAssertEqual(preload.loaded, ["poster"], "\(summary.notices)")
+        XCTAssertTrue(events.of(.failed).first?.error?.contains("'file' not on whitelist") ?? false, "the story's own file is narrowed: \(events.map(\.jsonLine))")
+    }
 }

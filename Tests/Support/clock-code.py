@@ -56,16 +56,19 @@ def read_code(frame, width, height):
 
 
 def read_frames(folder):
-    """Each frame's code, in frame order: decoded to raw RGB by ffmpeg, one file at a time."""
-    codes = []
-    for path in sorted(glob.glob(os.path.join(folder, "frame-*.png"))):
-        probe = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries",
-                                "stream=width,height", "-of", "csv=p=0", path], capture_output=True, text=True)
-        width, height = (int(v) for v in probe.stdout.strip().split(","))
-        raw = subprocess.run(["ffmpeg", "-v", "error", "-i", path, "-f", "rawvideo", "-pix_fmt", "rgb24", "-"],
-                             capture_output=True).stdout
-        codes.append(read_code(raw, width, height))
-    return codes
+    """Each frame's code, in frame order: decoded to raw RGB by one ffmpeg run over the
+    numbered files (a render's numbering has no holes)."""
+    paths = sorted(glob.glob(os.path.join(folder, "frame-*.png")))
+    if not paths:
+        return []
+    probe = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries",
+                            "stream=width,height", "-of", "csv=p=0", paths[0]], capture_output=True, text=True)
+    width, height = (int(v) for v in probe.stdout.strip().split(","))
+    raw = subprocess.run(["ffmpeg", "-v", "error", "-f", "image2", "-framerate", "30", "-i",
+                          os.path.join(folder, "frame-%06d.png"), "-f", "rawvideo", "-pix_fmt", "rgb24", "-"],
+                         capture_output=True).stdout
+    size = width * height * 3
+    return [read_code(raw[i:i + size], width, height) for i in range(0, len(raw) - size + 1, size)]
 
 
 def percentile(values, p):

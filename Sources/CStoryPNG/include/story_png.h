@@ -41,6 +41,9 @@ int story_png_encode(const uint8_t *rgba, int width, int height, size_t stride,
 
 /// Decodes a PNG held in memory into 8-bit RGBA (any PNG colour type is converted).
 /// On success `*rgba` is a `malloc`ed buffer of `width * height * 4` bytes; free it with `free`.
+/// The version of the libpng this process runs with (`png_get_libpng_ver`), e.g. "1.6.39".
+const char *story_png_libpng_version(void);
+
 int story_png_decode(const uint8_t *png, size_t size, uint8_t **rgba,
                      int *width, int *height, char *error, size_t error_size);
 

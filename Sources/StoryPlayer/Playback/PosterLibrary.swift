@@ -188,8 +188,12 @@ final class PosterLibrary: Sendable {
             }
             do {
                 // One decode per poster: the avatar is the centre of the small picture.
+                // A storyboard's `protocols` narrows what its streams may use; a local poster
+                // is a picture on this machine, read through `file` whatever the list says.
+                var posterLimits = limits
+                if !source.isRemote { posterLimits.protocols = nil }
                 let poster = try clock.measure(.preload) { () throws(MediaError) in
-                    try PictureLoader.load(source, width: small.0, height: small.1, limits: limits)
+                    try PictureLoader.load(source, width: small.0, height: small.1, limits: posterLimits)
                 }
                 let makeCards = {
                     var card = poster.blurred(radius: radius)

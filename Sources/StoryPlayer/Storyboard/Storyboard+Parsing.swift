@@ -5,22 +5,33 @@ extension Storyboard {
     /// Reads and validates a storyboard file. Relative paths resolve against its folder.
     public init(contentsOf path: String) throws(StoryboardError) {
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw StoryboardError(path: "", message: "cannot read storyboard \(path)")
+            throw StoryboardError(path: "", message: "cannot read storyboard \(path): \(Storyboard.whyUnreadable(path))")
         }
         let folder = (URL(fileURLWithPath: path).deletingLastPathComponent().path)
         do {
             try self.init(json: data, folder: folder)
-        } catch where error.path.isEmpty && error.message.hasPrefix("not valid JSON") {
-            // Syntax errors name the file as well as the line and column.
+        } catch where error.path.isEmpty && error.also.isEmpty {
+            // An error of the file as a whole (its syntax, a top-level array) names the file.
             throw StoryboardError(path: "", message: "\(path): \(error.message)")
         }
+    }
+
+    /// Why a storyboard file cannot be read, in plain words.
+    static func whyUnreadable(_ path: String) -> String {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else { return "no such file" }
+        if isFolder.boolValue { return "it is a folder, not a file" }
+        guard FileManager.default.isReadableFile(atPath: path) else { return "permission denied" }
+        return "the file could not be read"
     }
 
     /// Parses and validates storyboard JSON. The storyboard is read to its end even after an
     /// error; every error found (up to ``StoryboardError/reportLimit``) is thrown together.
     public init(json: Data, folder: String) throws(StoryboardError) {
         let problems = StoryboardProblems()
-        var root = try ObjectReader(try JSONValue.parse(json), path: "", problems: problems)
+        // A UTF-8 byte order mark, as Windows editors write, is skipped as JSON readers do.
+        let text = json.starts(with: [0xEF, 0xBB, 0xBF]) ? json.dropFirst(3) : json
+        var root = try ObjectReader(try JSONValue.parse(Data(text)), path: "", problems: problems)
         if let version = root.number("version", in: 1...1_000_000), version != Storyboard.version {
             problems.record(StoryboardError(path: "version", message: "this renderer reads storyboard version \(Int(Storyboard.version)), not \(ObjectReader.format(version))"))
         }

@@ -43,12 +43,23 @@ extension Storyboard {
 
     private static func action(_ value: JSONValue, path: String, problems: StoryboardProblems) throws(StoryboardError) -> ScriptAction {
         var reader = try ObjectReader(value, path: path, problems: problems)
-        guard let at = reader.number("at", in: 0...Storyboard.durations.upperBound) else {
+        // Both read before either is required, so one run names every mistake of the action.
+        let at = reader.number("at", in: 0...Storyboard.durations.upperBound)
+        let action = reader.string("action")
+        var unknownAction: StoryboardError?
+        if let action, !Storyboard.actionNames.contains(action) {
+            let nearest = Storyboard.actionNames
+                .map { (name: $0, distance: ObjectReader.editDistance(action.lowercased(), $0)) }
+                .filter { $0.distance <= 2 }.min { ($0.distance, $0.name) < ($1.distance, $1.name) }
+            unknownAction = StoryboardError(path: reader.path("action"), message: "unknown action \"\(action)\""
+                + (nearest.map { "; did you mean \"\($0.name)\"?" } ?? " (expected \(Storyboard.actionNames.joined(separator: ", ")))"))
+        }
+        guard let at else {
+            if let unknownAction { problems.record(unknownAction) }
             throw reader.missing("at")
         }
-        guard let action = reader.string("action") else {
-            throw reader.missing("action")
-        }
+        if let unknownAction { throw unknownAction }
+        guard let action else { throw reader.missing("action") }
         let gesture: ScriptAction.Gesture
         switch action {
         case "swipe":
@@ -91,8 +102,7 @@ extension Storyboard {
                 gesture = .tap(x: x)
             }
         default:
-            throw StoryboardError(path: reader.path("action"),
-                                  message: "unknown action \"\(action)\" (expected swipe, drag, pull, release, tap, hold, dismiss, pin or unpin)")
+            preconditionFailure("an action outside actionNames was refused above")
         }
         // Only a gesture that was understood can say which keys it does not take.
         reader.rejectUnknownKeys()
@@ -100,4 +110,7 @@ extension Storyboard {
     }
 
     private enum TapSide: String, CaseIterable { case left, right }
+
+    /// Every `action` a script may name.
+    static let actionNames = ["swipe", "drag", "pull", "release", "tap", "hold", "dismiss", "pin", "unpin"]
 }

@@ -94,9 +94,13 @@ extension Storyboard {
     static func presentation(_ root: inout ObjectReader) -> Presentation? {
         guard var block = root.object("present") else { return nil }
         defer { block.rejectUnknownKeys() }
+        let duration = block.number("duration", in: 0.01...10)
+        // Without `from` the viewer opens from the small bubble in the centre it closes into
+        // when nothing is presented (`ViewerNavigator.bubble`).
         guard let values = block.array("from") else {
-            block.problems.record(block.missing("from"))
-            return nil
+            if block.hasInvalidValue("from") { return nil }
+            let centre = Presentation.centreBubble
+            return Presentation(x: centre.x, y: centre.y, r: centre.r, duration: duration ?? Presentation.defaultDuration)
         }
         let numbers = values.compactMap { value -> Double? in if case .number(let n) = value { return n } else { return nil } }
         guard numbers.count == 3, values.count == 3, numbers.allSatisfy({ (0...1).contains($0) }) else {
@@ -104,7 +108,7 @@ extension Storyboard {
             return nil
         }
         var bubble = Presentation(x: numbers[0], y: numbers[1], r: numbers[2])
-        bubble.duration = block.number("duration", in: 0.01...10) ?? bubble.duration
+        bubble.duration = duration ?? bubble.duration
         return bubble
     }
 

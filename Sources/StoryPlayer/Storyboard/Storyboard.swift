@@ -114,6 +114,9 @@ public struct Presentation: Sendable, Equatable {
     /// How long opening and closing take when the storyboard does not say (also `dismiss`
     /// without `present`).
     public static let defaultDuration = 0.35
+    /// The bubble in the centre of the screen: where a viewer opens from when `present` names no
+    /// `from`, and closes into when nothing is presented.
+    public static let centreBubble = (x: 0.5, y: 0.5, r: 0.08)
     public init(x: Double, y: Double, r: Double, duration: Double = Presentation.defaultDuration) {
         self.x = x
         self.y = y

@@ -61,7 +61,7 @@ extension ViewerNavigator {
 
     /// The bubble the viewer opens from and closes into: `present.from`, or a small one in the centre.
     var bubble: (x: Double, y: Double, r: Double) {
-        presentation.map { (x: $0.x, y: $0.y, r: $0.r) } ?? (x: 0.5, y: 0.5, r: 0.08)
+        presentation.map { (x: $0.x, y: $0.y, r: $0.r) } ?? Presentation.centreBubble
     }
 
     public var isMoving: Bool { motion != nil }
