@@ -143,6 +143,44 @@ final class LiveClockTests: LiveServerTestCase {
         }
     }
 
+    /// A publisher that stalls for 2 s, then sends what it held back in one burst: one
+    /// rebuffer, the target raised by 0.5 s, and once the player has caught up its offset holds
+    /// within 0.25 s of the raised target, every picture shown again.
+    func testAPublisherThatStallsOnceIsCaughtUpWith() throws {
+        try LiveServers.require("nginx")
+        let port = try servers.rtmpServer()
+        let url = "rtmp://127.0.0.1:\(port)/live/stall"
+        let publisher = try servers.publishClockCoded(.ffmpeg, to: .rtmp(url: url))
+        guard LiveServers.waitUntil(20, { (try? MediaProbe.run(url, timeouts: Timeouts(open: 1.5, read: 1.5))) != nil }) else {
+            throw LiveServers.unavailable("RTMP never became playable: \(publisher.output)")
+        }
+        // The whole group (generator and encoder) stops 4 s into the render, for 2 s.
+        let group = publisher.process.processIdentifier
+        DispatchQueue.global().asyncAfter(deadline: .now() + 4.5) {
+            kill(-group, SIGSTOP)
+            DispatchQueue.global().asyncAfter(deadline: .now() + 2) { kill(-group, SIGCONT) }
+        }
+        let (reading, stop, _) = try watch(board(url, clock: .realtime, seconds: 14))
+        let live = try XCTUnwrap(stop.live)
+        if LiveClockTests.underSanitizer {
+            XCTAssertGreaterThanOrEqual(live.rebuffers, 1, "\(stop.jsonLine)")
+        } else {
+            XCTAssertEqual(live.rebuffers, 1, "\(stop.jsonLine)")
+        }
+        let settled = live.series.filter { $0.t >= 10 }
+        XCTAssertFalse(settled.isEmpty)
+        for point in settled {
+            if LiveClockTests.underSanitizer {
+                // Slowed frames may count as more rebuffers, each raising the target: caught up is enough.
+                XCTAssertLessThan(point.ms, 3000, "offset at \(point.t) s: \(live.series)")
+            } else {
+                XCTAssertEqual(point.ms, 600, accuracy: 250, "offset at \(point.t) s against the raised 0.6 s target: \(live.series)")
+            }
+        }
+        let lastSeconds = ClockCode.Reading(codes: Array(reading.codes.suffix(90)), fps: reading.fps, startedAt: nil)
+        XCTAssertGreaterThanOrEqual(lastSeconds.distinctPerSecond, LiveClockTests.smooth(.realtime), "pictures flow again after the stall")
+    }
+
     // MARK: - SRT and MPEG-TS over HTTP
 
     /// ffmpeg's SRT listener and MPEG-TS over HTTP each serve one viewer, so each render gets a

@@ -53,6 +53,23 @@ final class LiveClockUnitTests: XCTestCase {
         XCTAssertEqual(virtual.target, 1)
     }
 
+    /// A rebuffer holds the clock until pictures come again; a position then far behind the
+    /// edge (a publisher that sent what it held back in one burst) jumps, as at the start.
+    func testTheClockWaitsThroughARebufferThenCatchesUp() {
+        var clock = playhead(target: 0.1)
+        _ = clock.control(offset: 0.1, at: 0)
+        clock.tick(to: 10)
+        XCTAssertNil(clock.control(offset: 0.2, at: 10), "past the start window, under the maximum: no jump")
+        clock.rebuffered()
+        let held = clock.position
+        clock.tick(to: 12)
+        XCTAssertEqual(clock.position, held, "no picture falls due while the stream is dry")
+        clock.dataResumed(at: 12)
+        XCTAssertEqual(clock.control(offset: 2.2, at: 12.1) ?? 0, 1.6, accuracy: 1e-9, "back to the raised target 0.6")
+        clock.tick(to: 13)
+        XCTAssertGreaterThan(clock.position ?? 0, (held ?? 0) + 1.6, "the clock runs again")
+    }
+
     // MARK: - Playlists as publishers write them
 
     func testPlaylistsOfFFmpegAndGStreamer() throws {
@@ -126,13 +143,18 @@ final class LiveClockUnitTests: XCTestCase {
         stop.pictures = 118
         stop.live = LivePlaybackFigures(offsetMs: OffsetStatistics(p50: 3012.5, p95: 3100, max: 3764.3),
                                         offsetFrom: "arrival", rebuffers: 1, dropped: 12)
+        stop.live?.series = LivePlayback.series([(0.1, 3.5), (0.9, 3.7), (1.2, 3.0), (3.4, 3.1)])
+        XCTAssertEqual(stop.live?.series, [OffsetSample(t: 0, ms: 3600), OffsetSample(t: 1, ms: 3000), OffsetSample(t: 3, ms: 3100)],
+                       "a point a second: the mean of that second")
         let line = stop.jsonLine
+        XCTAssertTrue(line.contains(#""live_offset_series": [[0, 3600], [1, 3000], [3, 3100]]"#), line)
         XCTAssertTrue(line.contains(#""live_offset_ms": {"p50": 3012.5, "p95": 3100, "max": 3764.3}, "live_offset_from": "arrival", "rebuffers": 1, "dropped": 12"#), line)
         XCTAssertEqual(try TraceEvent(jsonLine: line), stop)
         var jump = TraceEvent(t: 1, wall: 1, event: .discontinuity, story: "live", item: 0, player: 3)
         jump.detail = "timestamps jumped from 2.4 s to 61.4 s"
         XCTAssertEqual(try TraceEvent(jsonLine: jump.jsonLine), jump)
         XCTAssertThrowsError(try TraceEvent(jsonLine: #"{"event": "stop", "rebuffers": 0, "dropped": 1, "live_offset_ms": {"p50": 1}}"#))
+        XCTAssertThrowsError(try TraceEvent(jsonLine: #"{"event": "stop", "rebuffers": 0, "dropped": 1, "live_offset_series": [[1]]}"#))
     }
 
     // MARK: - Posters and the stream allow-list

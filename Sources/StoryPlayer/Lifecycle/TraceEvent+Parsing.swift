@@ -57,6 +57,7 @@ extension TraceEvent {
             }
             live = LivePlaybackFigures(offsetMs: offset, offsetFrom: try reader.text("live_offset_from"),
                                        rebuffers: rebuffers, dropped: dropped)
+            live?.series = try reader.samples("live_offset_series") ?? []
         }
         if let open = try reader.nonNegative("open_ms"), let packet = try reader.nonNegative("first_packet_ms"),
            let frame = try reader.nonNegative("first_frame_ms") {
@@ -101,6 +102,17 @@ private struct FieldReader {
         guard let value = fields[key] else { return nil }
         guard case .string(let string) = value else { throw bad(key, "is not a string") }
         return string
+    }
+
+    /// `[[t, ms], …]`: pairs of finite numbers, 0 or more.
+    func samples(_ key: String) throws(TraceEvent.LineError) -> [OffsetSample]? {
+        guard let value = fields[key] else { return nil }
+        guard case .array(let pairs) = value else { throw bad(key, "is not an array of [t, ms] pairs") }
+        return try pairs.map { pair throws(TraceEvent.LineError) in
+            guard case .array(let numbers) = pair, numbers.count == 2, case .number(let t) = numbers[0], case .number(let ms) = numbers[1],
+                  t.isFinite, ms.isFinite, t >= 0, ms >= 0 else { throw bad(key, "is not an array of [t, ms] pairs") }
+            return OffsetSample(t: t, ms: ms)
+        }
     }
 
     func texts(_ key: String) throws(TraceEvent.LineError) -> [String]? {

@@ -92,6 +92,7 @@ public struct TraceEvent: Sendable, Equatable {
             if let from = live.offsetFrom { fields.append("\"live_offset_from\": \(JSONText.string(from))") }
             fields.append("\"rebuffers\": \(live.rebuffers)")
             fields.append("\"dropped\": \(live.dropped)")
+            if !live.series.isEmpty { fields.append("\"live_offset_series\": \(OffsetSample.json(live.series))") }
         }
         if let error { fields.append("\"error\": \(JSONText.string(error))") }
         return "{" + fields.joined(separator: ", ") + "}"

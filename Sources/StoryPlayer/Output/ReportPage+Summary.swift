@@ -16,6 +16,27 @@ extension ReportPage {
       return el('table', null, cells('th', head), ...rows.map(r => cells('td', r)));
     }
 
+    /** One live story's offset over time as an SVG line: timeline seconds across, ms up. */
+    function offsetGraph(story) {
+      const svgNS = 'http://www.w3.org/2000/svg', w = 320, h = 90, pad = 4;
+      const points = story.live_offset_series;
+      const tMax = Math.max(1, ...points.map(p => p[0])), yMax = Math.max(1, ...points.map(p => p[1]));
+      const x = t => pad + (w - 2 * pad) * t / tMax, y = v => h - pad - (h - 2 * pad) * v / yMax;
+      const svg = document.createElementNS(svgNS, 'svg');
+      svg.setAttribute('width', w);
+      svg.setAttribute('height', h);
+      svg.setAttribute('class', 'offset-graph');
+      const line = document.createElementNS(svgNS, 'polyline');
+      line.setAttribute('points', points.map(p => x(p[0]).toFixed(1) + ',' + y(p[1]).toFixed(1)).join(' '));
+      line.setAttribute('fill', 'none');
+      line.setAttribute('stroke', '#e0a030');
+      line.setAttribute('stroke-width', '2');
+      svg.append(line);
+      svg.onclick = event => goTo(frameOf(tMax * (event.offsetX - pad) / (w - 2 * pad)));
+      return el('div', { className: 'offset' }, el('div', { className: 'dim' },
+        story.id + ': 0 to ' + Math.round(yMax) + ' ms over ' + tMax + ' s'), svg);
+    }
+
     function drawSummary() {
       const panel = $('summary');
       panel.replaceChildren(el('h2', null, 'Summary'));
@@ -50,6 +71,15 @@ extension ReportPage {
       section('First frame (ms from play)', spanRows.length
         ? table(['story', 'plays', 'shown', 'open p50', 'first frame p50', 'p95', 'max'], spanRows)
         : el('div', { className: 'dim' }, 'no figures'));
+
+      // Live stories: how far behind the live edge their pictures were shown, over the timeline
+      // (a point a second); a click on the graph goes to that moment.
+      const live = stories.filter(s => Array.isArray(s.live_offset_series) && s.live_offset_series.length);
+      if (live.length) {
+        section('Live offset (ms behind the edge)', table(['story', 'p50', 'p95', 'max', 'from', 'rebuffers', 'dropped'],
+          live.map(s => { const o = s.live_offset_ms || {}; return [s.id, ms(o.p50), ms(o.p95), ms(o.max), s.live_offset_from || '–', s.rebuffers ?? '–', s.dropped ?? '–']; })),
+          ...live.map(s => offsetGraph(s)));
+      }
 
       // Mean CPU milliseconds per frame of each stage (and wall time per frame).
       const stages = Object.entries(summary.stages_ms || {});

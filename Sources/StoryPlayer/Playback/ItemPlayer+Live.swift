@@ -34,6 +34,7 @@ extension ItemPlayer {
                     thread.recycle(old.image)
                 }
                 live.newest = time
+                if live.isRebuffering { live.playhead.dataResumed(at: local) }
                 live.isRebuffering = false
                 if let position = live.playhead.position, time >= position - 1.5 * frameDuration { live.isCatchingUp = false }
             case .discontinuity(let epoch, let from, let to):
@@ -84,11 +85,11 @@ extension ItemPlayer {
         }
     }
 
-    /// Notes how far behind the edge the picture drawn now is.
-    func recordLiveOffset(of time: Double) {
+    /// Notes how far behind the edge the picture drawn at timeline `t` is.
+    func recordLiveOffset(of time: Double, at t: Double) {
         guard var live, let thread = decodeThread,
               let offset = thread.edge.offset(of: time, epoch: live.epoch, now: LiveEdge.now()) else { return }
-        live.offsets.append(max(0, offset.seconds))
+        live.offsets.append((t, max(0, offset.seconds)))
         live.offsetFrom = offset.from
         self.live = live
     }

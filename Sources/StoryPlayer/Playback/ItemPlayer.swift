@@ -244,7 +244,7 @@ public final class ItemPlayer {
             countedPictureTime = shown.time
             pictures += 1
         }
-        if live != nil { recordLiveOffset(of: shown.time) }
+        if live != nil { recordLiveOffset(of: shown.time, at: t) }
         // A shard's player activated mid-item had its first frame in the fast-forward, but shows
         // its first picture here: it is showing from now on either way.
         if state == .loading { state = .showing }

@@ -3,8 +3,8 @@ struct LivePlayback {
     var playhead: LivePlayhead
     /// The time line of the pictures being taken (`LiveEdge`); a `discontinuity` starts the next.
     var epoch = 0
-    /// How far behind the live edge each drawn frame's picture was, in seconds.
-    var offsets: [Double] = []
+    /// How far behind the live edge each drawn frame's picture was, in seconds, at timeline `t`.
+    var offsets: [(t: Double, seconds: Double)] = []
     var offsetFrom: LiveEdge.Evidence?
     var rebuffers = 0
     /// Whether the stream has run dry and not yet caught up with the clock.
@@ -23,8 +23,25 @@ struct LivePlayback {
 
     /// The figures of the play's `stop`, with the pictures its convert thread passed over.
     func figures(skipped: Int) -> LivePlaybackFigures {
-        LivePlaybackFigures(offsetMs: offsets.isEmpty ? nil : OffsetStatistics(offsets.map { $0 * 1000 }),
-                            offsetFrom: offsetFrom?.rawValue, rebuffers: rebuffers, dropped: passedOver + skipped)
+        var figures = LivePlaybackFigures(offsetMs: offsets.isEmpty ? nil : OffsetStatistics(offsets.map { $0.seconds * 1000 }),
+                                          offsetFrom: offsetFrom?.rawValue, rebuffers: rebuffers, dropped: passedOver + skipped)
+        figures.series = LivePlayback.series(offsets)
+        return figures
+    }
+
+    /// The offsets over time for a graph: the mean of each second of timeline (stamped with
+    /// the second's start), in whole milliseconds.
+    static func series(_ offsets: [(t: Double, seconds: Double)]) -> [OffsetSample] {
+        var seconds: [Int: (sum: Double, count: Int)] = [:]
+        for offset in offsets {
+            let second = Int(offset.t.rounded(.down))
+            seconds[second, default: (0, 0)].sum += offset.seconds
+            seconds[second, default: (0, 0)].count += 1
+        }
+        return seconds.keys.sorted().map { second in
+            let bucket = seconds[second]!
+            return OffsetSample(t: Double(second), ms: (bucket.sum / Double(bucket.count) * 1000).rounded())
+        }
     }
 }
 
@@ -51,8 +68,25 @@ public struct OffsetStatistics: Sendable, Equatable {
     }
 }
 
+/// One point of a live play's offset over time (`live_offset_series`): the mean offset over the
+/// second of timeline that starts at `t`.
+public struct OffsetSample: Sendable, Equatable {
+    public var t: Double
+    public var ms: Double
+
+    /// `[[t, ms], …]`.
+    static func json(_ series: [OffsetSample]) -> String {
+        "[" + series.map { "[\(JSONText.number($0.t)), \(JSONText.number($0.ms))]" }.joined(separator: ", ") + "]"
+    }
+
+    public init(t: Double, ms: Double) {
+        self.t = t
+        self.ms = ms
+    }
+}
+
 /// A live player's figures on its `stop` event: `live_offset_ms`, `live_offset_from`,
-/// `rebuffers`, `dropped`.
+/// `rebuffers`, `dropped`, and `live_offset_series` (for the report's graph).
 public struct LivePlaybackFigures: Sendable, Equatable {
     /// How far behind the live edge its pictures were shown; nil when none was shown with an
     /// edge to measure against.
@@ -63,6 +97,8 @@ public struct LivePlaybackFigures: Sendable, Equatable {
     public var rebuffers: Int
     /// Pictures that arrived and were never shown (late, or passed over to catch up).
     public var dropped: Int
+    /// The offset over time, a point a second.
+    public var series: [OffsetSample] = []
 
     public init(offsetMs: OffsetStatistics?, offsetFrom: String?, rebuffers: Int, dropped: Int) {
         self.offsetMs = offsetMs

@@ -22,10 +22,14 @@ struct LivePlayhead {
     /// Media time of the last tick.
     private var clock: Double?
     private var lastSpeedChange = -Double.infinity
-    /// Media time of the first control step: until `startWindow` has passed, a start far behind
-    /// the edge jumps at once (a playlist's edge is known for sure only once a new segment is
-    /// listed, up to a segment after the start).
+    /// Media time of the first control step, or of the end of the last rebuffer: until
+    /// `startWindow` has passed, a start far behind the edge jumps at once (a playlist's edge is
+    /// known for sure only once a new segment is listed, up to a segment after the start; after
+    /// a stall, the publisher may send what it held back in one burst).
     private var startedAt: Double?
+    /// While the stream has run dry the clock waits for it: no picture falls due that is not
+    /// there, so none that comes late is thrown away for it.
+    private(set) var isWaitingForData = false
 
     static let minSpeed = 0.97
     static let maxSpeed = 1.03
@@ -49,7 +53,7 @@ struct LivePlayhead {
 
     /// Moves the clock to media time `now`.
     mutating func tick(to now: Double) {
-        if let last = clock, let position { self.position = position + speed * max(0, now - last) }
+        if let last = clock, let position, !isWaitingForData { self.position = position + speed * max(0, now - last) }
         clock = now
     }
 
@@ -79,9 +83,18 @@ struct LivePlayhead {
         return nil
     }
 
-    /// A rebuffer: the stream ran dry, so play further behind from now on.
+    /// A rebuffer: the stream ran dry. The clock waits for it, and plays further behind from now on.
     mutating func rebuffered() {
         guard controlsSpeed else { return }
         target += LivePlayhead.rebufferStep
+        isWaitingForData = true
+    }
+
+    /// Pictures came again after a rebuffer at media time `now`: the clock goes on, and for the
+    /// start window a position far behind the edge jumps, as at the start.
+    mutating func dataResumed(at now: Double) {
+        guard isWaitingForData else { return }
+        isWaitingForData = false
+        startedAt = now
     }
 }

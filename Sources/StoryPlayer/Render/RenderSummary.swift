@@ -96,8 +96,10 @@ public struct RenderSummary: Sendable {
         let offsets = plays.compactMap(\.offsetMs)
         let worst = offsets.isEmpty ? nil : OffsetStatistics(p50: offsets.map(\.p50).max()!, p95: offsets.map(\.p95).max()!,
                                                              max: offsets.map(\.max).max()!)
-        return LivePlaybackFigures(offsetMs: worst, offsetFrom: plays.compactMap(\.offsetFrom).first,
-                                   rebuffers: plays.map(\.rebuffers).reduce(0, +), dropped: plays.map(\.dropped).reduce(0, +))
+        var figures = LivePlaybackFigures(offsetMs: worst, offsetFrom: plays.compactMap(\.offsetFrom).first,
+                                          rebuffers: plays.map(\.rebuffers).reduce(0, +), dropped: plays.map(\.dropped).reduce(0, +))
+        figures.series = plays.flatMap(\.series).sorted { $0.t < $1.t }
+        return figures
     }
 
     /// A story's live figures as JSON fields (with a leading comma), or nothing.
@@ -108,7 +110,9 @@ public struct RenderSummary: Sendable {
             fields += ", \"live_offset_ms\": {\"p50\": \(JSONText.number(offset.p50)), \"p95\": \(JSONText.number(offset.p95)), \"max\": \(JSONText.number(offset.max))}"
         }
         if let from = live.offsetFrom { fields += ", \"live_offset_from\": \(JSONText.string(from))" }
-        return fields + ", \"rebuffers\": \(live.rebuffers), \"dropped\": \(live.dropped)"
+        fields += ", \"rebuffers\": \(live.rebuffers), \"dropped\": \(live.dropped)"
+        if !live.series.isEmpty { fields += ", \"live_offset_series\": \(OffsetSample.json(live.series))" }
+        return fields
     }
 
     /// count, p50, p95 and max of some spans, as JSON.
