@@ -18,7 +18,7 @@ extension ReportPage {
 
     /** One live story's offset over time as an SVG line: timeline seconds across, ms up. */
     function offsetGraph(story) {
-      const svgNS = 'http://www.w3.org/2000/svg', w = 320, h = 90, pad = 4;
+      const svgNS = 'http://www.w3.org/2000/svg', w = 280, h = 90, pad = 4;
       const points = story.live_offset_series;
       const tMax = Math.max(1, ...points.map(p => p[0])), yMax = Math.max(1, ...points.map(p => p[1]));
       const x = t => pad + (w - 2 * pad) * t / tMax, y = v => h - pad - (h - 2 * pad) * v / yMax;
@@ -34,7 +34,8 @@ extension ReportPage {
       svg.append(line);
       svg.onclick = event => goTo(frameOf(tMax * (event.offsetX - pad) / (w - 2 * pad)));
       return el('div', { className: 'offset' }, el('div', { className: 'dim' },
-        story.id + ': 0 to ' + Math.round(yMax) + ' ms over ' + tMax + ' s'), svg);
+        story.id + ': 0 to ' + Math.round(yMax) + ' ms over ' + tMax + ' s · from ' + (story.live_offset_from || '–')
+        + ' · ' + (story.rebuffers ?? 0) + ' rebuffer(s) · ' + (story.dropped ?? 0) + ' dropped'), svg);
     }
 
     function drawSummary() {
@@ -76,8 +77,9 @@ extension ReportPage {
       // (a point a second); a click on the graph goes to that moment.
       const live = stories.filter(s => Array.isArray(s.live_offset_series) && s.live_offset_series.length);
       if (live.length) {
-        section('Live offset (ms behind the edge)', table(['story', 'p50', 'p95', 'max', 'from', 'rebuffers', 'dropped'],
-          live.map(s => { const o = s.live_offset_ms || {}; return [s.id, ms(o.p50), ms(o.p95), ms(o.max), s.live_offset_from || '–', s.rebuffers ?? '–', s.dropped ?? '–']; })),
+        // Four narrow columns, so the table stays inside the panel's column.
+        section('Live offset (ms behind the edge)', table(['story', 'p50', 'p95', 'max'],
+          live.map(s => { const o = s.live_offset_ms || {}; return [s.id, ms(o.p50), ms(o.p95), ms(o.max)]; })),
           ...live.map(s => offsetGraph(s)));
       }
 
