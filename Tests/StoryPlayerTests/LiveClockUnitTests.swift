@@ -45,7 +45,10 @@ final class LiveClockUnitTests: XCTestCase {
         clock.rebuffered()
         clock.rebuffered()
         XCTAssertEqual(clock.target, 1.1, accuracy: 1e-9)
-        XCTAssertEqual(clock.maxOffset, 4.1, accuracy: 1e-9, "the default maximum follows the target")
+        for _ in 0..<10 { clock.rebuffered() }
+        XCTAssertEqual(clock.target, 2.1, accuracy: 1e-9, "rebuffers raise the target by 2 s at most")
+        clock.dataResumed(at: 0)
+        XCTAssertEqual(clock.maxOffset, 5.1, accuracy: 1e-9, "the default maximum follows the target")
         var virtual = LivePlayhead(latency: LiveLatency.Resolved(target: 1, max: nil), controlsSpeed: false)
         virtual.anchor(at: 0)
         XCTAssertNil(virtual.control(offset: 9, at: 0), "the virtual clock only measures")

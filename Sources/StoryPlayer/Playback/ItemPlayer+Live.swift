@@ -22,6 +22,13 @@ extension ItemPlayer {
             guard let event = nextEvent(from: thread) else { break }
             switch event {
             case .picture(let time, _, _):
+                if live.isRebuffering {
+                    // The stream is back: the clock goes on, and a picture ahead of the clock it
+                    // held (the publisher's timestamps moved on meanwhile) is due now, not never.
+                    live.isRebuffering = false
+                    live.playhead.dataResumed(at: local)
+                    if let position = live.playhead.position, time > position { live.playhead.anchor(at: time + 0.5 * frameDuration) }
+                }
                 if let position = live.playhead.position, shown != nil, time > position + 1e-9 { return finishLiveStep(&live, thread, local) }
                 // Anchored half a picture late, so a timestamp rounded to the container's unit
                 // (FLV counts milliseconds) is never a hair past its frame and shown a frame late,
@@ -34,8 +41,6 @@ extension ItemPlayer {
                     thread.recycle(old.image)
                 }
                 live.newest = time
-                if live.isRebuffering { live.playhead.dataResumed(at: local) }
-                live.isRebuffering = false
                 if let position = live.playhead.position, time >= position - 1.5 * frameDuration { live.isCatchingUp = false }
             case .discontinuity(let epoch, let from, let to):
                 live.epoch = epoch

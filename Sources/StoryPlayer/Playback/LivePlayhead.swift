@@ -11,8 +11,10 @@
 /// the target; each rebuffer raises the target by 0.5 s. With the virtual clock the timeline is
 /// not the wall clock, so it only measures: the render waits for each picture, as for files.
 struct LivePlayhead {
-    /// The offset from the live edge steered towards, raised by rebuffers.
+    /// The offset from the live edge steered towards, raised by rebuffers (at most
+    /// `maxRebufferRaise` above where it started).
     private(set) var target: Double
+    private let initialTarget: Double
     /// A maximum the storyboard gave; nil follows the target (`LiveLatency.defaultMaxAboveTarget`).
     let fixedMax: Double?
     let controlsSpeed: Bool
@@ -38,6 +40,9 @@ struct LivePlayhead {
     static let speedInterval = 1.0
     /// What a rebuffer adds to the target.
     static let rebufferStep = 0.5
+    /// The most rebuffers may add in all: a machine too slow to decode in real time runs dry
+    /// over and over, and must not push a live story ever further behind.
+    static let maxRebufferRaise = 2.0
     /// How far past the target a start may be before the player jumps to the edge instead.
     static let startTolerance = 0.25
     /// How long after the first picture a start too far behind still jumps (seconds).
@@ -45,6 +50,7 @@ struct LivePlayhead {
 
     init(latency: LiveLatency.Resolved, controlsSpeed: Bool) {
         target = latency.target
+        initialTarget = latency.target
         fixedMax = latency.max
         self.controlsSpeed = controlsSpeed
     }
@@ -86,7 +92,7 @@ struct LivePlayhead {
     /// A rebuffer: the stream ran dry. The clock waits for it, and plays further behind from now on.
     mutating func rebuffered() {
         guard controlsSpeed else { return }
-        target += LivePlayhead.rebufferStep
+        target = min(target + LivePlayhead.rebufferStep, initialTarget + LivePlayhead.maxRebufferRaise)
         isWaitingForData = true
     }
 
