@@ -33,11 +33,18 @@ public struct RoomLayout: Sendable, Equatable {
 
     public static func == (a: RoomLayout, b: RoomLayout) -> Bool { a.width == b.width && a.height == b.height }
 
-    /// The size at which a canvas-shaped video picture fits the large area (aspect kept): the
-    /// large participant's video is decoded at this size, so nothing is rescaled per frame.
-    public var fittedVideoSize: (width: Int, height: Int) {
-        let fit = min(large.width / Double(width), large.height / Double(height))
-        return (max(16, Int((Double(width) * fit).rounded(.down)) & ~1), max(16, Int((Double(height) * fit).rounded(.down)) & ~1))
+    /// The size at which a video of `source`'s shape (as shown: turned, sample aspect applied)
+    /// fits the large area whole, aspect kept: the large participant's video is decoded at this
+    /// size, so nothing is rescaled per frame, and a landscape camera keeps both its sides. A
+    /// source of unknown size is decoded at the area's size (it fills it).
+    public func fittedVideoSize(for source: (width: Int, height: Int)?) -> (width: Int, height: Int) {
+        let areaWidth = Double(Int(large.width)), areaHeight = Double(Int(large.height))
+        guard let source, source.width > 0, source.height > 0 else {
+            return (max(16, Int(areaWidth) & ~1), max(16, Int(areaHeight) & ~1))
+        }
+        let fit = min(areaWidth / Double(source.width), areaHeight / Double(source.height))
+        return (max(16, Int((Double(source.width) * fit).rounded(.down)) & ~1),
+                max(16, Int((Double(source.height) * fit).rounded(.down)) & ~1))
     }
 
     /// The large area's content for a participant without video: the avatar large, over the
@@ -81,7 +88,8 @@ public enum RoomPicture {
 
     /// What the large area shows.
     public enum Large: Sendable {
-        /// A video picture (any size), fitted into the area with its aspect ratio kept.
+        /// A video picture (any size), fitted whole into the area with its aspect ratio kept,
+        /// over a blurred fill of itself (`RoomPicture.fitted`).
         case picture(RGBAImage)
         /// A participant without video: the avatar large, over the avatar blurred to fill the area.
         case avatar(RGBAImage?, failed: Bool)
@@ -123,10 +131,7 @@ public enum RoomPicture {
         var content = RGBAImage(width: Int(area.width), height: Int(area.height), fill: placeholder)
         switch large {
         case .picture(let picture):
-            let fit = min(area.width / Double(picture.width), area.height / Double(picture.height))
-            let w = max(1, Int((Double(picture.width) * fit).rounded())), h = max(1, Int((Double(picture.height) * fit).rounded()))
-            content = RGBAImage(width: Int(area.width), height: Int(area.height), fill: .black)
-            content.paste(picture.scaled(width: w, height: h), x: (content.width - w) / 2, y: (content.height - h) / 2)
+            content = fitted(picture, width: content.width, height: content.height)
         case .avatar(let avatar, let failed):
             content = layout.avatarContent(avatar, failed: failed)
         case .content(let prepared):

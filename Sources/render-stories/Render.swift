@@ -195,19 +195,22 @@ struct Render: ParsableCommand {
             }
         }
         if quiet {
-            if strict && !summary.failedStories.isEmpty { throw ExitCode(3) }
+            if strict && summary.hasFailures { throw ExitCode(3) }
             return
         }
         for notice in summary.notices { printError("note: \(notice)") }
         for story in summary.failedStories {
             printError("story \(story.id) failed: \(story.errors.joined(separator: "; "))")
         }
+        for failure in summary.failedParticipants where !missing.contains(where: { failure.error.contains($0.file) }) {
+            printError("participant \(failure.participant) of \(failure.story) failed: \(failure.error)")
+        }
         if !summary.lateFrames.isEmpty {
             printError("note: \(summary.lateFrames.count) frames were late and skipped (late_frames in summary.json)")
         }
         print("rendered \(summary.frames) frames to \(folder) in \(String(format: "%.2f", summary.wallSeconds)) s "
               + "(\(String(format: "%.1f", summary.framesPerSecond)) fps, peak \(summary.peakAlivePlayers) player\(summary.peakAlivePlayers == 1 ? "" : "s") alive)")
-        if strict && !summary.failedStories.isEmpty { throw ExitCode(3) }
+        if strict && summary.hasFailures { throw ExitCode(3) }
     }
 }
 

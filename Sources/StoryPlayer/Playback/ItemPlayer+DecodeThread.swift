@@ -41,7 +41,7 @@ extension ItemPlayer {
             // A shard's player activated mid-item opened already, during the fast-forward.
             let first = media == nil
             media = facts
-            if first { trace.record(.opened, t: t, story: storyID, item: itemIndex, player: id) }
+            if first { trace.record(.opened, t: t, story: storyID, item: tracedItem, player: id, participant: participant) }
         case .picture(let time, let image, let spans):
             received += 1
             if let spans { pendingSpans = spans }
@@ -49,7 +49,8 @@ extension ItemPlayer {
         case .decoded:
             preconditionFailure("a picture reaches the player only converted")
         case .reconnect(let attempt, let reason):
-            trace.record(.reconnect, t: t, story: storyID, item: itemIndex, player: id, error: reason, attempt: attempt)
+            trace.record(.reconnect, t: t, story: storyID, item: tracedItem, player: id, error: reason, attempt: attempt,
+                         participant: participant)
         case .discontinuity:
             break
         case .end:
@@ -69,6 +70,6 @@ extension ItemPlayer {
     func fail(_ error: MediaError, at t: Double) {
         state = .failed(error)
         close()
-        trace.record(.failed, t: t, story: storyID, item: itemIndex, player: id, error: error.description)
+        trace.record(.failed, t: t, story: storyID, item: tracedItem, player: id, error: error.description, participant: participant)
     }
 }

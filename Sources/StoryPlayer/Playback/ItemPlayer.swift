@@ -38,6 +38,11 @@ public final class ItemPlayer {
 
     let item: StoryItem
     let storyID: String
+    /// The room participant whose video this player shows; nil for a story's own item.
+    let participant: String?
+    /// The item index its events carry: none for a participant's player, whose events name the
+    /// participant instead (a room has no items to speak of).
+    var tracedItem: Int? { participant == nil ? itemIndex : nil }
     let trace: LifecycleTrace
     let waits: Bool
     var decodeThread: DecodeThread?
@@ -71,8 +76,9 @@ public final class ItemPlayer {
 
     init(id: Int, itemIndex: Int, item: StoryItem, storyID: String, startedAt: Double,
          size: (width: Int, height: Int), limits: DecodeLimits, clock: StageClock?, waits: Bool,
-         deferred: Bool = false, roomPins: [String: Bool] = [:], trace: LifecycleTrace) {
+         deferred: Bool = false, roomPins: [String: Bool] = [:], participant: String? = nil, trace: LifecycleTrace) {
         self.id = id
+        self.participant = participant
         self.itemIndex = itemIndex
         self.item = item
         self.storyID = storyID
@@ -98,7 +104,7 @@ public final class ItemPlayer {
                 let decoder = try MediaDecoder(source: item.source, limits: limits, isLive: item.isLive)
                 media = MediaFacts(decoder, isLive: item.isLive)
                 decoder.close()
-                trace.record(.opened, t: startedAt, story: storyID, item: itemIndex, player: id)
+                trace.record(.opened, t: startedAt, story: storyID, item: tracedItem, player: id, participant: participant)
                 // Its first frame was shown during the fast-forward, where nothing is drawn.
                 firstFrameAt = startedAt
             } catch {
@@ -220,7 +226,7 @@ public final class ItemPlayer {
         guard state != .ended, !isFailed else { return }
         state = .ended
         guard stage == nil else { return }
-        trace.record(.ended, t: t, story: storyID, item: itemIndex, player: id)
+        trace.record(.ended, t: t, story: storyID, item: tracedItem, player: id, participant: participant)
     }
 
     public var isFailed: Bool {
@@ -251,7 +257,8 @@ public final class ItemPlayer {
         if firstFrameAt == nil {
             firstFrameAt = t
             spans = pendingSpans
-            trace.record(.firstFrame, t: t, story: storyID, item: itemIndex, player: id, spans: pendingSpans)
+            trace.record(.firstFrame, t: t, story: storyID, item: tracedItem, player: id, spans: pendingSpans,
+                         participant: participant)
         }
         return shown.image
     }

@@ -16,6 +16,8 @@ final class RoomStage {
         let audioPlayer: Int
         var audio: ItemAudio?
         var hasVideo: Bool
+        /// The video's size as shown (turned, sample aspect applied), when the probe knew it.
+        var videoSize: (width: Int, height: Int)?
         var failed: Bool
         var pinned: Bool
         let avatar: RGBAImage?
@@ -59,7 +61,7 @@ final class RoomStage {
         seats = room.participants.map { participant in
             let id = trace.nextPlayerID()
             trace.record(.play, t: t, story: storyID, player: id, participant: participant.id, media: "audio")
-            var seat = Seat(participant: participant, audioPlayer: id, audio: nil, hasVideo: false, failed: false,
+            var seat = Seat(participant: participant, audioPlayer: id, audio: nil, hasVideo: false, videoSize: nil, failed: false,
                             pinned: pins[participant.id] ?? participant.pinned,
                             avatar: participant.avatar.flatMap { try? PictureLoader.load($0, width: 256, height: 256, limits: limits) })
             var participantLimits = limits
@@ -71,6 +73,7 @@ final class RoomStage {
                     // A live publisher may send its sound before its first picture, so a live
                     // participant counts as having video until its player finds out.
                     seat.hasVideo = probe.kind != .sound || participant.isLive
+                    if probe.width > 0, probe.height > 0 { seat.videoSize = (probe.width, probe.height) }
                 } catch {
                     // A sound file (cy.m4a) is a participant without video, not a failure.
                     guard error.code == .noVideoStream else { throw error }
@@ -204,10 +207,11 @@ final class RoomStage {
         let id = trace.nextPlayerID()
         trace.record(.play, t: t, story: storyID, player: id, participant: participant.id)
         let item = StoryItem(source: participant.source, duration: nil, isLive: participant.isLive)
-        // Decoded at the size it is shown, so no picture is rescaled per frame.
+        // Decoded at the size it is shown, fitted whole into the large area, so no picture is
+        // rescaled per frame and a landscape camera keeps its sides.
         video = (seat, ItemPlayer(id: id, itemIndex: 0, item: item, storyID: storyID, startedAt: t,
-                                  size: layout.fittedVideoSize, limits: limits, clock: clock, waits: waits,
-                                  deferred: defersVideo, trace: trace))
+                                  size: layout.fittedVideoSize(for: seats[seat].videoSize), limits: limits, clock: clock, waits: waits,
+                                  deferred: defersVideo, participant: participant.id, trace: trace))
     }
 
     private func stopVideo(at t: Double) {

@@ -11,10 +11,20 @@ public struct RenderSummary: Sendable {
         public var live: LivePlaybackFigures?
     }
 
+    /// A room participant whose source failed: the room went on without it, so its story is not
+    /// a failed story.
+    public struct ParticipantFailure: Sendable, Equatable {
+        public var story: String
+        public var participant: String
+        public var error: String
+    }
+
     public var frames: Int
     public var wallSeconds: Double
     public var peakAlivePlayers: Int
     public var stories: [StoryFigures]
+    /// Room participants whose source failed, in trace order (`failed_participants`).
+    public var failedParticipants: [ParticipantFailure] = []
     public var notices: [String]
     /// CPU seconds per pipeline stage over the whole render.
     public var stageSeconds: [PipelineStage: Double]
@@ -62,6 +72,8 @@ public struct RenderSummary: Sendable {
     public var framesPerSecond: Double { wallSeconds > 0 ? Double(frames) / wallSeconds : 0 }
     public var failedStories: [StoryFigures] { stories.filter { $0.failures > 0 } }
 
+    /// A story or a room participant failed: what `--strict` turns into exit code 3.
+    public var hasFailures: Bool { !failedStories.isEmpty || !failedParticipants.isEmpty }
     init(frames: Int, wallSeconds: Double, stories: [Story], trace: LifecycleTrace, notices: [String],
          stageSeconds: [PipelineStage: Double], cores: Int) {
         self.init(frames: frames, wallSeconds: wallSeconds, storyIDs: stories.map(\.id), trace: trace, notices: notices,
@@ -80,8 +92,19 @@ public struct RenderSummary: Sendable {
             if let spans = event.spans { self.spans[event.story, default: []].append(spans) }
         }
         self.stories = storyIDs.map { id in
+        // A participant's failure is the room's business, not its story's: the room goes on.
+        // Its players' `play` events name it (a shard's trace may lack the play; then the
+        // failure's own `participant` does).
+        var participants: [Int: String] = [:]
+        for event in trace.events where event.event == .play {
+            if let player = event.player, let participant = event.participant { participants[player] = participant }
+        }
+        func participant(_ event: TraceEvent) -> String? { event.participant ?? event.player.flatMap { participants[$0] } }
+        failedParticipants = trace.events.filter { $0.event == .failed && storyIDs.contains($0.story) }.compactMap { event in
+            participant(event).map { ParticipantFailure(story: event.story, participant: $0, error: event.error ?? "failed") }
+        }
             let events = trace.events.filter { $0.story == id }
-            let failed = events.filter { $0.event == .failed }
+            let failed = events.filter { $0.event == .failed && participant($0) == nil }
             return StoryFigures(id: id, plays: events.filter { $0.event == .play }.count,
                                 failures: failed.count,
                                 errors: failed.map { "item \($0.item ?? 0): \($0.error ?? "failed")" },
@@ -139,6 +162,9 @@ public struct RenderSummary: Sendable {
         }
         let failed = failedStories.map { JSONText.string($0.id) }.joined(separator: ", ")
         let stageFields = PipelineStage.allCases.map { "\"\($0.rawValue)\": \(JSONText.number(stageMilliseconds[$0] ?? 0))" }
+        let failedParticipantFields = failedParticipants.map {
+            "{\"story\": \(JSONText.string($0.story)), \"participant\": \(JSONText.string($0.participant)), \"error\": \(JSONText.string($0.error))}"
+        }
             + ["\"wall\": \(JSONText.number(frames > 0 ? 1000 * wallSeconds / Double(frames) : 0))"]
         return """
         {
@@ -156,6 +182,7 @@ public struct RenderSummary: Sendable {
           "first_frame": \(RenderSummary.spanStatistics(spans.values.flatMap { $0 })),
           "failed_stories": [\(failed)],
           "stories": [
+          "failed_participants": [\(failedParticipantFields.joined(separator: ", "))],
         \(storyLines.joined(separator: ",\n"))
           ],
           "notices": [\(notices.map(JSONText.string).joined(separator: ", "))]

@@ -1,0 +1,93 @@
+import Foundation
+
+// MARK: - A camera of another shape than the large area
+
+extension RoomPicture {
+    /// How bright the blurred fill is beside or above a fitted picture, 0…1: dimmer than the
+    /// picture, so the picture's edges read as its edges.
+    public static let fillBrightness = 0.6
+
+    /// `picture` whole in a `width`×`height` area, aspect kept and centred, over itself scaled to
+    /// cover the area, blurred and darkened: what Stream's and LiveKit's call layouts show for a
+    /// landscape camera in a portrait tile, rather than crop its sides or leave black bars. A
+    /// picture already within 2 pixels of the fitted size (the room decodes its large video at
+    /// that size) is not rescaled.
+    public static func fitted(_ picture: RGBAImage, width: Int, height: Int) -> RGBAImage {
+        guard picture.width > 0, picture.height > 0, width > 0, height > 0 else {
+            return RGBAImage(width: max(1, width), height: max(1, height), fill: placeholder)
+        }
+        let fit = min(Double(width) / Double(picture.width), Double(height) / Double(picture.height))
+        var w = max(1, min(width, Int((Double(picture.width) * fit).rounded())))
+        var h = max(1, min(height, Int((Double(picture.height) * fit).rounded())))
+        if abs(w - picture.width) <= 2, abs(h - picture.height) <= 2, picture.width <= width, picture.height <= height {
+            (w, h) = (picture.width, picture.height)
+        }
+        let shown = picture.scaled(width: w, height: h)
+        guard w < width || h < height else { return shown }
+        let x = (width - w) / 2, y = (height - h) / 2
+        var content = blurredFill(picture, width: width, height: height, under: (x, y, w, h))
+        content.paste(shown, x: x, y: y)
+        return content
+    }
+
+    /// `picture` cropped to cover a `width`×`height` area, blurred and darkened, at that size,
+    /// except under `hole` (left unwritten: the picture goes there). It is made from a copy about
+    /// 32 pixels across, where a strong blur costs next to nothing, then scaled up (bilinear,
+    /// which smooths it further) only where it shows: cheap enough for every frame.
+    static func blurredFill(_ picture: RGBAImage, width: Int, height: Int,
+                            under hole: (x: Int, y: Int, width: Int, height: Int)) -> RGBAImage {
+        let small = picture.boxReduced(by: max(1, max(picture.width, picture.height) / 32))
+        // The middle of the picture, in the area's shape.
+        let aspect = Double(width) / Double(height)
+        var cropWidth = small.width, cropHeight = small.height
+        if Double(cropWidth) / Double(cropHeight) > aspect {
+            cropWidth = max(1, min(small.width, Int((Double(cropHeight) * aspect).rounded())))
+        } else {
+            cropHeight = max(1, min(small.height, Int((Double(cropWidth) / aspect).rounded())))
+        }
+        var fill = small.cropped(x: (small.width - cropWidth) / 2, y: (small.height - cropHeight) / 2,
+                                 width: cropWidth, height: cropHeight)
+        fill = fill.blurred(radius: max(1, min(cropWidth, cropHeight) / 6))
+        fill.darken(by: fillBrightness)
+        return fill.upscaled(width: width, height: height, outside: hole)
+    }
+}
+
+extension RGBAImage {
+    /// The picture resampled to `width`×`height` as `scaled` does, but only outside `hole`,
+    /// whose pixels are left as allocated.
+    func upscaled(width: Int, height: Int, outside hole: (x: Int, y: Int, width: Int, height: Int)) -> RGBAImage {
+        guard self.width >= 2, self.height >= 2 else { return RGBAImage(width: width, height: height, fill: self[0, 0]) }
+        var out = RGBAImage(width: width, height: height)
+        let sampler = BilinearSampler(texture: self)
+        let holeRows = hole.y..<(hole.y + hole.height)
+        let left = 0..<min(width, max(0, hole.x)), right = min(width, max(0, hole.x + hole.width))..<width
+        pixels.withUnsafeBufferPointer { source in
+            let base = UnsafeRawPointer(source.baseAddress!)
+            out.pixels.withUnsafeMutableBytes { target in
+                for y in 0..<height {
+                    let v = (Float(y) + 0.5) / Float(height)
+                    for columns in holeRows.contains(y) ? [left, right] : [0..<width] {
+                        for x in columns {
+                            let value = sampler.sample(base, u: (Float(x) + 0.5) / Float(width), v: v)
+                            target.storeBytes(of: BilinearSampler.pack(value), toByteOffset: (y * width + x) * 4, as: UInt32.self)
+                        }
+                    }
+                }
+            }
+        }
+        return out
+    }
+
+    /// The `width`×`height` part of the picture whose top left is (`x`, `y`); the rectangle must
+    /// lie inside the picture.
+    func cropped(x: Int, y: Int, width w: Int, height h: Int) -> RGBAImage {
+        precondition(x >= 0 && y >= 0 && w > 0 && h > 0 && x + w <= width && y + h <= height, "cropping outside the picture")
+        var out = RGBAImage(width: w, height: h)
+        for row in 0..<h {
+            let source = ((y + row) * width + x) * 4
+            out.pixels.replaceSubrange((row * w * 4)..<((row + 1) * w * 4), with: pixels[source..<(source + w * 4)])
+        }
+        return out
+    }
+}
