@@ -10,7 +10,7 @@ struct Report: ParsableCommand {
         writes one self-contained page beside them, to open in a browser from the folder or from \
         any static server: play and scrub the frames (←/→ a frame, shift a second, space), a lane \
         per player from play to stop with its events (click one to go to its frame), the players \
-        alive against --max-alive, the check's result, failures, first-frame times and stage \
+        alive against --max-alive (a live room's audio-only players apart, against --max-audio), the check's result, failures, first-frame times and stage \
         times. `render --report` writes the same page at the end of a render.
         """
     )
@@ -21,6 +21,9 @@ struct Report: ParsableCommand {
     @Option(help: "The most players that may be alive at once (the check's bound and the line on the count).")
     var maxAlive = 2
 
+    @Option(help: "The most audio-only players (a live room's participants) that may be alive at once. Default: no bound.")
+    var maxAudio: Int?
+
     @Option(help: "Timeline frames per second. Default: summary.json's timeline_fps (30 when it has none).")
     var fps: Double?
 
@@ -30,12 +33,13 @@ struct Report: ParsableCommand {
 
     func validate() throws {
         guard maxAlive >= 1 else { throw ValidationError("--max-alive must be at least 1") }
+        if let maxAudio, maxAudio < 0 { throw ValidationError("--max-audio must be 0 or more") }
         if let fps, !(fps > 0 && fps <= 240) { throw ValidationError("--fps must be more than 0 and at most 240") }
     }
 
     func run() throws {
         do {
-            let page = try ReportPage.load(folder: folder, fps: fps, clip: mp4, maxAlive: maxAlive)
+            let page = try ReportPage.load(folder: folder, fps: fps, clip: mp4, maxAlive: maxAlive, maxAudio: maxAudio)
             print("wrote \(try page.write(toFolder: folder))")
         } catch {
             printError("error: \(error)")

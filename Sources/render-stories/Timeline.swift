@@ -9,8 +9,10 @@ struct Timeline: ParsableCommand {
         One lane per story, time running left to right; a bar per player from play to stop, \
         labelled with its id and hatched red when the player failed; marks for firstFrame (green), \
         ended (blue), failed (red) and reconnect (orange); a shaded band wherever two players are \
-        alive, and a red band wherever more than --max-alive are; a legend under the lanes. Axis \
-        labels are thinned until they fit the width.
+        alive, and a red band wherever more than --max-alive are; a legend under the lanes. A live \
+        room's audio-only players have a lane per participant under the room's, counted apart as \
+        check counts them: red where more than --max-audio are alive. Axis labels are thinned \
+        until they fit the width.
         """
     )
 
@@ -23,11 +25,15 @@ struct Timeline: ParsableCommand {
     @Option(help: "More players alive than this is marked red.")
     var maxAlive = 2
 
+    @Option(help: "More audio-only players (a live room's participants) alive than this is marked red. Default: no bound.")
+    var maxAudio: Int?
+
     @Option(help: "Picture width in pixels.")
     var width = 1200
 
     func validate() throws {
         guard maxAlive >= 1 else { throw ValidationError("--max-alive must be at least 1") }
+        if let maxAudio, maxAudio < 0 { throw ValidationError("--max-audio must be 0 or more") }
         guard (300...8000).contains(width) else { throw ValidationError("--width must be 300 to 8000") }
     }
 
@@ -36,7 +42,7 @@ struct Timeline: ParsableCommand {
             try Typeface.checkAvailable()
             let text = String(decoding: try AtomicFile.read(trace), as: UTF8.self)
             let events = LifecycleTimeline.events(fromJSONLines: text)
-            try LifecycleTimeline.render(events, maxAlive: maxAlive, width: width).writePNG(to: output)
+            try LifecycleTimeline.render(events, maxAlive: maxAlive, maxAudio: maxAudio, width: width).writePNG(to: output)
             print("wrote \(output)")
         } catch {
             printError("error: \(error)")

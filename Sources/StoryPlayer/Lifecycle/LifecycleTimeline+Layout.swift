@@ -8,16 +8,18 @@ extension LifecycleTimeline {
         public let height: Int
         public let left = 120, right = 16, top = 28, laneHeight = 28
         public let duration: Double
-        public let lanes: [String]
+        /// Each story's lane, and under a room's its participants' audio lanes (`LaneMap`).
+        public var lanes: [String] { map.lanes }
+        public let map: LaneMap
         /// The legend's entries, placed in rows under the lanes.
         public let legend: [LegendEntry]
 
-        init(width: Int, duration: Double, lanes: [String], maxAlive: Int) {
+        init(width: Int, duration: Double, map: LaneMap, maxAlive: Int, maxAudio: Int?) {
             self.width = width
             self.duration = duration
-            self.lanes = lanes
-            let legendTop = top + max(1, lanes.count) * laneHeight + 10
-            legend = LifecycleTimeline.placeLegend(maxAlive: maxAlive, top: legendTop, width: width)
+            self.map = map
+            let legendTop = top + max(1, map.lanes.count) * laneHeight + 10
+            legend = LifecycleTimeline.placeLegend(maxAlive: maxAlive, maxAudio: maxAudio, top: legendTop, width: width)
             height = (legend.map { $0.y + LifecycleTimeline.legendRowHeight } .max() ?? legendTop) + 6
         }
 
@@ -89,10 +91,8 @@ extension LifecycleTimeline {
         return leading < 2 ? 2 * magnitude : leading < 5 ? 5 * magnitude : 10 * magnitude
     }
 
-    public static func layout(_ events: [TraceEvent], maxAlive: Int = 2, width: Int = 1200) -> Layout {
-        var lanes: [String] = []
-        for event in events where event.event != .preload && !lanes.contains(event.story) { lanes.append(event.story) }
+    public static func layout(_ events: [TraceEvent], maxAlive: Int = 2, maxAudio: Int? = nil, width: Int = 1200) -> Layout {
         let end = min(max(1, (events.map(\.t).max() ?? 1) * 1.02), .greatestFiniteMagnitude)
-        return Layout(width: width, duration: end, lanes: lanes, maxAlive: maxAlive)
+        return Layout(width: width, duration: end, map: LaneMap(events), maxAlive: maxAlive, maxAudio: maxAudio)
     }
 }

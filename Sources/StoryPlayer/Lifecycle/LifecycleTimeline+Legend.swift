@@ -22,7 +22,7 @@ extension LifecycleTimeline {
     static let legendRowHeight = 18, swatchWidth = 16
 
     /// The entries in reading order, wrapped into rows that fit `width`.
-    static func placeLegend(maxAlive: Int, top: Int, width: Int) -> [LegendEntry] {
+    static func placeLegend(maxAlive: Int, maxAudio: Int?, top: Int, width: Int) -> [LegendEntry] {
         var entries: [(String, LegendEntry.Swatch)] = [
             ("player", .bar(palette[0])), ("failed player", .failedBar),
             ("first picture", .mark(markColors[.firstFrame]!)), ("ended", .mark(markColors[.ended]!)),
@@ -30,6 +30,8 @@ extension LifecycleTimeline {
         ]
         if maxAlive >= 2 { entries.append((maxAlive == 2 ? "2 alive" : "2 to \(maxAlive) alive", .band(twoAliveBand))) }
         entries.append(("more than \(maxAlive) alive", .band(tooManyBand)))
+        // On a room's audio lanes, which `check --max-audio` bounds.
+        if let maxAudio { entries.append(("more than \(maxAudio) audio", .band(tooManyBand))) }
         var placed: [LegendEntry] = []
         var x = 8, y = top
         for (text, swatch) in entries {

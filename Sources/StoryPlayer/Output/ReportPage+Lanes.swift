@@ -1,6 +1,8 @@
 extension ReportPage {
-    /// The lifecycle as SVG: a lane per player from play to stop, a mark per other event, the
-    /// count of players alive with the --max-alive line, and the playhead.
+    /// The lifecycle as SVG: a lane per player from play to stop (a room's players named by their
+    /// participant), a mark per other event, the count of video players alive with the
+    /// --max-alive line and, for a room, of its audio-only players apart (with the --max-audio
+    /// line when given), as `check` counts them; and the playhead.
     static let lanesScript = #"""
     const SVG = 'http://www.w3.org/2000/svg';
     // Colours of the kinds the renderer writes today and of those coming (speaker, gesture);
@@ -31,9 +33,11 @@ extension ReportPage {
         if (typeof e.player !== 'number') { loose.push(e); continue; }
         let p = players.get(e.player);
         if (!p) {
-          p = { id: e.player, story: e.story, item: e.item, start: null, end: null, marks: [] };
+          p = { id: e.player, story: e.story, item: e.item, participant: e.participant, audio: e.media === 'audio',
+            start: null, end: null, marks: [] };
           players.set(e.player, p);
         }
+        if (p.participant === undefined) p.participant = e.participant;
         if (e.event === 'play') p.start = e.t;
         else if (e.event === 'stop') p.end = e.t;
         else p.marks.push(e);
@@ -42,12 +46,15 @@ extension ReportPage {
       return { players: [...players.values()], loose };
     }
 
-    /** How many players are alive from each play or stop on: [[t, count], …]. */
-    function aliveSteps(list) {
+    /** How many players are alive from each play or stop on: [[t, count], …]; a room's
+     *  audio-only players (`"media": "audio"`) when `audio`, every other player when not. */
+    function aliveSteps(list, audio) {
       const steps = [[0, 0]];
+      const audioPlayers = new Set(list.filter(e => e.media === 'audio').map(e => e.player));
       let alive = 0;
       for (const e of list) {
         if (typeof e.player !== 'number' || (e.event !== 'play' && e.event !== 'stop')) continue;
+        if (audioPlayers.has(e.player) !== !!audio) continue;
         alive += e.event === 'play' ? 1 : -1;
         steps.push([e.t, alive]);
       }
@@ -71,7 +78,10 @@ extension ReportPage {
       const left = 220, right = 14, top = 22, laneH = 20, aliveH = 70;
       const lanes = players.length + (loose.length ? 1 : 0);
       const lanesBottom = top + lanes * laneH;
-      const aliveTop = lanesBottom + 16, height = aliveTop + aliveH + 8;
+      // A room's audio-only players are counted apart, under the video players' count.
+      const hasAudio = players.some(p => p.audio);
+      const aliveTop = lanesBottom + 16, audioTop = aliveTop + aliveH + 12;
+      const height = (hasAudio ? audioTop : aliveTop) + aliveH + 8;
       root.setAttribute('viewBox', '0 0 ' + width + ' ' + height);
       root.setAttribute('height', height);
       xOf = t => left + (t / end) * (width - left - right);
@@ -79,7 +89,7 @@ extension ReportPage {
       // Time axis: about ten ticks, at 1-2-5 steps.
       const step = [0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1800, 3600].find(s => end / s <= 12) || 7200;
       for (let t = 0; t <= end + 1e-9; t += step) {
-        svg('line', { x1: xOf(t), x2: xOf(t), y1: top - 4, y2: aliveTop + aliveH, stroke: '#2a2a34' }, root);
+        svg('line', { x1: xOf(t), x2: xOf(t), y1: top - 4, y2: height - 8, stroke: '#2a2a34' }, root);
         svg('text', { x: xOf(t), y: top - 8, 'text-anchor': 'middle', class: 'tick' }, root).textContent =
           +t.toFixed(1) + ' s';
       }
@@ -90,7 +100,8 @@ extension ReportPage {
         const y = top + i * laneH;
         if (i % 2) svg('rect', { x: 0, y, width, height: laneH, fill: '#ffffff08' }, root);
         const label = svg('text', { x: 6, y: y + 14 }, root);
-        const name = p.story + ' · item ' + (p.item ?? '?') + ' · #' + p.id;
+        const name = p.story + ' · ' + (p.participant !== undefined ? p.participant + (p.audio ? ' (audio)' : '')
+          : 'item ' + (p.item ?? '?')) + ' · #' + p.id;
         label.textContent = name.length > 34 ? name.slice(0, 33) + '…' : name;
         tooltip(label, name);
         // A shard's trace may start or end with the player alive.
@@ -98,7 +109,8 @@ extension ReportPage {
         const bar = svg('rect', { x: xOf(start), y: y + 5, width: Math.max(2, xOf(stop) - xOf(start)), height: 10,
           rx: 3, fill: STORY_COLORS[stories.indexOf(p.story) % STORY_COLORS.length], class: 'bar',
           'data-frame': frameOf(start) }, root);
-        tooltip(bar, 'player #' + p.id + ' (' + p.story + ', item ' + (p.item ?? '?') + ')\nplay ' + start.toFixed(3) +
+        tooltip(bar, 'player #' + p.id + ' (' + p.story + ', ' + (p.participant !== undefined
+          ? 'participant ' + p.participant + (p.audio ? ', audio only' : '') : 'item ' + (p.item ?? '?')) + ')\nplay ' + start.toFixed(3) +
           ' s → stop ' + (p.end === null ? '(not in trace)' : stop.toFixed(3) + ' s'));
         for (const e of p.marks) drawMark(root, e, y + laneH / 2, used);
       });
@@ -107,9 +119,10 @@ extension ReportPage {
         svg('text', { x: 6, y: y + 14, class: 'tick' }, root).textContent = 'no player (preload, viewer)';
         for (const e of loose) drawMark(root, e, y + laneH / 2, used);
       }
-      drawAlive(root, aliveTop, aliveH, end);
-      playhead = svg('line', { id: 'playhead', y1: top - 4, y2: aliveTop + aliveH, stroke: '#ffffff', 'stroke-width': 1.5 }, root);
-      drawLegend(used, stories);
+      drawAlive(root, aliveTop, aliveH, end, false, hasAudio);
+      if (hasAudio) drawAlive(root, audioTop, aliveH, end, true, true);
+      playhead = svg('line', { id: 'playhead', y1: top - 4, y2: height - 8, stroke: '#ffffff', 'stroke-width': 1.5 }, root);
+      drawLegend(used, stories, hasAudio);
       movePlayhead(state.frame / fps);
     }
 
@@ -121,26 +134,32 @@ extension ReportPage {
       tooltip(g, describe(e));
     }
 
-    function drawAlive(root, topY, h, end) {
-      const steps = aliveSteps(events);
+    /** The count of video players alive against --max-alive, or (`audio`) of a room's audio-only
+     *  players against --max-audio, if given. `named`: the video count says "video". */
+    function drawAlive(root, topY, h, end, audio, named) {
+      const steps = aliveSteps(events, audio);
       const peak = steps.reduce((m, s) => Math.max(m, s[1]), 0);
-      const most = Math.max(data.max_alive + 1, peak);
+      const bound = audio ? data.max_audio : data.max_alive;
+      const hasBound = typeof bound === 'number';
+      const most = Math.max(hasBound ? bound + 1 : 1, peak);
       const y = n => topY + h - (n / most) * h;
-      svg('text', { x: 6, y: topY + h / 2 + 4 }, root).textContent = 'players alive (peak ' + peak + ')';
+      svg('text', { x: 6, y: topY + h / 2 + 4 }, root).textContent =
+        (audio ? 'audio players' : named ? 'video players' : 'players') + ' alive (peak ' + peak + ')';
       svg('line', { x1: xOf(0), x2: xOf(end), y1: y(0), y2: y(0), stroke: '#44444f' }, root);
       steps.forEach(([t, n], i) => {
         const until = i + 1 < steps.length ? steps[i + 1][0] : end;
         if (n <= 0 || until <= t) return;
         svg('rect', { x: xOf(t), y: y(n), width: xOf(until) - xOf(t), height: y(0) - y(n),
-          fill: n > data.max_alive ? '#ff4040' : '#5a5ac8', class: 'alive' }, root);
+          fill: hasBound && n > bound ? '#ff4040' : audio ? '#3c9c8c' : '#5a5ac8', class: audio ? 'alive-audio' : 'alive' }, root);
       });
-      svg('line', { x1: xOf(0), x2: xOf(end), y1: y(data.max_alive), y2: y(data.max_alive), stroke: '#ff4040',
-        'stroke-dasharray': '5 4', id: 'max-alive' }, root);
-      svg('text', { x: xOf(end) - 4, y: y(data.max_alive) - 4, 'text-anchor': 'end', class: 'tick' }, root)
-        .textContent = 'max-alive ' + data.max_alive;
+      if (!hasBound) return;
+      svg('line', { x1: xOf(0), x2: xOf(end), y1: y(bound), y2: y(bound), stroke: '#ff4040',
+        'stroke-dasharray': '5 4', id: audio ? 'max-audio' : 'max-alive' }, root);
+      svg('text', { x: xOf(end) - 4, y: y(bound) - 4, 'text-anchor': 'end', class: 'tick' }, root)
+        .textContent = (audio ? 'max-audio ' : 'max-alive ') + bound;
     }
 
-    function drawLegend(used, stories) {
+    function drawLegend(used, stories, hasAudio) {
       const legend = $('legend');
       legend.replaceChildren();
       const item = (text, color, kind) => {
@@ -152,8 +171,10 @@ extension ReportPage {
       };
       stories.forEach((s, i) => item(s + ': play → stop', STORY_COLORS[i % STORY_COLORS.length], 'bar'));
       for (const kind of used) item(kind, kindColor(kind));
-      item('players alive', '#5a5ac8', 'bar');
+      item(hasAudio ? 'video players alive' : 'players alive', '#5a5ac8', 'bar');
       item('--max-alive ' + data.max_alive, '#ff4040', 'dash');
+      if (hasAudio) item('audio players alive', '#3c9c8c', 'bar');
+      if (hasAudio && typeof data.max_audio === 'number') item('--max-audio ' + data.max_audio, '#ff4040', 'dash');
     }
 
     function movePlayhead(t) {

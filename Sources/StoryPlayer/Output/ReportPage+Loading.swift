@@ -25,7 +25,7 @@ extension ReportPage {
     ///   - clip: the MP4, as a path from the current folder; nil looks for the one `.mp4` in
     ///     `folder`, if there is exactly one.
     public static func load(folder: String, fps: Double? = nil, clip: String? = nil,
-                            maxAlive: Int = 2) throws(ReportError) -> ReportPage {
+                            maxAlive: Int = 2, maxAudio: Int? = nil) throws(ReportError) -> ReportPage {
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
             throw ReportError("\(folder) is not a folder")
@@ -65,7 +65,7 @@ extension ReportPage {
             if clips.count == 1 { clipURL = relativeURL(of: (folder as NSString).appendingPathComponent(clips[0]), from: folder) }
         }
         return ReportPage(trace: trace, summary: summary, fps: timelineFPS!, frames: frames, clip: clipURL,
-                          maxAlive: maxAlive, notices: notices)
+                          maxAlive: maxAlive, maxAudio: maxAudio, notices: notices)
     }
 
     /// 42 for `frame-000042.png` (six digits or more, as `%06d` writes them).

@@ -47,12 +47,17 @@ extension ReportPage {
       // `render-stories check`, run when the page was made.
       const check = data.check;
       section('Check', check.ok
-        ? el('div', { className: 'ok', id: 'check' }, '✓ ok: lifecycle holds (at most ' + data.max_alive + ' alive)')
+        ? el('div', { className: 'ok', id: 'check' }, '✓ ok: lifecycle holds (at most ' + data.max_alive + ' alive' +
+          (typeof data.max_audio === 'number' ? ', at most ' + data.max_audio + ' audio' : '') + ')')
         : el('div', { className: 'bad', id: 'check' }, '✗ ' + check.violations.length + ' violation(s)',
           el('ul', null, ...check.violations.map(v => el('li', null, v)))));
 
-      // Failed stories, each error linked to its `failed` event's frame.
-      const failedEvents = events.filter(e => e.event === 'failed');
+      // Failed stories, each error linked to its `failed` event's frame. A room participant's
+      // failure is not its story's (the room goes on): it is listed apart, by participant.
+      const roomPlayers = new Map(events.filter(e => e.participant !== undefined && typeof e.player === 'number')
+        .map(e => [e.player, e.participant]));
+      const participantOf = e => e.participant ?? roomPlayers.get(e.player);
+      const failedEvents = events.filter(e => e.event === 'failed' && participantOf(e) === undefined);
       const stories = summary.stories || [];
       const failed = stories.length ? stories.filter(s => s.failures > 0).map(s => [s.id, s.errors || []])
         : [...new Set(failedEvents.map(e => e.story))].map(id => [id, failedEvents.filter(e => e.story === id)
@@ -63,6 +68,18 @@ extension ReportPage {
           const name = el('b', first ? { className: 'link', onclick: () => goTo(frameOf(first.t)) } : null, id);
           return el('li', { className: 'bad' }, name, el('ul', null, ...errors.map(m => el('li', null, m))));
         })));
+
+      const participantEvents = events.filter(e => e.event === 'failed' && participantOf(e) !== undefined);
+      const failedParticipants = Array.isArray(summary.failed_participants) ? summary.failed_participants
+        : participantEvents.map(e => ({ story: e.story, participant: participantOf(e), error: e.error || 'failed' }));
+      if (failedParticipants.length) {
+        section('Failed participants', el('ul', { id: 'failed-participants' }, ...failedParticipants.map(f => {
+          const event = participantEvents.find(e => e.story === f.story && participantOf(e) === f.participant);
+          const name = el('b', event ? { className: 'link', onclick: () => goTo(frameOf(event.t)) } : null,
+            f.participant + ' (' + f.story + ')');
+          return el('li', { className: 'bad' }, name, el('ul', null, el('li', null, f.error)));
+        })));
+      }
 
       // Time to first frame per story: wall-clock spans from play.
       const spanRows = stories.filter(s => s.first_frame && s.first_frame.first_frame_ms).map(s => {

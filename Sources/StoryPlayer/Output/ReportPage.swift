@@ -25,17 +25,21 @@ public struct ReportPage: Sendable {
     public var clip: String?
     /// The most players that may be alive at once (the check's bound and the line on the count).
     public var maxAlive: Int
+    /// The most audio-only players (a room's participants) that may be alive at once, if bounded
+    /// (`check --max-audio`).
+    public var maxAudio: Int?
     /// Messages about the report itself (an fps assumed, trace lines skipped).
     public var notices: [String]
 
     public init(trace: String, summary: String?, fps: Double, frames: ClosedRange<Int>?, clip: String? = nil,
-                maxAlive: Int = 2, notices: [String] = []) {
+                maxAlive: Int = 2, maxAudio: Int? = nil, notices: [String] = []) {
         self.trace = trace
         self.summary = summary
         self.fps = fps
         self.frames = frames
         self.clip = clip
         self.maxAlive = maxAlive
+        self.maxAudio = maxAudio
         self.notices = notices
     }
 
@@ -78,7 +82,7 @@ public struct ReportPage: Sendable {
     /// The page's data as one JSON document (before escaping for the script element).
     public var dataJSON: String {
         let (events, skipped) = drawableEvents()
-        let violations = TraceCheck.check(trace, maxAlive: maxAlive)
+        let violations = TraceCheck.check(trace, maxAlive: maxAlive, maxAudio: maxAudio)
         // summary.json is ours, but the folder is user input: embed it only if it parses.
         var summaryText = "null"
         var pageNotices = notices + skipped
@@ -94,7 +98,8 @@ public struct ReportPage: Sendable {
         {"version": 1, "fps": \(JSONText.number(fps)), \
         "first_frame": \(frames.map { String($0.lowerBound) } ?? "null"), \
         "last_frame": \(frames.map { String($0.upperBound) } ?? "null"), \
-        "clip": \(clip.map(JSONText.string) ?? "null"), "max_alive": \(maxAlive),
+        "clip": \(clip.map(JSONText.string) ?? "null"), "max_alive": \(maxAlive), \
+        "max_audio": \(maxAudio.map(String.init) ?? "null"),
         "check": {"ok": \(violations.isEmpty), "violations": \(strings(violations.map(\.description)))},
         "notices": \(strings(pageNotices)),
         "summary": \(summaryText),
