@@ -53,6 +53,7 @@ struct Still: ParsableCommand {
                                                                      background: background.color)
         let still = try StillRender.render(board, pageOffset: page, time: time, overlay: !noOverlay)
         for problem in still.problems { printError("story failed: \(problem)") }
+        for participant in still.failedParticipants { printError("participant failed: \(participant)") }
         var image = still.image
         // As `render` writes its frames: without --alpha, transparent parts over black.
         if !png.alpha && !board.canvas.background.isOpaque { image.flattenAlpha() }

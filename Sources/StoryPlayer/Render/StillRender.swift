@@ -2,25 +2,26 @@ import Compositor
 
 /// Renders the one frame a phone shows at a page offset: every visible story at the same media
 /// time, with its picture decoded (never the loading state), and with the overlay a render's
-/// frame has there (the progress segments at that media time) unless `overlay` is false. For
-/// transition stills.
+/// frame has there (the progress segments at that media time) unless `overlay` is false. A live
+/// room is drawn as a render draws it at that time (`StillRender+Room`). For transition stills.
 public enum StillRender {
     public static func render(_ storyboard: Storyboard, pageOffset: Double, time: Double,
                               limits: DecodeLimits = DecodeLimits(), overlay: Bool = true,
-                              threads: Int = Rasterizer.defaultThreadCount) throws(StoryboardError) -> (image: RGBAImage, problems: [String]) {
+                              threads: Int = Rasterizer.defaultThreadCount)
+        throws(StoryboardError) -> (image: RGBAImage, problems: [String], failedParticipants: [String]) {
         let last = Double(storyboard.stories.count - 1)
         guard pageOffset >= 0 && pageOffset <= last else {
             throw StoryboardError(path: "--page", message: "\(pageOffset) is out of range (0 to \(ObjectReader.format(last)))")
         }
         let canvas = storyboard.canvas
         let placements = storyboard.transition.geometry.faces(pageOffset: pageOffset, width: canvas.width, height: canvas.height)
-        var problems: [String] = []
+        var problems: [String] = [], failedParticipants: [String] = []
         let faces = placements.map { placement -> TexturedFace in
             let story = storyboard.stories[placement.page]
             var texture: RGBAImage
             do {
-                texture = try PictureLoader.load(story.items[0].source, at: time, width: canvas.width,
-                                                 height: canvas.height, limits: limits)
+                texture = try picture(of: story, at: time, storyboard: storyboard, limits: limits,
+                                      failedParticipants: &failedParticipants)
             } catch {
                 problems.append("story \(story.id): \(error)")
                 texture = ErrorCardPicture.render(width: canvas.width, height: canvas.height, backdrop: nil,
@@ -28,12 +29,7 @@ public enum StillRender {
             }
             if overlay {
                 // As a render draws it: into the face, so it turns with the cube.
-                let item = story.items[0]
-                let media = item.isLive ? nil
-                    : (try? MediaProbe.run(source: item.source, limits: limits, isLive: false, decodeFirstFrame: false))
-                let length = item.duration.map { d in media?.duration.map { min($0, d) } ?? d }
-                    ?? media.flatMap { $0.kind == .picture ? nil : $0.duration }
-                    ?? (item.isLive ? StoryItem.defaultLiveDuration : StoryItem.defaultPhotoDuration)
+                let length = length(of: story.items[0], limits: limits)
                 StoryOverlay.drawSegments(on: &texture, count: story.items.count, current: 0,
                                           progress: length > 0 ? time / length : 0, inset: storyboard.overlayInset, opacity: 1)
             }
@@ -41,6 +37,6 @@ public enum StillRender {
         }
         var image = RGBAImage(width: canvas.width, height: canvas.height, fill: canvas.background)
         Rasterizer(threads: threads).draw(faces, background: canvas.background, into: &image)
-        return (image, problems)
+        return (image, problems, failedParticipants)
     }
 }
