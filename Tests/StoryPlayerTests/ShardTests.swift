@@ -57,7 +57,7 @@ final class ShardTests: XCTestCase {
         XCTAssertEqual(merged.frames, full.frames)
         XCTAssertTrue(FileManager.default.fileExists(atPath: StoryRender.framePath(output.path, 144)), "frames moved in")
         XCTAssertThrowsError(try ShardMerge.merge([shards[0].2.path, shards[2].2.path], into: ScratchFolder().path)) { error in
-            XCTAssertEqual((error as? RenderError)?.message, "frames 37..<90 are in no shard (next: \(shards[2].2.path))")
+            XCTAssertEqual((error as? RenderError)?.message, "frames 37..<90 of the render's 145 are in no shard")
         }
     }
 

@@ -131,7 +131,9 @@ public final class ItemPlayer {
         stage?.activate(at: t, previousFrame: previousFrame)
         guard isDeferred else { return }
         isDeferred = false
-        countsPicturesAfter = mediaTime(at: previousFrame)
+        // With the slack `advance` shows pictures by: a picture a hair past the media time (a
+        // frame time less a start time, rounded) was on screen at the frame before already.
+        countsPicturesAfter = mediaTime(at: previousFrame) + 1e-9
         guard !isFailed else { return }
         decodeThread = DecodeThread(source: item.source, isLive: item.isLive, limits: limits,
                                     width: size.width, height: size.height, clock: clock,

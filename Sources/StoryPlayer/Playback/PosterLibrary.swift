@@ -113,6 +113,13 @@ final class PosterLibrary: Sendable {
         for done in state.withLock({ Array($0.finished.values) }) { done.wait() }
     }
 
+    /// Waits up to `seconds` for every requested load, posters and probes (the end of a virtual
+    /// render, before `cancelProbes`: a local file's probe is not called off for being late).
+    func waitForRequests(upTo seconds: Double) {
+        let deadline = DispatchTime.now() + seconds
+        for done in state.withLock({ Array($0.finished.values) }) { _ = done.wait(timeout: deadline) }
+    }
+
     /// Waits up to `seconds` for the posters requested so far (the realtime clock's start: local
     /// posters take milliseconds, and a dead server must not hold the first frame).
     func waitForPosters(upTo seconds: Double) {

@@ -34,7 +34,8 @@ public struct RenderSummary: Sendable {
     public var lateFrames: [Int] = []
     /// When frame 0 was due, in seconds since 1970 (realtime clock only).
     public var clockStartedAt: Double?
-    /// Frames of the timeline this render covered, including those a shard passed over.
+    /// Frames of the timeline this render covered, including those a shard passed over; for a
+    /// shard, the whole render's frames (`timeline_frames`), so a merge can tell a shard is missing.
     public var timelineFrames = 0
     /// Faces that needed a poster not loaded yet, and showed the background instead.
     public var posterMisses = 0
@@ -176,7 +177,7 @@ public struct RenderSummary: Sendable {
           "cores": \(cores),
           "pipeline_efficiency": \(JSONText.number(pipelineEfficiency)),
           "non_encode_share": \(JSONText.number(nonEncodeShare)),
-          "clock": \(JSONText.string(clock.rawValue)),\(timelineFPS.map { "\n  \"timeline_fps\": \(JSONText.number($0))," } ?? "")\(frameRange.map { "\n  \"frame_range\": [\($0.lowerBound), \($0.upperBound)]," } ?? "")
+          "clock": \(JSONText.string(clock.rawValue)),\(timelineFPS.map { "\n  \"timeline_fps\": \(JSONText.number($0))," } ?? "")\(frameRange.map { "\n  \"frame_range\": [\($0.lowerBound), \($0.upperBound)],\n  \"timeline_frames\": \(timelineFrames)," } ?? "")
           "poster_misses": \(posterMisses),\(feedPages.map { "\n  \"feed_pages\": \($0)," } ?? "")
           "late_frames": [\(lateFrames.map(String.init).joined(separator: ", "))],\(clockStartedAt.map { "\n  \"clock_started_at\": \(JSONText.number($0))," } ?? "")
           "first_frame": \(RenderSummary.spanStatistics(spans.values.flatMap { $0 })),

@@ -9,34 +9,36 @@ import Foundation
 /// at its last moment it stops every player still alive, where the whole render plays on. The
 /// merge drops each shard's events from its end on (the next shard records that moment itself),
 /// and adds the pictures a crossing player showed in the shards before to its real `stop`.
+///
+/// Each shard records the whole render's frames (`timeline_frames`), so a set that leaves some
+/// out is refused, naming them. With `allowPartial`, shards that follow one another but do not
+/// cover the whole render merge into one larger shard of their frames (its `frame_range`, and
+/// its trace ends on the last shard's edge, as a shard's does), which can be merged again later.
 public enum ShardMerge {
     /// One shard's folder, read.
     struct Shard {
         let folder: String
+        /// Its frames within the whole render's (a range past the render's end is cut there).
         let range: Range<Int>
         let events: [TraceEvent]
         let summary: [String: JSONValue]
     }
 
     /// Merges `folders` into `output` (which may be one of them). Frames are moved, not copied.
+    /// Unless `allowPartial`, the shards must cover every frame of the render.
     @discardableResult
-    public static func merge(_ folders: [String], into output: String) throws(RenderError) -> RenderSummary {
+    public static func merge(_ folders: [String], into output: String, allowPartial: Bool = false) throws(RenderError) -> RenderSummary {
         guard !folders.isEmpty else { throw RenderError(.options, "merge needs at least one shard folder") }
-        let shards = try folders.map(read).sorted { $0.range.lowerBound < $1.range.lowerBound }
-        var expected = 0
-        for shard in shards {
-            guard shard.range.lowerBound == expected else {
-                throw RenderError(.options, shard.range.lowerBound > expected
-                    ? "frames \(expected)..<\(shard.range.lowerBound) are in no shard (next: \(shard.folder))"
-                    : "\(shard.folder) overlaps the shard before it at frame \(shard.range.lowerBound)")
-            }
-            expected = shard.range.upperBound
-        }
-        let fps = number(shards[0].summary["timeline_fps"]) ?? 30
+        let read = try folders.map(read)
+        let (fps, total) = try render(of: read)
+        let shards = read.compactMap { $0.within(total) }.sorted { $0.range.lowerBound < $1.range.lowerBound }
+        let covered = try coverage(of: shards, total: total, allowPartial: allowPartial)
         let trace = LifecycleTrace(replaying: joinTraces(shards, fps: fps))
         try StoryRender.prepareOutputFolder(output)
         try moveFrames(shards, to: output)
-        let summary = joinSummaries(shards, trace: trace, fps: fps)
+        var summary = joinSummaries(shards, trace: trace, fps: fps)
+        summary.timelineFrames = total
+        summary.frameRange = covered == 0..<total ? nil : covered
         do {
             try AtomicFile.write(Array(trace.jsonLines.utf8), to: (output as NSString).appendingPathComponent("lifecycle.jsonl"))
             try AtomicFile.write(Array(summary.json.utf8), to: (output as NSString).appendingPathComponent("summary.json"))
@@ -59,6 +61,9 @@ public enum ShardMerge {
               let lower = number(bounds[0]).map(Int.init), let upper = number(bounds[1]).map(Int.init), lower < upper else {
             throw RenderError(.options, "\(folder) is not a shard: its summary.json has no frame_range (render it with --frames)")
         }
+        if case .bool(true)? = summary["interrupted"] {
+            throw RenderError(.options, "\(folder) was interrupted before the end of its frames \(lower)..<\(upper): render it again")
+        }
         guard let text = try? String(contentsOfFile: tracePath, encoding: .utf8) else {
             throw RenderError(.output, "\(folder) holds no readable lifecycle.jsonl")
         }
@@ -78,6 +83,51 @@ public enum ShardMerge {
         return nil
     }
 
+    // MARK: - Checking the set
+
+    /// The frame rate and frame count of the render the shards come from: every shard must
+    /// name the same.
+    private static func render(of shards: [Shard]) throws(RenderError) -> (fps: Double, frames: Int) {
+        var first: (fps: Double, frames: Int, folder: String)?
+        for shard in shards {
+            guard let frames = number(shard.summary["timeline_frames"]).map(Int.init), frames >= 0 else {
+                throw RenderError(.options, "\(shard.folder) does not say how many frames the whole render has "
+                                  + "(no timeline_frames in its summary.json): render it again with this render-stories")
+            }
+            let fps = number(shard.summary["timeline_fps"]) ?? 30
+            if let first, first.fps != fps || first.frames != frames {
+                throw RenderError(.options, "\(shard.folder) is not a shard of the render of \(first.folder): "
+                                  + "\(frames) frames at \(JSONText.number(fps)) fps, not \(first.frames) at \(JSONText.number(first.fps))")
+            }
+            first = first ?? (fps, frames, shard.folder)
+        }
+        return (first!.fps, first!.frames)
+    }
+
+    /// The frames the shards cover together. Gaps and overlaps are refused; so are frames of
+    /// the render that no shard holds, unless `allowPartial`, with a message naming them all.
+    private static func coverage(of shards: [Shard], total: Int, allowPartial: Bool) throws(RenderError) -> Range<Int> {
+        guard let first = shards.first, let last = shards.last else {
+            throw RenderError(.options, "no shard holds any of the render's \(total) frames")
+        }
+        var missing: [Range<Int>] = first.range.lowerBound > 0 ? [0..<first.range.lowerBound] : []
+        for (shard, next) in zip(shards, shards.dropFirst()) {
+            if next.range.lowerBound < shard.range.upperBound {
+                throw RenderError(.options, "\(next.folder) overlaps \(shard.folder) at frame \(next.range.lowerBound)")
+            }
+            if next.range.lowerBound > shard.range.upperBound { missing.append(shard.range.upperBound..<next.range.lowerBound) }
+        }
+        if last.range.upperBound < total { missing.append(last.range.upperBound..<total) }
+        let covered = first.range.lowerBound..<last.range.upperBound
+        let inside = missing.filter { $0.lowerBound > covered.lowerBound && $0.upperBound < covered.upperBound }
+        guard missing.isEmpty || (allowPartial && inside.isEmpty) else {
+            let list = missing.map { "\($0.lowerBound)..<\($0.upperBound)" }.joined(separator: ", ")
+            let partial = inside.isEmpty ? "; pass --allow-partial to merge frames \(covered.lowerBound)..<\(covered.upperBound) alone, as one shard" : ""
+            throw RenderError(.options, "frames \(list) of the render's \(total) are in no shard\(partial)")
+        }
+        return covered
+    }
+
     // MARK: - Joining
 
     static func joinTraces(_ shards: [Shard], fps: Double) -> [TraceEvent] {
@@ -87,9 +137,10 @@ public enum ShardMerge {
         var carried: [Int: Int?] = [:]
         for (index, shard) in shards.enumerated() {
             let isLast = index == shards.count - 1
-            let end = Double(shard.range.upperBound) / fps
             for var event in shard.events {
-                if !isLast && event.t >= end - 1e-9 {
+                // By frame, not by time: a trace's times are rounded to the millisecond, so the
+                // time of a cut at most frame rates is written a little before or after it.
+                if !isLast && frame(of: event, fps: fps) >= shard.range.upperBound {
                     // The shard's invented edge: what it stopped there plays on in the next one.
                     if event.event == .stop, let player = event.player {
                         carried[player] = Self.sum(carried[player] ?? nil, event.pictures)
@@ -103,6 +154,13 @@ public enum ShardMerge {
             }
         }
         return joined
+    }
+
+    /// The frame whose moment an event is nearest: a shard's events before its edge come at
+    /// its frames' moments or before, so within a frame of rounding they are never taken for
+    /// its edge.
+    static func frame(of event: TraceEvent, fps: Double) -> Int {
+        Int((event.t * fps).rounded())
     }
 
     private static func moveFrames(_ shards: [Shard], to output: String) throws(RenderError) {
@@ -148,7 +206,6 @@ public enum ShardMerge {
                                     trace: trace, notices: notices, stageSeconds: stageSeconds,
                                     cores: Int(number(shards[0].summary["cores"]) ?? 1))
         summary.timelineFPS = fps
-        summary.timelineFrames = shards.last!.range.upperBound
         summary.lateFrames = late
         summary.posterMisses = Int(sum("poster_misses"))
         return summary
@@ -157,5 +214,14 @@ public enum ShardMerge {
     /// Two counts of pictures added, nil when neither was counted.
     private static func sum(_ a: Int?, _ b: Int?) -> Int? {
         a == nil && b == nil ? nil : (a ?? 0) + (b ?? 0)
+    }
+}
+
+extension ShardMerge.Shard {
+    /// The shard with its range cut to the render's frames, or nil when it holds none of them (a
+    /// `--frames` range past the end of an open-ended render).
+    func within(_ frames: Int) -> Self? {
+        let range = range.clamped(to: 0..<frames)
+        return range.isEmpty ? nil : Self(folder: folder, range: range, events: events, summary: summary)
     }
 }

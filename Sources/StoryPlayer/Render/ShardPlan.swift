@@ -15,6 +15,10 @@ struct ShardPlan {
 
     func fastForwards(_ n: Int) -> Bool { range.map { n < $0.lowerBound } ?? false }
 
+    /// Whether the shard's range ends before `frameLimit`, the frame at which an open-ended
+    /// render stops: then a viewer still going when the shard stops was cut by the range.
+    func endsBefore(_ frameLimit: Int) -> Bool { range.map { $0.upperBound < frameLimit } ?? false }
+
     /// The timeline time at which the players still playing are stopped: the render's end, or
     /// the shard's when it ends first.
     func finalTime(planned: Int?, lastFrameTime: Double, finished: Bool, fps: Double) -> Double {

@@ -56,6 +56,10 @@ public final class StoryRender {
     /// The longest open-ended render: a safety net, since every item has a finite length.
     public static let openEndedLimit = 3600.0
 
+    /// How long a virtual render waits at its end for the probes still under way before calling
+    /// them off: long enough for a local file's, short enough that a dead server costs little.
+    static let probeWaitAtEnd = 1.0
+
     /// The error card of each failed play, made once (player id → card).
     var errorCards: [Int: RGBAImage] = [:]
 
@@ -144,7 +148,16 @@ public final class StoryRender {
                 break
             }
             let t = Double(n) / fps
-            if shard.isPast(n) { break }
+            if shard.isPast(n) {
+                // An open-ended render steps to the frame at which the viewer finishes before it
+                // ends there; a shard's end may be that frame, so it steps there too (the merge
+                // drops what this records when the next shard records it).
+                if plannedFrames == nil {
+                    endTime = t
+                    step(to: t)
+                }
+                break
+            }
             if shard.startsLate, shard.isFirst(n) { setDeferred(false) }
             guard pacing.waitForFrame(n) else { continue }
             endTime = t
@@ -172,11 +185,15 @@ public final class StoryRender {
         }
         lateFrames = pacing.lateFrames
         clockStartedAt = playback == .realtime ? pacing.startedAt : nil
-        if plannedFrames == nil && !navigator.isFinished && interrupted == nil {
+        // An open-ended shard that stops at its range's end, the viewer still going, was cut by
+        // its range, not by the limit; it learns the whole render's frames by counting them.
+        let cutByRange = plannedFrames == nil && !navigator.isFinished && interrupted == nil && shard.endsBefore(frameLimit)
+        if plannedFrames == nil && !navigator.isFinished && interrupted == nil && !cutByRange {
             warnings.append("stopped after \(StoryRender.openEndedLimit) s of timeline: give \"duration\" for longer renders")
         }
         var finalTime = shard.finalTime(planned: plannedFrames, lastFrameTime: endTime, finished: navigator.isFinished, fps: fps)
         var framesCovered = plannedFrames ?? (framesBefore + frames + lateFrames.count)
+        if cutByRange { framesCovered = try StoryRender.countFrames(storyboard) }
         if let interrupted {
             // The players stop where the render did; what was written is the whole of it.
             finalTime = endTime
@@ -193,6 +210,9 @@ public final class StoryRender {
         try clip.finish()
         // Every preload requested is in the trace, complete, before the trace is cut or written;
         // a probe still waiting for a server is called off rather than waited out.
+        // The virtual clock's trace must not depend on how fast the render ran: a probe of a
+        // local file ends in milliseconds, so a short render (a shard) waits a moment for it.
+        if playback == .virtual { posters.waitForRequests(upTo: StoryRender.probeWaitAtEnd) }
         posters.cancelProbes()
         posters.waitForRequests()
         completePreloads(at: finalTime)

@@ -1,0 +1,67 @@
+import Foundation
+import StoryPlayer
+import XCTest
+
+/// Shards merge into the whole render wherever the cuts fall: a trace's times are written to
+/// the millisecond, so at most frame rates a cut's time is rounded, and the merge must find a
+/// shard's invented edge by its frame, not by comparing rounded times (issue 28, item 1).
+final class ShardMergePropertyTests: XCTestCase {
+    /// A short storyboard whose videos play across most cuts: a video and a photo, a tap, a
+    /// cube turn, a second video. Open-ended (the render runs until the viewer finishes), or
+    /// ending mid-play when `duration` is given.
+    func board(fps: Int, duration: Double?) throws -> Storyboard {
+        let json = """
+        {"canvas": {"width": 72, "height": 128, "fps": \(fps)},
+         \(duration.map { "\"duration\": \($0)," } ?? "")
+         "transition": {"style": "cube", "duration": 0.3},
+         "stories": [
+           {"id": "beach", "items": [{"uri": "beach.mp4", "duration": 1.1}, {"uri": "sunset.jpg", "duration": 0.4}]},
+           {"id": "city", "items": [{"uri": "city.mp4", "duration": 0.9}]}
+         ],
+         "script": [{"at": 0.7, "action": "tap", "x": 0.8}]}
+        """
+        return try Storyboard.parse(json, folder: Fixture.sample(""))
+    }
+
+    /// Every cut count from 2 to 8, at 24, 25, 30 and 60 fps: the merged trace is the whole
+    /// render's (wall-clock times and spans aside) and passes plain `check`.
+    func testEveryCutMergesIntoTheWholeRender() throws {
+        let started = Date()
+        for fps in [24, 25, 30, 60] {
+            for duration in [nil, 1.9] as [Double?] {
+                let board = try board(fps: fps, duration: duration)
+                let (whole, wholeTrace, _) = try render(board) { $0.writeFrames = false }
+                let expected = ShardTests.comparable(wholeTrace)
+                for count in 2...8 {
+                    let ranges = ShardSplit.ranges(frames: whole.timelineFrames, shards: count)
+                    let shards = try ranges.map { range in
+                        try render(board) { $0.frameRange = range; $0.writeFrames = false }
+                    }
+                    for shard in shards {
+                        XCTAssertEqual(shard.summary.timelineFrames, whole.timelineFrames, "each shard knows the whole render's frames")
+                        XCTAssertFalse(shard.summary.notices.contains { $0.hasPrefix("stopped after") }, "\(shard.summary.notices)")
+                    }
+                    let output = ScratchFolder()
+                    let merged = try ShardMerge.merge(shards.map(\.folder.path), into: output.path)
+                    let text = try String(contentsOfFile: output.file("lifecycle.jsonl"), encoding: .utf8)
+                    let what = "\(fps) fps, \(duration.map { "\($0) s" } ?? "open-ended"), cuts \(ranges.dropFirst().map(\.lowerBound))"
+                    let joined = ShardTests.comparable(LifecycleTimeline.events(fromJSONLines: text))
+                    XCTAssertEqual(joined, expected, "\(what): \(Self.firstDifference(joined, expected))")
+                    XCTAssertEqual(TraceCheck.check(text), [], what)
+                    XCTAssertEqual(merged.frames, whole.frames, what)
+                    XCTAssertNil(merged.frameRange, what)
+                    XCTAssertEqual(merged.notices, whole.notices, what)
+                }
+            }
+        }
+        print("ShardMergePropertyTests: \(String(format: "%.1f", Date().timeIntervalSince(started))) s")
+    }
+
+    /// Where two traces first part, for a message that fits on a line.
+    static func firstDifference(_ a: [String], _ b: [String]) -> String {
+        guard let index = a.indices.first(where: { $0 < b.count && a[$0] != b[$0] }) ?? (a.count == b.count ? nil : min(a.count, b.count)) else {
+            return "equal"
+        }
+        return "line \(index + 1): \(index < a.count ? a[index] : "nothing") instead of \(index < b.count ? b[index] : "nothing")"
+    }
+}
