@@ -72,9 +72,9 @@ public struct RenderSummary: Sendable {
 
     public var framesPerSecond: Double { wallSeconds > 0 ? Double(frames) / wallSeconds : 0 }
     public var failedStories: [StoryFigures] { stories.filter { $0.failures > 0 } }
-
     /// A story or a room participant failed: what `--strict` turns into exit code 3.
     public var hasFailures: Bool { !failedStories.isEmpty || !failedParticipants.isEmpty }
+
     init(frames: Int, wallSeconds: Double, stories: [Story], trace: LifecycleTrace, notices: [String],
          stageSeconds: [PipelineStage: Double], cores: Int) {
         self.init(frames: frames, wallSeconds: wallSeconds, storyIDs: stories.map(\.id), trace: trace, notices: notices,
@@ -92,7 +92,6 @@ public struct RenderSummary: Sendable {
         for event in trace.events where event.event == .firstFrame {
             if let spans = event.spans { self.spans[event.story, default: []].append(spans) }
         }
-        self.stories = storyIDs.map { id in
         // A participant's failure is the room's business, not its story's: the room goes on.
         // Its players' `play` events name it (a shard's trace may lack the play; then the
         // failure's own `participant` does).
@@ -104,6 +103,7 @@ public struct RenderSummary: Sendable {
         failedParticipants = trace.events.filter { $0.event == .failed && storyIDs.contains($0.story) }.compactMap { event in
             participant(event).map { ParticipantFailure(story: event.story, participant: $0, error: event.error ?? "failed") }
         }
+        self.stories = storyIDs.map { id in
             let events = trace.events.filter { $0.story == id }
             let failed = events.filter { $0.event == .failed && participant($0) == nil }
             return StoryFigures(id: id, plays: events.filter { $0.event == .play }.count,
@@ -162,10 +162,10 @@ public struct RenderSummary: Sendable {
                 + "\"first_frame\": \(RenderSummary.spanStatistics(spans[story.id] ?? []))\(RenderSummary.liveFields(story.live))}"
         }
         let failed = failedStories.map { JSONText.string($0.id) }.joined(separator: ", ")
-        let stageFields = PipelineStage.allCases.map { "\"\($0.rawValue)\": \(JSONText.number(stageMilliseconds[$0] ?? 0))" }
         let failedParticipantFields = failedParticipants.map {
             "{\"story\": \(JSONText.string($0.story)), \"participant\": \(JSONText.string($0.participant)), \"error\": \(JSONText.string($0.error))}"
         }
+        let stageFields = PipelineStage.allCases.map { "\"\($0.rawValue)\": \(JSONText.number(stageMilliseconds[$0] ?? 0))" }
             + ["\"wall\": \(JSONText.number(frames > 0 ? 1000 * wallSeconds / Double(frames) : 0))"]
         return """
         {
@@ -182,8 +182,8 @@ public struct RenderSummary: Sendable {
           "late_frames": [\(lateFrames.map(String.init).joined(separator: ", "))],\(clockStartedAt.map { "\n  \"clock_started_at\": \(JSONText.number($0))," } ?? "")
           "first_frame": \(RenderSummary.spanStatistics(spans.values.flatMap { $0 })),
           "failed_stories": [\(failed)],
-          "stories": [
           "failed_participants": [\(failedParticipantFields.joined(separator: ", "))],
+          "stories": [
         \(storyLines.joined(separator: ",\n"))
           ],
           "notices": [\(notices.map(JSONText.string).joined(separator: ", "))]
