@@ -310,6 +310,41 @@ final class LiveClockTests: LiveServerTestCase {
         }
     }
 
+    // MARK: - Sound in the MP4
+
+    /// A live RTMP story's sound reaches the MP4, on both clocks: the publisher's 440 Hz tone,
+    /// without gaps once the pictures come, at the pitch the clock's speed gives it (0.97-1.03).
+    /// Before, a live story added silence.
+    func testLiveSoundReachesTheMP4AtThePicturesSpeed() throws {
+        try LiveServers.require("nginx")
+        let port = try servers.rtmpServer()
+        let url = "rtmp://127.0.0.1:\(port)/live/sound"
+        let process = try servers.publishClockCoded(.ffmpeg, to: .rtmp(url: url))
+        let ready = LiveServers.waitUntil(20) { (try? MediaProbe.run(url, timeouts: Timeouts(open: 1.5, read: 1.5))) != nil }
+        guard ready else { throw LiveServers.unavailable("RTMP never became playable: \(process.output)") }
+        for clock in PlaybackClock.allCases {
+            let folder = ScratchFolder()
+            let (_, events, _) = try render(board(url, clock: clock, seconds: 5), into: folder, threads: 1) {
+                $0.clip = ClipOptions(path: folder.file("clip.mp4"))
+            }
+            let first = try XCTUnwrap(events.of(.firstFrame).first?.t, "\(clock): a picture was shown")
+            let audio = try ItemAudio(source: MediaSource(uri: folder.file("clip.mp4"), relativeTo: "/"), limits: DecodeLimits())
+            defer { audio.close() }
+            // From a second after the first picture (the last half second is read as the render
+            // ends, when the stream is already closed).
+            let start = first + 1
+            let samples = audio.samples(from: start, count: Int((4.4 - start) * LiveSoundTests.rate))
+            let windows = stride(from: 0, to: samples.count - 1920, by: 1920).map { i in
+                (i..<(i + 1920)).reduce(Float(0)) { max($0, abs(samples[$1])) }
+            }
+            let silent = windows.filter { $0 < 0.01 }.count
+            XCTAssertLessThanOrEqual(silent, windows.count / 10, "\(clock): 20 ms windows of silence in the live tone: \(silent) of \(windows.count)")
+            let frequency = LiveSoundTests.frequency(samples)
+            XCTAssertGreaterThan(frequency, 440 * 0.97 - 2, "\(clock): the tone's pitch")
+            XCTAssertLessThan(frequency, 440 * 1.03 + 2, "\(clock): the tone's pitch")
+        }
+    }
+
     // MARK: - Realtime frames have no holes
 
     /// A realtime render that cannot keep up: every frame file exists (a late one repeats the

@@ -73,14 +73,14 @@ final class ItemAudio {
     /// Reads and decodes packets until some samples come out or the data ends.
     private func decodeMore() {
         guard format.pointer != nil, let codecContext = codec.pointer, let packet = packet.pointer,
-              let frame = frame.pointer, let swr = resampler.pointer else {
+              let frame = frame.pointer, resampler.pointer != nil else {
             finished = true
             return
         }
         while true {
             let received = avcodec_receive_frame(codecContext, frame)
             if received >= 0 {
-                append(frame, swr)
+                append(frame)
                 av_frame_unref(frame)
                 return
             }
@@ -97,21 +97,10 @@ final class ItemAudio {
         }
     }
 
-    private func append(_ frame: UnsafeMutablePointer<AVFrame>, _ swr: OpaquePointer) {
+    private func append(_ frame: UnsafeMutablePointer<AVFrame>) {
         if bufferStart == nil {
             bufferStart = timeline.seconds(frame.pointee.best_effort_timestamp) ?? 0
         }
-        let capacity = Int(swr_get_out_samples(swr, frame.pointee.nb_samples))
-        guard capacity > 0 else { return }
-        var converted = [Float](repeating: 0, count: capacity * 2)
-        let written = converted.withUnsafeMutableBytes { raw -> Int32 in
-            var output: UnsafeMutablePointer<UInt8>? = raw.baseAddress!.assumingMemoryBound(to: UInt8.self)
-            return withUnsafeMutablePointer(to: &output) { outputs in
-                swr_convert(swr, outputs, Int32(capacity),
-                            UnsafeMutableRawPointer(frame.pointee.extended_data!).assumingMemoryBound(to: UnsafePointer<UInt8>?.self),
-                            frame.pointee.nb_samples)
-            }
-        }
-        if written > 0 { buffer.append(contentsOf: converted[0..<(Int(written) * 2)]) }
+        buffer.append(contentsOf: resampler.interleavedStereo(frame))
     }
 }

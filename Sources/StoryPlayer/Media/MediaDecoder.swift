@@ -57,6 +57,12 @@ final class MediaDecoder {
     private(set) var firstPacketAt: UInt64?
     /// The read error that ended the input, when it was not a clean end of file.
     private(set) var lastReadError: Int32?
+    /// Whether sound is decoded as it is read (a live story's, for the MP4): see `takeSound()`.
+    var decodesSound = false
+    /// The first audio stream's decoder, once its first packet came; nil without `decodesSound`.
+    private var soundTrack: SoundTrack?
+    /// Sound decoded since the last `takeSound()`, in absolute stream seconds.
+    private var heardSound: [SoundBlock] = []
 
     /// A still image (JPEG, PNG, …): one frame, shown for the item's whole duration.
     let isStill: Bool
@@ -107,7 +113,17 @@ final class MediaDecoder {
         converter.close()
         packet.close()
         track?.codec.close()
+        soundTrack?.close()
         format.close()
+    }
+
+    /// The sound decoded since the last call, timed as the pictures are (seconds from the video
+    /// stream's first timestamp), oldest first.
+    func takeSound() -> [SoundBlock] {
+        guard !heardSound.isEmpty else { return [] }
+        let base = track.map { Double($0.timeline.start) * $0.timeline.unit } ?? 0
+        defer { heardSound.removeAll(keepingCapacity: true) }
+        return heardSound.map { SoundBlock(time: $0.time - base, samples: $0.samples) }
     }
 
     // MARK: - What the source is
@@ -240,7 +256,10 @@ final class MediaDecoder {
             track = try VideoTrack(stream: index, of: context, limits: limits, threads: limits.decoderThreads)
         }
         guard let track, index == track.index else {
-            if type == AVMEDIA_TYPE_AUDIO { reception.countAudio() }
+            if type == AVMEDIA_TYPE_AUDIO {
+                reception.countAudio()
+                if decodesSound { hear(packet, of: context) }
+            }
             return
         }
         reception.countVideo()
@@ -256,6 +275,19 @@ final class MediaDecoder {
             let drained = track.codec.send(nil)
             if drained < 0, drained != FFmpegError.endOfFile { lastRefusal = drained }
         }
+    }
+
+    /// Decodes a packet of the first audio stream heard; a stream whose decoder cannot be set up
+    /// leaves the story silent, not failed.
+    private func hear(_ packet: UnsafeMutablePointer<AVPacket>, of context: UnsafeMutablePointer<AVFormatContext>) {
+        if soundTrack == nil {
+            soundTrack = try? SoundTrack(stream: packet.pointee.stream_index, of: context, limits: limits)
+            if soundTrack == nil { decodesSound = false }
+        }
+        guard let soundTrack, packet.pointee.stream_index == soundTrack.index else { return }
+        heardSound.append(contentsOf: soundTrack.decode(packet))
+        // Bounded: a caller that never takes the sound holds at most about a minute of it.
+        if heardSound.count > 3000 { heardSound.removeFirst(heardSound.count - 3000) }
     }
 
     /// The first picture, decoded from the first keyframe alone: the decoder is drained right

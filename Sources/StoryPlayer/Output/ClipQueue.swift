@@ -16,15 +16,16 @@ final class ClipQueue: Sendable {
         self.writer = Mutex(writer)
     }
 
-    func submit(frame: RGBAImage, index: Int, audio: [Float]) {
+    /// Queues a frame (none for sound after the last frame) and the sound that follows it.
+    func submit(frame: RGBAImage?, index: Int, audio: [Float]) {
         slots.wait()
         queue.async { [self] in
             defer { slots.signal() }
             guard firstError.withLock({ $0 == nil }) else { return }
             do throws(MediaError) {
                 try writer.withLock { (writer) throws(MediaError) in
-                    try writer.append(frame: frame, index: index)
-                    try writer.append(audio: audio)
+                    if let frame { try writer.append(frame: frame, index: index) }
+                    if !audio.isEmpty { try writer.append(audio: audio) }
                 }
             } catch {
                 firstError.withLock { $0 = error }

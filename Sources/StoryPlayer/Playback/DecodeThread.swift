@@ -27,6 +27,8 @@ final class DecodeThread: Sendable {
     let reception = SourceReception()
     /// Where a live source's edge is (`LiveEdge`), for the player's offset and controller.
     let edge = LiveEdge()
+    /// A live source's sound, decoded beside its pictures, for the MP4.
+    let sound = LiveSound()
     /// Live pictures older than this are not converted: the player has passed their time.
     private let skip = SkipBefore()
     private let done = DispatchSemaphore(value: 0)
@@ -52,7 +54,7 @@ final class DecodeThread: Sendable {
             // the decoder's own threads are told apart by this name (`DecoderWorkers`).
             DecoderWorkers.nameThisThread(name)
             let worker = Worker(source: source, isLive: isLive, limits: playing, clock: clock, gate: gate,
-                                reception: reception, edge: edge, queue: decoded, started: started, startAt: startAt,
+                                reception: reception, edge: edge, sound: sound, queue: decoded, started: started, startAt: startAt,
                                 playlistName: "playlist" + name.drop { $0 != " " }, watchGate: watchGate)
             worker.run()
             // Nothing more will come: the convert thread passes on what is queued, then ends.
@@ -135,6 +137,7 @@ private struct Worker {
     let gate: InterruptGate
     let reception: SourceReception
     let edge: LiveEdge
+    let sound: LiveSound
     let queue: BoundedQueue<DecodedEvent>
     let started: UInt64
     let startAt: Double
@@ -175,6 +178,7 @@ private struct Worker {
         let decoder = try clock.measure(.decode) { () throws(MediaError) in
             try MediaDecoder(source: source, limits: limits, gate: gate, isLive: isLive, reception: reception)
         }
+        decoder.decodesSound = isLive
         let watch = playlist.map {
             PlaylistWatch(url: $0.url, first: $0.playlist, seenAt: seen, epoch: epoch, edge: edge, gate: watchGate,
                           timeout: limits.timeouts.open, name: playlistName)
@@ -230,6 +234,12 @@ private struct Worker {
                             guard queue.put(.discontinuity(epoch: epoch, from: lastTime, to: time)) else { return }
                         }
                         edge.pictureArrived(time: time, epoch: edge.epoch, now: LiveEdge.now())
+                        // The sound heard up to this picture, on its time line.
+                        let shift = timeOffset - (reconnects > 0 ? connectionFirstTime ?? picture.time : 0)
+                        for var block in decoder.takeSound() {
+                            block.time += shift
+                            sound.append(block, epoch: edge.epoch)
+                        }
                     }
                     if connectionFirstTime == nil { connectionFirstTime = picture.time }
                     lastTime = time

@@ -99,6 +99,14 @@ extension ItemPlayer {
         self.live = live
     }
 
+    /// The sound under the picture now: from the live clock's position, at its speed. Silent
+    /// while the clock waits for the stream (a rebuffer), as a player's is.
+    func liveSound() -> LiveSoundTake? {
+        guard let live, let thread = decodeThread, let position = live.playhead.position,
+              !live.playhead.isWaitingForData, !live.isRebuffering else { return nil }
+        return LiveSoundTake(sound: thread.sound, from: position, speed: live.playhead.speed, epoch: live.epoch)
+    }
+
     /// Whether a live item's data has ended (`#EXT-X-ENDLIST`) and its clock has passed the last picture.
     var liveDataHasRunOut: Bool {
         guard let live, dataEnded, let end = dataEndTime, let position = live.playhead.position else { return false }

@@ -282,13 +282,14 @@ public final class ItemPlayer {
     private var audioUnavailable = false
 
     /// The item's sound for `count` samples at 48 kHz from timeline time `t` (interleaved
-    /// stereo), or nil when it is silent: paused, failed, a photo, a live stream, or no audio track.
-    /// The audio decoder is opened on first use and belongs to this play.
-    func sound(at t: Double, count: Int) -> [Float]? {
-        if let stage { return isPaused ? nil : stage.sound(local: mediaTime(at: t), count: count) }
-        guard !isFailed, !isPaused, !audioUnavailable, !item.isLive, media?.isStill != true else {
-            return nil
-        }
+    /// stereo), or nil when it is silent: paused, failed, a photo, or no audio track. A file's
+    /// audio decoder is opened on first use and belongs to this play; a live stream's sound is
+    /// decoded by its decode thread and read later, at the live clock's position and speed.
+    func sound(at t: Double, count: Int) -> ItemSound? {
+        if let stage { return isPaused ? nil : .samples(stage.sound(local: mediaTime(at: t), count: count)) }
+        guard !isFailed, !isPaused, media?.isStill != true else { return nil }
+        if item.isLive { return liveSound().map { .live($0) } }
+        guard !audioUnavailable else { return nil }
         if audio == nil {
             do {
                 audio = try ItemAudio(source: item.source, limits: limits)
@@ -297,6 +298,6 @@ public final class ItemPlayer {
                 return nil
             }
         }
-        return audio?.samples(from: mediaTime(at: t), count: count)
+        return audio.map { .samples($0.samples(from: mediaTime(at: t), count: count)) }
     }
 }

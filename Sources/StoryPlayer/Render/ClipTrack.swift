@@ -6,6 +6,9 @@ struct ClipTrack {
     private let queue: ClipQueue?
     /// The render's frame that is the clip's first (a shard's clip starts at its range).
     private var firstFrame: Int?
+    /// Frames' sound not yet written, oldest first: a live story's waits `FrameSound.lagSeconds`
+    /// for the stream to send it, and the sound of the frames after it waits in order behind it.
+    private var waitingSound: [(frame: Int, sound: FrameSound)] = []
 
     init(_ options: ClipOptions?, canvas: Canvas) throws(RenderError) {
         do {
@@ -19,17 +22,27 @@ struct ClipTrack {
 
     /// Queues frame `n` and its sound. `mix` gives the sound of `count` samples at the frame's
     /// time; the counts are rounded per frame from the clip's start, so they never drift.
-    mutating func submit(_ canvas: RGBAImage, frame n: Int, fps: Double, mix: (Int) -> [Float]) {
+    mutating func submit(_ canvas: RGBAImage, frame n: Int, fps: Double, mix: (Int) -> FrameSound) {
         guard let queue else { return }
         let first = firstFrame ?? n
         firstFrame = first
         let samples = { (k: Int) in Int((Double(k) * Double(ItemAudio.rate) / fps).rounded()) }
-        queue.submit(frame: canvas, index: n - first, audio: mix(samples(n + 1 - first) - samples(n - first)))
+        waitingSound.append((n, mix(samples(n + 1 - first) - samples(n - first))))
+        let lag = Int((FrameSound.lagSeconds * fps).rounded())
+        var audio: [Float] = []
+        while let oldest = waitingSound.first, oldest.sound.isComplete || oldest.frame <= n - lag {
+            audio += oldest.sound.resolved()
+            waitingSound.removeFirst()
+        }
+        queue.submit(frame: canvas, index: n - first, audio: audio)
     }
 
     /// Writes what is queued and closes the file.
-    func finish() throws(RenderError) {
+    mutating func finish() throws(RenderError) {
         guard let queue else { return }
+        let audio = waitingSound.flatMap { $0.sound.resolved() }
+        waitingSound.removeAll()
+        if !audio.isEmpty { queue.submit(frame: nil, index: 0, audio: audio) }
         do {
             try queue.finish()
         } catch {

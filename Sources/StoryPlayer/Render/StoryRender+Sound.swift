@@ -4,16 +4,15 @@ import Foundation
 extension StoryRender {
     /// The sound of the frame at `t`: each visible story's sound weighted by its share of the
     /// screen (1 − f and f mid-turn), so the sound crossfades with the picture.
-    func mix(at t: Double, count: Int) -> [Float] {
-        var mixed = [Float](repeating: 0, count: count * 2)
+    func mix(at t: Double, count: Int) -> FrameSound {
+        var mixed = FrameSound(count: count)
         let p = navigator.pageOffset
         let pages = navigator.geometry.visiblePages(pageOffset: p)
         let f = p - p.rounded(.down)
         for page in pages {
             let share = pages.count == 1 ? 1.0 : (page == pages[0] ? 1 - f : f)
             guard share > 0, let sound = players[page].current?.sound(at: t, count: count) else { continue }
-            let gain = Float(share)
-            for i in 0..<mixed.count { mixed[i] += sound[i] * gain }
+            mixed.add(sound, gain: Float(share))
         }
         return mixed
     }

@@ -1,0 +1,23 @@
+import CFFmpeg
+
+extension ResampleContext {
+    /// A decoded audio frame as interleaved float stereo at the output rate (`swr_get_out_samples`,
+    /// `swr_convert`); empty when the resampler holds it back or fails.
+    func interleavedStereo(_ frame: UnsafeMutablePointer<AVFrame>) -> [Float] {
+        guard let swr = pointer else { return [] }
+        let capacity = Int(swr_get_out_samples(swr, frame.pointee.nb_samples))
+        guard capacity > 0, let planes = frame.pointee.extended_data else { return [] }
+        var converted = [Float](repeating: 0, count: capacity * 2)
+        let written = converted.withUnsafeMutableBytes { raw -> Int32 in
+            var output: UnsafeMutablePointer<UInt8>? = raw.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            return withUnsafeMutablePointer(to: &output) { outputs in
+                swr_convert(swr, outputs, Int32(capacity),
+                            UnsafeMutableRawPointer(planes).assumingMemoryBound(to: UnsafePointer<UInt8>?.self),
+                            frame.pointee.nb_samples)
+            }
+        }
+        guard written > 0 else { return [] }
+        converted.removeLast(converted.count - Int(written) * 2)
+        return converted
+    }
+}
