@@ -6,15 +6,16 @@
 # frame's latency (how old its picture was when the frame was due). Beside them, the player's
 # own live_offset_ms and rebuffers from the trace, and ffmpeg's low-delay decode of the same
 # stream (`-fflags nobuffer -flags low_delay`), the floor any player on that input can reach.
-#   bench/live-latency.sh [seconds] [protocol…]    (default 20 s; hls rtmp srt http-ts)
+#   bench/live-latency.sh [seconds] [protocol…]    (default 20 s; hls dash rtmp srt http-ts)
 #   LATENCY_TARGET=2 bench/live-latency.sh 60 hls  (with "latency": {"target": 2})
+#   bench/live-latency.sh 60 stall                 (an RTMP publisher that stops for 2 s at 10 s)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/quiet-build.sh
 seconds=${1:-20}
 shift || true
 protocols=("$@")
-((${#protocols[@]})) || protocols=(hls rtmp srt http-ts)
+((${#protocols[@]})) || protocols=(hls dash rtmp srt http-ts)
 scripts/install-deps.sh --test
 quiet_build -c release --product render-stories
 bin=$PWD/.build/release/render-stories
@@ -54,6 +55,9 @@ print(f"  {label:<16} distinct/s {frames['distinct_per_second']:5.1f}   latency 
       f"   live_offset_ms p50 {offset.get('p50', '-'):>7} p95 {offset.get('p95', '-'):>7} ({stop.get('live_offset_from', '-')})"
       f"   rebuffers {stop.get('rebuffers', '-')} dropped {stop.get('dropped', '-')}"
       f"   | ffmpeg low-delay p50 {theirs.get('latency_ms', {}).get('p50', '-'):>5} ms, {theirs.get('distinct_per_second', '-')}/s")
+series = [ms for t, ms in stop.get("live_offset_series", []) if t >= 20]
+if label.startswith("stall") and series:
+    print(f"  {'':<16} offset each second from 20 s on (settled): min {min(series)} max {max(series)} ms over {len(series)} s")
 PY
 }
 
@@ -81,6 +85,29 @@ for protocol in "${protocols[@]}"; do
         render_and_read "hls-$family" "$BASE/live.m3u8"
         stop_publisher
       done ;;
+    dash)
+      for family in ffmpeg gstreamer; do
+        mkdir -p "$work/dash-$family"
+        if [[ $family == ffmpeg ]]; then
+          publish_coded "$ffmpeg_encode -f dash -seg_duration 1 -window_size 5 -extra_window_size 5 -use_template 1 -use_timeline 1 '$work/dash-$family/live.mpd'"
+        else
+          # dashsink segments each stream on its own, so the sound must be live to keep pace.
+          publish_coded "gst-launch-1.0 -q $gst_video ! dashsink name=d dynamic=true mpd-root-path='$work/dash-$family' mpd-filename=live.mpd target-duration=1 muxer=ts audiotestsrc is-live=true wave=sine ! audioconvert ! avenc_aac ! aacparse ! queue ! d.audio_0"
+        fi
+        wait_for "[[ -f '$work/dash-$family/live.mpd' && \$(ls '$work/dash-$family' | grep -cE '^(chunk-stream0|video_0_)') -ge 4 ]]"
+        serve_folder "$work/dash-$family"
+        render_and_read "dash-$family" "$BASE/live.mpd"
+        stop_publisher
+      done ;;
+    stall)
+      # A publisher that stops for 2 s, 10 s into the render, then sends what it held back.
+      start_rtmp
+      url="${RTMP_URL%/*}/coded-stall"
+      publish_coded "$ffmpeg_encode -f flv '$url'"
+      wait_for "$bin probe $url >/dev/null 2>&1"
+      (sleep 10; kill -STOP -- "-$publisher"; sleep 2; kill -CONT -- "-$publisher") & pids+=($!)
+      render_and_read "stall-rtmp" "$url"
+      stop_publisher ;;
     rtmp)
       start_rtmp
       for family in ffmpeg gstreamer; do

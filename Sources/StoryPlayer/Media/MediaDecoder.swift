@@ -121,7 +121,7 @@ final class MediaDecoder {
     /// stream's first timestamp), oldest first.
     func takeSound() -> [SoundBlock] {
         guard !heardSound.isEmpty else { return [] }
-        let base = track.map { Double($0.timeline.start) * $0.timeline.unit } ?? 0
+        let base = videoStartSeconds
         defer { heardSound.removeAll(keepingCapacity: true) }
         return heardSound.map { SoundBlock(time: $0.time - base, samples: $0.samples) }
     }
@@ -142,6 +142,9 @@ final class MediaDecoder {
     var codedWidth: Int { track?.codec.pointer.map { Int($0.pointee.width) }.flatMap { $0 > 0 ? $0 : nil } ?? track?.codedWidth ?? 0 }
     var codedHeight: Int { track?.codec.pointer.map { Int($0.pointee.height) }.flatMap { $0 > 0 ? $0 : nil } ?? track?.codedHeight ?? 0 }
     var sampleAspectRatio: Double { track?.sampleAspectRatio ?? 1 }
+    /// The video stream's first timestamp in seconds: a picture's `time` plus this is its
+    /// timestamp as the source wrote it.
+    var videoStartSeconds: Double { track.map { Double($0.timeline.start) * $0.timeline.unit } ?? 0 }
     /// Frames per second as the stream declares it; 0 when unknown.
     var frameRate: Double { track?.frameRate ?? 0 }
 

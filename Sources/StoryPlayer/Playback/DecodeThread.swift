@@ -179,9 +179,13 @@ private struct Worker {
             try MediaDecoder(source: source, limits: limits, gate: gate, isLive: isLive, reception: reception)
         }
         decoder.decodesSound = isLive
-        let watch = playlist.map {
+        var watch = playlist.map {
             PlaylistWatch(url: $0.url, first: $0.playlist, seenAt: seen, epoch: epoch, edge: edge, gate: watchGate,
                           timeout: limits.timeouts.open, name: playlistName)
+        }
+        if isLive, source.isRemote, LiveSourceKind(source) == .dash {
+            watch = PlaylistWatch(dash: source.ffmpegURL, epoch: epoch, edge: edge, gate: watchGate,
+                                  timeout: limits.timeouts.open, name: playlistName)
         }
         return (decoder, watch)
     }
@@ -233,7 +237,8 @@ private struct Worker {
                             let epoch = edge.newEpoch()
                             guard queue.put(.discontinuity(epoch: epoch, from: lastTime, to: time)) else { return }
                         }
-                        edge.pictureArrived(time: time, epoch: edge.epoch, now: LiveEdge.now())
+                        edge.pictureArrived(time: time, written: picture.time + decoder.videoStartSeconds,
+                                            epoch: edge.epoch, now: LiveEdge.now())
                         // The sound heard up to this picture, on its time line.
                         let shift = timeOffset - (reconnects > 0 ? connectionFirstTime ?? picture.time : 0)
                         for var block in decoder.takeSound() {

@@ -7,8 +7,17 @@ extension ItemPlayer {
     /// The clock and controller of a live item's play, with the item's latency over the storyboard's.
     static func livePlayback(for item: StoryItem, limits: DecodeLimits, waits: Bool) -> LivePlayback? {
         guard item.isLive, item.room == nil else { return nil }
-        let latency = (item.latency ?? LiveLatency()).over(limits.latency).resolved(kind: LiveSourceKind(item.source))
-        return LivePlayback(playhead: LivePlayhead(latency: latency, controlsSpeed: !waits))
+        let given = (item.latency ?? LiveLatency()).over(limits.latency)
+        let kind = LiveSourceKind(item.source)
+        // FFmpeg 5.1's DASH demuxer decides where a live manifest plays: it starts at the oldest
+        // segment listed and, once its reader nears the newest, goes back to the oldest (its
+        // manifest refresh maps the segment number wrongly). A jump to the edge ran the pictures
+        // back 4 s a moment later, and speeding up only brings that sooner. So a DASH item
+        // plays where the demuxer puts it, and its offset is measured, not steered.
+        var live = LivePlayback(playhead: LivePlayhead(latency: given.resolved(kind: kind), controlsSpeed: !waits))
+        live.playhead.steers = kind != .dash
+        live.takesSuggestedTarget = given.target == nil
+        return live
     }
 
     /// Takes the pictures whose time has come on the live clock at media time `local`. With the
@@ -74,6 +83,10 @@ extension ItemPlayer {
     /// The realtime clock's part of a step: the controller, late pictures, rebuffers.
     private func finishLiveStep(_ live: inout LivePlayback, _ thread: DecodeThread, _ local: Double) {
         guard live.playhead.controlsSpeed, var position = live.playhead.position else { return }
+        if live.takesSuggestedTarget, let suggested = thread.edge.suggestedTarget {
+            live.playhead.retarget(suggested)
+            live.takesSuggestedTarget = false
+        }
         if let offset = thread.edge.offset(of: position, epoch: live.epoch, now: LiveEdge.now()),
            let jump = live.playhead.control(offset: offset.seconds, at: local) {
             position += jump

@@ -28,6 +28,12 @@ final class LiveEdge: Sendable {
         var playlistLead: Double?
         /// From the playlist's program dates: stream seconds (relative) minus seconds since 1970.
         var programLead: Double?
+        /// A picture's time on this line less its timestamp as the source wrote it: how a DASH
+        /// manifest's media times map onto the line.
+        var shift: Double?
+        /// From a DASH manifest's newest segment: media seconds (as the source wrote them) less
+        /// when it was listed (monotonic seconds).
+        var manifestLead: Double?
     }
 
     private struct State {
@@ -35,6 +41,7 @@ final class LiveEdge: Sendable {
         var lines: [Int: Line] = [0: Line()]
         var ended = false
         var hasPlaylist = false
+        var suggestedTarget: Double?
     }
 
     private let state = Mutex(State())
@@ -52,11 +59,13 @@ final class LiveEdge: Sendable {
 
     var epoch: Int { state.withLock { $0.epoch } }
 
-    /// A picture of time line `epoch` decoded at `now` (monotonic seconds).
-    func pictureArrived(time: Double, epoch: Int, now: Double) {
+    /// A picture of time line `epoch` decoded at `now` (monotonic seconds); `written` is its
+    /// timestamp as the source wrote it, in seconds.
+    func pictureArrived(time: Double, written: Double? = nil, epoch: Int, now: Double) {
         state.withLock { state in
             guard var line = state.lines[epoch] else { return }
             if line.base == nil { line.base = time }
+            if line.shift == nil, let written { line.shift = time - written }
             line.pictureLead = Swift.max(line.pictureLead ?? -.infinity, time - now)
             state.lines[epoch] = line
         }
@@ -75,6 +84,21 @@ final class LiveEdge: Sendable {
         }
     }
 
+    /// A DASH manifest's evidence for time line `epoch`: its newest segment's end in the source's
+    /// media seconds, less when it was listed (monotonic seconds).
+    func manifestSeen(lead: Double, epoch: Int) {
+        state.withLock { state in
+            guard var line = state.lines[epoch] else { return }
+            line.manifestLead = Swift.max(line.manifestLead ?? -.infinity, lead)
+            state.lines[epoch] = line
+        }
+    }
+
+    /// The target the source suggests (a DASH manifest's `suggestedPresentationDelay`), for a
+    /// storyboard that gives none.
+    func suggest(target: Double) { state.withLock { $0.suggestedTarget = target } }
+    var suggestedTarget: Double? { state.withLock { $0.suggestedTarget } }
+
     /// The playlist says no segment follows (`#EXT-X-ENDLIST`).
     func markEnded() { state.withLock { $0.ended = true } }
     var hasEnded: Bool { state.withLock { $0.ended } }
@@ -88,6 +112,9 @@ final class LiveEdge: Sendable {
             guard let line = state.lines[epoch] else { return nil }
             if let base = line.base, let program = line.programLead {
                 return (base + program + unixNow - time, .programDateTime)
+            }
+            if let lead = line.manifestLead, let shift = line.shift {
+                return (lead + shift + now - time, .arrival)
             }
             if state.hasPlaylist {
                 guard let base = line.base, let lead = line.playlistLead else { return nil }

@@ -16,6 +16,9 @@ struct LivePlayback {
     var passedOver = 0
     /// The newest picture taken on this time line.
     var newest: Double?
+    /// Whether the target is the protocol's default, to be replaced by the source's own
+    /// suggestion (`LiveEdge.suggestedTarget`) when it makes one.
+    var takesSuggestedTarget = false
 
     init(playhead: LivePlayhead) {
         self.playhead = playhead

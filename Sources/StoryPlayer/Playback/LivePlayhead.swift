@@ -14,10 +14,13 @@ struct LivePlayhead {
     /// The offset from the live edge steered towards, raised by rebuffers (at most
     /// `maxRebufferRaise` above where it started).
     private(set) var target: Double
-    private let initialTarget: Double
+    private var initialTarget: Double
     /// A maximum the storyboard gave; nil follows the target (`LiveLatency.defaultMaxAboveTarget`).
     let fixedMax: Double?
     let controlsSpeed: Bool
+    /// Whether the controller steers (speed and jumps); without it, offsets are only measured
+    /// (a DASH item: see `ItemPlayer.livePlayback`).
+    var steers = true
     /// The stream time due now; nil until the first picture (or after a jump in the timestamps).
     private(set) var position: Double?
     private(set) var speed = 1.0
@@ -55,6 +58,13 @@ struct LivePlayhead {
         self.controlsSpeed = controlsSpeed
     }
 
+    /// Steers towards `newTarget` from now on (the source's own suggestion, for a storyboard
+    /// that gave none), keeping what rebuffers added.
+    mutating func retarget(_ newTarget: Double) {
+        target = newTarget + (target - initialTarget)
+        initialTarget = newTarget
+    }
+
     var maxOffset: Double { fixedMax ?? target + LiveLatency.defaultMaxAboveTarget }
 
     /// Moves the clock to media time `now`.
@@ -72,7 +82,7 @@ struct LivePlayhead {
     /// One step of the controller at media time `now`, given how far the position is behind the
     /// live edge. Returns how many seconds to jump forward, when it jumps.
     mutating func control(offset: Double, at now: Double) -> Double? {
-        guard controlsSpeed, let position else { return nil }
+        guard controlsSpeed, steers, let position else { return nil }
         if startedAt == nil { startedAt = now }
         let starting = now - startedAt! < LivePlayhead.startWindow
         if offset > maxOffset || (starting && offset > target + LivePlayhead.startTolerance) {

@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 
-/// Reads a live HLS playlist beside the demuxer, a few times per segment, so the player knows
+/// Reads a live HLS playlist (or DASH manifest) beside the demuxer, a few times per segment, so the player knows
 /// where the live edge is. FFmpeg's demuxer fetches segments only when the decoder needs them,
 /// so the pictures' own arrival says nothing about the edge of a segmented stream; the playlist
 /// does: each new segment is listed when the publisher has finished it, and may carry the
@@ -33,14 +33,7 @@ final class PlaylistWatch: Sendable {
     }
 
     static func fetch(_ url: String, gate: InterruptGate, timeout: Double) -> HLSPlaylist? {
-        guard !gate.isStopped else { return nil }
-        do {
-            let stream = try FeedPageStream(url: url, timeout: timeout, gate: gate)
-            defer { stream.close() }
-            return HLSPlaylist(text: String(decoding: try stream.readAll(limit: 1 << 20), as: UTF8.self))
-        } catch {
-            return nil
-        }
+        fetchText(url, gate: gate, timeout: timeout).flatMap(HLSPlaylist.init(text:))
     }
 
     /// Starts watching `url`, whose first fetch (`first`, at monotonic `seenAt`) told where the
@@ -58,6 +51,9 @@ final class PlaylistWatch: Sendable {
                 edge.playlistSeen(lead: evidence.lead, programLead: evidence.programLead, epoch: epoch)
                 if playlist.hasEnded { edge.markEnded() }
             }
+            if let duration = first.targetDuration {
+                edge.suggest(target: LiveLatency.defaultTarget(kind: .hls, targetDuration: duration, presentationDelay: nil))
+            }
             publish(first, at: seenAt)
             while !first.hasEnded, gate.sleep(seconds: interval), !retired.load(ordering: .acquiring) {
                 guard let playlist = PlaylistWatch.fetch(url, gate: gate, timeout: timeout) else { continue }
@@ -67,6 +63,49 @@ final class PlaylistWatch: Sendable {
         }
         thread.name = name
         thread.start()
+    }
+
+    /// Starts watching a live DASH manifest at `url`: where its newest video segment ends, corrected
+    /// by how old the manifest was when read (its `publishTime`), and the delay it suggests.
+    /// FFmpeg's DASH demuxer starts a timeline's manifest at its oldest segment, seconds behind
+    /// the edge, and fetches each segment as the decoder needs it, so without the manifest the
+    /// player would take that start for the edge.
+    init(dash url: String, epoch: Int, edge: LiveEdge, gate: InterruptGate, timeout: Double, name: String) {
+        let thread = Thread { [self] in
+            DecoderWorkers.nameThisThread(name)
+            defer { done.signal() }
+            repeat {
+                guard let manifest = PlaylistWatch.fetchText(url, gate: gate, timeout: timeout).flatMap(DASHManifest.init(text:))
+                else { continue }
+                let seen = LiveEdge.now()
+                if let delay = manifest.presentationDelay { edge.suggest(target: delay) }
+                if let end = manifest.lastSegmentEnd {
+                    // A manifest read late was written earlier: its newest segment was listed by
+                    // then (bounded, for a publisher whose clock is off from this one).
+                    let age = manifest.publishTime.map { min(max(0, Date().timeIntervalSince1970 - $0), PlaylistWatch.maxManifestAge) } ?? 0
+                    edge.manifestSeen(lead: end - (seen - age), epoch: epoch)
+                }
+                if !manifest.isDynamic { edge.markEnded() }
+            } while gate.sleep(seconds: PlaylistWatch.manifestInterval) && !retired.load(ordering: .acquiring)
+        }
+        thread.name = name
+        thread.start()
+    }
+
+    /// How often a DASH manifest is read (seconds).
+    static let manifestInterval = 0.25
+    /// The most a manifest's `publishTime` may say it is older than when it was read.
+    static let maxManifestAge = 10.0
+
+    static func fetchText(_ url: String, gate: InterruptGate, timeout: Double) -> String? {
+        guard !gate.isStopped else { return nil }
+        do {
+            let stream = try FeedPageStream(url: url, timeout: timeout, gate: gate)
+            defer { stream.close() }
+            return String(decoding: try stream.readAll(limit: 1 << 20), as: UTF8.self)
+        } catch {
+            return nil
+        }
     }
 
     /// Ends the watch: at once if it is waiting for its next read, else after the read under

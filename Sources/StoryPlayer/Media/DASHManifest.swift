@@ -1,0 +1,98 @@
+import Foundation
+
+/// What a live DASH manifest (MPD) says about its live edge: where its newest video segment ends,
+/// when the manifest was written, and the delay it suggests players keep.
+///
+/// Read with a small tag scanner rather than an XML library: only a handful of attributes of a
+/// few elements matter, and a manifest the scanner cannot follow leaves the offset estimated
+/// from the pictures, not the story failed. Pure, so it is tested on manifests as ffmpeg's dash
+/// muxer and GStreamer's dashsink write them.
+struct DASHManifest: Sendable, Equatable {
+    /// `type="dynamic"`: a live presentation.
+    var isDynamic = false
+    /// `suggestedPresentationDelay`, in seconds.
+    var presentationDelay: Double?
+    /// `publishTime`, in seconds since 1970.
+    var publishTime: Double?
+    /// Where the last segment of the first video representation's `SegmentTimeline` ends, in
+    /// seconds of its media time (the timestamps its segments carry); nil without a timeline.
+    var lastSegmentEnd: Double?
+
+    /// Reads manifest text; nil when it is not an MPD.
+    init?(text: String) {
+        guard let root = DASHManifest.tags(in: text).first(where: { $0.name == "MPD" }) else { return nil }
+        isDynamic = root.attributes["type"] == "dynamic"
+        presentationDelay = root.attributes["suggestedPresentationDelay"].flatMap(DASHManifest.seconds(iso8601:))
+        publishTime = root.attributes["publishTime"].flatMap(DASHManifest.date)
+        var inVideo = false
+        var timescale = 1.0
+        var end: Double?
+        var lastStart: Double?
+        for tag in DASHManifest.tags(in: text) {
+            switch tag.name {
+            case "AdaptationSet":
+                // Only the first video adaptation set's timeline: FFmpeg shows the best video stream.
+                if end != nil { break }
+                let type = tag.attributes["contentType"] ?? tag.attributes["mimeType"] ?? ""
+                inVideo = type.hasPrefix("video")
+            case "Representation" where !inVideo && end == nil:
+                inVideo = (tag.attributes["mimeType"] ?? "").hasPrefix("video") || tag.attributes["width"] != nil
+            case "SegmentTemplate" where inVideo && end == nil:
+                timescale = tag.attributes["timescale"].flatMap(Double.init) ?? 1
+            case "S" where inVideo:
+                guard let duration = tag.attributes["d"].flatMap(Double.init), timescale > 0 else { break }
+                let repeats = max(0, tag.attributes["r"].flatMap(Double.init) ?? 0)
+                let start = tag.attributes["t"].flatMap(Double.init) ?? (lastStart.map { _ in (end ?? 0) * timescale } ?? 0)
+                lastStart = start
+                end = (start + duration * (repeats + 1)) / timescale
+            case "/AdaptationSet" where end != nil:
+                inVideo = false
+            default:
+                break
+            }
+        }
+        lastSegmentEnd = end
+    }
+
+    // MARK: - Scanning
+
+    struct Tag {
+        let name: String
+        let attributes: [String: String]
+    }
+
+    /// Every start and end tag in order, with its attributes (end tags named "/Name").
+    static func tags(in text: String) -> [Tag] {
+        var tags: [Tag] = []
+        var rest = text[...]
+        while let open = rest.firstIndex(of: "<") {
+            guard let close = rest[open...].firstIndex(of: ">") else { break }
+            let body = rest[rest.index(after: open)..<close]
+            rest = rest[rest.index(after: close)...]
+            guard let first = body.first, first != "?", first != "!" else { continue }
+            let name = String(body.prefix { !$0.isWhitespace && $0 != "/" || ($0 == "/" && body.first == "/") })
+            var attributes: [String: String] = [:]
+            for match in body.matches(of: /([A-Za-z_:][\w:.-]*)\s*=\s*"([^"]*)"/) {
+                attributes[String(match.output.1)] = String(match.output.2)
+            }
+            tags.append(Tag(name: name.split(separator: ":").last.map(String.init) ?? name, attributes: attributes))
+        }
+        return tags
+    }
+
+    /// Seconds of an ISO 8601 duration (`PT1S`, `P0Y0M0DT0H0M2.0S`); nil when it is not one.
+    static func seconds(iso8601 text: String) -> Double? {
+        guard let match = text.wholeMatch(of: /P(?:(\d+(?:\.\d+)?)Y)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)D)?(?:T(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?)?/)
+        else { return nil }
+        let parts = [match.output.1, match.output.2, match.output.3, match.output.4, match.output.5, match.output.6]
+        let unit: [Double] = [365 * 86400, 30 * 86400, 86400, 3600, 60, 1]
+        return zip(parts, unit).reduce(0) { sum, pair in sum + (pair.0.flatMap { Double($0) } ?? 0) * pair.1 }
+    }
+
+    /// Seconds since 1970 of an `xs:dateTime` in UTC (`2026-11-25T14:44:31.171Z`).
+    static func date(_ text: String) -> Double? {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = text.contains(".") ? [.withInternetDateTime, .withFractionalSeconds] : [.withInternetDateTime]
+        return formatter.date(from: text)?.timeIntervalSince1970
+    }
+}
