@@ -15,11 +15,14 @@ public enum AtomicFile {
     }
 
     /// Writes bytes the caller owns (a reused encoder buffer), with no copy into an array.
+    ///
+    /// Errors name `path`, the file the caller asked for, never the temporary one, and say why
+    /// in plain words.
     public static func write(_ raw: UnsafeRawBufferPointer, to path: String) throws(CompositorError) {
-        let temporary = temporaryPath(for: path)
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        let temporary = name(besides: path)
+        let fd = TemporaryFiles.create(temporary)
         guard fd >= 0 else {
-            throw CompositorError(.fileWrite, "cannot create \(temporary)", cause: systemMessage())
+            throw CompositorError(.fileWrite, "cannot write \(path)", cause: OutputFolder.reason(errno, creating: path))
         }
         var written = 0
         var failure: String?
@@ -27,21 +30,27 @@ public enum AtomicFile {
             let n = Glibc.write(fd, raw.baseAddress! + written, raw.count - written)
             if n < 0 {
                 if errno == EINTR { continue }
-                failure = systemMessage()
+                failure = OutputFolder.reason(errno, creating: path)
                 break
             }
             written += n
         }
         if close(fd) != 0 || failure != nil {
-            let message = failure ?? systemMessage()
-            unlink(temporary)
+            let message = failure ?? OutputFolder.reason(errno, creating: path)
+            remove(temporary)
             throw CompositorError(.fileWrite, "cannot write \(path)", cause: message)
         }
         guard rename(temporary, path) == 0 else {
-            let message = systemMessage()
-            unlink(temporary)
-            throw CompositorError(.fileWrite, "cannot move \(temporary) to \(path)", cause: message)
+            let message = OutputFolder.reason(errno, creating: path)
+            remove(temporary)
+            throw CompositorError(.fileWrite, "cannot write \(path)", cause: message)
         }
+        TemporaryFiles.forget(temporary)
+    }
+
+    private static func remove(_ temporary: String) {
+        unlink(temporary)
+        TemporaryFiles.forget(temporary)
     }
 
     /// Reads a whole file.
@@ -66,7 +75,14 @@ public enum AtomicFile {
 
     /// A name in the same folder (so `rename` stays on one file system) that no other writer
     /// uses: for writers that fill a file in steps (the MP4 muxer) and rename it when complete.
+    /// The path is noted (`TemporaryFiles`), so that a process ending at once removes the file.
     public static func temporaryPath(for path: String) -> String {
+        let temporary = name(besides: path)
+        TemporaryFiles.note(temporary)
+        return temporary
+    }
+
+    private static func name(besides path: String) -> String {
         let slash = path.lastIndex(of: "/")
         let folder = slash.map { String(path[...$0]) } ?? ""
         let name = slash.map { String(path[path.index(after: $0)...]) } ?? path

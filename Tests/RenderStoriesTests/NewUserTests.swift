@@ -64,16 +64,19 @@ final class NewUserTests: XCTestCase {
         XCTAssertTrue(result.stdout.contains("the trace is empty"), result.stdout)
     }
 
-    /// Every output path is checked before any work: a contact sheet, timeline or MP4 in a folder
-    /// that does not exist fails at once, naming the path given, and leaves no output folder.
+    /// Every output path is checked before any work: a contact sheet, timeline or MP4 whose
+    /// folder cannot be made (a file is in the way) fails at once, naming the path given, and
+    /// leaves no output folder.
     func testUnwritableOutputsFailBeforeAnyWork() throws {
-        for (flag, path) in [("--contact-sheet", "/no/such/dir/s.png"), ("--timeline", "/no/such/dir/t.png"),
-                             ("--mp4", "/no/such/dir/c.mp4")] {
+        let blocker = folder.path + "/blocker"
+        FileManager.default.createFile(atPath: blocker, contents: Data())
+        for (flag, path) in [("--contact-sheet", blocker + "/dir/s.png"), ("--timeline", blocker + "/dir/t.png"),
+                             ("--mp4", blocker + "/dir/c.mp4")] {
             let out = folder.path + "/out-\(flag.dropFirst(2))"
             let started = Date()
             let result = try cli.run(["render", cli.demo, flag, path, "--output", out])
             XCTAssertEqual(result.status, 1, flag)
-            XCTAssertTrue(result.stderr.contains(path) && result.stderr.contains("does not exist"), result.stderr)
+            XCTAssertTrue(result.stderr.contains(path) && result.stderr.contains("is a file, not a folder"), result.stderr)
             XCTAssertFalse(FileManager.default.fileExists(atPath: out), "\(flag): no output folder is left")
             XCTAssertLessThan(Date().timeIntervalSince(started), 5, "before the render, not after it")
         }

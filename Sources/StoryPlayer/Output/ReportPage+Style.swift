@@ -23,8 +23,10 @@ extension ReportPage {
     #errors { margin: 8px 16px; padding: 8px; background: #4a1010; color: #ffd0d0; white-space: pre-wrap; }
     /* The player and the lanes side by side, the summary under both. */
     main { display: grid; grid-template-columns: fit-content(45%) minmax(420px, 1fr); gap: 16px; padding: 12px 16px; }
-    #summary { grid-column: 1 / -1; column-width: 300px; column-gap: 28px; }
-    #summary > * { break-inside: avoid; }
+    /* Columns as wide as the widest table (first frame: seven figures), and a box that scrolls
+       what is wider still, in a narrow window: a table never runs into the next column. */
+    #summary { grid-column: 1 / -1; column-width: 380px; column-gap: 28px; }
+    #summary > * { break-inside: avoid; overflow-x: auto; }
     section { background: var(--panel); border-radius: 6px; padding: 10px 12px; min-width: 0; }
     .tabs button { background: none; color: var(--dim); border: 0; border-bottom: 2px solid transparent;
                    padding: 4px 10px; font: inherit; cursor: pointer; }

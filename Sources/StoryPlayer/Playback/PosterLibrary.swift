@@ -53,13 +53,24 @@ final class PosterLibrary: Sendable {
     /// The virtual clock: `picture` waits for a story still loading instead of showing the
     /// background, so that frames do not depend on how long loading took.
     private let waitsForLoads: Bool
+    /// Local files already named as missing before the render (`Storyboard.missingLocalFiles`,
+    /// with their JSON path): a poster or probe of one is not loaded, and says nothing more, so
+    /// that one missing file is reported once.
+    private let knownMissing: Set<String>
 
-    init(canvas: Canvas, look: LoadingLook, limits: DecodeLimits, clock: StageClock? = nil, waitsForLoads: Bool = false) {
+    init(canvas: Canvas, look: LoadingLook, limits: DecodeLimits, clock: StageClock? = nil, waitsForLoads: Bool = false,
+         knownMissing: Set<String> = []) {
         self.canvas = canvas
         self.look = look
         self.limits = limits
         self.clock = clock
         self.waitsForLoads = waitsForLoads
+        self.knownMissing = knownMissing
+    }
+
+    /// A local file named as missing before the render.
+    private func isKnownMissing(_ source: MediaSource) -> Bool {
+        !source.isRemote && knownMissing.contains(source.location)
     }
 
     /// Starts loading the stories in `indices` that were never requested. Stories in `playing`
@@ -214,7 +225,7 @@ final class PosterLibrary: Sendable {
             } catch {
                 entry.cards.append(nil)
                 entry.avatars.append(nil)
-                entry.problems.append("story \(story.id): poster not loaded: \(error)")
+                if !isKnownMissing(source) { entry.problems.append("story \(story.id): poster not loaded: \(error)") }
             }
         }
         if entry.cards.contains(where: { $0 != nil }) { entry.loaded.append("poster") }
@@ -223,7 +234,7 @@ final class PosterLibrary: Sendable {
 
     /// The story's first item's metadata, under the probe gate.
     private func probe(_ story: Story, into entry: inout Entry) {
-        guard let first = story.items.first, first.source.refusal == nil else { return }
+        guard let first = story.items.first, first.source.refusal == nil, !isKnownMissing(first.source) else { return }
         guard !probeGate.isStopped else {
             entry.problems.append("story \(story.id): metadata not loaded: the render ended first")
             return

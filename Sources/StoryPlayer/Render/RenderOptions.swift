@@ -35,8 +35,13 @@ public struct RenderOptions: Sendable {
 
     /// Refuses, before any work, what a render of `storyboard` with these options cannot do: a
     /// shard (`frameRange`) needs the virtual clock, because a realtime render's frames depend
-    /// on when it ran and cannot be split into byte-identical pieces.
+    /// on when it ran and cannot be split into byte-identical pieces; an MP4 needs an even size.
+    /// Nothing is created before this check.
     public func check(for storyboard: Storyboard) throws(RenderError) {
+        if let clip, storyboard.canvas.width % 2 != 0 || storyboard.canvas.height % 2 != 0 {
+            throw RenderError(.options, "--mp4 \(clip.path): an MP4 needs an even width and height, "
+                              + "not \(storyboard.canvas.width)x\(storyboard.canvas.height) (give --size)")
+        }
         guard frameRange != nil else { return }
         switch (clock, storyboard.clock) {
         case (.realtime?, _):
@@ -48,24 +53,24 @@ public struct RenderOptions: Sendable {
         }
     }
 
-    /// Refuses, before any work, an output file that could not be written at the end: its
-    /// folder must exist and take a file. Messages name the path as the user gave it.
+    /// The output files beside the folder, by what they are called in messages.
+    var outputFiles: [(what: String, path: String)] {
+        [("contact sheet", contactSheet), ("timeline", timeline), ("MP4", clip?.path)].compactMap { what, path in
+            path.map { (what, $0) }
+        }
+    }
+
+    /// Makes, before any work, the folders of the output files (contact sheet, timeline, MP4),
+    /// as the output folder is made: every output follows one rule. A path that cannot be
+    /// written is refused now, not at the end; messages name the path as the user gave it and
+    /// say why.
     public func checkOutputPaths() throws(RenderError) {
-        let files: [(String, String?)] = [("contact sheet", contactSheet), ("timeline", timeline), ("MP4", clip?.path)]
-        for (what, path) in files {
-            guard let path else { continue }
-            let folder = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
-            // The output folder itself is made before anything is written into it.
-            if (folder as NSString).standardizingPath == (outputFolder as NSString).standardizingPath { continue }
-            var isFolder: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
-                throw RenderError(.output, "cannot write the \(what) \(path): the folder \(folder) does not exist")
+        for (what, path) in outputFiles {
+            do {
+                try OutputFolder.make(forFile: path)
+            } catch {
+                throw RenderError(.output, "cannot write the \(what) \(path)", cause: error)
             }
-            let probe = (folder as NSString).appendingPathComponent(".write-test-\(getpid())")
-            guard FileManager.default.createFile(atPath: probe, contents: Data()) else {
-                throw RenderError(.output, "cannot write the \(what) \(path): the folder \(folder) is not writable")
-            }
-            try? FileManager.default.removeItem(atPath: probe)
         }
     }
 

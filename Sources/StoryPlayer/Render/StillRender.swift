@@ -25,7 +25,7 @@ public enum StillRender {
             } catch {
                 problems.append("story \(story.id): \(error)")
                 texture = ErrorCardPicture.render(width: canvas.width, height: canvas.height, backdrop: nil,
-                                                  title: story.id, reason: (error as? MediaError)?.message ?? "\(error)")
+                                                  title: story.id, reason: "\(error)")
             }
             if overlay {
                 // As a render draws it: into the face, so it turns with the cube.

@@ -157,15 +157,15 @@ extension StoryRender {
         return lent
     }
 
-    /// What the failed play shows: its story's id and the reason, over the story's blurred
-    /// poster when it has one.
+    /// What the failed play shows: its story's id and the reason with its cause ("cannot open
+    /// …: Connection refused"), over the story's blurred poster when it has one.
     func errorCard(for player: ItemPlayer, story index: Int, at t: Double) -> RGBAImage {
         if let card = errorCards[player.id] { return card }
         guard case .failed(let error) = player.state else { preconditionFailure("a card for a play that did not fail") }
         let backdrop = posters.card(story: index, item: player.itemIndex)
         let card = clock.measure(.overlay) {
             ErrorCardPicture.render(width: storyboard.canvas.width, height: storyboard.canvas.height, backdrop: backdrop,
-                                    title: stories[index].id, reason: error.message)
+                                    title: stories[index].id, reason: "\(error)")
         }
         errorCards[player.id] = card
         return card

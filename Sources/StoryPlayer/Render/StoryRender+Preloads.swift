@@ -25,12 +25,24 @@ extension StoryRender {
                 feedFailedAt = nil
                 unrecordedPreloads += posters.request(Array(window), stories: stories, playing: playing)
             case .failure(let error)?:
-                warnings.append("\(error); staying on the stories already loaded, retrying at the next move")
+                noteFeedFailure("\(error)")
                 feedFailedAt = here
             case nil:
                 break
             }
         }
+    }
+
+    /// A next page that fails again at each move fails the same way: one notice, which counts
+    /// the tries, instead of the same sentence once per move.
+    func noteFeedFailure(_ reason: String) {
+        guard let (index, tries) = feedFailureNotices[reason] else {
+            feedFailureNotices[reason] = (warnings.count, 1)
+            warnings.append("\(reason); staying on the stories already loaded, retrying at the next move")
+            return
+        }
+        feedFailureNotices[reason] = (index, tries + 1)
+        warnings[index] = "\(reason); staying on the stories already loaded, retrying at each move (failed \(tries + 1) times)"
     }
 
     /// How long a realtime render waits for the first window's posters before its clock starts.

@@ -20,6 +20,9 @@ public final class StoryRender {
     var feed: FeedPages?
     /// The settled page at which the last page fetch failed: it is retried at the next move.
     var feedFailedAt: Int?
+    /// The notice of each way a page fetch failed: where it is in `warnings`, and how many
+    /// times it happened (`noteFeedFailure`).
+    var feedFailureNotices: [String: (index: Int, tries: Int)] = [:]
     var warnings: [String] = []
     /// The copies the overlay was drawn into on the last frame of a turn, one per face, reused on
     /// the next so a transition allocates no picture per frame: for textures no player lent
@@ -83,7 +86,8 @@ public final class StoryRender {
         players = []
         rasterizer = Rasterizer(threads: options.threads)
         posters = PosterLibrary(canvas: storyboard.canvas, look: storyboard.loading, limits: limits, clock: clock,
-                                waitsForLoads: playback == .virtual)
+                                waitsForLoads: playback == .virtual,
+                                knownMissing: Set(storyboard.missingLocalFiles.map(\.file)))
         feed = storyboard.feed.map { FeedPages(feed: $0, folder: storyboard.folder, timeout: storyboard.timeouts.open) }
         addPlayers(for: stories)
     }
@@ -97,18 +101,14 @@ public final class StoryRender {
         }
     }
 
-    /// Checks that the output folder can be written, before any work is done.
+    /// Makes the output folder (and the folders above it) and checks that it can be written,
+    /// before any work is done.
     public static func prepareOutputFolder(_ folder: String) throws(RenderError) {
         do {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            try OutputFolder.make(folder)
         } catch {
-            throw RenderError(.output, "cannot create output folder \(folder)", cause: "\(error.localizedDescription)")
+            throw RenderError(.output, "cannot use the output folder \(folder)", cause: error.cause ?? error.message)
         }
-        let probe = (folder as NSString).appendingPathComponent(".write-test-\(getpid())")
-        guard FileManager.default.createFile(atPath: probe, contents: Data()) else {
-            throw RenderError(.output, "cannot write to output folder \(folder)")
-        }
-        try? FileManager.default.removeItem(atPath: probe)
     }
 
     /// Runs the whole render. Throws only when output cannot be written.
