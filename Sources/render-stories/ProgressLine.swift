@@ -18,6 +18,9 @@ final class ProgressLine: Sendable {
     private struct Drawn {
         var lastDraw = Date.distantPast
         var drewBar = false
+        /// Set when stderr stopped taking lines (its reader closed the pipe): progress stops,
+        /// the render goes on.
+        var readerGone = false
     }
     private let drawn = Mutex(Drawn())
 
@@ -36,8 +39,16 @@ final class ProgressLine: Sendable {
     func finish(frames: Int, wallSeconds: Double, interrupted: Bool) {
         guard style == .json else { return }
         let fps = wallSeconds > 0 ? Double(frames) / wallSeconds : 0
-        FileHandle.standardError.write(Data(String(format: "{\"done\": true, \"frames\": %d, \"wall_s\": %.2f, \"fps\": %.1f, \"interrupted\": %@}\n",
-                                                   frames, wallSeconds, fps, interrupted ? "true" : "false").utf8))
+        send(String(format: "{\"done\": true, \"frames\": %d, \"wall_s\": %.2f, \"fps\": %.1f, \"interrupted\": %@}\n",
+                    frames, wallSeconds, fps, interrupted ? "true" : "false"))
+    }
+
+    /// A line, unless the reader has gone.
+    private func send(_ line: String) {
+        drawn.withLock { drawn in
+            guard !drawn.readerGone else { return }
+            drawn.readerGone = !StandardError.write(line)
+        }
     }
 
     var isEnabled: Bool { style != .none }
@@ -45,6 +56,7 @@ final class ProgressLine: Sendable {
     func show(done: Int, total: Int?) {
         let total = total ?? expected
         drawn.withLock { drawn in
+            guard !drawn.readerGone else { return }
             let now = Date()
             let interval = style == .json ? 1.0 : 0.1
             guard now.timeIntervalSince(drawn.lastDraw) >= interval else { return }
@@ -56,8 +68,8 @@ final class ProgressLine: Sendable {
             case .json:
                 let of = total.map(String.init) ?? "null"
                 let etaText = eta.map { String(format: "%.1f", $0) } ?? "null"
-                FileHandle.standardError.write(Data(String(format: "{\"frame\": %d, \"of\": %@, \"fps\": %.1f, \"eta_s\": %@}\n",
-                                                           done, of, fps, etaText).utf8))
+                drawn.readerGone = !StandardError.write(String(format: "{\"frame\": %d, \"of\": %@, \"fps\": %.1f, \"eta_s\": %@}\n",
+                                                                   done, of, fps, etaText))
             case .bar:
                 drawn.drewBar = true
                 var line = "frame \(done)"
@@ -69,7 +81,7 @@ final class ProgressLine: Sendable {
                 }
                 line += String(format: "  %.1f fps", fps)
                 if let eta { line += String(format: "  ETA %.0fs", eta) }
-                FileHandle.standardError.write(Data(("\r\u{1B}[K" + line).utf8))
+                drawn.readerGone = !StandardError.write("\r\u{1B}[K" + line)
             case .none:
                 break
             }
@@ -78,8 +90,8 @@ final class ProgressLine: Sendable {
 
     func clear() {
         drawn.withLock { drawn in
-            guard drawn.drewBar else { return }
-            FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+            guard drawn.drewBar, !drawn.readerGone else { return }
+            StandardError.write("\r\u{1B}[K")
         }
     }
 }

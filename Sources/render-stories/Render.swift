@@ -147,14 +147,19 @@ struct Render: ParsableCommand {
         }
         // SIGINT and SIGTERM stop the render at the next frame: frames in flight are finished,
         // temporary files removed, and summary.json says "interrupted". A second signal ends
-        // the process at once.
+        // the process at once, after removing the temporary files still open (the MP4's, a
+        // frame's), so that no number of signals leaves one behind.
         let interruption = RenderInterruption()
         options.interruption = interruption
         let signalSources = [SIGINT, SIGTERM].map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler {
-                if interruption.requested != nil { _exit(128 + number) }
+                // Two signals close together may reach the handler as one, with a count of two.
+                if interruption.requested != nil || source.data > 1 {
+                    TemporaryFiles.removeAll()
+                    _exit(128 + number)
+                }
                 interruption.request(signal: number)
             }
             source.resume()
@@ -181,10 +186,7 @@ struct Render: ParsableCommand {
         }
         progress.clear()
         progress.finish(frames: summary.frames, wallSeconds: summary.wallSeconds, interrupted: summary.interrupted)
-        if let signal = interruption.requested {
-            printError("interrupted: \(summary.frames) frames written to \(folder); summary.json says \"interrupted\": true")
-            throw ExitCode(128 + signal)
-        }
+        // An interrupted render's report shows what was drawn, and says it was interrupted.
         if report {
             do {
                 let page = try ReportPage.load(folder: folder, fps: board.canvas.fps, clip: mp4)
@@ -194,13 +196,21 @@ struct Render: ParsableCommand {
                 throw ExitCode(1)
             }
         }
+        if let signal = interruption.requested {
+            printError("interrupted: \(summary.frames) frames written to \(folder); summary.json says \"interrupted\": true")
+            throw ExitCode(128 + signal)
+        }
         if quiet {
             if strict && summary.hasFailures { throw ExitCode(3) }
             return
         }
         for notice in summary.notices { printError("note: \(notice)") }
         for story in summary.failedStories {
-            printError("story \(story.id) failed: \(story.errors.joined(separator: "; "))")
+            // A missing local file was named before the render, with its JSON path: once is
+            // enough (summary.json and the trace still list the failure).
+            let errors = story.errors.filter { error in !missing.contains { error.contains($0.file) } }
+            guard !errors.isEmpty else { continue }
+            printError("story \(story.id) failed: \(errors.joined(separator: "; "))")
         }
         for failure in summary.failedParticipants where !missing.contains(where: { failure.error.contains($0.file) }) {
             printError("participant \(failure.participant) of \(failure.story) failed: \(failure.error)")

@@ -32,12 +32,13 @@ struct RenderStories: ParsableCommand {
     /// argument-parser exits 64 on usage errors; this tool promises 2 for usage and storyboard errors.
     static func main() {
         ProcessMemory.returnLargeBuffersToTheSystem()
+        StandardError.ignoreClosedPipes()
         // `help NAME` of a command that does not exist prints the overview and exits 0 in
         // argument-parser; it is a usage error here.
         let arguments = CommandLine.arguments.dropFirst()
         if arguments.first == "help", let name = arguments.dropFirst().first,
            !configuration.subcommands.contains(where: { $0._commandName == name }) {
-            FileHandle.standardError.write(Data("error: no command \"\(name)\" (try: render-stories help)\n".utf8))
+            StandardError.write("error: no command \"\(name)\" (try: render-stories help)\n")
             Foundation.exit(2)
         }
         do {
@@ -46,11 +47,11 @@ struct RenderStories: ParsableCommand {
         } catch let error as StoryboardError {
             // Every error of the storyboard, one per line, so each can be found by its path.
             let lines = "\(error)".split(separator: "\n").map { "error: \($0)\n" }
-            FileHandle.standardError.write(Data(lines.joined().utf8))
+            StandardError.write(lines.joined())
             Foundation.exit(2)
         } catch {
             if exitCode(for: error) == .validationFailure {
-                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+                StandardError.write(fullMessage(for: error) + "\n")
                 Foundation.exit(2)
             }
             exit(withError: error)
@@ -60,5 +61,5 @@ struct RenderStories: ParsableCommand {
 
 /// Prints to stderr, where messages go so that stdout stays clean for scripts.
 func printError(_ message: String) {
-    FileHandle.standardError.write(Data((message + "\n").utf8))
+    StandardError.write(message + "\n")
 }

@@ -51,6 +51,14 @@ struct Still: ParsableCommand {
         }
         let board = try Storyboard(contentsOf: storyboard).overriding(width: size?.width, height: size?.height,
                                                                      background: background.color)
+        // Its folder is made as render makes its outputs' folders, and a path that cannot be
+        // written is said before the picture is decoded.
+        do {
+            try OutputFolder.make(forFile: output)
+        } catch {
+            printError("error: cannot write \(output): \(error)")
+            throw ExitCode(1)
+        }
         let still = try StillRender.render(board, pageOffset: page, time: time, overlay: !noOverlay)
         for problem in still.problems { printError("story failed: \(problem)") }
         for participant in still.failedParticipants { printError("participant failed: \(participant)") }

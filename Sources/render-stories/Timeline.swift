@@ -42,6 +42,7 @@ struct Timeline: ParsableCommand {
             try Typeface.checkAvailable()
             let text = String(decoding: try AtomicFile.read(trace), as: UTF8.self)
             let events = LifecycleTimeline.events(fromJSONLines: text)
+            try OutputFolder.make(forFile: output)
             try LifecycleTimeline.render(events, maxAlive: maxAlive, maxAudio: maxAudio, width: width).writePNG(to: output)
             print("wrote \(output)")
         } catch {
