@@ -83,11 +83,17 @@ final class DASHManifestTests: XCTestCase {
         edge.pictureArrived(time: 0, written: 4, epoch: 0, now: 100)
         XCTAssertEqual(try XCTUnwrap(edge.offset(of: 0, epoch: 0, now: 100)).seconds, 0, accuracy: 1e-9, "from arrival alone")
         // The manifest, read at 100 s, lists segments up to media time 9 s.
-        edge.manifestSeen(lead: 9 - 100, epoch: 0)
+        edge.manifestSeen(lead: 9 - 100)
         let offset = try XCTUnwrap(edge.offset(of: 0, epoch: 0, now: 100))
         XCTAssertEqual(offset.seconds, 5, accuracy: 1e-9, "the picture is 5 s behind the newest segment's end")
         XCTAssertEqual(offset.from, .arrival)
         XCTAssertEqual(try XCTUnwrap(edge.offset(of: 1, epoch: 0, now: 101.5)).seconds, 5.5, accuracy: 1e-9, "the edge moves on with the clock")
+        // The timestamps jump back (the demuxer went back to an older segment): a new time line,
+        // measured against the same manifest through its own first picture.
+        let next = edge.newEpoch()
+        edge.pictureArrived(time: 20, written: 5, epoch: next, now: 102)
+        XCTAssertEqual(try XCTUnwrap(edge.offset(of: 20, epoch: next, now: 102)).seconds, 6, accuracy: 1e-9,
+                       "media time 5 s against an edge at 9 s + 2 s")
     }
 
     /// A manifest's `suggestedPresentationDelay` is the default target, but a storyboard's wins.

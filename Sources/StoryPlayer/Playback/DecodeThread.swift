@@ -184,7 +184,7 @@ private struct Worker {
                           timeout: limits.timeouts.open, name: playlistName)
         }
         if isLive, source.isRemote, LiveSourceKind(source) == .dash {
-            watch = PlaylistWatch(dash: source.ffmpegURL, epoch: epoch, edge: edge, gate: watchGate,
+            watch = PlaylistWatch(dash: source.ffmpegURL, edge: edge, gate: watchGate,
                                   timeout: limits.timeouts.open, name: playlistName)
         }
         return (decoder, watch)

@@ -55,7 +55,7 @@ extension ItemPlayer {
                 live.epoch = epoch
                 live.newest = nil
                 live.playhead.unanchor()
-                trace.record(.discontinuity, t: t, story: storyID, item: itemIndex, player: id,
+                trace.record(.discontinuity, t: t, story: storyID, item: tracedItem, player: id, participant: participant,
                              detail: "timestamps jumped from \(format(from)) s to \(format(to)) s")
             default:
                 break

@@ -31,9 +31,6 @@ final class LiveEdge: Sendable {
         /// A picture's time on this line less its timestamp as the source wrote it: how a DASH
         /// manifest's media times map onto the line.
         var shift: Double?
-        /// From a DASH manifest's newest segment: media seconds (as the source wrote them) less
-        /// when it was listed (monotonic seconds).
-        var manifestLead: Double?
     }
 
     private struct State {
@@ -42,6 +39,10 @@ final class LiveEdge: Sendable {
         var ended = false
         var hasPlaylist = false
         var suggestedTarget: Double?
+        /// From a DASH manifest's newest segment: media seconds (as the source wrote them) less
+        /// when it was listed (monotonic seconds). One for every time line: the media times are
+        /// the source's own, and each line maps them by its `shift`.
+        var manifestLead: Double?
     }
 
     private let state = Mutex(State())
@@ -84,13 +85,11 @@ final class LiveEdge: Sendable {
         }
     }
 
-    /// A DASH manifest's evidence for time line `epoch`: its newest segment's end in the source's
-    /// media seconds, less when it was listed (monotonic seconds).
-    func manifestSeen(lead: Double, epoch: Int) {
+    /// A DASH manifest's evidence: its newest segment's end in the source's media seconds, less
+    /// when it was listed (monotonic seconds).
+    func manifestSeen(lead: Double) {
         state.withLock { state in
-            guard var line = state.lines[epoch] else { return }
-            line.manifestLead = Swift.max(line.manifestLead ?? -.infinity, lead)
-            state.lines[epoch] = line
+            state.manifestLead = Swift.max(state.manifestLead ?? -.infinity, lead)
         }
     }
 
@@ -113,7 +112,7 @@ final class LiveEdge: Sendable {
             if let base = line.base, let program = line.programLead {
                 return (base + program + unixNow - time, .programDateTime)
             }
-            if let lead = line.manifestLead, let shift = line.shift {
+            if let lead = state.manifestLead, let shift = line.shift {
                 return (lead + shift + now - time, .arrival)
             }
             if state.hasPlaylist {

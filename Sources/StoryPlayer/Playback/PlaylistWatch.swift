@@ -70,7 +70,7 @@ final class PlaylistWatch: Sendable {
     /// FFmpeg's DASH demuxer starts a timeline's manifest at its oldest segment, seconds behind
     /// the edge, and fetches each segment as the decoder needs it, so without the manifest the
     /// player would take that start for the edge.
-    init(dash url: String, epoch: Int, edge: LiveEdge, gate: InterruptGate, timeout: Double, name: String) {
+    init(dash url: String, edge: LiveEdge, gate: InterruptGate, timeout: Double, name: String) {
         let thread = Thread { [self] in
             DecoderWorkers.nameThisThread(name)
             defer { done.signal() }
@@ -83,7 +83,7 @@ final class PlaylistWatch: Sendable {
                     // A manifest read late was written earlier: its newest segment was listed by
                     // then (bounded, for a publisher whose clock is off from this one).
                     let age = manifest.publishTime.map { min(max(0, Date().timeIntervalSince1970 - $0), PlaylistWatch.maxManifestAge) } ?? 0
-                    edge.manifestSeen(lead: end - (seen - age), epoch: epoch)
+                    edge.manifestSeen(lead: end - (seen - age))
                 }
                 if !manifest.isDynamic { edge.markEnded() }
             } while gate.sleep(seconds: PlaylistWatch.manifestInterval) && !retired.load(ordering: .acquiring)
