@@ -55,8 +55,8 @@ extension ItemPlayer {
                 live.epoch = epoch
                 live.newest = nil
                 live.playhead.unanchor()
-                trace.record(.discontinuity, t: t, story: storyID, item: tracedItem, player: id, participant: participant,
-                             detail: "timestamps jumped from \(format(from)) s to \(format(to)) s")
+                trace.record(.discontinuity, t: t, story: storyID, item: tracedItem, player: id,
+                             detail: "timestamps jumped from \(format(from)) s to \(format(to)) s", participant: participant)
             default:
                 break
             }
