@@ -81,8 +81,9 @@ final class PicturesTests: XCTestCase {
         XCTAssertEqual(layout.lanes, ["a", "b", "c"])
         let aRow = layout.barCentre("a")!, bRow = layout.barCentre("b")!, cRow = layout.barCentre("c")!
         XCTAssertEqual(picture[layout.x(1.5), aRow], LifecycleTimeline.palette[0], "player 1's bar")
-        XCTAssertTrue([LifecycleTimeline.failedBar, LifecycleTimeline.failedHatch].contains(picture[layout.x(3.5), bRow]),
-                      "player 2 failed: its bar is hatched red")
+        XCTAssertEqual(picture[layout.x(3.5), bRow], LifecycleTimeline.palette[1], "player 2 played normally until it failed")
+        XCTAssertTrue([LifecycleTimeline.failedBar, LifecycleTimeline.failedHatch].contains(picture[layout.x(7.5), bRow]),
+                      "player 2 failed at 7: its bar is hatched red from there")
         XCTAssertNotEqual(picture[layout.x(4.5), aRow], LifecycleTimeline.palette[0], "a has no player between 3 and 5")
         XCTAssertEqual(picture[layout.x(5.5), cRow], LifecycleTimeline.palette[2])
         // Bands, looked at just above a bar: one alive (none), two alive (shaded), three (red).

@@ -55,9 +55,9 @@ final class TimelinePictureTests: XCTestCase {
         let layout = LifecycleTimeline.layout(events, width: 900)
         func colours(_ story: String) -> Set<RGBAColor> {
             let centre = layout.barCentre(story)!
-            return Set((layout.x(0.5)..<layout.x(2.5)).flatMap { x in (centre - 3...centre + 3).map { picture[x, $0] } })
+            return Set((layout.x(3.2)..<layout.x(3.9)).flatMap { x in (centre - 3...centre + 3).map { picture[x, $0] } })
         }
-        XCTAssertTrue(colours("broken").isSuperset(of: [LifecycleTimeline.failedBar, LifecycleTimeline.failedHatch]), "hatched red")
+        XCTAssertTrue(colours("broken").isSuperset(of: [LifecycleTimeline.failedBar, LifecycleTimeline.failedHatch]), "hatched red after it failed")
         XCTAssertTrue(colours("ok").isDisjoint(with: [LifecycleTimeline.failedBar, LifecycleTimeline.failedHatch]))
         XCTAssertTrue(colours("ok").contains(LifecycleTimeline.palette[0]))
     }

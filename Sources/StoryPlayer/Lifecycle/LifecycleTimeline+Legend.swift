@@ -65,14 +65,4 @@ extension LifecycleTimeline {
                                   size: axisTextSize, color: axisColor, on: &image)
         }
     }
-
-    /// A failed player's bar: dark red with bright diagonal stripes, unlike any story's colour,
-    /// so it reads as failed even where its red `failed` mark is far off or hidden.
-    static func drawFailedBar(x0: Int, x1: Int, top: Int, bottom: Int, on image: inout RGBAImage) {
-        for y in max(0, top)..<min(image.height, bottom) {
-            for x in max(0, x0)..<min(image.width, x1) {
-                image[x, y] = (x + y) % 6 < 2 ? failedHatch : failedBar
-            }
-        }
-    }
 }

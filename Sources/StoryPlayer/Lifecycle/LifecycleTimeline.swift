@@ -3,7 +3,7 @@ import Foundation
 
 /// The lifecycle as one picture: a lane per story (named as the storyboard spells it) with time
 /// running left to right, and under a room's a lane per participant's audio-only player; a bar
-/// per player from play to stop labelled with its id (hatched red when the player failed), marks
+/// per player from play to stop labelled with its id (hatched red from the moment it failed), marks
 /// for firstFrame (green), ended (blue), failed (red) and reconnect (orange), a shaded band
 /// wherever two video players are alive and a red band wherever more than `maxAlive` are (on the
 /// audio lanes, more than `maxAudio`), counted as `check` counts, and a legend saying so. It
@@ -65,7 +65,7 @@ public enum LifecycleTimeline {
         return image
     }
 
-    // MARK: - Lanes and bars
+    // MARK: - Lanes
 
     /// Each lane's story id in its own case (cut with "…" where the margin ends), and a rule.
     private static func drawLanes(_ layout: Layout, on image: inout RGBAImage) {
@@ -80,40 +80,6 @@ public enum LifecycleTimeline {
                                   width: Double(layout.width - layout.left - layout.right), height: 1, radius: 0,
                                   color: RGBAColor(red: 60, green: 60, blue: 70))
         }
-    }
-
-    /// A bar per player from play to stop (or to the end), in its story's colour, or hatched red
-    /// when the player failed; on its lane (`LaneMap`). A room's video player is labelled with
-    /// its participant too.
-    private static func drawBars(_ events: [TraceEvent], _ layout: Layout, on image: inout RGBAImage) {
-        let failed = Set(events.filter { $0.event == .failed }.compactMap(\.player))
-        var playing: [Int: (event: TraceEvent, start: Double)] = [:]
-        // Colours go by story, so a room's audio lanes do not shift the stories after it.
-        let storyLanes = layout.lanes.filter { !layout.map.audioLanes.contains($0) }
-        func bar(_ player: Int, _ play: TraceEvent, _ start: Double, _ end: Double) {
-            let laneName = layout.map.lane(of: play)
-            guard let lane = storyLanes.firstIndex(of: play.story), let top = layout.laneTop(laneName) else { return }
-            let x0 = layout.x(start), x1 = max(layout.x(end), x0 + 2)
-            if failed.contains(player) {
-                drawFailedBar(x0: x0, x1: x1, top: top + 7, bottom: top + layout.laneHeight - 7, on: &image)
-            } else {
-                image.fillRoundedRect(x: Double(x0), y: Double(top + 7), width: Double(x1 - x0), height: Double(layout.laneHeight - 14),
-                                      radius: 3, color: palette[lane % palette.count])
-            }
-            var label = "#\(player)"
-            if !layout.map.isAudio(player: player), let participant = layout.map.participant(of: play) { label += " " + participant }
-            if Typeface.regular.width(of: label, size: barTextSize) + 6 < x1 - x0 {
-                let metrics = Typeface.regular.metrics(size: barTextSize)
-                Typeface.regular.draw(label, x: x0 + 4, y: metrics.lineTop(centredIn: layout.laneHeight, at: top),
-                                      size: barTextSize, color: .white, on: &image)
-            }
-        }
-        for event in events {
-            guard let player = event.player else { continue }
-            if event.event == .play { playing[player] = (event, event.t) }
-            if event.event == .stop, let started = playing.removeValue(forKey: player) { bar(player, started.event, started.start, event.t) }
-        }
-        for (player, started) in playing.sorted(by: { $0.key < $1.key }) { bar(player, started.event, started.start, layout.duration) }
     }
 
     /// Events from a trace file's JSON Lines; lines that are not events are skipped.
