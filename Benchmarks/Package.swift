@@ -2,12 +2,12 @@
 import PackageDescription
 
 // The raster micro-benchmark, as its own package so that the product never builds
-// package-benchmark or links pixman. `live-stories` is a symlink to the repository root, which
-// gives the main package the same identity whatever the clone's folder is called.
+// package-benchmark or links pixman. The main package is named "live-stories" here, as in
+// Tests/Fuzz/Package.swift, so its products are found whatever the clone's folder is called.
 let package = Package(
     name: "live-stories-benchmarks",
     dependencies: [
-        .package(path: "live-stories"),
+        .package(name: "live-stories", path: ".."),
         .package(url: "https://github.com/ordo-one/package-benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [

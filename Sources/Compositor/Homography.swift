@@ -12,8 +12,6 @@ public struct Homography: Sendable, Equatable {
         m = entries
     }
 
-    public static let identity = Homography([1, 0, 0, 0, 1, 0, 0, 0, 1])
-
     /// The composition `self ∘ other`: apply `other`, then `self`.
     public static func * (lhs: Homography, rhs: Homography) -> Homography {
         var r = [Double](repeating: 0, count: 9)

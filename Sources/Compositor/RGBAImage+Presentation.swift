@@ -19,12 +19,6 @@ public struct BubbleTransform: Sendable, Equatable {
         self.cornerRadius = cornerRadius
     }
 
-    /// Where the drawn frame lies on screen: its left, top, right and bottom edges in pixels.
-    public func frameRect(width: Int, height: Int) -> (left: Double, top: Double, right: Double, bottom: Double) {
-        let halfW = Double(width) * scale / 2, halfH = Double(height) * scale / 2
-        return (centre.x - halfW, centre.y - halfH, centre.x + halfW, centre.y + halfH)
-    }
-
     /// Between a bubble at (x, y) with radius r (fractions of the screen width and height; r of
     /// the width) at `progress` 0, and the full screen at 1.
     public static func opening(from bubble: (x: Double, y: Double, r: Double), progress: Double,

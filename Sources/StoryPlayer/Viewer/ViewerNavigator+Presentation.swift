@@ -4,12 +4,6 @@ import Foundation
 extension ViewerNavigator {
     // MARK: - Hold, overlay, presentation
 
-    /// Whether a finger holds the current item at `t`.
-    public func isHeld(at t: Double) -> Bool {
-        guard let hold else { return false }
-        return t >= hold.start && t < hold.end
-    }
-
     /// The overlay's opacity: it fades out while a finger holds the story, as in Instagram.
     public func overlayOpacity(at t: Double) -> Double {
         guard let hold, t >= hold.start else { return 1 }
