@@ -162,7 +162,7 @@ final class LiveClockUnitTests: XCTestCase {
 
     // MARK: - Posters and the stream allow-list
 
-    /// The README's live example lists `protocols` without `file`: its local poster loads all
+    /// The live example of docs/live.md (once the README's) lists `protocols` without `file`: its local poster loads all
     /// the same (issue "What a new user ran into", item 19), while a story's own local file is
     /// still held to the list.
     func testALocalPosterLoadsWhateverTheStreamProtocolsSay() throws {

@@ -3,7 +3,7 @@ import StoryPlayer
 import XCTest
 
 /// Storyboards written by hand: syntax errors say the file, line and column; a trailing comma is
-/// an error, not quietly accepted; `"version": 1`, as the README writes it, is accepted.
+/// an error, not quietly accepted; `"version": 1`, as docs/storyboard.md writes it, is accepted.
 final class StoryboardSyntaxTests: XCTestCase {
     func parseError(_ json: String) -> String? {
         do {
