@@ -50,7 +50,8 @@ frames = json.loads(subprocess.run(["python3", code, "stats", out], capture_outp
 stop = [json.loads(l) for l in open(out + "/lifecycle.jsonl") if '"stop"' in l][-1]
 offset = stop.get("live_offset_ms", {})
 lat = frames.get("latency_ms", {})
-theirs = json.loads(subprocess.run(["python3", code, "ffmpeg-latency", url, "8"], capture_output=True, text=True).stdout or "{}")
+import os
+theirs = {} if os.environ.get("THEIRS_APART") else json.loads(subprocess.run(["python3", code, "ffmpeg-latency", url, "8"], capture_output=True, text=True).stdout or "{}")
 print(f"  {label:<16} distinct/s {frames['distinct_per_second']:5.1f}   latency from frames p50 {lat.get('p50', '-'):>5} p95 {lat.get('p95', '-'):>5} ms"
       f"   live_offset_ms p50 {offset.get('p50', '-'):>7} p95 {offset.get('p95', '-'):>7} ({stop.get('live_offset_from', '-')})"
       f"   rebuffers {stop.get('rebuffers', '-')} dropped {stop.get('dropped', '-')}"
@@ -122,12 +123,28 @@ for protocol in "${protocols[@]}"; do
         stop_publisher
       done ;;
     srt)
-      # An SRT listener serves one caller at a time: a fresh one for the render, one for ffmpeg.
-      port=$(free_port)
-      publish_coded "$ffmpeg_encode -f mpegts 'srt://127.0.0.1:$port?mode=listener'"
-      wait_for "grep -qi ':$(printf '%04X' "$port") ' /proc/net/udp"
-      render_and_read "srt-ffmpeg" "srt://127.0.0.1:$port?mode=caller"
-      stop_publisher ;;
+      # An SRT listener serves one caller: a publisher for the render, another for ffmpeg's own
+      # decode. Twice: with SRT's default 120 ms receive buffer (TSBPD), and with 20 ms on both
+      # ends (`latency` in microseconds), which loopback allows.
+      for variant in default latency-20ms; do
+        query=""; [[ $variant == latency-20ms ]] && query="&latency=20000"
+        for step in render ffmpeg; do
+          port=$(free_port)
+          publish_coded "$ffmpeg_encode -f mpegts 'srt://127.0.0.1:$port?mode=listener$query'"
+          wait_for "grep -qi ':$(printf '%04X' "$port") ' /proc/net/udp"
+          url="srt://127.0.0.1:$port?mode=caller$query"
+          if [[ $step == render ]]; then
+            THEIRS_APART=1 render_and_read "srt-$variant" "$url"
+          else
+            python3 - "$variant" "$(python3 "$code" ffmpeg-latency "$url" 8)" <<'PY'
+import json, sys
+theirs = json.loads(sys.argv[2] or "{}")
+print(f"  {'srt-' + sys.argv[1]:<16} ffmpeg low-delay p50 {theirs.get('latency_ms', {}).get('p50', '-')} ms, {theirs.get('distinct_per_second', '-')}/s")
+PY
+          fi
+          stop_publisher
+        done
+      done ;;
     http-ts)
       port=$(free_port)
       publish_coded "$ffmpeg_encode -f mpegts -listen 1 'http://127.0.0.1:$port/live.ts'"
