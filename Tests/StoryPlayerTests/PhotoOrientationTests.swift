@@ -30,6 +30,23 @@ final class PhotoOrientationTests: XCTestCase {
         }
     }
 
+    /// A WebP photo's EXIF (FFmpeg copies it into the frame's metadata, with no display matrix)
+    /// turns it as the same tag turns a JPEG. ImageMagick 6 ignores a WebP's orientation, so the
+    /// reference is its reading of the JPEG the WebP is made from, tagged alike.
+    func testAWebPPhotoTurnsByItsEXIFToo() throws {
+        for orientation in [6, 7] {
+            let photo = try PhoneMedia.photo(orientation: orientation, in: folder)
+            let webp = folder.file("photo-\(orientation).webp")
+            try PhoneMedia.run(PhoneMedia.tool("convert"), [photo, "-strip", "-define", "webp:lossless=true", webp])
+            try PhoneMedia.run(PhoneMedia.tool("exiftool"), ["-q", "-overwrite_original", "-n", "-Orientation=\(orientation)", webp])
+            let shown = PhoneMedia.shownSize(orientation: orientation)
+            let loaded = try PictureLoader.load(MediaSource(uri: webp, relativeTo: "/"), width: shown.width / 2,
+                                                height: shown.height / 2, limits: DecodeLimits())
+            let reference = try PhoneMedia.reference(photo, width: shown.width / 2, height: shown.height / 2)
+            PhoneMedia.assertSameRegions(loaded, reference, "WebP, orientation \(orientation)")
+        }
+    }
+
     /// `probe` gives the size as shown and the EXIF value.
     func testProbeReportsTheShownSizeAndTheOrientation() throws {
         for orientation in 1...8 {
