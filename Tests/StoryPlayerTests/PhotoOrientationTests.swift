@@ -59,6 +59,56 @@ final class PhotoOrientationTests: XCTestCase {
         }
     }
 
+    /// The preload window's probe decodes no picture; it reads the tag from the file, so the
+    /// `preload` event's size is the shown one too.
+    func testThePreloadProbeReadsTheTagWithoutDecoding() throws {
+        for orientation in 1...8 {
+            let photo = try PhoneMedia.photo(orientation: orientation, in: folder)
+            let probe = try MediaProbe.run(source: MediaSource(uri: photo, relativeTo: "/"), limits: DecodeLimits(),
+                                           isLive: false, decodeFirstFrame: false)
+            let shown = PhoneMedia.shownSize(orientation: orientation)
+            XCTAssertEqual(probe.orientation, orientation)
+            XCTAssertEqual([probe.width, probe.height], [shown.width, shown.height], "orientation \(orientation)")
+            let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: photo)))
+            XCTAssertEqual(EXIFOrientation.read(bytes)?.exif, orientation)
+        }
+    }
+
+    /// The EXIF reader takes files from anywhere: cut short at every length, bytes changed at
+    /// random, and headers that point outside themselves give nil or a value, never a crash.
+    func testTheEXIFReaderSurvivesHostileBytes() throws {
+        let photo = try PhoneMedia.photo(orientation: 6, in: folder)
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: photo)))
+        let header = Array(bytes.prefix(400))
+        for length in 0...header.count { _ = EXIFOrientation.read(Array(header.prefix(length))) }
+        var state: UInt64 = 0x2545_F491_4F6C_DD1D
+        for _ in 0..<20_000 {
+            var mutated = header
+            for _ in 0..<3 {
+                state ^= state << 13; state ^= state >> 7; state ^= state << 17
+                mutated[Int(state % UInt64(mutated.count))] = UInt8(truncatingIfNeeded: state >> 32)
+            }
+            if let orientation = EXIFOrientation.read(mutated) { XCTAssertTrue((1...8).contains(orientation.exif)) }
+        }
+        let tiffAt = 12 // after the JPEG's SOI, APP1 marker, length and "Exif\0\0" (exiftool writes no JFIF)
+        func jpeg(_ tiff: [UInt8]) -> [UInt8] {
+            let length = tiff.count + 8
+            return [0xFF, 0xD8, 0xFF, 0xE1, UInt8(length >> 8), UInt8(length & 255)] + Array("Exif\0\0".utf8) + tiff
+        }
+        XCTAssertEqual(jpeg([]).count, tiffAt)
+        let cases: [[UInt8]] = [
+            jpeg(Array("MM".utf8) + [0, 42, 0xFF, 0xFF, 0xFF, 0xF0]), // IFD0 far past the end
+            jpeg(Array("II".utf8) + [42, 0, 8, 0, 0, 0, 0xFF, 0xFF]), // 65535 entries, none there
+            jpeg(Array("MM".utf8) + [0, 42, 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, 9, 0, 0]), // Orientation 9
+            jpeg(Array("MM".utf8) + [0, 42, 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, 3, 0, 0, 0, 1, 0]), // cut in the value
+            [0xFF, 0xD8, 0xFF, 0xE1, 0, 0], [0xFF, 0xD8, 0xFF, 0xE1, 0xFF, 0xFF, 0x45], [0xFF, 0xD8] + Array(repeating: 0xFF, count: 64),
+            Array("RIFF\0\0\0\0WEBPEXIF".utf8) + [0xFF, 0xFF, 0xFF, 0xFF], Array("RIFF\0\0\0\0WEBP".utf8),
+        ]
+        for bytes in cases { XCTAssertNil(EXIFOrientation.read(bytes), "\(bytes)") }
+        let good = jpeg(Array("II".utf8) + [42, 0, 8, 0, 0, 0, 1, 0, 0x12, 0x01, 3, 0, 1, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0])
+        XCTAssertEqual(EXIFOrientation.read(good)?.exif, 5)
+    }
+
     /// EXIF's numbering, and the display matrices FFmpeg's MJPEG decoder makes of it
     /// (`av_display_rotation_set` and `av_display_matrix_flip`, as read from its frames).
     func testDisplayMatricesReadAsTheirEXIFValue() {

@@ -323,6 +323,21 @@ final class MediaDecoder {
         return try nextPicture()
     }
 
+    /// A still's orientation read from its file's EXIF without decoding it (`EXIFOrientation`),
+    /// for the preload window's probe; nil when it says none. An image demuxer's first packet
+    /// is the whole file. This ends the decoder's input: no picture is decoded after it.
+    func peekStillOrientation() -> PictureOrientation? {
+        guard isStill, picturesDecoded == 0, !inputDone, let packetPointer = packet.pointer else { return nil }
+        gate.arm(seconds: limits.timeouts.read)
+        let read = format.readFrame(into: packetPointer)
+        gate.disarm()
+        inputDone = true
+        guard read >= 0 else { return nil }
+        defer { av_packet_unref(packetPointer) }
+        guard let data = packetPointer.pointee.data, packetPointer.pointee.size > 0 else { return nil }
+        return EXIFOrientation.read(UnsafeRawBufferPointer(start: data, count: Int(packetPointer.pointee.size)))
+    }
+
     /// Moves to the last keyframe at or before `seconds` (`avformat_seek_file`) and flushes the decoder.
     func seek(to seconds: Double) throws(MediaError) {
         guard let track, let codecContext = track.codec.pointer, let formatContext = format.pointer else {

@@ -67,8 +67,10 @@ public struct MediaProbe: Sendable {
         }
         let ms = { (end: UInt64) in Double(end &- started) / 1e6 }
         let shownWidth = Int((Double(decoder.codedWidth) * decoder.sampleAspectRatio).rounded())
-        // Read after the first picture: a photo's EXIF orientation comes with it.
-        let orientation = decoder.orientation
+        // Read after the first picture: a photo's EXIF orientation comes with it. Without a
+        // decoded picture, a photo's file is read for it.
+        var orientation = decoder.orientation
+        if !decodeFirstFrame, decoder.isStill, let stored = decoder.peekStillOrientation() { orientation = stored }
         let turned = orientation.swapsSides
         let kind: Kind = decoder.isStill ? .picture : decoder.hasVideo ? .video : .sound
         return MediaProbe(source: source.description, kind: kind, codec: decoder.codecName,
