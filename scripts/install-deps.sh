@@ -45,6 +45,11 @@ if ((want_tests)); then
     command -v "${entry%%:*}" >/dev/null 2>&1 || [[ -x /usr/sbin/${entry%%:*} ]] || missing+=("${entry#*:}")
   done
   [[ -f /usr/lib/nginx/modules/ngx_rtmp_module.so ]] || missing+=(libnginx-mod-rtmp)
+  # The photo orientation tests tag JPEGs as phones do with exiftool, and check every picture
+  # against ImageMagick's -auto-orient. Another `convert` (GraphicsMagick, a stand-in) may be
+  # first on PATH, so ImageMagick is known by its version line.
+  command -v exiftool >/dev/null 2>&1 || missing+=(libimage-exiftool-perl)
+  [[ $(convert -version 2>/dev/null) == *"Version: ImageMagick"* ]] || missing+=(imagemagick)
   # The live-clock tests publish with GStreamer too (a family other than ffmpeg): rtmp2sink,
   # hlssink2, srtsink and dashsink (-bad), x264enc (-ugly), flvmux (-good), avenc_aac (-libav).
   command -v gst-launch-1.0 >/dev/null 2>&1 || missing+=(gstreamer1.0-tools)

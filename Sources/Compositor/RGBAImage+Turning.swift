@@ -6,25 +6,30 @@ extension RGBAImage {
 
     /// Copies RGBA rows out of a padded buffer (`stride` bytes apart) to `target`, turning the
     /// picture clockwise by `quarterTurns` × 90° on the way (`turnedSize` wide, no padding).
+    /// `mirrored` flips it left to right first, before the turn: that is how the mirrored EXIF
+    /// orientations (2, 4, 5, 7) are put upright.
     public static func turn(_ source: UnsafePointer<UInt8>, stride: Int, width w: Int, height h: Int, quarterTurns: Int,
-                     into target: UnsafeMutablePointer<UInt8>) {
+                     mirrored: Bool = false, into target: UnsafeMutablePointer<UInt8>) {
         let turns = ((quarterTurns % 4) + 4) % 4
         let outWidth = turns % 2 == 0 ? w : h
         let raw = UnsafeMutableRawPointer(target)
-        if turns == 0 {
+        if turns == 0 && !mirrored {
             for y in 0..<h { (raw + y * w * 4).copyMemory(from: source + y * stride, byteCount: w * 4) }
             return
         }
         let words = raw.assumingMemoryBound(to: UInt32.self)
         for y in 0..<h {
             let row = UnsafeRawPointer(source + y * stride)
-            for x in 0..<w {
+            for sourceX in 0..<w {
+                // The column this pixel is in once flipped, then where the turn puts it.
+                let x = mirrored ? w - 1 - sourceX : sourceX
                 let (dx, dy): (Int, Int) = switch turns {
+                case 0: (x, y)
                 case 1: (h - 1 - y, x)
                 case 2: (w - 1 - x, h - 1 - y)
                 default: (y, w - 1 - x)
                 }
-                words[dy * outWidth + dx] = row.loadUnaligned(fromByteOffset: x * 4, as: UInt32.self)
+                words[dy * outWidth + dx] = row.loadUnaligned(fromByteOffset: sourceX * 4, as: UInt32.self)
             }
         }
     }

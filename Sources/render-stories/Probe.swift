@@ -6,7 +6,8 @@ struct Probe: ParsableCommand {
         abstract: "Open a source, decode its first frame, and say what it is and how long that took.",
         discussion: """
         Prints what the source shows (video, picture or sound), the codec, the size as shown (after \
-        rotation and aspect ratio), the frame rate, whether the source is live (it has no duration), \
+        rotation and aspect ratio), the orientation (as EXIF numbers it, 1-8: a photo's Orientation \
+        tag, or a video's display matrix), the frame rate, whether the source is live (it has no duration), \
         its duration, three spans from the start: open (demuxer ready), first packet, first frame; \
         and every stream (video: codec, size, rate; audio: codec, channels, sample rate). A live \
         publisher may send sound before its first picture, so the picture is awaited for the open \

@@ -18,6 +18,8 @@ let package = Package(
                           dependencies: ["CFuzzerDriver", .product(name: "StoryPlayer", package: "live-stories")]),
         .executableTarget(name: "FuzzFeedPage",
                           dependencies: ["CFuzzerDriver", .product(name: "StoryPlayer", package: "live-stories")]),
+        .executableTarget(name: "FuzzEXIF",
+                          dependencies: ["CFuzzerDriver", .product(name: "StoryPlayer", package: "live-stories")]),
     ],
     swiftLanguageModes: [.v6]
 )

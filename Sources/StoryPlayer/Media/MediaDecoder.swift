@@ -11,15 +11,17 @@ final class DecodedPicture: @unchecked Sendable {
     let frame: Frame
     /// Seconds from the stream's start.
     let time: Double
-    /// Clockwise quarter turns the stream asks for (its display matrix).
-    let quarterTurns: Int
+    /// How to show it upright: its stream's display matrix, or the picture's own EXIF.
+    let orientation: PictureOrientation
+    /// Clockwise quarter turns the picture asks for.
+    var quarterTurns: Int { orientation.quarterTurns }
     /// The stream's pixel aspect ratio, for frames that do not carry their own.
     let sampleAspectRatio: Double
 
-    init(frame: Frame, time: Double, quarterTurns: Int = 0, sampleAspectRatio: Double = 1) {
+    init(frame: Frame, time: Double, orientation: PictureOrientation = .upright, sampleAspectRatio: Double = 1) {
         self.frame = frame
         self.time = time
-        self.quarterTurns = quarterTurns
+        self.orientation = orientation
         self.sampleAspectRatio = sampleAspectRatio
     }
 }
@@ -46,6 +48,8 @@ final class MediaDecoder {
     /// Pictures returned so far, and the last packet the decoder refused: a stream that ends
     /// without a single picture fails with that error instead of ending quietly.
     private var picturesDecoded = 0
+    /// The first picture's orientation, once it is decoded.
+    private var firstOrientation: PictureOrientation?
     private var lastRefusal: Int32?
     /// Set by `firstPicture()`: the input ends after the first keyframe the decoder accepts.
     private var drainsAfterKeyframe = false
@@ -137,7 +141,10 @@ final class MediaDecoder {
     var duration: Double? {
         track?.duration ?? format.duration
     }
-    var quarterTurns: Int { track?.quarterTurns ?? 0 }
+    var quarterTurns: Int { orientation.quarterTurns }
+    /// How the shown picture is put upright: the first decoded picture's orientation (a
+    /// photo's EXIF), else the stream's display matrix.
+    var orientation: PictureOrientation { firstOrientation ?? track?.orientation ?? .upright }
     var codecName: String { track?.codecName ?? "none" }
     var codedWidth: Int { track?.codec.pointer.map { Int($0.pointee.width) }.flatMap { $0 > 0 ? $0 : nil } ?? track?.codedWidth ?? 0 }
     var codedHeight: Int { track?.codec.pointer.map { Int($0.pointee.height) }.flatMap { $0 > 0 ? $0 : nil } ?? track?.codedHeight ?? 0 }
@@ -188,8 +195,14 @@ final class MediaDecoder {
                 let received = avcodec_receive_frame(codecContext, framePointer)
                 if received >= 0 {
                     picturesDecoded += 1
+                    // A stream's display matrix wins: a picture's own (a JPEG's EXIF, or an
+                    // H.264 SEI) is taken only when the container says nothing, so a phone
+                    // video is never turned twice.
+                    let orientation = track.orientation != .upright ? track.orientation
+                        : PictureOrientation.of(framePointer) ?? .upright
+                    if picturesDecoded == 1 { firstOrientation = orientation }
                     return DecodedPicture(frame: frame, time: track.timeline.seconds(framePointer.pointee.best_effort_timestamp) ?? 0,
-                                          quarterTurns: track.quarterTurns, sampleAspectRatio: track.sampleAspectRatio)
+                                          orientation: orientation, sampleAspectRatio: track.sampleAspectRatio)
                 }
                 if received == FFmpegError.endOfFile {
                     outputDone = true
@@ -308,6 +321,21 @@ final class MediaDecoder {
         inputDone = false
         outputDone = false
         return try nextPicture()
+    }
+
+    /// A still's orientation read from its file's EXIF without decoding it (`EXIFOrientation`),
+    /// for the preload window's probe; nil when it says none. An image demuxer's first packet
+    /// is the whole file. This ends the decoder's input: no picture is decoded after it.
+    func peekStillOrientation() -> PictureOrientation? {
+        guard isStill, picturesDecoded == 0, !inputDone, let packetPointer = packet.pointer else { return nil }
+        gate.arm(seconds: limits.timeouts.read)
+        let read = format.readFrame(into: packetPointer)
+        gate.disarm()
+        inputDone = true
+        guard read >= 0 else { return nil }
+        defer { av_packet_unref(packetPointer) }
+        guard let data = packetPointer.pointee.data, packetPointer.pointee.size > 0 else { return nil }
+        return EXIFOrientation.read(UnsafeRawBufferPointer(start: data, count: Int(packetPointer.pointee.size)))
     }
 
     /// Moves to the last keyframe at or before `seconds` (`avformat_seek_file`) and flushes the decoder.

@@ -17,9 +17,12 @@ public struct MediaProbe: Sendable {
     public var kind: Kind
     /// The shown video stream's codec; "none" without one.
     public var codec: String
-    /// The size as shown: after the display matrix's rotation and the sample aspect ratio.
+    /// The size as shown: after the orientation's turn and the sample aspect ratio.
     public var width: Int
     public var height: Int
+    /// How the stored picture is put upright, as EXIF numbers it (1-8): a photo's Orientation
+    /// tag, or the same for a video's display matrix (6 for a quarter turn clockwise).
+    public var orientation: Int
     public var frameRate: Double
     /// No duration to play to: a live stream.
     public var isLive: Bool
@@ -64,11 +67,15 @@ public struct MediaProbe: Sendable {
         }
         let ms = { (end: UInt64) in Double(end &- started) / 1e6 }
         let shownWidth = Int((Double(decoder.codedWidth) * decoder.sampleAspectRatio).rounded())
-        let turned = decoder.quarterTurns % 2 == 1
+        // Read after the first picture: a photo's EXIF orientation comes with it. Without a
+        // decoded picture, a photo's file is read for it.
+        var orientation = decoder.orientation
+        if !decodeFirstFrame, decoder.isStill, let stored = decoder.peekStillOrientation() { orientation = stored }
+        let turned = orientation.swapsSides
         let kind: Kind = decoder.isStill ? .picture : decoder.hasVideo ? .video : .sound
         return MediaProbe(source: source.description, kind: kind, codec: decoder.codecName,
                           width: turned ? decoder.codedHeight : shownWidth,
-                          height: turned ? shownWidth : decoder.codedHeight,
+                          height: turned ? shownWidth : decoder.codedHeight, orientation: orientation.exif,
                           frameRate: decoder.isStill ? 0 : decoder.frameRate,
                           isLive: isLive || (decoder.duration == nil && !decoder.isStill),
                           duration: decoder.isStill ? nil : decoder.duration,
@@ -89,6 +96,7 @@ extension MediaProbe {
             "\"codec\": \(video ? JSONText.string(codec) : "null")",
             "\"width\": \(video ? String(width) : "null")",
             "\"height\": \(video ? String(height) : "null")",
+            "\"orientation\": \(video ? String(orientation) : "null")",
             "\"fps\": \(kind == .video && frameRate > 0 ? JSONText.number(frameRate) : "null")",
             "\"live\": \(isLive)",
             "\"duration\": \(duration.map(JSONText.number) ?? "null")",
@@ -105,6 +113,7 @@ extension MediaProbe {
         if kind != .sound {
             lines.append("codec        \(codec)")
             lines.append("size         \(width)x\(height)")
+            lines.append("orientation  \(orientation)")
         }
         if kind == .video { lines.append("frame rate   " + (frameRate > 0 ? String(format: "%.3f fps", frameRate) : "unknown")) }
         lines.append("live         \(isLive ? "yes" : "no")")

@@ -28,13 +28,13 @@ final class PictureConverter {
 
     // MARK: - Conversion to the canvas
 
-    /// The picture as RGBA at `width`×`height`: turned upright, stretched by the sample aspect
+    /// The picture as RGBA at `width`×`height`: flipped and turned upright, stretched by the sample aspect
     /// ratio, scaled to cover the canvas with its aspect ratio kept, and centre-cropped.
     /// `spare` is a picture the player no longer shows; its storage is written over when it is
     /// free to be, which spares an 8 MB allocation (and its page faults) per frame at 1080x1920.
     func rgba(_ picture: DecodedPicture, width: Int, height: Int, reusing spare: consuming RGBAImage? = nil) throws(MediaError) -> RGBAImage {
         guard let frame = picture.frame.pointer else { preconditionFailure("converting a freed frame") }
-        let quarterTurns = picture.quarterTurns
+        let quarterTurns = picture.quarterTurns, mirrored = picture.orientation.mirrored
         let turned = quarterTurns % 2 == 1
         // Work in the picture's stored orientation, then turn the result.
         let targetWidth = turned ? height : width
@@ -84,7 +84,7 @@ final class PictureConverter {
         }
         var image: RGBAImage
         var lines: Int32 = 0
-        if convertsInPlace, quarterTurns % 4 == 0, targetWidth % 8 == 0 {
+        if convertsInPlace, quarterTurns % 4 == 0, !mirrored, targetWidth % 8 == 0 {
             // The usual case: swscale writes the picture's own rows, with no padded frame and
             // no copy. (Its SIMD converters write blocks of 8 pixels, so a row of a multiple of
             // 8 is written exactly; the picture keeps slack after the last row all the same.)
@@ -99,7 +99,7 @@ final class PictureConverter {
             let turned = RGBAImage.turnedSize(width: targetWidth, height: targetHeight, quarterTurns: quarterTurns)
             image = RGBAImage(width: turned.width, height: turned.height, slack: 0, reusing: spare.take()) { target in
                 RGBAImage.turn(rows, stride: stride, width: targetWidth, height: targetHeight,
-                               quarterTurns: quarterTurns, into: target)
+                               quarterTurns: quarterTurns, mirrored: mirrored, into: target)
             }
         }
         guard lines > 0 else { throw MediaError(.convert, "cannot convert the picture", averror: lines) }

@@ -17,8 +17,10 @@ struct VideoTrack {
     let sampleAspectRatio: Double
     /// Frames per second as the stream declares it; 0 when unknown.
     let frameRate: Double
-    /// Clockwise quarter turns needed to show the picture upright (from the display matrix).
-    let quarterTurns: Int
+    /// How to show the picture upright (from the display matrix), mirrored ones included.
+    let orientation: PictureOrientation
+    /// Clockwise quarter turns needed to show the picture upright.
+    var quarterTurns: Int { orientation.quarterTurns }
     /// The stream's own duration in seconds, when the container gives one (the decoder falls
     /// back to the whole container's).
     let duration: Double?
@@ -45,17 +47,6 @@ struct VideoTrack {
         sampleAspectRatio = sar.num > 0 && sar.den > 0 ? av_q2d(sar) : 1
         let rate = av_guess_frame_rate(context, stream, nil)
         frameRate = rate.num > 0 && rate.den > 0 ? av_q2d(rate) : 0
-        quarterTurns = VideoTrack.quarterTurns(stream)
-    }
-
-    /// Clockwise quarter turns from the stream's display matrix (`av_display_rotation_get`).
-    private static func quarterTurns(_ stream: UnsafeMutablePointer<AVStream>) -> Int {
-        guard let data = av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, nil) else { return 0 }
-        let matrix = UnsafeRawPointer(data).assumingMemoryBound(to: Int32.self)
-        let counterClockwise = av_display_rotation_get(matrix)
-        guard counterClockwise.isFinite else { return 0 }
-        // The matrix says how the stored picture is rotated counter-clockwise; undo it.
-        let clockwise = Int((-counterClockwise).rounded())
-        return ((clockwise % 360 + 360) % 360 + 45) / 90 % 4
+        orientation = PictureOrientation.of(stream) ?? .upright
     }
 }
