@@ -57,11 +57,6 @@ extension FormatContext {
             // five target durations after the playlist last changed (measured: 5.3 s at 1 s).
             // Other demuxers ignore the option.
             options["m3u8_hold_counters"] = String(FormatContext.stalledPlaylistReloads)
-            // Pushed pictures (RTMP, SRT, MPEG-TS) read while the streams were analysed would be
-            // played first, old by the analysis and the wait for a keyframe, and the player's
-            // clock, anchored at the first picture, would stay that far behind the publisher:
-            // dropped instead, as `ffplay -fflags nobuffer` does.
-            if LiveSourceKind(source) == .push { options["fflags"] = "nobuffer" }
         }
         gate.arm(seconds: limits.timeouts.open)
         defer { gate.disarm() }

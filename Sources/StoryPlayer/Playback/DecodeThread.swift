@@ -54,7 +54,7 @@ final class DecodeThread: Sendable {
             // the decoder's own threads are told apart by this name (`DecoderWorkers`).
             DecoderWorkers.nameThisThread(name)
             let worker = Worker(source: source, isLive: isLive, limits: playing, clock: clock, gate: gate,
-                                reception: reception, edge: edge, sound: sound, queue: decoded, started: started, startAt: startAt,
+                                reception: reception, edge: edge, sound: sound, skip: skip, queue: decoded, started: started, startAt: startAt,
                                 playlistName: "playlist" + name.drop { $0 != " " }, watchGate: watchGate)
             worker.run()
             // Nothing more will come: the convert thread passes on what is queued, then ends.
@@ -138,6 +138,8 @@ private struct Worker {
     let reception: SourceReception
     let edge: LiveEdge
     let sound: LiveSound
+    /// Counts the pictures of a pushed source's opening burst passed over here (`PushBacklog`).
+    let skip: SkipBefore
     let queue: BoundedQueue<DecodedEvent>
     let started: UInt64
     let startAt: Double
@@ -223,10 +225,17 @@ private struct Worker {
         while !gate.isStopped {
             let failure: MediaError?
             do {
+                var backlog = PushBacklog(isPushed: isLive && LiveSourceKind(source) == .push)
+                defer { skip.count(passedOver: backlog.passedOver) }
                 while !gate.isStopped {
                     let picture = try clock.measure(.decode) { () throws(MediaError) in try decoder.nextPicture() }
                     chargeWorkers(of: decoder)
-                    guard let picture else { break }
+                    guard let picture else {
+                        for held in backlog.flush() {
+                            guard queue.put(.decoded(time: held.time, picture: held.picture, spans: held.spans)) else { return }
+                        }
+                        break
+                    }
                     let time = timeOffset + picture.time - (reconnects > 0 ? connectionFirstTime ?? picture.time : 0)
                     if isLive {
                         // A new connection starts a new time line, and so does a jump in the
@@ -257,7 +266,9 @@ private struct Worker {
                     // Live pictures wait for room as a file's do: a segment's burst is played on
                     // its own clock, not thinned to its last picture. Catching up is the
                     // player's call (`LivePlayhead`), by passing pictures over unconverted.
-                    guard queue.put(.decoded(time: time, picture: picture, spans: spans)) else { return }
+                    for next in backlog.take(PushBacklog.Picture(time: time, picture: picture, spans: spans), now: LiveEdge.now()) {
+                        guard queue.put(.decoded(time: next.time, picture: next.picture, spans: next.spans)) else { return }
+                    }
                     if decoder.isStill {
                         queue.put(.end)
                         return

@@ -19,6 +19,11 @@ final class SkipBefore: Sendable {
         return late
     }
 
+    /// Counts pictures the decode thread passed over itself (a pushed source's opening burst).
+    func count(passedOver pictures: Int) {
+        if pictures > 0 { skipped.add(pictures, ordering: .relaxed) }
+    }
+
     /// Pictures passed over so far.
     var count: Int { skipped.load(ordering: .relaxed) }
 }
