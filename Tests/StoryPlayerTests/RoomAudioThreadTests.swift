@@ -39,9 +39,9 @@ final class RoomAudioThreadTests: LiveServerTestCase {
     /// sends the header and `sentSeconds` of sound, then either stops sending and holds the
     /// connection open (`breaks` false: a stalled participant) or closes it (a broken one).
     /// Returns the file's URL.
-    func partialServer(_ file: String, breaks: Bool) throws -> String {
+    func partialServer(_ file: String, breaks: Bool, seconds: Double = RoomAudioThreadTests.sentSeconds) throws -> String {
         let port = LiveServers.freePort()
-        let sent = 44 + Int(RoomAudioThreadTests.sentSeconds * 48_000) * 4
+        let sent = 44 + Int(seconds * 48_000) * 4
         let script = """
         import socket, threading, time
         data = open("\(folder.file(file))", "rb").read()
@@ -67,10 +67,10 @@ final class RoomAudioThreadTests: LiveServerTestCase {
         return "http://127.0.0.1:\(port)/\(file)"
     }
 
-    func roomBoard(_ url: String, clock: String, duration: Double = 4, read: Double = 1) throws -> Storyboard {
+    func roomBoard(_ url: String, clock: String, duration: Double = 4, read: Double = 1, open: Double = 8) throws -> Storyboard {
         try Storyboard.parse("""
         {"canvas": {"width": 72, "height": 128, "fps": 10}, "duration": \(duration), "clock": "\(clock)",
-         "timeouts": {"read": \(read)},
+         "timeouts": {"open": \(open), "read": \(read)},
          "stories": [{"id": "panel", "room": {"participants": [{"id": "ana", "uri": "ana.wav"}, {"id": "dee", "uri": "\(url)"}]},
                       "duration": 20}]}
         """, folder: folder.path)
@@ -114,6 +114,19 @@ final class RoomAudioThreadTests: LiveServerTestCase {
         XCTAssertEqual(failed.participant, "dee")
         XCTAssertEqual(failed.media, "audio")
         XCTAssertEqual(summary.failedParticipants.map(\.participant), ["dee"])
+    }
+
+    /// A server that stalls while the participant is still being opened (before the WAV
+    /// demuxer has read what it probes) holds up the participant's thread, not the frames: with
+    /// the realtime clock the room does not wait for its participants to open.
+    func testAParticipantStalledWhileOpeningDoesNotHoldUpTheFrames() throws {
+        let url = try partialServer("dee.wav", breaks: false, seconds: 0.2)
+        // The probe and the audio's own open each wait out the open timeout (FFmpeg then goes on
+        // with what it read), and the first read past the sent sound the read timeout: about 3 s.
+        let (summary, events, _) = try render(try roomBoard(url, clock: "realtime", duration: 4, read: 1, open: 1))
+        XCTAssertEqual(summary.lateFrames, [], "frames drawn late while dee was opening: \(events.map(\.jsonLine))")
+        XCTAssertEqual(summary.frames, 40)
+        XCTAssertEqual(summary.failedParticipants.map(\.participant), ["dee"], "\(events.map(\.jsonLine))")
     }
 
     // MARK: - Virtual clock

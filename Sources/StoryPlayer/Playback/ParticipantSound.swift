@@ -57,7 +57,7 @@ final class ParticipantSound {
     private var failure: MediaError?
     private var stopped = false
 
-    /// Starts the thread for `participant`; `open()` then waits for what it found.
+    /// Starts the thread for `participant`; `open(waiting:)` then says what it found.
     init(participant: RoomParticipant, limits: DecodeLimits, waits: Bool, name: String) {
         self.waits = waits
         let channel = channel
@@ -126,19 +126,23 @@ final class ParticipantSound {
 
     // MARK: - Opening
 
-    /// Waits for the thread to open the source (bounded by the open timeout): what it is, or
-    /// why it could not be opened.
-    func open() -> Result<ParticipantFacts, MediaError> {
-        switch channel.queue.take() {
+    /// What the thread found when it opened the source, or why it could not open it: waited
+    /// for when `waiting` (bounded by the open timeout), else nil until the thread has said.
+    func open(waiting: Bool) -> Result<ParticipantFacts, MediaError>? {
+        guard let event = waiting ? channel.queue.take() : channel.queue.tryTake() else {
+            if !waiting { return nil }
+            ended = true
+            return .failure(MediaError(.interrupted, "stopped"))
+        }
+        switch event {
         case .opened(let facts):
             if !facts.hasSound { ended = true }
             return .success(facts)
         case .failed(let error):
             ended = true
             return .failure(error)
-        case .sound, .end, nil:
-            ended = true
-            return .failure(MediaError(.interrupted, "stopped"))
+        case .sound, .end:
+            preconditionFailure("a participant's thread says what it opened before it sends sound")
         }
     }
 

@@ -17,6 +17,8 @@ final class RoomStage {
         /// The participant's sound thread: it probes, opens and reads the source off the render
         /// thread. It runs while the room is on screen, failed or not, and stops with it.
         let sound: ParticipantSound
+        /// The thread has said what the source is (below), or that it failed to open.
+        var opened: Bool
         /// The source has an audio stream (a participant without one is shown muted).
         var hasSound: Bool
         var hasVideo: Bool
@@ -62,17 +64,31 @@ final class RoomStage {
         self.waits = waits
         lastTime = t
         layout = RoomLayout(width: canvas.width, height: canvas.height)
-        // Every participant's thread starts at once, so the sources open side by side; the room
-        // then waits for each to say what it is (bounded by the open timeout), as before.
+        // Every participant's thread starts at once, so the sources open side by side. With the
+        // virtual clock the room waits for each to say what it is (bounded by the open
+        // timeout), so its first decisions are those of every run; with the realtime clock it
+        // never waits: a participant joins the order when its thread has opened it.
         seats = room.participants.map { participant in
             let id = trace.nextPlayerID()
             trace.record(.play, t: t, story: storyID, player: id, participant: participant.id, media: "audio")
             let sound = ParticipantSound(participant: participant, limits: limits, waits: waits, name: "sound #\(id) \(storyID)")
-            return Seat(participant: participant, audioPlayer: id, sound: sound, hasSound: false, hasVideo: false, videoSize: nil,
-                        failed: false, pinned: pins[participant.id] ?? participant.pinned, avatar: nil)
+            return Seat(participant: participant, audioPlayer: id, sound: sound, opened: false, hasSound: false, hasVideo: false,
+                        videoSize: nil, failed: false, pinned: pins[participant.id] ?? participant.pinned, avatar: nil)
         }
-        for index in seats.indices {
-            switch seats[index].sound.open() {
+        order = Array(seats.indices)
+        admitOpened(at: t)
+    }
+
+    // MARK: - Opening
+
+    /// Takes in what each participant's thread found when it opened the source: waited for
+    /// with the virtual clock, only what has come with the realtime clock. A source that could
+    /// not be opened is traced as failed at `t`.
+    private func admitOpened(at t: Double) {
+        for index in seats.indices where !seats[index].opened {
+            guard let result = seats[index].sound.open(waiting: waits) else { continue }
+            seats[index].opened = true
+            switch result {
             case .success(let facts):
                 seats[index].hasSound = facts.hasSound
                 seats[index].hasVideo = facts.hasVideo
@@ -84,7 +100,6 @@ final class RoomStage {
                              participant: seats[index].participant.id, media: "audio")
             }
         }
-        order = Array(seats.indices)
     }
 
     // MARK: - Who is large
@@ -154,6 +169,7 @@ final class RoomStage {
     /// moments its video players start) are the full render's.
     func follow(local: Double, at t: Double) {
         lastTime = t
+        admitOpened(at: t)
         listen(until: local, at: t)
         sortSeats()
         if order[0] != shownLarge { switchLarge(to: order[0], at: t) }
