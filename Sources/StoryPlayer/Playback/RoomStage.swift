@@ -125,7 +125,7 @@ final class RoomStage {
 
     /// With the realtime clock, how long a window may wait for a participant's sound before it
     /// is measured without it (as silence): the network's usual lag, not a stall.
-    static let soundLagLimit = 0.5
+    static let soundLagLimit = 1.0
 
     /// Measures every 100 ms window of sound up to media time `local` and records each change
     /// of dominant speaker at the timeline time its window ended. With the virtual clock every
