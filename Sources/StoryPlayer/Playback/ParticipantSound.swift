@@ -56,6 +56,8 @@ final class ParticipantSound {
     /// Why the participant failed after it opened, until `takeFailure()` hands it on.
     private var failure: MediaError?
     private var stopped = false
+    /// `close()` has waited for the thread once (its semaphore is signalled once).
+    private var waitedForEnd = false
 
     /// Starts the thread for `participant`; `open(waiting:)` then says what it found.
     init(participant: RoomParticipant, limits: DecodeLimits, waits: Bool, name: String) {
@@ -214,17 +216,28 @@ final class ParticipantSound {
 
     // MARK: - Stop
 
-    /// Stops the thread: its gate gives up any wait, and the thread frees its FFmpeg objects as
-    /// it ends. Waits for it at most `DecodeThread.stopWait`. Safe to call more than once.
+    /// Tells the thread to stop without waiting for it: its gate gives up any wait, and the
+    /// thread frees its FFmpeg objects as it ends. A room tells all its threads before it waits
+    /// for any, so their network waits unwind side by side.
+    func requestStop() {
+        guard !stopped else { return }
+        stopped = true
+        ended = true
+        channel.gate.requestStop()
+        channel.queue.close()
+    }
+
+    /// Stops the thread and waits for it at most `DecodeThread.stopWait`. Returns whether it has
+    /// ended. Safe to call more than once.
     @discardableResult
     func close() -> Bool {
         if !stopped {
-            stopped = true
-            ended = true
-            channel.gate.requestStop()
-            channel.queue.close()
+            requestStop()
+            _ = channel.done.wait(timeout: .now() + DecodeThread.stopWait)
+        } else if !channel.finished.load(ordering: .acquiring), !waitedForEnd {
             _ = channel.done.wait(timeout: .now() + DecodeThread.stopWait)
         }
+        waitedForEnd = true
         return channel.finished.load(ordering: .acquiring)
     }
 }

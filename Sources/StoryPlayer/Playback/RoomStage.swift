@@ -269,6 +269,7 @@ final class RoomStage {
     func close(at t: Double?) {
         let t = t ?? lastTime
         stopVideo(at: t)
+        for seat in seats { seat.sound.requestStop() }
         for index in seats.indices {
             seats[index].sound.close()
             let seat = seats[index]
