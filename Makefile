@@ -34,7 +34,7 @@ test: test-deps
 # live sources and rooms. Its own build folder. Tests/Sanitizers/tsan.supp says why each
 # suppression is a false report. A report makes the test process (or the render-stories it
 # runs) exit 66, so the step fails.
-TSAN_TESTS := BoundedQueueTests|ConvertThreadTests|InterruptGateTests|PlayerLifecycleTests|MediaDecodingTests|FrameWriterTests|RasterizerTests|ViewerBehaviourTests|LiveSourceTests|LivePublisherTests|RoomTests
+TSAN_TESTS := BoundedQueueTests|ConvertThreadTests|InterruptGateTests|PlayerLifecycleTests|MediaDecodingTests|FrameWriterTests|RasterizerTests|ViewerBehaviourTests|LiveSourceTests|LivePublisherTests|RoomTests|RoomAudioThreadTests
 tsan: test-deps
 	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan
 	TSAN_OPTIONS="suppressions=$(CURDIR)/Tests/Sanitizers/tsan.supp halt_on_error=0 history_size=4" \

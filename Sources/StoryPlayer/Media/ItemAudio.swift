@@ -2,7 +2,9 @@ import CFFmpeg
 
 /// An item's sound: its own demuxer and audio decoder, resampled to 48 kHz interleaved float
 /// stereo. It belongs to the item's player, so it is created on play and freed on stop too.
-/// It decodes on demand, on the render thread, so the mix is as deterministic as the pictures.
+/// An item's player decodes it on demand, on the render thread, so the mix is as deterministic as
+/// the pictures; a room participant's sound thread (`ParticipantSound`) reads it block by block
+/// (`nextBlock`), each read under the thread's gate and the read timeout.
 final class ItemAudio {
     static let rate = 48_000
 
@@ -17,10 +19,17 @@ final class ItemAudio {
     private var buffer: [Float] = []
     private var bufferStart: Double?
     private var finished = false
+    /// Every read runs under it, armed with `readTimeout`: a stalled server fails the read.
+    private let gate: InterruptGate
+    private let readTimeout: Double
+    /// The decoder was told the input ended (`avcodec_send_packet(nil)`).
+    private var draining = false
 
     /// Opens the item's source a second time for its audio; throws when it has none.
-    init(source: MediaSource, limits: DecodeLimits, isLive: Bool = false) throws(MediaError) {
-        format = try FormatContext.open(source, limits: limits, gate: InterruptGate(), isLive: isLive)
+    init(source: MediaSource, limits: DecodeLimits, isLive: Bool = false, gate: InterruptGate = InterruptGate()) throws(MediaError) {
+        self.gate = gate
+        readTimeout = limits.timeouts.read
+        format = try FormatContext.open(source, limits: limits, gate: gate, isLive: isLive)
         guard let context = format.pointer else { preconditionFailure("an open demuxer has a context") }
         let status = av_find_best_stream(context, AVMEDIA_TYPE_AUDIO, -1, -1, nil, 0)
         guard status >= 0 else { throw MediaError(.noAudioStream, "no audio stream in \(source)", averror: status) }
@@ -70,37 +79,56 @@ final class ItemAudio {
         return out
     }
 
-    /// Reads and decodes packets until some samples come out or the data ends.
+    /// Reads and decodes packets until some samples come out or the data ends. A failed read
+    /// ends an item's sound here (its pictures report the failure).
     private func decodeMore() {
-        guard format.pointer != nil, let codecContext = codec.pointer, let packet = packet.pointer,
-              let frame = frame.pointer, resampler.pointer != nil else {
-            finished = true
-            return
-        }
-        while true {
-            let received = avcodec_receive_frame(codecContext, frame)
-            if received >= 0 {
-                append(frame)
-                av_frame_unref(frame)
-                return
-            }
-            if received != FFmpegError.tryAgain {
+        do throws(MediaError) {
+            guard let block = try nextBlock() else {
                 finished = true
                 return
             }
-            if format.readFrame(into: packet) < 0 {
+            if bufferStart == nil { bufferStart = block.time }
+            buffer.append(contentsOf: block.samples)
+        } catch {
+            finished = true
+        }
+    }
+
+    /// The next decoded samples and the media time of the first; nil at the end of the data or
+    /// once the gate is stopped. A read that fails, or waits past the read timeout, throws.
+    func nextBlock() throws(MediaError) -> SoundBlock? {
+        guard format.pointer != nil, let codecContext = codec.pointer, let packet = packet.pointer,
+              let frame = frame.pointer, resampler.pointer != nil else { return nil }
+        while true {
+            let received = avcodec_receive_frame(codecContext, frame)
+            if received >= 0 {
+                defer { av_frame_unref(frame) }
+                let time = timeline.seconds(frame.pointee.best_effort_timestamp) ?? 0
+                return SoundBlock(time: time, samples: resampler.interleavedStereo(frame))
+            }
+            if received == FFmpegError.endOfFile || draining { return nil }
+            // A packet the decoder refused is skipped, as a live story's sound does (`SoundTrack`).
+            if received != FFmpegError.tryAgain { continue }
+            gate.arm(seconds: readTimeout)
+            let read = format.readFrame(into: packet)
+            // Why the gate closed, read before disarming it (as `MediaDecoder` does). A read cut
+            // short by the gate may still return the part of a packet it got (flagged corrupt):
+            // that is the stall, not sound.
+            let interrupted = gate.reason
+            gate.disarm()
+            if read < 0 || interrupted != nil {
+                if read >= 0 { av_packet_unref(packet) }
+                if interrupted == .stopped || read == cffmpeg_averror_exit() && interrupted == nil { return nil }
+                if interrupted == .timedOut {
+                    throw MediaError(.timeout, "no data for \(ObjectReader.format(readTimeout)) s")
+                }
+                if read != FFmpegError.endOfFile { throw MediaError(.read, "the connection failed", averror: read) }
+                draining = true
                 _ = codec.send(nil)
                 continue
             }
             if packet.pointee.stream_index == streamIndex { _ = codec.send(packet) }
             av_packet_unref(packet)
         }
-    }
-
-    private func append(_ frame: UnsafeMutablePointer<AVFrame>) {
-        if bufferStart == nil {
-            bufferStart = timeline.seconds(frame.pointee.best_effort_timestamp) ?? 0
-        }
-        buffer.append(contentsOf: resampler.interleavedStereo(frame))
     }
 }

@@ -14,13 +14,19 @@ final class RoomStage {
     private struct Seat {
         let participant: RoomParticipant
         let audioPlayer: Int
-        var audio: ItemAudio?
+        /// The participant's sound thread: it probes, opens and reads the source off the render
+        /// thread. It runs while the room is on screen, failed or not, and stops with it.
+        let sound: ParticipantSound
+        /// The thread has said what the source is (below), or that it failed to open.
+        var opened: Bool
+        /// The source has an audio stream (a participant without one is shown muted).
+        var hasSound: Bool
         var hasVideo: Bool
         /// The video's size as shown (turned, sample aspect applied), when the probe knew it.
         var videoSize: (width: Int, height: Int)?
         var failed: Bool
         var pinned: Bool
-        let avatar: RGBAImage?
+        var avatar: RGBAImage?
         /// The large area's content while this participant has no video (made on first use).
         var avatarContent: (failed: Bool, picture: RGBAImage)?
     }
@@ -58,40 +64,42 @@ final class RoomStage {
         self.waits = waits
         lastTime = t
         layout = RoomLayout(width: canvas.width, height: canvas.height)
+        // Every participant's thread starts at once, so the sources open side by side. With the
+        // virtual clock the room waits for each to say what it is (bounded by the open
+        // timeout), so its first decisions are those of every run; with the realtime clock it
+        // never waits: a participant joins the order when its thread has opened it.
         seats = room.participants.map { participant in
             let id = trace.nextPlayerID()
             trace.record(.play, t: t, story: storyID, player: id, participant: participant.id, media: "audio")
-            var seat = Seat(participant: participant, audioPlayer: id, audio: nil, hasVideo: false, videoSize: nil, failed: false,
-                            pinned: pins[participant.id] ?? participant.pinned,
-                            avatar: participant.avatar.flatMap { try? PictureLoader.load($0, width: 256, height: 256, limits: limits) })
-            var participantLimits = limits
-            participantLimits.timeouts.retries = 0
-            do throws(MediaError) {
-                do throws(MediaError) {
-                    let probe = try MediaProbe.run(source: participant.source, limits: participantLimits,
-                                                   isLive: participant.isLive, decodeFirstFrame: false)
-                    // A live publisher may send its sound before its first picture, so a live
-                    // participant counts as having video until its player finds out.
-                    seat.hasVideo = probe.kind != .sound || participant.isLive
-                    if probe.width > 0, probe.height > 0 { seat.videoSize = (probe.width, probe.height) }
-                } catch {
-                    // A sound file (cy.m4a) is a participant without video, not a failure.
-                    guard error.code == .noVideoStream else { throw error }
-                }
-                do throws(MediaError) {
-                    seat.audio = try ItemAudio(source: participant.source, limits: limits, isLive: participant.isLive)
-                } catch {
-                    // Video without sound is shown muted, not failed.
-                    guard error.code == .noAudioStream else { throw error }
-                }
-            } catch {
-                seat.failed = true
-                trace.record(.failed, t: t, story: storyID, player: id, error: error.description, participant: participant.id,
-                             media: "audio")
-            }
-            return seat
+            let sound = ParticipantSound(participant: participant, limits: limits, waits: waits, name: "sound #\(id) \(storyID)")
+            return Seat(participant: participant, audioPlayer: id, sound: sound, opened: false, hasSound: false, hasVideo: false,
+                        videoSize: nil, failed: false, pinned: pins[participant.id] ?? participant.pinned, avatar: nil)
         }
         order = Array(seats.indices)
+        admitOpened(at: t)
+    }
+
+    // MARK: - Opening
+
+    /// Takes in what each participant's thread found when it opened the source: waited for
+    /// with the virtual clock, only what has come with the realtime clock. A source that could
+    /// not be opened is traced as failed at `t`.
+    private func admitOpened(at t: Double) {
+        for index in seats.indices where !seats[index].opened {
+            guard let result = seats[index].sound.open(waiting: waits) else { continue }
+            seats[index].opened = true
+            switch result {
+            case .success(let facts):
+                seats[index].hasSound = facts.hasSound
+                seats[index].hasVideo = facts.hasVideo
+                seats[index].videoSize = facts.videoSize
+                seats[index].avatar = facts.avatar
+            case .failure(let error):
+                seats[index].failed = true
+                trace.record(.failed, t: t, story: storyID, player: seats[index].audioPlayer, error: error.description,
+                             participant: seats[index].participant.id, media: "audio")
+            }
+        }
     }
 
     // MARK: - Who is large
@@ -105,7 +113,7 @@ final class RoomStage {
     private func sortSeats() {
         let keys = seats.map { seat in
             [seat.pinned, seat.participant.screensharing, speaker.dominant == seat.participant.id,
-             speaker.isSpeaking(seat.participant.id), seat.hasVideo && !seat.failed, seat.audio != nil]
+             speaker.isSpeaking(seat.participant.id), seat.hasVideo && !seat.failed, seat.hasSound]
         }
         let previous = order
         order = previous.enumerated().sorted { a, b in
@@ -115,21 +123,41 @@ final class RoomStage {
         }.map(\.element)
     }
 
+    /// With the realtime clock, how long a window may wait for a participant's sound before it
+    /// is measured without it (as silence): the network's usual lag, not a stall.
+    static let soundLagLimit = 1.0
+
     /// Measures every 100 ms window of sound up to media time `local` and records each change
-    /// of dominant speaker at the timeline time its window ended.
+    /// of dominant speaker at the timeline time its window ended. With the virtual clock every
+    /// participant's sound is waited for; with the realtime clock a window waits (unmeasured)
+    /// until every participant's sound for it has come, at most `soundLagLimit`.
     private func listen(until local: Double, at t: Double) {
         let window = DominantSpeaker.window
         let count = Int((window * Double(ItemAudio.rate)).rounded())
         while measuredUntil + window <= local + 1e-9 {
+            let end = measuredUntil + window
+            if !waits, local - end < RoomStage.soundLagLimit,
+               !seats.allSatisfy({ !$0.hasSound || $0.sound.covers(end) }) { break }
             var levels: [String: Double] = [:]
-            for seat in seats {
-                guard let audio = seat.audio else { continue }
-                levels[seat.participant.id] = DominantSpeaker.rms(audio.samples(from: measuredUntil, count: count))
+            for seat in seats where seat.hasSound {
+                levels[seat.participant.id] = DominantSpeaker.rms(seat.sound.samples(from: measuredUntil, count: count))
             }
-            measuredUntil += window
+            measuredUntil = end
             if let changed = speaker.add(window: levels) {
                 trace.record(.speaker, t: t - (local - measuredUntil), story: storyID, participant: changed)
             }
+        }
+        noteSoundFailures(at: t)
+    }
+
+    /// Traces a participant whose sound failed after it opened (a stall past the read timeout,
+    /// a read error) as failed, at `t`; the room goes on without its sound.
+    private func noteSoundFailures(at t: Double) {
+        for index in seats.indices {
+            guard let error = seats[index].sound.takeFailure() else { continue }
+            seats[index].failed = true
+            trace.record(.failed, t: t, story: storyID, player: seats[index].audioPlayer, error: error.description,
+                         participant: seats[index].participant.id, media: "audio")
         }
     }
 
@@ -141,6 +169,7 @@ final class RoomStage {
     /// moments its video players start) are the full render's.
     func follow(local: Double, at t: Double) {
         lastTime = t
+        admitOpened(at: t)
         listen(until: local, at: t)
         sortSeats()
         if order[0] != shownLarge { switchLarge(to: order[0], at: t) }
@@ -171,7 +200,7 @@ final class RoomStage {
             let level = speaker.levels[seat.participant.id] ?? -.infinity
             return RoomPicture.StripEntry(avatar: seat.avatar,
                                           speakingLevel: speaker.isSpeaking(seat.participant.id) ? min(1, max(0, (level + 50) / 50)) : nil,
-                                          muted: seat.audio == nil, failed: seat.failed)
+                                          muted: !seat.hasSound, failed: seat.failed)
         }
         var frame = clock.measure(.overlay) { RoomPicture.render(large: content!, strip: strip, layout: layout) }
         if let fade {
@@ -227,9 +256,8 @@ final class RoomStage {
     /// Every participant's sound at media time `local`, mixed (`--mp4`).
     func sound(local: Double, count: Int) -> [Float] {
         var mixed = [Float](repeating: 0, count: count * 2)
-        for seat in seats {
-            guard let audio = seat.audio else { continue }
-            let samples = audio.samples(from: local, count: count)
+        for seat in seats where seat.hasSound {
+            let samples = seat.sound.samples(from: local, count: count)
             for i in 0..<mixed.count { mixed[i] += samples[i] }
         }
         return mixed
@@ -241,9 +269,9 @@ final class RoomStage {
     func close(at t: Double?) {
         let t = t ?? lastTime
         stopVideo(at: t)
+        for seat in seats { seat.sound.requestStop() }
         for index in seats.indices {
-            seats[index].audio?.close()
-            seats[index].audio = nil
+            seats[index].sound.close()
             let seat = seats[index]
             trace.record(.stop, t: t, story: storyID, player: seat.audioPlayer, participant: seat.participant.id, media: "audio")
         }
