@@ -129,6 +129,9 @@ final class OutputRoundThreeTests: XCTestCase {
         let left = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".tmp") }
             + FileManager.default.contentsOfDirectory(atPath: out).filter { $0.hasSuffix(".tmp") }
         XCTAssertEqual(left, [], "no temporary file after two signals")
+        // The second signal came while the MP4 was still being finished: had the render ended
+        // within the 200 ms, this would not test the second signal at all.
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out + "/summary.json"), "the second signal cut the end short")
     }
 
     // MARK: - 10. A closed pipe

@@ -20,7 +20,8 @@ struct DASHManifest: Sendable, Equatable {
 
     /// Reads manifest text; nil when it is not an MPD.
     init?(text: String) {
-        guard let root = DASHManifest.tags(in: text).first(where: { $0.name == "MPD" }) else { return nil }
+        let tags = DASHManifest.tags(in: text)
+        guard let root = tags.first(where: { $0.name == "MPD" }) else { return nil }
         isDynamic = root.attributes["type"] == "dynamic"
         presentationDelay = root.attributes["suggestedPresentationDelay"].flatMap(DASHManifest.seconds(iso8601:))
         publishTime = root.attributes["publishTime"].flatMap(DASHManifest.date)
@@ -28,7 +29,7 @@ struct DASHManifest: Sendable, Equatable {
         var timescale = 1.0
         var end: Double?
         var lastStart: Double?
-        for tag in DASHManifest.tags(in: text) {
+        for tag in tags {
             switch tag.name {
             case "AdaptationSet":
                 // Only the first video adaptation set's timeline: FFmpeg shows the best video stream.
@@ -51,7 +52,8 @@ struct DASHManifest: Sendable, Equatable {
                 break
             }
         }
-        lastSegmentEnd = end
+        // A manifest's numbers may be anything: an end that is not a number says nothing.
+        lastSegmentEnd = end.flatMap { $0.isFinite ? $0 : nil }
     }
 
     // MARK: - Scanning
@@ -61,23 +63,53 @@ struct DASHManifest: Sendable, Equatable {
         let attributes: [String: String]
     }
 
-    /// Every start and end tag in order, with its attributes (end tags named "/Name").
+    /// Every start and end tag in order, with its attributes (end tags named "/Name"). One pass
+    /// over the bytes, whatever they are: a manifest comes from the network, and its watch
+    /// cannot be interrupted while it scans.
     static func tags(in text: String) -> [Tag] {
+        let bytes = Array(text.utf8)
         var tags: [Tag] = []
-        var rest = text[...]
-        while let open = rest.firstIndex(of: "<") {
-            guard let close = rest[open...].firstIndex(of: ">") else { break }
-            let body = rest[rest.index(after: open)..<close]
-            rest = rest[rest.index(after: close)...]
-            guard let first = body.first, first != "?", first != "!" else { continue }
-            let name = String(body.prefix { !$0.isWhitespace && $0 != "/" || ($0 == "/" && body.first == "/") })
-            var attributes: [String: String] = [:]
-            for match in body.matches(of: /([A-Za-z_:][\w:.-]*)\s*=\s*"([^"]*)"/) {
-                attributes[String(match.output.1)] = String(match.output.2)
-            }
-            tags.append(Tag(name: name.split(separator: ":").last.map(String.init) ?? name, attributes: attributes))
+        var i = 0
+        while i < bytes.count {
+            guard bytes[i] == UInt8(ascii: "<") else { i += 1; continue }
+            var end = i + 1
+            while end < bytes.count && bytes[end] != UInt8(ascii: ">") { end += 1 }
+            guard end < bytes.count else { break }
+            if let tag = tag(bytes[(i + 1)..<end]) { tags.append(tag) }
+            i = end + 1
         }
         return tags
+    }
+
+    /// A tag's name and its `name="value"` attributes; nil for declarations and comments.
+    private static func tag(_ body: ArraySlice<UInt8>) -> Tag? {
+        guard let first = body.first, first != UInt8(ascii: "?"), first != UInt8(ascii: "!") else { return nil }
+        func isNameByte(_ byte: UInt8) -> Bool {
+            byte > 0x20 && byte != UInt8(ascii: "=") && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "/") && byte != UInt8(ascii: ">")
+        }
+        var i = body.startIndex
+        if body[i] == UInt8(ascii: "/") { i += 1 }
+        while i < body.endIndex && isNameByte(body[i]) { i += 1 }
+        let name = String(decoding: body[body.startIndex..<i], as: UTF8.self)
+        var attributes: [String: String] = [:]
+        while i < body.endIndex {
+            guard isNameByte(body[i]) else { i += 1; continue }
+            let nameStart = i
+            while i < body.endIndex && isNameByte(body[i]) { i += 1 }
+            let key = String(decoding: body[nameStart..<i], as: UTF8.self)
+            while i < body.endIndex && body[i] <= 0x20 { i += 1 }
+            guard i < body.endIndex, body[i] == UInt8(ascii: "=") else { continue }
+            i += 1
+            while i < body.endIndex && body[i] <= 0x20 { i += 1 }
+            guard i < body.endIndex, body[i] == UInt8(ascii: "\"") else { continue }
+            i += 1
+            let valueStart = i
+            while i < body.endIndex && body[i] != UInt8(ascii: "\"") { i += 1 }
+            attributes[key] = String(decoding: body[valueStart..<i], as: UTF8.self)
+            i += 1
+        }
+        let local = name.split(separator: ":").last.map(String.init) ?? name
+        return Tag(name: name.hasPrefix("/") && !local.hasPrefix("/") ? "/" + local : local, attributes: attributes)
     }
 
     /// Seconds of an ISO 8601 duration (`PT1S`, `P0Y0M0DT0H0M2.0S`); nil when it is not one.

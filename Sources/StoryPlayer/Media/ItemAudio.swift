@@ -10,7 +10,7 @@ final class ItemAudio {
 
     private let format: FormatContext
     private let codec: CodecContext
-    private let resampler: ResampleContext
+    private var resampler: ResampleContext
     private let packet = Packet()
     private let frame = Frame()
     private let streamIndex: Int32
@@ -104,6 +104,11 @@ final class ItemAudio {
             if received >= 0 {
                 defer { av_frame_unref(frame) }
                 let time = timeline.seconds(frame.pointee.best_effort_timestamp) ?? 0
+                if !resampler.accepts(frame), let changed = try? ResampleContext(for: frame, rate: Int32(ItemAudio.rate)) {
+                    // The source changed its sound mid-stream: a resampler for it.
+                    resampler.close()
+                    resampler = changed
+                }
                 return SoundBlock(time: time, samples: resampler.interleavedStereo(frame))
             }
             if received == FFmpegError.endOfFile || draining { return nil }

@@ -296,6 +296,8 @@ final class MediaDecoder {
     /// Decodes a packet of the first audio stream heard; a stream whose decoder cannot be set up
     /// leaves the story silent, not failed.
     private func hear(_ packet: UnsafeMutablePointer<AVPacket>, of context: UnsafeMutablePointer<AVFormatContext>) {
+        // Sound is taken with the pictures: before the video appears there is nothing to take it.
+        guard track != nil else { return }
         if soundTrack == nil {
             soundTrack = try? SoundTrack(stream: packet.pointee.stream_index, of: context, limits: limits)
             if soundTrack == nil { decodesSound = false }

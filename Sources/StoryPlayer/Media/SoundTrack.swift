@@ -15,7 +15,7 @@ struct SoundBlock: Sendable {
 final class SoundTrack {
     let index: Int32
     private let codec: CodecContext
-    private let resampler: ResampleContext
+    private var resampler: ResampleContext
     private let frame = Frame()
     /// Seconds per timestamp unit of the audio stream.
     private let unit: Double
@@ -41,6 +41,12 @@ final class SoundTrack {
             defer { av_frame_unref(frame) }
             let pts = frame.pointee.best_effort_timestamp
             guard pts != cffmpeg_nopts_value() else { continue }
+            if !resampler.accepts(frame) {
+                // The publisher changed its sound (stereo to mono, another rate): a resampler for it.
+                guard let changed = try? ResampleContext(for: frame, rate: Int32(ItemAudio.rate)) else { continue }
+                resampler.close()
+                resampler = changed
+            }
             let samples = resampler.interleavedStereo(frame)
             if !samples.isEmpty { blocks.append(SoundBlock(time: Double(pts) * unit, samples: samples)) }
         }

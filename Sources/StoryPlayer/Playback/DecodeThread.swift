@@ -243,6 +243,10 @@ private struct Worker {
                         let jumped = connectionFirstTime != nil
                             && abs(time - (lastTime + frameDuration)) > Worker.discontinuityThreshold
                         if (connectionFirstTime == nil && reconnects > 0) || jumped {
+                            // A picture held from the opening burst belongs to the line before.
+                            for held in backlog.flush() {
+                                guard queue.put(.decoded(time: held.time, picture: held.picture, spans: held.spans)) else { return }
+                            }
                             let epoch = edge.newEpoch()
                             guard queue.put(.discontinuity(epoch: epoch, from: lastTime, to: time)) else { return }
                         }

@@ -93,6 +93,9 @@ final class LiveEdge: Sendable {
         }
     }
 
+    /// The manifest's media times started again: what it said before no longer holds.
+    func manifestRestarted() { state.withLock { $0.manifestLead = nil } }
+
     /// The target the source suggests (a DASH manifest's `suggestedPresentationDelay`), for a
     /// storyboard that gives none.
     func suggest(target: Double) { state.withLock { $0.suggestedTarget = target } }

@@ -50,21 +50,30 @@ final class LiveSound: Sendable {
         var out = [Float](repeating: 0, count: count * 2)
         let rate = Double(ItemAudio.rate)
         blocks.withLock { blocks in
-            guard var b = blocks.firstIndex(where: { $0.epoch == epoch && $0.end > start }) else { return }
+            // The block that holds each sample's time, found by a search only when the one before
+            // does not hold it: after a jump back in the timestamps, blocks of one time line are
+            // not in time order.
+            func holder(of time: Double, near guess: Int?) -> Int? {
+                if let guess, guess < blocks.count, blocks[guess].epoch == epoch,
+                   blocks[guess].start <= time, time < blocks[guess].end { return guess }
+                if let guess, guess + 1 < blocks.count, blocks[guess + 1].epoch == epoch,
+                   blocks[guess + 1].start <= time, time < blocks[guess + 1].end { return guess + 1 }
+                return blocks.lastIndex { $0.epoch == epoch && $0.start <= time && time < $0.end }
+            }
+            var b: Int?
             for i in 0..<count {
                 let time = start + Double(i) * speed / rate
-                while b < blocks.count && blocks[b].epoch == epoch && blocks[b].end <= time { b += 1 }
-                guard b < blocks.count, blocks[b].epoch == epoch else { return }
-                let block = blocks[b]
-                let position = (time - block.start) * rate
-                guard position >= 0 else { continue }
+                guard let found = holder(of: time, near: b) else { continue }
+                b = found
+                let block = blocks[found]
+                let position = max(0, (time - block.start) * rate)
                 let frames = block.samples.count / 2
                 let k = min(Int(position), frames - 1)
                 let fraction = Float(position - Double(k))
                 for channel in 0..<2 {
                     let here = block.samples[k * 2 + channel]
                     let next = k + 1 < frames ? block.samples[(k + 1) * 2 + channel]
-                        : b + 1 < blocks.count && blocks[b + 1].epoch == epoch ? blocks[b + 1].samples[channel] : here
+                        : found + 1 < blocks.count && blocks[found + 1].epoch == epoch ? blocks[found + 1].samples[channel] : here
                     out[i * 2 + channel] = here + (next - here) * fraction
                 }
             }

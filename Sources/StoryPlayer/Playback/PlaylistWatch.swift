@@ -74,6 +74,7 @@ final class PlaylistWatch: Sendable {
         let thread = Thread { [self] in
             DecoderWorkers.nameThisThread(name)
             defer { done.signal() }
+            var newestEnd = -Double.infinity
             repeat {
                 guard let manifest = PlaylistWatch.fetchText(url, gate: gate, timeout: timeout).flatMap(DASHManifest.init(text:))
                 else { continue }
@@ -83,6 +84,10 @@ final class PlaylistWatch: Sendable {
                     // A manifest read late was written earlier: its newest segment was listed by
                     // then (bounded, for a publisher whose clock is off from this one).
                     let age = manifest.publishTime.map { min(max(0, Date().timeIntervalSince1970 - $0), PlaylistWatch.maxManifestAge) } ?? 0
+                    // A manifest whose segments end earlier than before comes from a publisher that
+                    // started again: its media times are new, and so is the edge.
+                    if end < newestEnd - 1 { edge.manifestRestarted() }
+                    newestEnd = end
                     edge.manifestSeen(lead: end - (seen - age))
                 }
                 if !manifest.isDynamic { edge.markEnded() }

@@ -9,6 +9,8 @@ struct ClipTrack {
     /// Frames' sound not yet written, oldest first: a live story's waits `FrameSound.lagSeconds`
     /// for the stream to send it, and the sound of the frames after it waits in order behind it.
     private var waitingSound: [(frame: Int, sound: FrameSound)] = []
+    /// The last frame submitted.
+    private var lastFrame: Int?
 
     init(_ options: ClipOptions?, canvas: Canvas) throws(RenderError) {
         do {
@@ -27,6 +29,14 @@ struct ClipTrack {
         let first = firstFrame ?? n
         firstFrame = first
         let samples = { (k: Int) in Int((Double(k) * Double(ItemAudio.rate) / fps).rounded()) }
+        // Frames a realtime render drew too late are not in the clip, but their time is: their
+        // sound is silence, so the sound after them stays with its pictures.
+        if let last = lastFrame, n > last + 1 {
+            for skipped in (last + 1)..<n {
+                waitingSound.append((skipped, FrameSound(count: samples(skipped + 1 - first) - samples(skipped - first))))
+            }
+        }
+        lastFrame = n
         waitingSound.append((n, mix(samples(n + 1 - first) - samples(n - first))))
         let lag = Int((FrameSound.lagSeconds * fps).rounded())
         var audio: [Float] = []

@@ -71,6 +71,12 @@ public struct RenderOptions: Sendable {
             } catch {
                 throw RenderError(.output, "cannot write the \(what) \(path)", cause: error)
             }
+            // A folder where the file should go would be found only when the finished file is
+            // moved into place, after the whole render.
+            var isFolder: ObjCBool = false
+            if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
+                throw RenderError(.output, "cannot write the \(what) \(path)", cause: ErrorText("\(path) is a folder, not a file"))
+            }
         }
     }
 

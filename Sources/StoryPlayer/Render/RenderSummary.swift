@@ -100,8 +100,12 @@ public struct RenderSummary: Sendable {
             if let player = event.player, let participant = event.participant { participants[player] = participant }
         }
         func participant(_ event: TraceEvent) -> String? { event.participant ?? event.player.flatMap { participants[$0] } }
+        // Once per participant: a source that breaks fails both its video player and its sound
+        // thread, one cause, and the first failure says it.
+        var named = Set<String>()
         failedParticipants = trace.events.filter { $0.event == .failed && storyIDs.contains($0.story) }.compactMap { event in
-            participant(event).map { ParticipantFailure(story: event.story, participant: $0, error: event.error ?? "failed") }
+            guard let name = participant(event), named.insert(event.story + "\u{0}" + name).inserted else { return nil }
+            return ParticipantFailure(story: event.story, participant: name, error: event.error ?? "failed")
         }
         self.stories = storyIDs.map { id in
             let events = trace.events.filter { $0.story == id }

@@ -58,7 +58,7 @@ public enum ShardMerge {
             throw RenderError(.output, "\(folder) holds no readable summary.json: is it a shard's output folder?")
         }
         guard case .array(let bounds)? = summary["frame_range"], bounds.count == 2,
-              let lower = number(bounds[0]).map(Int.init), let upper = number(bounds[1]).map(Int.init), lower < upper else {
+              let lower = whole(bounds[0]), let upper = whole(bounds[1]), lower < upper else {
             throw RenderError(.options, "\(folder) is not a shard: its summary.json has no frame_range (render it with --frames)")
         }
         if case .bool(true)? = summary["interrupted"] {
@@ -83,6 +83,12 @@ public enum ShardMerge {
         return nil
     }
 
+    /// A frame number or count from a summary: a whole number an `Int` holds, or nil. A summary
+    /// is a file anyone may have edited; `Int(1e20)` would trap.
+    private static func whole(_ value: JSONValue?) -> Int? {
+        number(value).flatMap { abs($0) < 1e15 ? Int(exactly: $0.rounded()) : nil }
+    }
+
     // MARK: - Checking the set
 
     /// The frame rate and frame count of the render the shards come from: every shard must
@@ -90,7 +96,7 @@ public enum ShardMerge {
     private static func render(of shards: [Shard]) throws(RenderError) -> (fps: Double, frames: Int) {
         var first: (fps: Double, frames: Int, folder: String)?
         for shard in shards {
-            guard let frames = number(shard.summary["timeline_frames"]).map(Int.init), frames >= 0 else {
+            guard let frames = whole(shard.summary["timeline_frames"]), frames >= 0 else {
                 throw RenderError(.options, "\(shard.folder) does not say how many frames the whole render has "
                                   + "(no timeline_frames in its summary.json): render it again with this render-stories")
             }
@@ -160,7 +166,8 @@ public enum ShardMerge {
     /// its frames' moments or before, so within a frame of rounding they are never taken for
     /// its edge.
     static func frame(of event: TraceEvent, fps: Double) -> Int {
-        Int((event.t * fps).rounded())
+        // Bounded: a trace line's time may be any finite number (a file anyone may have edited).
+        Int(min(max((event.t * fps).rounded(), -1e15), 1e15))
     }
 
     private static func moveFrames(_ shards: [Shard], to output: String) throws(RenderError) {
