@@ -109,6 +109,27 @@ final class ShardTests: XCTestCase {
         XCTAssertEqual(TraceCheck.check(mergedTrace), [])
     }
 
+    /// At 24 fps a room's 100 ms sound windows end between frames. A change of speaker found at
+    /// frame L, in a window that ended before it, was stamped with the window's end: the shard
+    /// from L dropped it as the previous shard's, and the previous shard never measured that
+    /// window. Cuts on every frame around the sample room's first change (0.9 s) merge into the
+    /// whole render's trace.
+    func testARoomsSpeakerChangesSurviveEveryCut() throws {
+        let board = try Storyboard(contentsOf: Fixture.sample("room.json"))
+            .overriding(width: 90, height: 160, fps: 24, duration: 2)
+        let (full, fullTrace, _) = try renderRange(board, nil)
+        XCTAssertEqual(full.frames, 48)
+        XCTAssertFalse(fullTrace.filter { $0.event == .speaker }.isEmpty, "the sample room changes speaker")
+        for cut in 20...24 {
+            let shards = try [0..<cut, cut..<48].map { try renderRange(board, $0) }
+            let output = ScratchFolder()
+            _ = try ShardMerge.merge(shards.map(\.2.path), into: output.path)
+            let merged = try String(contentsOfFile: output.file("lifecycle.jsonl"), encoding: .utf8)
+            XCTAssertEqual(ShardTests.comparable(LifecycleTimeline.events(fromJSONLines: merged)).filter { $0.contains("speaker") },
+                           ShardTests.comparable(fullTrace).filter { $0.contains("speaker") }, "cut at frame \(cut)")
+        }
+    }
+
     func testCountingFramesMatchesAFullRender() throws {
         let board = try board()
         XCTAssertEqual(try StoryRender.countFrames(board), 145)

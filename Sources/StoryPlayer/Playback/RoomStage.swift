@@ -128,7 +128,7 @@ final class RoomStage {
     static let soundLagLimit = 1.0
 
     /// Measures every 100 ms window of sound up to media time `local` and records each change
-    /// of dominant speaker at the timeline time its window ended. With the virtual clock every
+    /// of dominant speaker at timeline time `t`, the frame that finds it. With the virtual clock every
     /// participant's sound is waited for; with the realtime clock a window waits (unmeasured)
     /// until every participant's sound for it has come, at most `soundLagLimit`.
     private func listen(until local: Double, at t: Double) {
@@ -144,7 +144,11 @@ final class RoomStage {
             }
             measuredUntil = end
             if let changed = speaker.add(window: levels) {
-                trace.record(.speaker, t: t - (local - measuredUntil), story: storyID, participant: changed)
+                // Stamped with the frame that finds it, the frame the large view changes in, not
+                // the window's end: at a frame rate whose frames do not fall on the 100 ms windows
+                // that end lies before the frame, and a shard starting at that frame took the
+                // event for the shard before's, which never measured the window.
+                trace.record(.speaker, t: t, story: storyID, participant: changed)
             }
         }
         noteSoundFailures(at: t)
