@@ -37,6 +37,8 @@ struct Merge: ParsableCommand {
     }
 
     func run() throws {
+        let signals = SignalEnd()
+        defer { signals.cancel() }
         do {
             let summary = try ShardMerge.merge(shards, into: output, allowPartial: allowPartial)
             if let range = summary.frameRange {

@@ -38,6 +38,8 @@ struct Report: ParsableCommand {
     }
 
     func run() throws {
+        let signals = SignalEnd()
+        defer { signals.cancel() }
         do {
             let page = try ReportPage.load(folder: folder, fps: fps, clip: mp4, maxAlive: maxAlive, maxAudio: maxAudio)
             print("wrote \(try page.write(toFolder: folder))")

@@ -43,6 +43,8 @@ struct Still: ParsableCommand {
     }
 
     func run() throws {
+        let signals = SignalEnd()
+        defer { signals.cancel() }
         do {
             try Typeface.checkAvailable()
         } catch {

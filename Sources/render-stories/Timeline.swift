@@ -38,6 +38,8 @@ struct Timeline: ParsableCommand {
     }
 
     func run() throws {
+        let signals = SignalEnd()
+        defer { signals.cancel() }
         do {
             try Typeface.checkAvailable()
             let text = String(decoding: try AtomicFile.read(trace), as: UTF8.self)

@@ -40,3 +40,36 @@ final class ReviewFixesTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: folder.file("out/frame-000000.png")), "refused before any frame")
     }
 }
+
+extension ReviewFixesTests {
+    /// Ctrl-C while `still` writes its PNG: the command ends (130) and leaves no temporary file
+    /// beside the output (the default action killed it with the `.s.png.pid-n.tmp` in place).
+    func testCtrlCDuringAStillLeavesNoTemporaryFile() throws {
+        let stills = folder.file("stills")
+        func temporaries() -> [String] {
+            ((try? FileManager.default.contentsOfDirectory(atPath: stills)) ?? []).filter { $0.hasSuffix(".tmp") }
+        }
+        // An uncompressed 4096x7280 PNG (89 MB) is written for tens of milliseconds: the window
+        // to signal in. A run that misses it (the file renamed before the next look) is tried again.
+        for attempt in 1...4 {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: CommandLineTests.executable)
+            process.arguments = ["still", cli.demo, "--page", "0", "--time", "1", "--size", "4096x7280",
+                                 "--png-level", "0", "--output", stills + "/s\(attempt).png"]
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            let deadline = Date().addingTimeInterval(60)
+            while temporaries().isEmpty && process.isRunning && Date() < deadline { usleep(500) }
+            guard !temporaries().isEmpty else {
+                process.waitUntilExit()
+                continue
+            }
+            kill(process.processIdentifier, SIGINT)
+            process.waitUntilExit()
+            XCTAssertEqual(process.terminationStatus, 130)
+            XCTAssertEqual(temporaries(), [], "no temporary file after Ctrl-C")
+            return
+        }
+        XCTFail("the still's PNG was never caught being written in four tries")
+    }
+}
