@@ -25,9 +25,17 @@ demo: build
 	@$(BIN) check out/room/lifecycle.jsonl --max-audio 4
 	@echo "a live room is in $(CURDIR)/out/room/ (open report.html)"
 
+# The test classes that start live servers (nginx-rtmp, python HTTP), a browser or a Slurm
+# cluster, or render live sources in real time: run after the rest, so a failure of the fast
+# ones shows in a minute or two. Matched against `Target.Class/testName`; `make test` runs the
+# others with --skip and these with --filter, so every test runs exactly once.
+SLOW_TESTS := \.(LiveClockTests|LivePublisherTests|LiveSourceTests|RoomAudioThreadTests|RoomTests|RoomRoundThreeTests|FeedPagesTests|ViewerBehaviourTests|OutputRoundThreeLibraryTests|OutputRoundThreeTests|ReportBrowserTests|SlurmRenderTests|ShardedScriptTests)/
 test: test-deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --disable-swift-testing
+	@start=$$(date +%s); $(SWIFT) test --skip-build --disable-swift-testing --skip '$(SLOW_TESTS)'; status=$$?; \
+		echo "fast tests: $$(( $$(date +%s) - start )) s"; exit $$status
+	@start=$$(date +%s); $(SWIFT) test --skip-build --disable-swift-testing --filter '$(SLOW_TESTS)'; status=$$?; \
+		echo "slow tests (servers, browser, cluster): $$(( $$(date +%s) - start )) s"; exit $$status
 
 # ThreadSanitizer over the tests whose code runs threads: decode threads and their queues,
 # the rasterizer's bands, the PNG encoder pool, preload and feed pages (ViewerBehaviourTests),

@@ -63,13 +63,19 @@ let package = Package(
         ),
 
         // MARK: - Tests
+        // What the test targets share (scratch folders, the seeded generator, fixture paths):
+        // test targets cannot import one another, so it is a regular target, but in no product,
+        // so a package that depends on live-stories never builds it. Tests/Support also holds
+        // clock-code.py, which live tests run in place.
+        .target(name: "StoryTestSupport", path: "Tests/Support", exclude: ["clock-code.py"]),
         // CStoryPNG directly too: its checksum is tested against a plain reference.
-        .testTarget(name: "CompositorTests", dependencies: ["Compositor", "CStoryPNG"]),
+        .testTarget(name: "CompositorTests", dependencies: ["Compositor", "CStoryPNG", "StoryTestSupport"]),
         // Fixtures are read in place (by #filePath), so they are not bundled as resources.
-        .testTarget(name: "StoryPlayerTests", dependencies: ["StoryPlayer", "Compositor", "CFFmpeg"],
+        .testTarget(name: "StoryPlayerTests", dependencies: ["StoryPlayer", "Compositor", "CFFmpeg", "StoryTestSupport"],
                     exclude: ["Fixtures"]),
         // Runs the built executable, so it depends on it to have it built first.
-        .testTarget(name: "RenderStoriesTests", dependencies: ["render-stories", "StoryPlayer", "Compositor"]),
+        .testTarget(name: "RenderStoriesTests",
+                    dependencies: ["render-stories", "StoryPlayer", "Compositor", "StoryTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

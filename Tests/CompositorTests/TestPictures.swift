@@ -1,4 +1,7 @@
 import Compositor
+// The seeded generator, shared with the other test targets. Exported so that every test file of
+// this target sees it without an import of its own.
+@_exported import StoryTestSupport
 
 /// Small synthetic textures for raster tests.
 enum TestPictures {
@@ -103,20 +106,5 @@ enum TestPictures {
         var canvas = RGBAImage(width: width, height: height)
         Rasterizer(threads: threads).draw(faces, background: background, into: &canvas)
         return canvas
-    }
-}
-
-/// A seeded generator (SplitMix64), so that a failing test fails again with the same bytes.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,4 +1,7 @@
 import Foundation
+// Scratch folders and package paths, shared with the other test targets. Exported so that every
+// test file of this target sees them without an import of its own.
+@_exported import StoryTestSupport
 
 /// Runs the built `render-stories` and collects its exit status and output.
 struct CommandLineRunner {
@@ -27,21 +30,6 @@ struct CommandLineRunner {
                        stderr: String(decoding: stderr, as: UTF8.self))
     }
 
-}
-
-/// A folder of its own for one test, removed with it (the same helper as StoryPlayerTests';
-/// test targets cannot share code without a library target of their own).
-final class ScratchFolder: Sendable {
-    let path: String
-
-    init() {
-        path = FileManager.default.temporaryDirectory.appendingPathComponent("live-stories-\(UUID().uuidString)").path
-        try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    func file(_ name: String) -> String { (path as NSString).appendingPathComponent(name) }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
 }
 
 /// The video packets of an MP4, as ffprobe counts them: how many frames a joined clip holds.

@@ -4,7 +4,7 @@ import XCTest
 
 /// The `render-stories` executable as users run it: exit codes, messages, files.
 final class CommandLineTests: XCTestCase {
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let packageRoot = Fixture.packageRoot
 
     /// The executable SwiftPM built beside this test bundle.
     static var executable: String {

@@ -1,36 +1,10 @@
 import Compositor
 import Foundation
 import StoryPlayer
+// Scratch folders, the seeded generator and fixture paths, shared with the other test targets.
+// Exported so that every test file of this target sees them without an import of its own.
+@_exported import StoryTestSupport
 import XCTest
-
-/// Paths to committed fixtures and samples, and scratch folders that clean up after themselves.
-enum Fixture {
-    static let testsFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    static let packageRoot = testsFolder.deletingLastPathComponent().deletingLastPathComponent()
-
-    static func path(_ name: String) -> String { testsFolder.appendingPathComponent("Fixtures/\(name)").path }
-    static func sample(_ name: String) -> String { packageRoot.appendingPathComponent("samples/\(name)").path }
-}
-
-final class ScratchFolder: Sendable {
-    let path: String
-
-    init() {
-        path = FileManager.default.temporaryDirectory.appendingPathComponent("live-stories-\(UUID().uuidString)").path
-        try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    func file(_ name: String) -> String { (path as NSString).appendingPathComponent(name) }
-
-    @discardableResult
-    func write(_ name: String, _ bytes: [UInt8]) -> String {
-        let target = file(name)
-        FileManager.default.createFile(atPath: target, contents: Data(bytes))
-        return target
-    }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-}
 
 extension Storyboard {
     /// A storyboard from JSON text, with paths relative to `folder`.

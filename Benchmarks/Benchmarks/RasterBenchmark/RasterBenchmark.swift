@@ -32,6 +32,9 @@ let textures: [RGBAImage] = (0..<2).map { seed in
 }
 let faces = placements.map { TexturedFace(texture: textures[$0.page], placement: $0) }
 
+/// SplitMix64, the same generator as the tests' (Tests/Support/SplitMix64.swift), copied: this
+/// package sees only live-stories' products, and StoryTestSupport is kept out of them so that
+/// no package depending on live-stories builds test code.
 struct SplitMix {
     var state: UInt64
     init(seed: UInt64) { state = seed }
