@@ -15,19 +15,9 @@ struct CommandLineRunner {
 
     func run(_ arguments: [String], in folder: String? = nil) throws -> Outcome {
         let paths = CommandLineTests.self
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: paths.executable)
-        process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: folder ?? paths.packageRoot.path)
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Outcome(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-                       stderr: String(decoding: stderr, as: UTF8.self))
+        let outcome = try ExternalProgram.outcome(paths.executable, arguments, in: folder ?? paths.packageRoot.path)
+        return Outcome(status: outcome.status, stdout: String(decoding: outcome.stdout, as: UTF8.self),
+                       stderr: String(decoding: outcome.stderr, as: UTF8.self))
     }
 
 }

@@ -148,32 +148,15 @@ enum PhoneCamera {
             missing = "ImageMagick is not installed (make test installs it)"
         }
         if let missing {
-            if ProcessInfo.processInfo.environment["CI"] == "true" { throw ToolFailed(message: missing) }
+            if ProcessInfo.processInfo.environment["CI"] == "true" { throw ExternalProgram.Failed(message: missing) }
             throw XCTSkip(missing)
         }
         return found!
     }
 
+    /// Runs `program` and gives its standard output; a failure fails the test.
     @discardableResult
     static func run(_ program: String, _ arguments: [String]) throws -> Data {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: program)
-        process.arguments = arguments
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw ToolFailed(message: "\(program) \(arguments.joined(separator: " ")): \(String(decoding: stderr, as: UTF8.self))")
-        }
-        return stdout
-    }
-
-    struct ToolFailed: Error, CustomStringConvertible {
-        let message: String
-        var description: String { message }
+        try ExternalProgram.run(program, arguments)
     }
 }

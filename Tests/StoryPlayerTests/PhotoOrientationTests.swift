@@ -164,7 +164,7 @@ enum PhoneMedia {
     static func reference(_ path: String, width: Int, height: Int) throws -> RGBAImage {
         let bytes = try run(tool("convert"), [path, "-auto-orient", "-resize", "\(width)x\(height)!", "-depth", "8", "rgba:-"])
         guard bytes.count == width * height * 4 else {
-            throw ToolFailed(message: "ImageMagick gave \(bytes.count) bytes for a \(width)x\(height) picture")
+            throw ExternalProgram.Failed(message: "ImageMagick gave \(bytes.count) bytes for a \(width)x\(height) picture")
         }
         return RGBAImage(width: width, height: height, pixels: [UInt8](bytes))
     }
@@ -225,24 +225,6 @@ enum PhoneMedia {
     /// Runs `program` and gives its standard output; a failure fails the test.
     @discardableResult
     static func run(_ program: String, _ arguments: [String]) throws -> Data {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: program)
-        process.arguments = arguments
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw ToolFailed(message: "\(program) \(arguments.joined(separator: " ")): \(String(decoding: stderr, as: UTF8.self))")
-        }
-        return stdout
-    }
-
-    struct ToolFailed: Error, CustomStringConvertible {
-        let message: String
-        var description: String { message }
+        try ExternalProgram.run(program, arguments)
     }
 }
