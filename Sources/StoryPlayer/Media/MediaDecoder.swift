@@ -62,7 +62,14 @@ final class MediaDecoder {
     /// The read error that ended the input, when it was not a clean end of file.
     private(set) var lastReadError: Int32?
     /// Whether sound is decoded as it is read (a live story's, for the MP4): see `takeSound()`.
-    var decodesSound = false
+    var decodesSound = false {
+        didSet { if decodesSound { dashSound?.start(limits: limits, reception: reception, name: "sound \(sourceName)") } }
+    }
+    /// A live DASH story's sound, read from its own segments on a thread of its own.
+    private var dashSound: DASHSound?
+    /// For a live DASH story, where its first segment starts on the manifest's time line
+    /// (seconds of the period): what the edge the manifest gives is measured against.
+    private(set) var periodStart: Double?
     /// The first audio stream's decoder, once its first packet came; nil without `decodesSound`.
     private var soundTrack: SoundTrack?
     /// Sound decoded since the last `takeSound()`, in absolute stream seconds.
@@ -93,7 +100,15 @@ final class MediaDecoder {
         sourceName = source.description
         self.waitsForVideo = isLive || waitsForVideo
         reception.reached(.connecting)
-        format = try FormatContext.open(source, limits: limits, gate: gate, isLive: isLive, reception: reception)
+        if isLive, source.isRemote, LiveSourceKind(source) == .dash {
+            // Read by this program's segment reader: see `DASHSegmentFeed` for why.
+            let opening = try FormatContext.openDASH(source, limits: limits, gate: gate, reception: reception)
+            format = opening.video
+            dashSound = opening.sound
+            periodStart = opening.periodStart
+        } else {
+            format = try FormatContext.open(source, limits: limits, gate: gate, isLive: isLive, reception: reception)
+        }
         guard let context = format.pointer else { preconditionFailure("an open demuxer has a context") }
         isStill = format.formatName == "image2" || format.formatName.hasSuffix("_pipe")
         let status = av_find_best_stream(context, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
@@ -118,12 +133,14 @@ final class MediaDecoder {
         packet.close()
         track?.codec.close()
         soundTrack?.close()
+        dashSound?.stop()
         format.close()
     }
 
     /// The sound decoded since the last call, timed as the pictures are (seconds from the video
     /// stream's first timestamp), oldest first.
     func takeSound() -> [SoundBlock] {
+        if let dashSound { heardSound.append(contentsOf: dashSound.take()) }
         guard !heardSound.isEmpty else { return [] }
         let base = videoStartSeconds
         defer { heardSound.removeAll(keepingCapacity: true) }

@@ -86,6 +86,9 @@ public final class ItemPlayer {
         self.trace = trace
         self.waits = waits
         self.size = size
+        // The item's own latency over the storyboard's: where a live DASH item's reader starts.
+        var limits = limits
+        limits.latency = (item.latency ?? LiveLatency()).over(limits.latency)
         self.limits = limits
         self.clock = clock
         firstPictureDeadline = Date(timeIntervalSinceNow: limits.timeouts.open)
