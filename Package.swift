@@ -50,7 +50,11 @@ let package = Package(
         ),
         .target(
             name: "StoryPlayer",
-            dependencies: ["CFFmpeg", "Compositor"]
+            dependencies: ["CFFmpeg", "Compositor"],
+            // The fault seam (`FFmpegFaults`) exists in debug builds only, which is what the
+            // tests run; a release build (the CLI users run) has none of it, as swift-system
+            // builds its mocking only with ENABLE_MOCKING.
+            swiftSettings: [.define("ENABLE_FFMPEG_FAULTS", .when(configuration: .debug))]
         ),
 
         // MARK: - Command line
@@ -72,7 +76,8 @@ let package = Package(
         .testTarget(name: "CompositorTests", dependencies: ["Compositor", "CStoryPNG", "StoryTestSupport"]),
         // Fixtures are read in place (by #filePath), so they are not bundled as resources.
         .testTarget(name: "StoryPlayerTests", dependencies: ["StoryPlayer", "Compositor", "CFFmpeg", "StoryTestSupport"],
-                    exclude: ["Fixtures"]),
+                    exclude: ["Fixtures"],
+                    swiftSettings: [.define("ENABLE_FFMPEG_FAULTS", .when(configuration: .debug))]),
         // Runs the built executable, so it depends on it to have it built first.
         .testTarget(name: "RenderStoriesTests",
                     dependencies: ["render-stories", "StoryPlayer", "Compositor", "StoryTestSupport"]),

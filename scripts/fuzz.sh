@@ -60,6 +60,7 @@ binary() {
     trace-line) echo "$scratch/swift/release/FuzzTraceLine" ;;
     feed-page) echo "$scratch/swift/release/FuzzFeedPage" ;;
     exif) echo "$scratch/swift/release/FuzzEXIF" ;;
+    manifest) echo "$scratch/swift/release/FuzzManifest" ;;
     *) echo "$scratch/fuzz-$1" ;;
   esac
 }
