@@ -92,6 +92,7 @@ final class MediaDecoder {
         self.reception = reception
         sourceName = source.description
         self.waitsForVideo = isLive || waitsForVideo
+        converter.toneMapper.curve = source.toneMap
         reception.reached(.connecting)
         format = try FormatContext.open(source, limits: limits, gate: gate, isLive: isLive, reception: reception)
         guard let context = format.pointer else { preconditionFailure("an open demuxer has a context") }
@@ -154,6 +155,12 @@ final class MediaDecoder {
     var videoStartSeconds: Double { track.map { Double($0.timeline.start) * $0.timeline.unit } ?? 0 }
     /// Frames per second as the stream declares it; 0 when unknown.
     var frameRate: Double { track?.frameRate ?? 0 }
+    /// The shown stream's transfer and primaries (`probe`): the decoder's once it has decoded,
+    /// else the container's.
+    var colour: VideoColour {
+        guard let context = format.pointer, let track, let stream = context.pointee.streams[Int(track.index)] else { return VideoColour() }
+        return VideoColour(decoder: track.codec, stream: stream)
+    }
 
     /// Every audio and video stream of the source, as the container describes it now.
     var streams: [StreamFacts] {
