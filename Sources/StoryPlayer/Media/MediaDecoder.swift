@@ -161,6 +161,14 @@ final class MediaDecoder {
         guard let context = format.pointer, let track, let stream = context.pointee.streams[Int(track.index)] else { return VideoColour() }
         return VideoColour(decoder: track.codec, stream: stream)
     }
+    /// Seconds to add to the pictures' time to find the same moment in the item's sound
+    /// (`ItemAudio`, timed from its own stream's first timestamp).
+    var soundOffset: Double {
+        guard let context = format.pointer, let track else { return 0 }
+        let index = av_find_best_stream(context, AVMEDIA_TYPE_AUDIO, -1, -1, nil, 0)
+        guard index >= 0, let audio = context.pointee.streams[Int(index)] else { return 0 }
+        return track.timeline.startSeconds - StreamTimeline(audio).startSeconds
+    }
 
     /// Every audio and video stream of the source, as the container describes it now.
     var streams: [StreamFacts] {
