@@ -17,11 +17,14 @@ final class FilterGraph {
     /// Graphs allocated and not yet freed, process-wide (see `FormatContext.alive`).
     static let alive = Atomic<Int>(0)
 
-    /// Builds the chain `filters` for pictures of this size and pixel format.
-    init(filters: String, width: Int32, height: Int32, pixelFormat: Int32, sampleAspectRatio: AVRational) throws(MediaError) {
+    /// Builds the chain `filters` for pictures of this size and pixel format, run on `threads`
+    /// threads (`nb_threads`; 1: on the caller's alone).
+    init(filters: String, width: Int32, height: Int32, pixelFormat: Int32, sampleAspectRatio: AVRational,
+         threads: Int32) throws(MediaError) {
         guard let graph = avfilter_graph_alloc() else { fatalError("avfilter_graph_alloc: out of memory") }
         self.graph = graph
         FilterGraph.alive.add(1, ordering: .relaxed)
+        graph.pointee.nb_threads = threads
         // 0/1 is "unknown", as the decoder says it; the converter then takes the stream's.
         let aspect = sampleAspectRatio.den > 0 ? sampleAspectRatio : AVRational(num: 0, den: 1)
         let arguments = "video_size=\(width)x\(height):pix_fmt=\(pixelFormat):time_base=1/1:"

@@ -4,7 +4,9 @@ import CFFmpeg
 /// libavfilter chain of `zscale` (to linear light, then to BT.709 primaries), `tonemap` (the
 /// item's curve) and `zscale` (to BT.709's transfer), out as 8-bit planar RGB.
 ///
-/// One per converter, on its thread. It builds its graph only when an HDR picture comes, so an
+/// One per converter, on its thread, and on that thread alone (no slice threads of its own): the
+/// decoder's frame threads and the render already keep the cores busy, and so the filters' time
+/// is the convert stage's (`stages_ms.convert`). It builds its graph only when an HDR picture comes, so an
 /// SDR picture costs one comparison of its transfer and nothing else; the graph is rebuilt only
 /// if the pictures' size, format or colour change mid-stream.
 final class HDRToneMapper {
@@ -49,7 +51,8 @@ final class HDRToneMapper {
             graph?.close()
             graph = nil
             graph = try FilterGraph(filters: HDRToneMapper.filters(for: shape), width: shape.width, height: shape.height,
-                                    pixelFormat: shape.format, sampleAspectRatio: picture.pointee.sample_aspect_ratio)
+                                    pixelFormat: shape.format, sampleAspectRatio: picture.pointee.sample_aspect_ratio,
+                                    threads: 1)
             builtFor = shape
         }
         if output == nil { output = Frame() }
