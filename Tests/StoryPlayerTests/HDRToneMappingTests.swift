@@ -64,6 +64,22 @@ final class HDRToneMappingTests: XCTestCase {
         }
     }
 
+    /// A clip tagged with an HDR transfer and nothing else (8-bit H.264 here) is taken as
+    /// BT.2020 with BT.2020's matrix, as `zscale` is told by name in the reference. Before, the
+    /// filters found "no path between colorspaces" and the story failed.
+    func testAClipThatNamesOnlyItsTransferIsTakenAsBT2020() throws {
+        let clip = folder.file("hlg-only.mp4")
+        try ExternalProgram.run(try HDRMedia.tool("ffmpeg"), [
+            "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=s=\(HDRMedia.size.width)x\(HDRMedia.size.height):d=0.2:r=10",
+            "-c:v", "libx264", "-pix_fmt", "yuv420p", "-color_trc", "arib-std-b67", clip,
+        ])
+        let board = try HDRMedia.storyboard([clip], folder: folder, curve: "reinhard")
+        let still = try StillRender.render(board, pageOffset: 0, time: 0, overlay: false)
+        XCTAssertEqual(still.problems, [])
+        HDRMedia.assertClose(still.image, try HDRMedia.reference(clip, transfer: "arib-std-b67", curve: .reinhard, frame: 0),
+                             HDRToneMappingTests.tolerance, "HLG without primaries")
+    }
+
     // MARK: - probe, storyboard
 
     func testProbeReportsTransferPrimariesAndHDR() throws {
@@ -143,7 +159,7 @@ enum HDRMedia {
 
     /// Source frame `frame` of `clip` through ffmpeg's filters with `curve`, as RGBA.
     static func reference(_ clip: String, transfer: String, curve: ToneMapCurve, frame: Int) throws -> RGBAImage {
-        let chain = "select=eq(n\\,\(frame)),zscale=tin=\(transfer):pin=bt2020:min=bt2020nc:rin=tv:t=linear:npl=100,"
+        let chain = "select=eq(n\\,\(frame)),zscale=tin=\(transfer):pin=bt2020:min=bt2020nc:rin=tv:t=linear:npl=100:p=bt2020,"
             + "format=gbrpf32le,zscale=p=bt709,tonemap=tonemap=\(curve.rawValue):desat=0,zscale=t=bt709,format=gbrp,format=rgba"
         let bytes = try ExternalProgram.run(tool("ffmpeg"), ["-v", "error", "-i", clip, "-vf", chain, "-frames:v", "1",
                                                              "-f", "rawvideo", "-"])

@@ -75,7 +75,9 @@ final class HDRToneMapper {
         default: "2020_ncl"
         }
         let range = shape.fullRange ? "pc" : "tv"
-        return "zscale=tin=\(transfer):pin=\(primaries):min=\(matrix):rin=\(range):t=linear:npl=100,format=gbrpf32le,"
+        // `p` too: zscale's output keeps the frame's own primaries otherwise, and a picture that
+        // names none would leave the next zscale nothing to convert from.
+        return "zscale=tin=\(transfer):pin=\(primaries):min=\(matrix):rin=\(range):t=linear:npl=100:p=\(primaries),format=gbrpf32le,"
             + "zscale=p=709,tonemap=tonemap=\(shape.curve.rawValue):desat=0,zscale=t=709,format=gbrp"
     }
 
