@@ -3,7 +3,7 @@ import PackageDescription
 
 /// The Debian packages that provide the C libraries this package links.
 /// `scripts/install-deps.sh` installs the same list; keep the two in step.
-let ffmpegPackages = ["libavformat-dev", "libavcodec-dev", "libswscale-dev", "libswresample-dev", "libavutil-dev"]
+let ffmpegPackages = ["libavformat-dev", "libavcodec-dev", "libavfilter-dev", "libswscale-dev", "libswresample-dev", "libavutil-dev"]
 let freetypePackages = ["libfreetype-dev"]
 
 let package = Package(
@@ -20,7 +20,7 @@ let package = Package(
         // MARK: - C shims
         .systemLibrary(
             name: "CFFmpeg",
-            pkgConfig: "libavformat libavcodec libswscale libswresample libavutil",
+            pkgConfig: "libavformat libavcodec libavfilter libswscale libswresample libavutil",
             providers: [.apt(ffmpegPackages)]
         ),
         // Text: FreeType rasterizes the glyphs of a font Debian ships (fonts-dejavu-core).

@@ -99,6 +99,7 @@ final class MediaDecoder {
         self.reception = reception
         sourceName = source.description
         self.waitsForVideo = isLive || waitsForVideo
+        converter.toneMapper.curve = source.toneMap
         reception.reached(.connecting)
         if isLive, source.isRemote, LiveSourceKind(source) == .dash {
             // Read by this program's segment reader: see `DASHSegmentFeed` for why.
@@ -171,6 +172,20 @@ final class MediaDecoder {
     var videoStartSeconds: Double { track.map { Double($0.timeline.start) * $0.timeline.unit } ?? 0 }
     /// Frames per second as the stream declares it; 0 when unknown.
     var frameRate: Double { track?.frameRate ?? 0 }
+    /// The shown stream's transfer and primaries (`probe`): the decoder's once it has decoded,
+    /// else the container's.
+    var colour: VideoColour {
+        guard let context = format.pointer, let track, let stream = context.pointee.streams[Int(track.index)] else { return VideoColour() }
+        return VideoColour(decoder: track.codec, stream: stream)
+    }
+    /// Seconds to add to the pictures' time to find the same moment in the item's sound
+    /// (`ItemAudio`, timed from its own stream's first timestamp).
+    var soundOffset: Double {
+        guard let context = format.pointer, let track else { return 0 }
+        let index = av_find_best_stream(context, AVMEDIA_TYPE_AUDIO, -1, -1, nil, 0)
+        guard index >= 0, let audio = context.pointee.streams[Int(index)] else { return 0 }
+        return track.timeline.startSeconds - StreamTimeline(audio).startSeconds
+    }
 
     /// Every audio and video stream of the source, as the container describes it now.
     var streams: [StreamFacts] {

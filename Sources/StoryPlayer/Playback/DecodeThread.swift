@@ -67,7 +67,7 @@ final class DecodeThread: Sendable {
         let convertName = "rgba" + name.drop { $0 != " " }
         let converting = Thread { [self] in
             DecoderWorkers.nameThisThread(convertName)
-            let converter = ConvertLoop(isLive: isLive, width: width, height: height, clock: clock,
+            let converter = ConvertLoop(isLive: isLive, width: width, height: height, clock: clock, toneMap: source.toneMap,
                                       decoded: decoded, queue: queue, spares: spares, skip: skip)
             converter.run()
             progress.withLock { $0.finished += 1 }

@@ -301,6 +301,9 @@ public final class ItemPlayer {
                 return nil
             }
         }
-        return audio.map { .samples($0.samples(from: mediaTime(at: t), count: count)) }
+        // On the container's clock, as QuickTime and browsers play it: the sound that goes with
+        // a picture is the sound at the picture's timestamp, whichever stream started first.
+        let offset = media?.soundOffset ?? 0
+        return audio.map { .samples($0.samples(from: mediaTime(at: t) + offset, count: count)) }
     }
 }
