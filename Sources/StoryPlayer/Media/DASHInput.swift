@@ -34,6 +34,8 @@ final class DASHInput {
 
     /// Why the segments stopped coming, when a fetch failed (the demuxer sees only its code).
     var failure: MediaError? { feed.failure }
+    /// Whether they stopped because the manifest says the presentation ended.
+    var ended: Bool { feed.ended }
 
     /// `avio_context_free`, with the buffer FFmpeg may have replaced since.
     func close() {

@@ -34,10 +34,13 @@ struct DASHRepresentation: Sendable, Equatable {
 
         /// The most segments one representation lists here: a live window is seconds to
         /// minutes, and a manifest's repeat counts may be anything.
-        static let maxSegments = 20_000
+        static let maxSegments = 10_000
+        /// The most representations read from one manifest, for the same reason.
+        static let maxRepresentations = 64
 
         mutating func apply(_ attributes: [String: String]) {
-            if let value = attributes["timescale"].flatMap(Double.init), value > 0, value.isFinite { timescale = value }
+            // Ticks per second: below one, or not a number, says nothing a segment can be timed by.
+            if let value = attributes["timescale"].flatMap(Double.init), value >= 1, value.isFinite { timescale = value }
             if let value = attributes["initialization"] { initialization = value }
             if let value = attributes["media"] { media = value }
             if let value = attributes["startNumber"].flatMap(Int.init), (0...1_000_000_000_000).contains(value) { startNumber = value }
@@ -51,8 +54,8 @@ struct DASHRepresentation: Sendable, Equatable {
             guard let d = attributes["d"].flatMap(Double.init), d > 0, d.isFinite else { return }
             let repeats = min(max(0, attributes["r"].flatMap(Int.init) ?? 0), Template.maxSegments)
             var time = attributes["t"].flatMap(Double.init) ?? timeline.last.map { $0.time + $0.duration } ?? 0
-            guard time.isFinite else { return }
-            for _ in 0...repeats where timeline.count < Template.maxSegments {
+            guard time.isFinite, timeline.count < Template.maxSegments else { return }
+            for _ in 0...min(repeats, Template.maxSegments - timeline.count - 1) {
                 timeline.append(DASHSegment(number: startNumber + timeline.count, time: time, duration: d))
                 time += d
             }
@@ -72,7 +75,7 @@ struct DASHRepresentation: Sendable, Equatable {
             let name = rest[afterOpen..<close]
             rest = rest[rest.index(after: close)...]
             if name.isEmpty { result += "$"; continue }
-            let parts = name.split(separator: "%", maxSplits: 1)
+            let parts = name.split(separator: "%", maxSplits: 1, omittingEmptySubsequences: false)
             let value: String
             switch parts[0] {
             case "RepresentationID": value = id
@@ -111,8 +114,13 @@ extension DASHManifest {
         var setKind = DASHRepresentation.Kind.other
         var setTemplate = DASHRepresentation.Template()
         var current: DASHRepresentation?
+        /// Whether the current representation's own timeline has begun: until its first `S`,
+        /// it keeps the one its adaptation set gave.
+        var ownTimeline = false
         func flush() {
-            if let representation = current { result.append(representation) }
+            if let representation = current, result.count < DASHRepresentation.Template.maxRepresentations {
+                result.append(representation)
+            }
             current = nil
         }
         for tag in tags {
@@ -126,6 +134,8 @@ extension DASHManifest {
                 setTemplate = DASHRepresentation.Template()
             case "Representation":
                 flush()
+                guard result.count < DASHRepresentation.Template.maxRepresentations else { return result }
+                ownTimeline = false
                 let mime = tag.attributes["mimeType"] ?? ""
                 var kind = setKind
                 if kind == .other { kind = tag.attributes["width"] != nil ? .video : self.kind(mime) }
@@ -135,12 +145,17 @@ extension DASHManifest {
             case "SegmentTemplate":
                 if current != nil {
                     current!.template.apply(tag.attributes)
-                    current!.template.timeline = []
                 } else {
                     setTemplate.apply(tag.attributes)
                 }
             case "S":
-                if current != nil { current!.template.appendTimeline(tag.attributes) } else { setTemplate.appendTimeline(tag.attributes) }
+                if current != nil {
+                    if !ownTimeline { current!.template.timeline = [] }
+                    ownTimeline = true
+                    current!.template.appendTimeline(tag.attributes)
+                } else {
+                    setTemplate.appendTimeline(tag.attributes)
+                }
             case "/Representation", "/AdaptationSet":
                 flush()
             default:
@@ -165,6 +180,9 @@ struct DASHLiveWindow: Sendable, Equatable {
     var segments: [DASHSegment]
     /// Seconds per tick.
     var unit: Double
+    /// Whether the newest segment was counted from the manifest's clock (`availabilityStartTime`
+    /// and now) rather than listed or written: its edge is now, however old the manifest.
+    var isCounted = false
     /// The period's start in media ticks (`presentationTimeOffset`).
     var offset: Double
 
@@ -188,6 +206,7 @@ struct DASHLiveWindow: Sendable, Equatable {
             written = total
         } else if let start = manifest.availabilityStartTime {
             written = unixNow - start - manifest.periodStart
+            isCounted = true
         } else {
             return nil
         }
@@ -204,7 +223,9 @@ struct DASHLiveWindow: Sendable, Equatable {
     func start(of segment: DASHSegment) -> Double { (segment.time - offset) * unit }
 
     /// Where the newest segment ends, in seconds of the period; nil with none.
-    var edge: Double? { segments.last.map { (($0.time + $0.duration) - offset) * unit } }
+    var edge: Double? {
+        segments.last.map { (($0.time + $0.duration) - offset) * unit }.flatMap { $0.isFinite ? $0 : nil }
+    }
 
     /// The segment to start at to play `behind` seconds behind the edge: the newest one that
     /// starts that far back or further (segments start with a keyframe), else the oldest.

@@ -32,11 +32,17 @@ final class DASHSegmentFeed {
     private var position = 0
     /// The error that ended the stream, for the reason a demuxer's read error cannot carry.
     private(set) var failure: MediaError?
+    /// The manifest said the presentation ended (`type="static"`) and every segment was read.
+    private(set) var ended = false
+    /// Failed fetches of the next segment in a row, while it is listed.
+    private var failedFetches = 0
 
     /// How often the manifest is read while the next segment is not listed yet (seconds).
     static let waitInterval = 0.1
     /// Segment numbers this far past the newest listed mean the publisher started again.
     static let restartGap = 10
+    /// Fetches of a listed segment that may fail in a row (0.1 s apart) before it is passed over.
+    static let fetchAttempts = 10
     /// The most one segment may weigh.
     static let segmentLimit = 256 << 20
 
@@ -62,10 +68,13 @@ final class DASHSegmentFeed {
             if gate.reason != nil { return cffmpeg_averror_exit() }
             switch advance() {
             case .data: continue
-            case .ended: return FFmpegError.endOfFile
+            case .ended:
+                ended = true
+                return FFmpegError.endOfFile
             case .failed(let error):
+                // An error, not an end: the player reconnects and says why (`FormatContext.inputFailure`).
                 failure = error
-                return error.ffmpegError?.code ?? FFmpegError.endOfFile
+                return error.ffmpegError?.code ?? cffmpeg_averror(EIO)
             case .wait:
                 guard gate.sleep(seconds: DASHSegmentFeed.waitInterval) else { return cffmpeg_averror_exit() }
                 refreshManifest()
@@ -95,12 +104,16 @@ final class DASHSegmentFeed {
               let first = window.segments.first, let last = window.segments.last else {
             return manifest.isDynamic ? .wait : .ended
         }
-        if next < first.number || next > last.number + DASHSegmentFeed.restartGap {
-            // Fell out of the window (a long stall), or the publisher started again (its numbers
-            // went back): start again near the edge. The timestamps jump, which the player sees
-            // as a discontinuity and follows.
+        if next > last.number + DASHSegmentFeed.restartGap {
+            // The publisher started again (its numbers went back): its new initialization and time
+            // line need a new demuxer, which the player's reconnect opens near the new edge.
+            return .failed(MediaError(.read, "the DASH publisher started again",
+                                      cause: "segment \(next) is past the newest listed, \(last.number)"))
+        }
+        if next < first.number {
+            // Fell out of the window (a long stall): go on near the edge. The timestamps jump,
+            // which the player sees as a discontinuity and follows.
             next = window.start(behind: behind)?.number ?? first.number
-            if next > last.number + DASHSegmentFeed.restartGap { initPending = representation.template.initialization != nil }
             return .data
         }
         guard let segment = window.segments.first(where: { $0.number == next }) else {
@@ -115,10 +128,18 @@ final class DASHSegmentFeed {
         switch fetch(url) {
         case .data:
             next += 1
+            failedFetches = 0
             return .data
         default:
             // Listed but not there (a publisher that lists a segment a moment before it has
-            // written it, or one that removed it): read the manifest again and try once more.
+            // written it, or one that removed it): read the manifest again and try again; a
+            // segment that keeps failing while later ones are listed is passed over, as a
+            // player skips a damaged one.
+            failedFetches += 1
+            if failedFetches >= DASHSegmentFeed.fetchAttempts, segment.number < last.number {
+                next += 1
+                failedFetches = 0
+            }
             return .wait
         }
     }

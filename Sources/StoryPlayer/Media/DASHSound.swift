@@ -2,49 +2,73 @@ import CFFmpeg
 import Foundation
 import Synchronization
 
-/// The sound of a live DASH story, read and decoded on a thread of its own from the audio
-/// representation's demuxer (`DASHOpening.audio`).
+/// The sound of a live DASH story, opened, read and decoded on a thread of its own from the
+/// audio representation's segments.
 ///
 /// DASH sends sound in segments of its own, whose boundaries do not fall where the pictures'
 /// do (ffmpeg's dash muxer: 1.003 s of AAC against 1 s of video); read in step with the pictures
 /// on the decode thread, the picture after each video segment would wait for the next audio
 /// segment, a whole segment later. So the sound is read ahead as its segments come, and the
-/// decode thread takes what has been heard with each picture, as it does a push stream's.
+/// decode thread takes what has been heard with each picture, as it does a push stream's. It is
+/// opened on its thread too, so that the first picture never waits for it.
 ///
-/// Started by `MediaDecoder` when the play decodes sound, and freed whole by its `close()`:
-/// the thread is stopped through its own gate and waited for, so that a stopped player leaves
-/// no demuxer or decoder behind.
+/// Started by `MediaDecoder` when the play decodes sound, and freed whole by its `close()`: the
+/// thread is stopped through its own gate (which interrupts an open or a read under way) and
+/// waited for, so that a stopped player leaves no demuxer or decoder behind.
 final class DASHSound: Sendable {
+    /// Where the sound comes from and where it starts.
+    struct Plan: Sendable {
+        var manifestURL: String
+        var manifest: DASHManifest
+        var representation: DASHRepresentation
+        var start: Int
+        var behind: Double
+        var protocols: [String]
+    }
+
+    private let plan: Plan
     /// Sound heard and not yet taken, in absolute stream seconds; bounded as `MediaDecoder`'s is.
     private let heard = Mutex<[SoundBlock]>([])
-    private let gate: InterruptGate
+    private let gate = InterruptGate()
     private let done = DispatchSemaphore(value: 0)
     private let started = Atomic<Bool>(false)
-    /// The demuxer, until the thread takes it over.
-    private let pending: Mutex<FormatContext?>
 
     /// The most blocks kept for a caller that does not take them (about a minute).
     static let heldBlocks = 3000
 
-    init(format: sending FormatContext, gate: InterruptGate) {
-        pending = Mutex(format)
-        self.gate = gate
+    init(_ plan: Plan) {
+        self.plan = plan
     }
 
-    /// Starts reading on a thread named `name`; sound is counted into `reception`.
+    /// Starts opening and reading on a thread named `name`; sound is counted into `reception`.
     func start(limits: DecodeLimits, reception: SourceReception, name: String) {
-        guard let format = pending.withLock({ $0.take() }) else { return }
-        started.store(true, ordering: .releasing)
-        // The demuxer moves to the thread, which alone touches it from here until it frees it.
-        nonisolated(unsafe) let owned = format
+        guard !gate.isStopped, !started.exchange(true, ordering: .acquiringAndReleasing) else { return }
         let thread = Thread { [self] in
             DecoderWorkers.nameThisThread(name)
             defer { done.signal() }
-            read(owned, limits: limits, reception: reception)
-            owned.close()
+            guard let format = open(limits: limits) else { return }
+            read(format, limits: limits, reception: reception)
+            format.close()
         }
         thread.name = name
         thread.start()
+    }
+
+    /// The audio representation's demuxer (`FormatContext(input:)`), within the open timeout;
+    /// nil when it cannot be opened: the story then plays silent, not failed.
+    private func open(limits: DecodeLimits) -> FormatContext? {
+        gate.arm(seconds: limits.timeouts.open)
+        defer { gate.disarm() }
+        let feed = DASHSegmentFeed(manifestURL: plan.manifestURL, manifest: plan.manifest, representation: plan.representation,
+                                   start: plan.start, behind: plan.behind, gate: gate, timeout: limits.timeouts.open,
+                                   protocols: plan.protocols)
+        guard let format = try? FormatContext(input: DASHInput(feed: feed), name: plan.manifestURL,
+                                              options: FormatContext.dashOptions, gate: gate) else { return nil }
+        guard (try? format.readStreamInfo(limits: limits)) != nil else {
+            format.close()
+            return nil
+        }
+        return format
     }
 
     private func read(_ format: FormatContext, limits: DecodeLimits, reception: SourceReception) {
@@ -86,11 +110,10 @@ final class DASHSound: Sendable {
         }
     }
 
-    /// Stops the thread and waits up to `seconds` for it to free the demuxer and decoder; frees
-    /// a demuxer never handed to a thread at once.
+    /// Stops the thread (an open or a read under way gives up) and waits up to `seconds` for it
+    /// to free the demuxer and decoder.
     func stop(waitingUpTo seconds: Double = 2) {
         gate.requestStop()
-        pending.withLock { $0.take() }?.close()
         if started.load(ordering: .acquiring) { _ = done.wait(timeout: .now() + seconds) }
     }
 }

@@ -5,7 +5,7 @@ import Foundation
 /// its own), and where in the period the play starts.
 struct DASHOpening {
     let video: FormatContext
-    /// The audio representation's demuxer, read on a thread of its own once started.
+    /// The audio representation, opened and read on a thread of its own once started.
     let sound: DASHSound?
     /// Where the first segment read starts, in seconds of the period: the first picture's
     /// place on the manifest's time line, against which the edge is measured.
@@ -57,8 +57,7 @@ extension FormatContext {
         let start = window.start(behind: behind) ?? first
         let periodStart = window.start(of: start)
         let protocolNames = protocols.filter { ["http", "https"].contains($0) }
-        var options = ["analyzeduration": "100000"]
-        options["probesize"] = "1000000"
+        let options = FormatContext.dashOptions
         let feed = DASHSegmentFeed(manifestURL: url, manifest: manifest, representation: video, start: start.number,
                                    behind: behind, gate: gate, timeout: limits.timeouts.open, protocols: protocolNames)
         let format: FormatContext
@@ -68,29 +67,22 @@ extension FormatContext {
         } catch {
             throw explainDASH(error, gate: gate, waiting: "opening \(source)", seconds: limits.timeouts.open)
         }
-        // The sound, from the audio segment that holds the first picture's time. Without it the
-        // story plays silent rather than failing: the pictures are what a viewer waits for.
+        // The sound, from the audio segment that holds the first picture's time, opened on a
+        // thread of its own when the play decodes sound. Without it the story plays silent rather
+        // than failing: the pictures are what a viewer waits for.
         var sound: DASHSound?
         if let representation = manifest.audio, representation.template.media != nil,
            let audioWindow = DASHLiveWindow(representation, manifest: manifest, unixNow: unixNow),
            let audioStart = audioWindow.segments.last(where: { audioWindow.start(of: $0) <= periodStart + 1e-3 }) ?? audioWindow.segments.first {
-            let audioGate = InterruptGate()
-            audioGate.arm(seconds: limits.timeouts.open)
-            let audioFeed = DASHSegmentFeed(manifestURL: url, manifest: manifest, representation: representation,
-                                            start: audioStart.number, behind: behind, gate: audioGate,
-                                            timeout: limits.timeouts.open, protocols: protocolNames)
-            // Under a gate of its own, so that it can be stopped without stopping the pictures.
-            if let opened = try? FormatContext(input: DASHInput(feed: audioFeed), name: source.description, options: options, gate: audioGate) {
-                if (try? opened.readStreamInfo(limits: limits)) != nil {
-                    sound = DASHSound(format: opened, gate: audioGate)
-                } else {
-                    opened.close()
-                }
-            }
-            audioGate.disarm()
+            sound = DASHSound(DASHSound.Plan(manifestURL: url, manifest: manifest, representation: representation,
+                                             start: audioStart.number, behind: behind, protocols: protocolNames))
         }
         return DASHOpening(video: format, sound: sound, periodStart: periodStart)
     }
+
+    /// How a DASH representation's demuxer reads its first segments: 0.1 s of analysis, as for
+    /// any live source, within 1 MB.
+    static let dashOptions = ["analyzeduration": "100000", "probesize": "1000000"]
 
     /// Says "timed out" or "stopped" when the gate is why a call gave up.
     fileprivate static func explainDASH(_ error: MediaError, gate: InterruptGate, waiting: String, seconds: Double) -> MediaError {

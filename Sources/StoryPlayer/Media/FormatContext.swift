@@ -80,6 +80,8 @@ final class FormatContext {
 
     /// Why a DASH feed stopped, when its segments could not be fetched.
     var inputFailure: MediaError? { input?.failure }
+    /// Whether a DASH feed ended because its manifest says the presentation did.
+    var inputEnded: Bool { input?.ended ?? false }
 
     /// `av_read_frame` into `packet`: 0, or a negative AVERROR code (end of file, a read error).
     func readFrame(into packet: UnsafeMutablePointer<AVPacket>) -> Int32 {

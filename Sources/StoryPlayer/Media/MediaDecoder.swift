@@ -61,6 +61,11 @@ final class MediaDecoder {
     private(set) var firstPacketAt: UInt64?
     /// The read error that ended the input, when it was not a clean end of file.
     private(set) var lastReadError: Int32?
+    /// Why a live DASH story's segments stopped coming, when a fetch failed: what
+    /// `lastReadError`'s code cannot say.
+    var inputFailure: MediaError? { format.inputFailure }
+    /// Whether a live DASH story's manifest said the presentation ended.
+    var inputEnded: Bool { format.inputEnded }
     /// Whether sound is decoded as it is read (a live story's, for the MP4): see `takeSound()`.
     var decodesSound = false {
         didSet { if decodesSound { dashSound?.start(limits: limits, reception: reception, name: "sound \(sourceName)") } }
@@ -271,7 +276,8 @@ final class MediaDecoder {
                         ? MediaError(.interrupted, "stopped")
                         : MediaError(.timeout, "no data for \(ObjectReader.format(limits.timeouts.read)) s")
                 }
-                if read != FFmpegError.endOfFile { lastReadError = read }
+                // A demuxer may report a failed DASH segment fetch as the end of its input.
+                if read != FFmpegError.endOfFile { lastReadError = read } else if format.inputFailure != nil { lastReadError = cffmpeg_averror(EIO) }
                 // End of file, or a truncated file: either way, drain what the decoder holds.
                 inputDone = true
                 // A decoder with frame threads reports a packet it cannot decode only here, at

@@ -282,7 +282,7 @@ private struct Worker {
                         return
                     }
                 }
-                failure = decoder.lastReadError.map { MediaError(.read, "the connection failed", averror: $0) }
+                failure = decoder.lastReadError.map { decoder.inputFailure ?? MediaError(.read, "the connection failed", averror: $0) }
             } catch {
                 failure = error
             }
@@ -296,8 +296,9 @@ private struct Worker {
                 }
                 return
             }
-            // A playlist that says it has ended (`#EXT-X-ENDLIST`) ends the item.
-            if failure == nil, edge.hasEnded {
+            // A playlist that says it has ended (`#EXT-X-ENDLIST`, or a DASH manifest that turned
+            // static) ends the item.
+            if failure == nil, edge.hasEnded || decoder.inputEnded {
                 queue.put(.end)
                 return
             }

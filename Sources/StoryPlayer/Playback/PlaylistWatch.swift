@@ -81,7 +81,8 @@ final class PlaylistWatch: Sendable {
                 if let delay = manifest.presentationDelay { edge.suggest(target: delay) }
                 // The newest video segment's end on the period's time line, where the player
                 // places its pictures (`MediaDecoder.periodStart`).
-                if let end = manifest.video.flatMap({ DASHLiveWindow($0, manifest: manifest, unixNow: Date().timeIntervalSince1970) })?.edge {
+                if let window = manifest.video.flatMap({ DASHLiveWindow($0, manifest: manifest, unixNow: Date().timeIntervalSince1970) }),
+                   let end = window.edge {
                     // A manifest read late was written earlier: its newest segment was listed by
                     // then (bounded, for a publisher whose clock is off from this one).
                     // A `publishTime` no later than the availability start was never updated
@@ -89,7 +90,8 @@ final class PlaylistWatch: Sendable {
                     let published = manifest.publishTime.flatMap { time in
                         manifest.availabilityStartTime.map { time > $0 + 0.001 } ?? true ? time : nil
                     }
-                    let age = published.map { min(max(0, Date().timeIntervalSince1970 - $0), PlaylistWatch.maxManifestAge) } ?? 0
+                    // Segments counted from the manifest's clock end now, however old the manifest.
+                    let age = window.isCounted ? 0 : published.map { min(max(0, Date().timeIntervalSince1970 - $0), PlaylistWatch.maxManifestAge) } ?? 0
                     // A manifest whose segments end earlier than before comes from a publisher that
                     // started again: its media times are new, and so is the edge.
                     if end < newestEnd - 1 { edge.manifestRestarted() }

@@ -71,4 +71,32 @@ final class DASHSegmentTests: XCTestCase {
         XCTAssertNil(video.url("$Unknown$", segment: nil, manifestURL: base), "an identifier it does not know")
         XCTAssertNil(DASHLiveWindow(video, manifest: manifest, unixNow: start - 5)?.edge, "nothing written before the start")
     }
+
+    /// What a hostile or careless manifest holds never traps or grows without bound.
+    func testHostileManifestsStayBounded() throws {
+        let video = DASHRepresentation(kind: .video, id: "v", bandwidth: 1, mimeType: "video/mp4")
+        XCTAssertNil(video.url("s$%$.m4s", segment: nil, manifestURL: base), "an identifier that is only a width")
+        XCTAssertNil(video.url("s$Time$.m4s", segment: DASHSegment(number: 1, time: 1e300, duration: 1), manifestURL: base))
+        let many = String(repeating: #"<Representation id="r" width="1"><SegmentTemplate media="$Number$"/><SegmentTimeline><S d="1" r="99999999"/><S d="1" r="99999999"/></SegmentTimeline></Representation>"#, count: 100)
+        let manifest = try XCTUnwrap(DASHManifest(text: #"<MPD type="dynamic"><Period><AdaptationSet contentType="video">"# + many + "</AdaptationSet></Period></MPD>"))
+        XCTAssertEqual(manifest.representations.count, DASHRepresentation.Template.maxRepresentations)
+        XCTAssertEqual(manifest.representations.map(\.template.timeline.count).max(), DASHRepresentation.Template.maxSegments)
+        let tiny = try XCTUnwrap(DASHManifest(text: #"<MPD type="dynamic"><Period><AdaptationSet contentType="video"><Representation id="v"><SegmentTemplate timescale="0.000001" media="$Number$"><SegmentTimeline><S d="1"/></SegmentTimeline></SegmentTemplate></Representation></AdaptationSet></Period></MPD>"#))
+        XCTAssertEqual(tiny.video?.template.timescale, 1, "a timescale below one tick a second is not taken")
+    }
+
+    /// A representation's own template refines its adaptation set's, and keeps its timeline.
+    func testARepresentationKeepsItsAdaptationSetsTimeline() throws {
+        let manifest = try XCTUnwrap(DASHManifest(text: """
+        <MPD type="dynamic"><Period><AdaptationSet contentType="video">
+        <SegmentTemplate timescale="10" media="$RepresentationID$-$Time$.m4s"><SegmentTimeline><S t="100" d="10" r="2"/></SegmentTimeline></SegmentTemplate>
+        <Representation id="hd" bandwidth="2"><SegmentTemplate initialization="hd-init.mp4"/></Representation>
+        </AdaptationSet></Period></MPD>
+        """))
+        let video = try XCTUnwrap(manifest.video)
+        XCTAssertEqual(video.template.timeline.map(\.time), [100, 110, 120])
+        XCTAssertEqual(video.template.initialization, "hd-init.mp4")
+        XCTAssertEqual(video.url(video.template.media!, segment: video.template.timeline[1], manifestURL: base),
+                       "http://127.0.0.1:8080/live/hd-110.m4s")
+    }
 }
