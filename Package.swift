@@ -76,7 +76,7 @@ let package = Package(
         // CStoryPNG directly too: its checksum is tested against a plain reference.
         .testTarget(name: "CompositorTests", dependencies: ["Compositor", "CStoryPNG", "StoryTestSupport"]),
         // Fixtures are read in place (by #filePath), so they are not bundled as resources.
-        .testTarget(name: "StoryPlayerTests", dependencies: ["StoryPlayer", "Compositor", "CFFmpeg", "CLittleCMS", "StoryTestSupport"],
+        .testTarget(name: "StoryPlayerTests", dependencies: ["StoryPlayer", "Compositor", "CFFmpeg", "CHEIF", "CLittleCMS", "StoryTestSupport"],
                     exclude: ["Fixtures"]),
         // Runs the built executable, so it depends on it to have it built first.
         .testTarget(name: "RenderStoriesTests",
