@@ -45,6 +45,16 @@ final class PhoneMediaCommandTests: XCTestCase {
         XCTAssertTrue(probe.stdout.contains("holds 3 images (a HEIF burst or sequence)"), probe.stdout + probe.stderr)
     }
 
+    /// `--version` names the photo libraries too.
+    func testVersionNamesLibheifAndLittleCMS() throws {
+        let result = try cli.run(["--version"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        for pattern in [#"^libheif \d+\.\d+\.\d+$"#, #"^Little CMS 2\.\d+$"#] {
+            XCTAssertTrue(lines.contains { $0.range(of: pattern, options: .regularExpression) != nil }, "\(pattern): \(result.stdout)")
+        }
+    }
+
     /// The four quadrants as an RGB PNG (a palette PNG makes Debian 12's aom encoder abort).
     private func quadrants() throws -> String {
         let path = folder.file("quadrants.png")

@@ -45,6 +45,12 @@ final class ColourProfile: @unchecked Sendable {
                                  cmsUInt32Number(stride), cmsUInt32Number(stride), 0, 0)
     }
 
+    /// The Little CMS in use (`cmsGetEncodedCMMversion`, 2140 for 2.14), e.g. "2.14".
+    static var version: String {
+        let encoded = Int(cmsGetEncodedCMMversion())
+        return "\(encoded / 1000).\(encoded % 1000 / 10)"
+    }
+
     // MARK: - What the profile says
 
     private static func description(of profile: cmsHPROFILE) -> String {
