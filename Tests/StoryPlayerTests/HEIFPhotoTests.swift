@@ -92,6 +92,23 @@ final class HEIFPhotoTests: XCTestCase {
         XCTAssertLessThan(card[97, Int(320 * 0.38)].distance(to: ErrorCardPicture.icon), 40, "the error card")
     }
 
+    /// A HEIC on a web server (a feed's photo) is fetched whole, under the open timeout, and
+    /// read by libheif as a local one is.
+    func testARemoteHEICShowsAsALocalOneDoes() throws {
+        try LiveServers.require("python3")
+        let servers = ServerSet()
+        defer { servers.stopAll() }
+        let root = servers.folder.file("web")
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        try PhoneMedia.run(PhoneMedia.tool("heif-enc"), ["-q", "90", try quadrants(), "-o", root + "/photo.heic"])
+        let base = try servers.httpServer(root: root)
+        let reference = try heifConvert(root + "/photo.heic", width: 96, height: 64)
+        let loaded = try PictureLoader.load(MediaSource(uri: base + "/photo.heic", relativeTo: "/"), width: 96, height: 64,
+                                            limits: DecodeLimits())
+        PhoneMedia.assertSameRegions(loaded, reference, "over HTTP")
+        XCTAssertEqual(try MediaProbe.run(base + "/photo.heic").codec, "hevc")
+    }
+
     /// Brands: HEIF photos and sequences are told from MP4 video by their `ftyp`.
     func testTheBrandTellsHEIFFromVideo() {
         func brand(_ major: String, _ compatible: [String]) -> HEIFBrand? {

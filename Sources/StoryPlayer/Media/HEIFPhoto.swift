@@ -24,12 +24,23 @@ final class HEIFPhoto {
 
     // MARK: - Opening
 
-    /// Reads the file's boxes (`heif_context_read_from_file`) and picks the primary image. A
-    /// sequence or a file of several images (a burst) is refused: a story shows one photo, and
-    /// showing one of several would hide the others without a word.
-    init(path: String, brand: HEIFBrand) throws(MediaError) {
+    /// Reads the file's boxes (`heif_context_read_from_file`) and picks the primary image.
+    convenience init(path: String, brand: HEIFBrand) throws(MediaError) {
+        try self.init(name: (path as NSString).lastPathComponent, brand: brand) { heif_context_read_from_file($0, path, nil) }
+    }
+
+    /// Reads a photo downloaded whole (`heif_context_read_from_memory`, which copies it).
+    convenience init(bytes: Data, name: String, brand: HEIFBrand) throws(MediaError) {
+        try self.init(name: name, brand: brand) { context in
+            bytes.withUnsafeBytes { heif_context_read_from_memory(context, $0.baseAddress, $0.count, nil) }
+        }
+    }
+
+    /// Reads the boxes with `read` and picks the primary image. A sequence or a file of several
+    /// images (a burst) is refused: a story shows one photo, and showing one of several would
+    /// hide the others without a word.
+    private init(name: String, brand: HEIFBrand, read: (OpaquePointer) -> heif_error) throws(MediaError) {
         self.brand = brand
-        let name = (path as NSString).lastPathComponent
         if brand.isSequence {
             throw MediaError(.unsupportedCodec, "\(name) is a HEIF image sequence (brand '\(brand.major)'), not a photo",
                              cause: "a story shows one photo; make it a video or pick one picture")
@@ -37,9 +48,9 @@ final class HEIFPhoto {
         HEIFPhoto.loadPlugins
         guard let context = heif_context_alloc() else { fatalError("heif_context_alloc: out of memory") }
         self.context = context
-        let read = heif_context_read_from_file(context, path, nil)
-        guard read.code == heif_error_Ok else {
-            throw MediaError(.open, "cannot read the HEIF photo \(name)", cause: HEIFPhoto.text(read))
+        let status = read(context)
+        guard status.code == heif_error_Ok else {
+            throw MediaError(.open, "cannot read the HEIF photo \(name)", cause: HEIFPhoto.text(status))
         }
         let images = Int(heif_context_get_number_of_top_level_images(context))
         guard images == 1 else {

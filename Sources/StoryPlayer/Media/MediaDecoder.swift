@@ -102,8 +102,7 @@ final class MediaDecoder {
         sourceName = source.description
         self.waitsForVideo = isLive || waitsForVideo
         reception.reached(.connecting)
-        if !source.isRemote, source.refusal == nil, let brand = HEIFBrand.read(path: source.location), brand.isHEIF {
-            let photo = try HEIFPhoto(path: source.location, brand: brand)
+        if let photo = try HEIFPhoto.open(source, limits: limits) {
             self.photo = photo
             photoFacts = (photo.codecName, photo.width, photo.height)
             colourProfile = photo.colourProfile
