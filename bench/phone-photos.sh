@@ -18,8 +18,8 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 # A detailed picture (x265 spends its bits on detail, as on a real photo), 4032x3024.
-ffmpeg -v error -y -f lavfi -i "testsrc2=s=4032x3024,noise=alls=12:allf=t" -frames:v 1 -pix_fmt rgb24 "$work/photo.png"
-heif-enc -q 80 "$work/photo.png" -o "$work/photo.heic" >/dev/null
+ffmpeg -v error -y -f lavfi -i "testsrc2=s=4032x3024,noise=alls=5:allf=t" -frames:v 1 -pix_fmt rgb24 "$work/photo.png"
+heif-enc -q 60 "$work/photo.png" -o "$work/photo.heic" >/dev/null
 printf '{"canvas": {"width": 1080, "height": 1920, "fps": 30}, "duration": 1, "stories": [{"id": "photo", "items": [{"uri": "%s"}]}]}\n' \
   "$work/photo.heic" > "$work/board.json"
 

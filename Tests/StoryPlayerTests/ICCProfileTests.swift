@@ -9,7 +9,8 @@ import XCTest
 /// published primaries (no profile file is downloaded), embedded by exiftool, and each patch's
 /// colour is checked against lcms2's `transicc` (relative colorimetric, to its built-in sRGB,
 /// clipped to 0-255).
-/// Tolerance: 3 levels for PNG (lossless), 5 for JPEG (quality 100, 4:4:4, flat patches); the
+/// Tolerance: 3 levels for PNG (lossless), 5 for JPEG (quality 100, 4:4:4, flat patches) and
+/// for HEIC (lossless 4:4:4 from the PNG, with libheif's RGB to YCbCr rounding); the
 /// colours unconverted are 8 or more levels off on at least one patch, which is checked too.
 final class ICCProfileTests: XCTestCase {
     let folder = ScratchFolder()
@@ -19,7 +20,7 @@ final class ICCProfileTests: XCTestCase {
     func testDisplayP3AndAdobeRGBPhotosAreShownInSRGB() throws {
         for (profile, name) in [(try ICCProfiles.displayP3(in: folder), "Display P3"), (try ICCProfiles.adobeRGB(in: folder), "Adobe RGB (compatible)")] {
             let expected = try transicc(profile)
-            for (format, tolerance) in [("png", 3), ("jpg", 5)] {
+            for (format, tolerance) in [("png", 3), ("jpg", 5), ("heic", 5)] {
                 let photo = try patchPhoto(format: format, profile: profile)
                 let loaded = try PictureLoader.load(MediaSource(uri: photo, relativeTo: "/"), width: 128, height: 32, limits: DecodeLimits())
                 var widest = 0
@@ -56,11 +57,19 @@ final class ICCProfileTests: XCTestCase {
 
     // MARK: - Photos and references
 
-    /// Four 32x32 patches of `patches`, with `profile` embedded by exiftool.
+    /// Four 32x32 patches of `patches`, with `profile` embedded by exiftool; a HEIC is made
+    /// losslessly (4:4:4) by heif-enc from such a PNG, which keeps its profile. PNGs are RGB:
+    /// heif-enc 1.15 misreads a palette PNG.
     private func patchPhoto(format: String, profile: String?) throws -> String {
+        if format == "heic" {
+            let png = try patchPhoto(format: "png", profile: profile)
+            let path = folder.file("patches-\(UUID().uuidString.prefix(8)).heic")
+            try PhoneMedia.run(PhoneMedia.tool("heif-enc"), ["-L", "-p", "chroma=444", png, "-o", path])
+            return path
+        }
         let path = folder.file("patches-\(UUID().uuidString.prefix(8)).\(format)")
         let tiles = Self.patches.flatMap { ["-size", "32x32", "xc:rgb(\($0[0]),\($0[1]),\($0[2]))"] }
-        try PhoneMedia.run(PhoneMedia.tool("convert"), tiles + ["+append", "-quality", "100", "-sampling-factor", "1x1", path])
+        try PhoneMedia.run(PhoneMedia.tool("convert"), tiles + ["+append", "-quality", "100", "-sampling-factor", "1x1", (format == "png" ? "PNG24:" : "") + path])
         if let profile {
             try PhoneMedia.run(PhoneMedia.tool("exiftool"), ["-q", "-overwrite_original", "-ICC_Profile<=\(profile)", path])
         }
