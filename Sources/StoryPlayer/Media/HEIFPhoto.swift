@@ -77,17 +77,79 @@ final class HEIFPhoto {
 
     // MARK: - Decoding
 
-    /// The primary image, upright, as an RGB (or RGBA) frame (`heif_decode_image`), converted to
-    /// sRGB when it embeds another ICC profile. A codec libheif has no decoder for (its plugin
-    /// is missing) is named in the error.
+    /// The primary image, upright (`heif_decode_image`), converted to sRGB when it embeds
+    /// another ICC profile. A codec libheif has no decoder for (its plugin is missing) is named
+    /// in the error.
+    ///
+    /// An opaque 8-bit photo comes as libheif decodes it, in YCbCr planes tagged with its
+    /// matrix and range, for swscale to convert while it scales, as a video's pictures are:
+    /// libheif's own conversion to RGB took a quarter of a 12-megapixel HEIC's time. Others
+    /// (alpha, RGB-coded, deeper than 8 bits) are converted to RGB by libheif.
     func decode(limits: DecodeLimits) throws(MediaError) -> Frame {
-        guard let handle else { preconditionFailure("decoding a closed HEIF photo") }
+        guard handle != nil else { preconditionFailure("decoding a closed HEIF photo") }
         guard width * height <= limits.maxPixels else {
             throw MediaError(.tooLarge, "the photo is \(width)x\(height), more than \(limits.maxPixels) pixels")
         }
-        let chroma = hasAlpha ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB
+        if !hasAlpha, let planes = try decodePlanes() {
+            guard let colourProfile, !colourProfile.isSRGB else { return planes }
+            return try planes.convertedToSRGB(from: colourProfile)
+        }
+        let image = try decodeImage(heif_colorspace_RGB, hasAlpha ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB)
+        defer { heif_image_release(image) }
+        let frame = try HEIFPhoto.frame(of: image, format: hasAlpha ? AV_PIX_FMT_RGBA : AV_PIX_FMT_RGB24,
+                                        planes: [(heif_channel_interleaved, hasAlpha ? 4 : 3, false)])
+        if let colourProfile, !colourProfile.isSRGB, let target = frame.pointer {
+            colourProfile.convertToSRGB(target.pointee.data.0!, width: Int(target.pointee.width), height: Int(target.pointee.height),
+                                        stride: Int(target.pointee.linesize.0), hasAlpha: hasAlpha)
+        }
+        return frame
+    }
+
+    /// The picture in YCbCr 4:2:0 planes (as phones code them; libheif 1.15 cannot say which
+    /// chroma a picture has before decoding it), tagged with its `nclx` matrix and range (or
+    /// libheif's defaults: BT.601, full range); nil when it is not 8-bit YCbCr.
+    private func decodePlanes() throws(MediaError) -> Frame? {
+        guard let handle, heif_image_handle_get_luma_bits_per_pixel(handle) == 8 else { return nil }
+        let image = try decodeImage(heif_colorspace_YCbCr, heif_chroma_420)
+        defer { heif_image_release(image) }
+        guard heif_image_get_colorspace(image) == heif_colorspace_YCbCr,
+              heif_image_get_bits_per_pixel_range(image, heif_channel_Y) == 8 else { return nil }
+        let (matrix, fullRange) = colourTags(of: image)
+        guard matrix != 0 else { return nil } // RGB coded as is (lossless): libheif's path
+        let format: AVPixelFormat, halfHeight: Bool
+        switch heif_image_get_chroma_format(image) {
+        case heif_chroma_420: (format, halfHeight) = (AV_PIX_FMT_YUV420P, true)
+        case heif_chroma_422: (format, halfHeight) = (AV_PIX_FMT_YUV422P, false)
+        case heif_chroma_444: (format, halfHeight) = (AV_PIX_FMT_YUV444P, false)
+        default: return nil
+        }
+        let frame = try HEIFPhoto.frame(of: image, format: format, planes: [(heif_channel_Y, 1, false),
+                                                                            (heif_channel_Cb, 1, halfHeight),
+                                                                            (heif_channel_Cr, 1, halfHeight)])
+        guard let target = frame.pointer else { preconditionFailure("a new frame has storage") }
+        target.pointee.colorspace = AVColorSpace(rawValue: UInt32(matrix))
+        target.pointee.color_range = fullRange ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG
+        return frame
+    }
+
+    /// The matrix coefficients (H.273) and range the picture was coded with: the decoder's,
+    /// else the file's `nclx` box, else libheif's defaults (BT.601, full range).
+    private func colourTags(of image: OpaquePointer) -> (matrix: Int, fullRange: Bool) {
+        var nclx: UnsafeMutablePointer<heif_color_profile_nclx>?
+        if heif_image_get_nclx_color_profile(image, &nclx).code != heif_error_Ok || nclx == nil, let handle {
+            nclx = nil
+            _ = heif_image_handle_get_nclx_color_profile(handle, &nclx)
+        }
+        guard let nclx else { return (6, true) }
+        defer { heif_nclx_color_profile_free(nclx) }
+        return (Int(nclx.pointee.matrix_coefficients.rawValue), nclx.pointee.full_range_flag != 0)
+    }
+
+    /// `heif_decode_image` into `colourspace` and `chroma`, with the errors named.
+    private func decodeImage(_ colourspace: heif_colorspace, _ chroma: heif_chroma) throws(MediaError) -> OpaquePointer {
+        guard let handle else { preconditionFailure("decoding a closed HEIF photo") }
         var image: OpaquePointer?
-        let decoded = heif_decode_image(handle, &image, heif_colorspace_RGB, chroma, nil)
+        let decoded = heif_decode_image(handle, &image, colourspace, chroma, nil)
         guard decoded.code == heif_error_Ok, let image else {
             if heif_have_decoder_for_format(brand.isAVIF ? heif_compression_AV1 : heif_compression_HEVC) == 0 {
                 throw MediaError(.unsupportedCodec, "libheif has no \(brand.isAVIF ? "AV1 (AVIF)" : "HEVC (HEIC)") decoder for this photo",
@@ -101,28 +163,34 @@ final class HEIFPhoto {
             }
             throw MediaError(.decode, "cannot decode the HEIF photo", cause: HEIFPhoto.text(decoded))
         }
-        defer { heif_image_release(image) }
-        var stride: Int32 = 0
-        guard let plane = heif_image_get_plane_readonly(image, heif_channel_interleaved, &stride) else {
-            throw MediaError(.decode, "libheif gave no picture")
-        }
-        let shownWidth = Int(heif_image_get_width(image, heif_channel_interleaved))
-        let shownHeight = Int(heif_image_get_height(image, heif_channel_interleaved))
+        return image
+    }
+
+    /// A frame of `format` holding a copy of `planes` of `image` (channel, bytes per pixel,
+    /// whether the plane has half the rows), each plane its own width as libheif gives it.
+    private static func frame(of image: OpaquePointer, format: AVPixelFormat,
+                              planes: [(channel: heif_channel, bytesPerPixel: Int, halfHeight: Bool)]) throws(MediaError) -> Frame {
+        let width = heif_image_get_width(image, planes[0].channel), height = heif_image_get_height(image, planes[0].channel)
         let frame = Frame()
         guard let target = frame.pointer else { preconditionFailure("a new frame has storage") }
-        target.pointee.width = Int32(shownWidth)
-        target.pointee.height = Int32(shownHeight)
-        target.pointee.format = (hasAlpha ? AV_PIX_FMT_RGBA : AV_PIX_FMT_RGB24).rawValue
+        target.pointee.width = width
+        target.pointee.height = height
+        target.pointee.format = format.rawValue
         target.pointee.color_range = AVCOL_RANGE_JPEG
         let status = av_frame_get_buffer(target, 64)
-        guard status >= 0 else { throw MediaError(.decode, "cannot allocate a \(shownWidth)x\(shownHeight) picture", averror: status) }
-        let rowBytes = shownWidth * (hasAlpha ? 4 : 3)
-        let rows = target.pointee.data.0!, targetStride = Int(target.pointee.linesize.0)
-        for y in 0..<shownHeight {
-            (rows + y * targetStride).update(from: plane + y * Int(stride), count: rowBytes)
-        }
-        if let colourProfile, !colourProfile.isSRGB {
-            colourProfile.convertToSRGB(rows, width: shownWidth, height: shownHeight, stride: targetStride, hasAlpha: hasAlpha)
+        guard status >= 0 else { throw MediaError(.decode, "cannot allocate a \(width)x\(height) picture", averror: status) }
+        let targets = [target.pointee.data.0, target.pointee.data.1, target.pointee.data.2]
+        let strides = [target.pointee.linesize.0, target.pointee.linesize.1, target.pointee.linesize.2]
+        for (index, plane) in planes.enumerated() {
+            var stride: Int32 = 0
+            guard let source = heif_image_get_plane_readonly(image, plane.channel, &stride), let rows = targets[index] else {
+                throw MediaError(.decode, "libheif gave no picture")
+            }
+            let planeWidth = Int(heif_image_get_width(image, plane.channel)), planeHeight = Int(heif_image_get_height(image, plane.channel))
+            let rowBytes = min(planeWidth * plane.bytesPerPixel, Int(strides[index])), count = plane.halfHeight ? (Int(height) + 1) / 2 : Int(height)
+            for y in 0..<min(planeHeight, count) {
+                (rows + y * Int(strides[index])).update(from: source + y * Int(stride), count: rowBytes)
+            }
         }
         return frame
     }
