@@ -115,7 +115,8 @@ final class HEIFPhoto {
         guard heif_image_get_colorspace(image) == heif_colorspace_YCbCr,
               heif_image_get_bits_per_pixel_range(image, heif_channel_Y) == 8 else { return nil }
         let (matrix, fullRange) = colourTags(of: image)
-        guard matrix != 0 else { return nil } // RGB coded as is (lossless): libheif's path
+        // RGB coded as is (lossless, 0) and matrices swscale does not know go libheif's way.
+        guard HEIFPhoto.scalerMatrices.contains(matrix) else { return nil }
         let format: AVPixelFormat, halfHeight: Bool
         switch heif_image_get_chroma_format(image) {
         case heif_chroma_420: (format, halfHeight) = (AV_PIX_FMT_YUV420P, true)
@@ -132,8 +133,13 @@ final class HEIFPhoto {
         return frame
     }
 
+    /// H.273 matrices swscale converts with (`ColourMatrix`): BT.709, FCC, BT.470BG, SMPTE 170M,
+    /// SMPTE 240M, BT.2020.
+    private static let scalerMatrices: Set<Int> = [1, 4, 5, 6, 7, 9, 10]
+
     /// The matrix coefficients (H.273) and range the picture was coded with: the decoder's,
-    /// else the file's `nclx` box, else libheif's defaults (BT.601, full range).
+    /// else the file's `nclx` box, else libheif's defaults (BT.601, full range). "Unspecified"
+    /// (2) is BT.601 too, as libheif takes it, not the size guess videos get.
     private func colourTags(of image: OpaquePointer) -> (matrix: Int, fullRange: Bool) {
         var nclx: UnsafeMutablePointer<heif_color_profile_nclx>?
         if heif_image_get_nclx_color_profile(image, &nclx).code != heif_error_Ok || nclx == nil, let handle {
@@ -142,7 +148,8 @@ final class HEIFPhoto {
         }
         guard let nclx else { return (6, true) }
         defer { heif_nclx_color_profile_free(nclx) }
-        return (Int(nclx.pointee.matrix_coefficients.rawValue), nclx.pointee.full_range_flag != 0)
+        let matrix = Int(nclx.pointee.matrix_coefficients.rawValue)
+        return (matrix == 2 ? 6 : matrix, nclx.pointee.full_range_flag != 0)
     }
 
     /// `heif_decode_image` into `colourspace` and `chroma`, with the errors named.
