@@ -9,7 +9,7 @@ RUN scripts/install-deps.sh && swift build -c release --product render-stories
 
 FROM swift:6.0-bookworm-slim
 RUN apt-get update \
- && apt-get install -y --no-install-recommends libavformat59 libavcodec59 libswscale6 libavutil57 libpng16-16 \
+ && apt-get install -y --no-install-recommends libavformat59 libavcodec59 libavfilter8 libswscale6 libavutil57 libpng16-16 \
     libfreetype6 fonts-dejavu-core \
  && rm -rf /var/lib/apt/lists/*
 COPY --from=build /src/.build/release/render-stories /usr/local/bin/render-stories

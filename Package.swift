@@ -3,7 +3,7 @@ import PackageDescription
 
 /// The Debian packages that provide the C libraries this package links.
 /// `scripts/install-deps.sh` installs the same list; keep the two in step.
-let ffmpegPackages = ["libavformat-dev", "libavcodec-dev", "libswscale-dev", "libswresample-dev", "libavutil-dev"]
+let ffmpegPackages = ["libavformat-dev", "libavcodec-dev", "libavfilter-dev", "libswscale-dev", "libswresample-dev", "libavutil-dev"]
 let freetypePackages = ["libfreetype-dev"]
 let photoPackages = ["libheif-dev", "liblcms2-dev"]
 
@@ -21,7 +21,7 @@ let package = Package(
         // MARK: - C shims
         .systemLibrary(
             name: "CFFmpeg",
-            pkgConfig: "libavformat libavcodec libswscale libswresample libavutil",
+            pkgConfig: "libavformat libavcodec libavfilter libswscale libswresample libavutil",
             providers: [.apt(ffmpegPackages)]
         ),
         // Text: FreeType rasterizes the glyphs of a font Debian ships (fonts-dejavu-core).
@@ -55,7 +55,11 @@ let package = Package(
         ),
         .target(
             name: "StoryPlayer",
-            dependencies: ["CFFmpeg", "CHEIF", "CLittleCMS", "Compositor"]
+            dependencies: ["CFFmpeg", "CHEIF", "CLittleCMS", "Compositor"],
+            // The fault seam (`FFmpegFaults`) exists in debug builds only, which is what the
+            // tests run; a release build (the CLI users run) has none of it, as swift-system
+            // builds its mocking only with ENABLE_MOCKING.
+            swiftSettings: [.define("ENABLE_FFMPEG_FAULTS", .when(configuration: .debug))]
         ),
 
         // MARK: - Command line
@@ -77,7 +81,8 @@ let package = Package(
         .testTarget(name: "CompositorTests", dependencies: ["Compositor", "CStoryPNG", "StoryTestSupport"]),
         // Fixtures are read in place (by #filePath), so they are not bundled as resources.
         .testTarget(name: "StoryPlayerTests", dependencies: ["StoryPlayer", "Compositor", "CFFmpeg", "CHEIF", "CLittleCMS", "StoryTestSupport"],
-                    exclude: ["Fixtures"]),
+                    exclude: ["Fixtures"],
+                    swiftSettings: [.define("ENABLE_FFMPEG_FAULTS", .when(configuration: .debug))]),
         // Runs the built executable, so it depends on it to have it built first.
         .testTarget(name: "RenderStoriesTests",
                     dependencies: ["render-stories", "StoryPlayer", "Compositor", "StoryTestSupport"]),

@@ -3,7 +3,7 @@
 #
 #   scripts/fuzz.sh [SECONDS] [TARGET...]   default 60 s each, every target
 #
-# Targets: storyboard, trace-line, feed-page, exif (Swift, the package in Tests/Fuzz/), png-coder and
+# Targets: storyboard, trace-line, feed-page, exif, manifest (Swift, the package in Tests/Fuzz/), png-coder and
 # deflate-writer (C, built here with the toolchain's clang). Each starts from its committed seeds
 # in Tests/Fuzz/corpus/<target>/; inputs it finds go to a scratch corpus under .build-fuzz/, so
 # the committed seeds stay small. A crash (or a timeout, or a leak) writes its input under
@@ -12,7 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
-all=(storyboard trace-line feed-page exif png-coder deflate-writer)
+all=(storyboard trace-line feed-page exif manifest png-coder deflate-writer)
 if (($#)); then targets=("$@"); else targets=("${all[@]}"); fi
 
 swift_bin=$(command -v swift || echo /opt/swift/usr/bin/swift)
@@ -26,7 +26,7 @@ mkdir -p "$scratch" "$crashes"
 
 wants_swift=0
 for target in "${targets[@]}"; do
-  case $target in storyboard|trace-line|feed-page|exif) wants_swift=1 ;; esac
+  case $target in storyboard|trace-line|feed-page|exif|manifest) wants_swift=1 ;; esac
 done
 if ((wants_swift)); then
   # Release, for speed, with -enable-testing: @testable reaches the parsers' internals.
@@ -60,6 +60,7 @@ binary() {
     trace-line) echo "$scratch/swift/release/FuzzTraceLine" ;;
     feed-page) echo "$scratch/swift/release/FuzzFeedPage" ;;
     exif) echo "$scratch/swift/release/FuzzEXIF" ;;
+    manifest) echo "$scratch/swift/release/FuzzManifest" ;;
     *) echo "$scratch/fuzz-$1" ;;
   esac
 }

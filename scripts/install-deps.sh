@@ -15,7 +15,7 @@ command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
 # pkg-config module → Debian package that provides it.
 modules=(libavformat:libavformat-dev libavcodec:libavcodec-dev libswscale:libswscale-dev
          libavutil:libavutil-dev libswresample:libswresample-dev libpng:libpng-dev zlib:zlib1g-dev
-         freetype2:libfreetype-dev
+         freetype2:libfreetype-dev libavfilter:libavfilter-dev
          libheif:libheif-dev lcms2:liblcms2-dev)
 for entry in "${modules[@]}"; do
   module=${entry%%:*} package=${entry#*:}

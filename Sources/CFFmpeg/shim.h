@@ -14,6 +14,9 @@
 #include <libavutil/opt.h>
 #include <libavutil/error.h>
 #include <libavutil/pixdesc.h>
+#include <libavfilter/avfilter.h>
+#include <libavfilter/buffersrc.h>
+#include <libavfilter/buffersink.h>
 
 // Swift imports neither function-like macros nor macros built from them, so the few
 // FFmpeg needs are re-exported here as functions.

@@ -20,6 +20,8 @@ let package = Package(
                           dependencies: ["CFuzzerDriver", .product(name: "StoryPlayer", package: "live-stories")]),
         .executableTarget(name: "FuzzEXIF",
                           dependencies: ["CFuzzerDriver", .product(name: "StoryPlayer", package: "live-stories")]),
+        .executableTarget(name: "FuzzManifest",
+                          dependencies: ["CFuzzerDriver", .product(name: "StoryPlayer", package: "live-stories")]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -17,6 +17,17 @@ struct DASHManifest: Sendable, Equatable {
     /// Where the last segment of the first video representation's `SegmentTimeline` ends, in
     /// seconds of its media time (the timestamps its segments carry); nil without a timeline.
     var lastSegmentEnd: Double?
+    /// `availabilityStartTime`, in seconds since 1970.
+    var availabilityStartTime: Double?
+    /// `mediaPresentationDuration`, in seconds: in a live manifest that has it (GStreamer's), how
+    /// much the publisher has written.
+    var mediaPresentationDuration: Double?
+    /// `timeShiftBufferDepth`, in seconds: how long a segment stays listed.
+    var timeShiftBufferDepth: Double?
+    /// The first period's `start`, in seconds.
+    var periodStart = 0.0
+    /// The first period's representations (`DASHManifest+Representations`).
+    var representations: [DASHRepresentation] = []
 
     /// Reads manifest text; nil when it is not an MPD.
     init?(text: String) {
@@ -25,6 +36,11 @@ struct DASHManifest: Sendable, Equatable {
         isDynamic = root.attributes["type"] == "dynamic"
         presentationDelay = root.attributes["suggestedPresentationDelay"].flatMap(DASHManifest.seconds(iso8601:))
         publishTime = root.attributes["publishTime"].flatMap(DASHManifest.date)
+        availabilityStartTime = root.attributes["availabilityStartTime"].flatMap(DASHManifest.date)
+        mediaPresentationDuration = root.attributes["mediaPresentationDuration"].flatMap(DASHManifest.seconds(iso8601:))
+        timeShiftBufferDepth = root.attributes["timeShiftBufferDepth"].flatMap(DASHManifest.seconds(iso8601:))
+        periodStart = tags.first(where: { $0.name == "Period" })?.attributes["start"].flatMap(DASHManifest.seconds(iso8601:)) ?? 0
+        representations = DASHManifest.representations(in: tags)
         var inVideo = false
         var timescale = 1.0
         var end: Double?

@@ -12,8 +12,11 @@ enum FFmpegCall: Sendable, Hashable {
 /// return an AVERROR code instead, to see that the failure reaches the trace or the caller and
 /// that every owner is freed. Internal: only `@testable` code can arm it.
 ///
-/// Off, it costs one relaxed atomic load per call.
+/// Built only with `ENABLE_FFMPEG_FAULTS` (debug builds, which the tests are: see
+/// Package.swift); elsewhere `injected(_:)` is a constant nil the optimiser removes. Armed off,
+/// it costs one relaxed atomic load per call.
 enum FFmpegFaults {
+    #if ENABLE_FFMPEG_FAULTS
     private struct Rule {
         var failing: ClosedRange<Int>
         var code: Int32
@@ -50,4 +53,9 @@ enum FFmpegFaults {
             return rule.failing.contains(rule.calls) ? rule.code : nil
         }
     }
+    #else
+    /// Release builds have no seam: every call is made.
+    @inline(__always)
+    static func injected(_ call: FFmpegCall) -> Int32? { nil }
+    #endif
 }

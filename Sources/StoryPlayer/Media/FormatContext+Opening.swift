@@ -79,6 +79,15 @@ extension FormatContext {
         return format
     }
 
+    /// Reads the stream information as `open` does, for a demuxer opened on an input of ours
+    /// (`openDASH`).
+    func readStreamInfo(limits: DecodeLimits) throws(MediaError) {
+        guard let context = pointer else { preconditionFailure("reading stream information after close()") }
+        if FormatContext.headerDescribesStreams(context) { return }
+        let status = try FormatContext.findStreamInfo(context, streamCount: Int(context.pointee.nb_streams), maxPixels: limits.maxPixels)
+        guard status >= 0 else { throw MediaError(.streamInfo, "cannot read stream information", averror: status) }
+    }
+
     /// Says "timed out" or "stopped" instead of FFmpeg's "Immediate exit requested" when the gate
     /// is why a call gave up.
     fileprivate static func explain(_ error: MediaError, gate: InterruptGate, waiting: String, seconds: Double,

@@ -11,6 +11,8 @@ final class FormatContext {
     /// FFmpeg's interrupt callback holds this gate unretained; the context holds it strongly, so
     /// the gate lives as long as FFmpeg can call it.
     private let gate: InterruptGate?
+    /// The input a DASH feed gives the demuxer (`init(input:)`), closed with it.
+    private let input: DASHInput?
 
     /// Demuxers allocated and not yet freed, process-wide: how tests and benchmarks see that a
     /// stopped player's FFmpeg objects really went away.
@@ -21,6 +23,7 @@ final class FormatContext {
     /// Blocking calls run under `gate`'s interrupt callback.
     init(url: String, name: String, options: [String: String], gate: InterruptGate?) throws(MediaError) {
         self.gate = gate
+        input = nil
         guard let allocated = avformat_alloc_context() else { throw MediaError(.open, "cannot open \(name)", cause: "out of memory") }
         FormatContext.alive.add(1, ordering: .relaxed)
         if let gate { allocated.pointee.interrupt_callback = gate.callback }
@@ -42,6 +45,42 @@ final class FormatContext {
         pointer = context
     }
 
+    /// `avformat_open_input` on `input` (`AVFMT_FLAG_CUSTOM_IO`), probing its format: a DASH
+    /// representation's segments, read in order by this program rather than by FFmpeg's DASH
+    /// demuxer (`DASHSegmentFeed`). Takes `input` over: closing this closes it.
+    init(input: DASHInput, name: String, options: [String: String], gate: InterruptGate) throws(MediaError) {
+        self.gate = gate
+        self.input = input
+        guard let allocated = avformat_alloc_context() else {
+            input.close()
+            throw MediaError(.open, "cannot open \(name)", cause: "out of memory")
+        }
+        FormatContext.alive.add(1, ordering: .relaxed)
+        allocated.pointee.interrupt_callback = gate.callback
+        allocated.pointee.pb = input.pointer
+        allocated.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
+        var context: UnsafeMutablePointer<AVFormatContext>? = allocated
+        var dictionary = FFmpegDictionary(options)
+        let status: Int32
+        if let injected = FFmpegFaults.injected(.openInput) {
+            avformat_free_context(allocated)
+            context = nil
+            status = injected
+        } else {
+            status = avformat_open_input(&context, "", nil, &dictionary.pointer)
+        }
+        guard status >= 0, let context else {
+            FormatContext.alive.subtract(1, ordering: .relaxed)
+            let failure = input.failure
+            input.close()
+            throw failure ?? MediaError(.open, "cannot open \(name)", averror: status)
+        }
+        pointer = context
+    }
+
+    /// Why a DASH feed stopped, when its segments could not be fetched.
+    var inputFailure: MediaError? { input?.failure }
+
     /// `av_read_frame` into `packet`: 0, or a negative AVERROR code (end of file, a read error).
     func readFrame(into packet: UnsafeMutablePointer<AVPacket>) -> Int32 {
         guard let pointer else { preconditionFailure("reading after close()") }
@@ -55,6 +94,7 @@ final class FormatContext {
             avformat_close_input(&pointer)
             FormatContext.alive.subtract(1, ordering: .relaxed)
         }
+        input?.close()
     }
 
     deinit { close() }

@@ -71,7 +71,14 @@ final class MediaDecoder {
     /// The read error that ended the input, when it was not a clean end of file.
     private(set) var lastReadError: Int32?
     /// Whether sound is decoded as it is read (a live story's, for the MP4): see `takeSound()`.
-    var decodesSound = false
+    var decodesSound = false {
+        didSet { if decodesSound { dashSound?.start(limits: limits, reception: reception, name: "sound \(sourceName)") } }
+    }
+    /// A live DASH story's sound, read from its own segments on a thread of its own.
+    private var dashSound: DASHSound?
+    /// For a live DASH story, where its first segment starts on the manifest's time line
+    /// (seconds of the period): what the edge the manifest gives is measured against.
+    private(set) var periodStart: Double?
     /// The first audio stream's decoder, once its first packet came; nil without `decodesSound`.
     private var soundTrack: SoundTrack?
     /// Sound decoded since the last `takeSound()`, in absolute stream seconds.
@@ -101,6 +108,7 @@ final class MediaDecoder {
         self.reception = reception
         sourceName = source.description
         self.waitsForVideo = isLive || waitsForVideo
+        converter.toneMapper.curve = source.toneMap
         reception.reached(.connecting)
         if let photo = try HEIFPhoto.open(source, limits: limits) {
             self.photo = photo
@@ -111,7 +119,16 @@ final class MediaDecoder {
             reception.reached(.reading)
             return
         }
-        let format = try FormatContext.open(source, limits: limits, gate: gate, isLive: isLive, reception: reception)
+        let format: FormatContext
+        if isLive, source.isRemote, LiveSourceKind(source) == .dash {
+            // Read by this program's segment reader: see `DASHSegmentFeed` for why.
+            let opening = try FormatContext.openDASH(source, limits: limits, gate: gate, reception: reception)
+            format = opening.video
+            dashSound = opening.sound
+            periodStart = opening.periodStart
+        } else {
+            format = try FormatContext.open(source, limits: limits, gate: gate, isLive: isLive, reception: reception)
+        }
         self.format = format
         guard let context = format.pointer else { preconditionFailure("an open demuxer has a context") }
         isStill = format.formatName == "image2" || format.formatName.hasSuffix("_pipe")
@@ -137,6 +154,7 @@ final class MediaDecoder {
         packet.close()
         track?.codec.close()
         soundTrack?.close()
+        dashSound?.stop()
         format?.close()
         photo = nil
     }
@@ -144,6 +162,7 @@ final class MediaDecoder {
     /// The sound decoded since the last call, timed as the pictures are (seconds from the video
     /// stream's first timestamp), oldest first.
     func takeSound() -> [SoundBlock] {
+        if let dashSound { heardSound.append(contentsOf: dashSound.take()) }
         guard !heardSound.isEmpty else { return [] }
         let base = videoStartSeconds
         defer { heardSound.removeAll(keepingCapacity: true) }
@@ -174,6 +193,20 @@ final class MediaDecoder {
     var videoStartSeconds: Double { track.map { Double($0.timeline.start) * $0.timeline.unit } ?? 0 }
     /// Frames per second as the stream declares it; 0 when unknown.
     var frameRate: Double { track?.frameRate ?? 0 }
+    /// The shown stream's transfer and primaries (`probe`): the decoder's once it has decoded,
+    /// else the container's.
+    var colour: VideoColour {
+        guard let context = format?.pointer, let track, let stream = context.pointee.streams[Int(track.index)] else { return VideoColour() }
+        return VideoColour(decoder: track.codec, stream: stream)
+    }
+    /// Seconds to add to the pictures' time to find the same moment in the item's sound
+    /// (`ItemAudio`, timed from its own stream's first timestamp).
+    var soundOffset: Double {
+        guard let context = format?.pointer, let track else { return 0 }
+        let index = av_find_best_stream(context, AVMEDIA_TYPE_AUDIO, -1, -1, nil, 0)
+        guard index >= 0, let audio = context.pointee.streams[Int(index)] else { return 0 }
+        return track.timeline.startSeconds - StreamTimeline(audio).startSeconds
+    }
 
     /// Every audio and video stream of the source, as the container describes it now.
     var streams: [StreamFacts] {

@@ -31,6 +31,8 @@ public struct MediaProbe: Sendable {
     public var streams: [StreamFacts]
     /// The spans to the first packet and picture are those of the open alone without video.
     public var spans: FirstFrameSpans
+    /// The video's transfer and primaries, and whether it is HDR (shown tone-mapped).
+    public var colour = VideoColour()
     /// The name (`desc` tag) of the ICC profile a photo embeds, e.g. "Display P3"; nil without
     /// one. A photo with a profile other than sRGB is shown converted to sRGB.
     public var iccProfile: String? = nil
@@ -84,7 +86,8 @@ public struct MediaProbe: Sendable {
                           duration: decoder.isStill ? nil : decoder.duration,
                           streams: decoder.isStill ? decoder.streams.map(\.asPicture) : decoder.streams,
                           spans: FirstFrameSpans(openMs: ms(opened), firstPacketMs: ms(decoder.firstPacketAt ?? decoded),
-                                                 firstFrameMs: ms(decoded)))
+                                                 firstFrameMs: ms(decoded)),
+                          colour: decoder.colour)
         probe.iccProfile = decoder.colourProfile?.name
         return probe
     }
@@ -104,6 +107,9 @@ extension MediaProbe {
             "\"orientation\": \(video ? String(orientation) : "null")",
             "\"icc_profile\": \(iccProfile.map(JSONText.string) ?? "null")",
             "\"fps\": \(kind == .video && frameRate > 0 ? JSONText.number(frameRate) : "null")",
+            "\"transfer\": \(video ? colour.transfer.map(JSONText.string) ?? "null" : "null")",
+            "\"primaries\": \(video ? colour.primaries.map(JSONText.string) ?? "null" : "null")",
+            "\"hdr\": \(video && colour.isHDR)",
             "\"live\": \(isLive)",
             "\"duration\": \(duration.map(JSONText.number) ?? "null")",
             "\"open_ms\": \(JSONText.number(spans.openMs))",
@@ -123,6 +129,10 @@ extension MediaProbe {
             if let iccProfile { lines.append("icc profile  \(iccProfile)") }
         }
         if kind == .video { lines.append("frame rate   " + (frameRate > 0 ? String(format: "%.3f fps", frameRate) : "unknown")) }
+        if kind != .sound {
+            lines.append("colour       \(colour.transfer ?? "unspecified") transfer, \(colour.primaries ?? "unspecified") primaries"
+                         + (colour.isHDR ? ", HDR (tone-mapped to SDR)" : ""))
+        }
         lines.append("live         \(isLive ? "yes" : "no")")
         lines.append("duration     \(duration.map { String(format: "%.3f s", $0) } ?? "none")")
         lines.append("open         \(String(format: "%.1f ms", spans.openMs))")

@@ -10,6 +10,9 @@ public struct MediaSource: Sendable, Equatable, CustomStringConvertible {
     public let isRemote: Bool
     /// Why this source must not be opened at all (a remote feed page naming a local file).
     public let refusal: String?
+    /// How its HDR pictures are shown in SDR (the item's `tonemap`). It travels with the source
+    /// so every path that shows the item's pictures (player, poster, `still`) maps them alike.
+    public var toneMap: ToneMapCurve = .hable
 
     /// `dash` names no FFmpeg protocol (its DASH demuxer fetches over http and https): it is listed so
     /// a storyboard may name it beside `hls` in `protocols`, and FFmpeg ignores it in the whitelist.

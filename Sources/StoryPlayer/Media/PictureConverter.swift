@@ -17,6 +17,8 @@ final class PictureConverter {
     /// Whether swscale may write straight into a picture's storage (see `rgba`); tests turn it
     /// off to compare with the padded frame.
     var convertsInPlace = true
+    /// HDR pictures are tone-mapped to SDR before they are scaled; SDR ones pass untouched.
+    let toneMapper = HDRToneMapper()
 
     init() {}
 
@@ -24,6 +26,7 @@ final class PictureConverter {
     func close() {
         scaler.close()
         scaled.close()
+        toneMapper.close()
     }
 
     // MARK: - Conversion to the canvas
@@ -33,7 +36,8 @@ final class PictureConverter {
     /// `spare` is a picture the player no longer shows; its storage is written over when it is
     /// free to be, which spares an 8 MB allocation (and its page faults) per frame at 1080x1920.
     func rgba(_ picture: DecodedPicture, width: Int, height: Int, reusing spare: consuming RGBAImage? = nil) throws(MediaError) -> RGBAImage {
-        guard let frame = picture.frame.pointer else { preconditionFailure("converting a freed frame") }
+        guard let decoded = picture.frame.pointer else { preconditionFailure("converting a freed frame") }
+        let frame = try toneMapper.toneMapped(decoded)
         let quarterTurns = picture.quarterTurns, mirrored = picture.orientation.mirrored
         let turned = quarterTurns % 2 == 1
         // Work in the picture's stored orientation, then turn the result.

@@ -8,6 +8,8 @@ extension DecodeThread {
         let width: Int
         let height: Int
         let clock: StageClock?
+        /// The item's curve for HDR pictures.
+        let toneMap: ToneMapCurve
         let decoded: BoundedQueue<DecodedEvent>
         let queue: BoundedQueue<DecodedEvent>
         let spares: SparePicture
@@ -17,6 +19,7 @@ extension DecodeThread {
             // The time line of the pictures passing through: `.discontinuity` events start the next.
             var epoch = 0
             let converter = PictureConverter()
+            converter.toneMapper.curve = toneMap
             defer {
                 converter.close()
                 // Pictures the decode thread queued after the player stopped are freed with us.

@@ -67,7 +67,7 @@ final class DecodeThread: Sendable {
         let convertName = "rgba" + name.drop { $0 != " " }
         let converting = Thread { [self] in
             DecoderWorkers.nameThisThread(convertName)
-            let converter = ConvertLoop(isLive: isLive, width: width, height: height, clock: clock,
+            let converter = ConvertLoop(isLive: isLive, width: width, height: height, clock: clock, toneMap: source.toneMap,
                                       decoded: decoded, queue: queue, spares: spares, skip: skip)
             converter.run()
             progress.withLock { $0.finished += 1 }
@@ -250,8 +250,12 @@ private struct Worker {
                             let epoch = edge.newEpoch()
                             guard queue.put(.discontinuity(epoch: epoch, from: lastTime, to: time)) else { return }
                         }
-                        edge.pictureArrived(time: time, written: picture.time + decoder.videoStartSeconds,
-                                            epoch: edge.epoch, now: LiveEdge.now())
+                        // Where the picture is on the time line its edge is measured on: a DASH
+                        // manifest's period (from where its first segment starts), else the
+                        // timestamps as the source wrote them.
+                        let written = decoder.periodStart.map { $0 + picture.time - (connectionFirstTime ?? picture.time) }
+                            ?? picture.time + decoder.videoStartSeconds
+                        edge.pictureArrived(time: time, written: written, epoch: edge.epoch, now: LiveEdge.now())
                         // The sound heard up to this picture, on its time line.
                         let shift = timeOffset - (reconnects > 0 ? connectionFirstTime ?? picture.time : 0)
                         for var block in decoder.takeSound() {

@@ -8,6 +8,10 @@ struct MediaFacts: Sendable {
     /// a duration only for a list that says it ends.
     let duration: Double?
     let frameDuration: Double
+    /// Seconds from a picture's time to the same moment of the item's sound: a phone's sound
+    /// that starts before or after its pictures stays in step with them. 0 for live sources,
+    /// whose sound the decode thread times itself.
+    let soundOffset: Double
 
     /// A frame's duration when the stream does not declare its rate.
     static let assumedFrameDuration = 1.0 / 30
@@ -16,6 +20,7 @@ struct MediaFacts: Sendable {
         isStill = decoder.isStill
         duration = isLive && !["hls", "dash"].contains(decoder.formatName) ? nil : decoder.duration
         frameDuration = decoder.frameRate > 0 ? 1 / decoder.frameRate : MediaFacts.assumedFrameDuration
+        soundOffset = isLive ? 0 : decoder.soundOffset
     }
 }
 

@@ -9,13 +9,7 @@ extension ItemPlayer {
         guard item.isLive, item.room == nil else { return nil }
         let given = (item.latency ?? LiveLatency()).over(limits.latency)
         let kind = LiveSourceKind(item.source)
-        // FFmpeg 5.1's DASH demuxer decides where a live manifest plays: it starts at the oldest
-        // segment listed and, once its reader nears the newest, goes back to the oldest (its
-        // manifest refresh maps the segment number wrongly). A jump to the edge ran the pictures
-        // back 4 s a moment later, and speeding up only brings that sooner. So a DASH item
-        // plays where the demuxer puts it, and its offset is measured, not steered.
         var live = LivePlayback(playhead: LivePlayhead(latency: given.resolved(kind: kind), controlsSpeed: !waits))
-        live.playhead.steers = kind != .dash
         live.takesSuggestedTarget = given.target == nil
         return live
     }

@@ -86,6 +86,9 @@ public final class ItemPlayer {
         self.trace = trace
         self.waits = waits
         self.size = size
+        // The item's own latency over the storyboard's: where a live DASH item's reader starts.
+        var limits = limits
+        limits.latency = (item.latency ?? LiveLatency()).over(limits.latency)
         self.limits = limits
         self.clock = clock
         firstPictureDeadline = Date(timeIntervalSinceNow: limits.timeouts.open)
@@ -298,6 +301,9 @@ public final class ItemPlayer {
                 return nil
             }
         }
-        return audio.map { .samples($0.samples(from: mediaTime(at: t), count: count)) }
+        // On the container's clock, as QuickTime and browsers play it: the sound that goes with
+        // a picture is the sound at the picture's timestamp, whichever stream started first.
+        let offset = media?.soundOffset ?? 0
+        return audio.map { .samples($0.samples(from: mediaTime(at: t) + offset, count: count)) }
     }
 }

@@ -18,9 +18,6 @@ struct LivePlayhead {
     /// A maximum the storyboard gave; nil follows the target (`LiveLatency.defaultMaxAboveTarget`).
     let fixedMax: Double?
     let controlsSpeed: Bool
-    /// Whether the controller steers (speed and jumps); without it, offsets are only measured
-    /// (a DASH item: see `ItemPlayer.livePlayback`).
-    var steers = true
     /// The stream time due now; nil until the first picture (or after a jump in the timestamps).
     private(set) var position: Double?
     private(set) var speed = 1.0
@@ -82,7 +79,7 @@ struct LivePlayhead {
     /// One step of the controller at media time `now`, given how far the position is behind the
     /// live edge. Returns how many seconds to jump forward, when it jumps.
     mutating func control(offset: Double, at now: Double) -> Double? {
-        guard controlsSpeed, steers, let position else { return nil }
+        guard controlsSpeed, let position else { return nil }
         if startedAt == nil { startedAt = now }
         let starting = now - startedAt! < LivePlayhead.startWindow
         if offset > maxOffset || (starting && offset > target + LivePlayhead.startTolerance) {

@@ -67,9 +67,8 @@ final class PlaylistWatch: Sendable {
 
     /// Starts watching a live DASH manifest at `url`: where its newest video segment ends, corrected
     /// by how old the manifest was when read (its `publishTime`), and the delay it suggests.
-    /// FFmpeg's DASH demuxer starts a timeline's manifest at its oldest segment, seconds behind
-    /// the edge, and fetches each segment as the decoder needs it, so without the manifest the
-    /// player would take that start for the edge.
+    /// The segments are fetched as the decoder needs them (`DASHSegmentFeed`), so without the
+    /// manifest the player would take where it reads for the edge.
     init(dash url: String, edge: LiveEdge, gate: InterruptGate, timeout: Double, name: String) {
         let thread = Thread { [self] in
             DecoderWorkers.nameThisThread(name)
@@ -80,10 +79,17 @@ final class PlaylistWatch: Sendable {
                 else { continue }
                 let seen = LiveEdge.now()
                 if let delay = manifest.presentationDelay { edge.suggest(target: delay) }
-                if let end = manifest.lastSegmentEnd {
+                // The newest video segment's end on the period's time line, where the player
+                // places its pictures (`MediaDecoder.periodStart`).
+                if let end = manifest.video.flatMap({ DASHLiveWindow($0, manifest: manifest, unixNow: Date().timeIntervalSince1970) })?.edge {
                     // A manifest read late was written earlier: its newest segment was listed by
                     // then (bounded, for a publisher whose clock is off from this one).
-                    let age = manifest.publishTime.map { min(max(0, Date().timeIntervalSince1970 - $0), PlaylistWatch.maxManifestAge) } ?? 0
+                    // A `publishTime` no later than the availability start was never updated
+                    // (GStreamer's dashsink writes the start in both) and says nothing of the age.
+                    let published = manifest.publishTime.flatMap { time in
+                        manifest.availabilityStartTime.map { time > $0 + 0.001 } ?? true ? time : nil
+                    }
+                    let age = published.map { min(max(0, Date().timeIntervalSince1970 - $0), PlaylistWatch.maxManifestAge) } ?? 0
                     // A manifest whose segments end earlier than before comes from a publisher that
                     // started again: its media times are new, and so is the edge.
                     if end < newestEnd - 1 { edge.manifestRestarted() }

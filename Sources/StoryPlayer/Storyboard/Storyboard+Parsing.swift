@@ -153,11 +153,13 @@ extension Storyboard {
         let live = item.bool("live")
         let itemPoster = item.string("poster").map(resolve)
         let latency = Storyboard.latency(&item)
+        let toneMap = item.choice("tonemap", of: ToneMapCurve.self)
         item.rejectUnknownKeys()
         guard let uri else { throw item.missing("uri") }
         guard !uri.isEmpty else { throw StoryboardError(path: item.path("uri"), message: "must not be empty") }
         var story = StoryItem(source: resolve(uri), duration: duration, isLive: live ?? MediaSource.isLive(uri: uri), poster: itemPoster)
         story.latency = latency
+        if let toneMap { story.source.toneMap = toneMap }
         return story
     }
 }

@@ -4,6 +4,8 @@ import Foundation
 @testable import StoryPlayer
 import XCTest
 
+// The seam exists in debug builds only (Package.swift).
+#if ENABLE_FFMPEG_FAULTS
 /// FFmpeg calls made to fail (`FFmpegFaults`): the failure must reach the trace (players) or the
 /// caller (the MP4 writer), and every FFmpeg object must be freed.
 final class FaultInjectionTests: XCTestCase {
@@ -140,3 +142,4 @@ final class FaultInjectionTests: XCTestCase {
         XCTAssertTrue(error.cause is MediaError)
     }
 }
+#endif

@@ -130,6 +130,12 @@ enum ClockCodedPublisher: String, CaseIterable {
                 preconditionFailure("GStreamer serves no MPEG-TS over HTTP here")
             case .dash(let folder):
                 // dashsink segments each stream on its own, so the sound must be live to keep pace.
+                // It asks for a keyframe every target duration and cannot be told not to: beside
+                // x264's own (key-int-max=30) that cut a one-picture segment after each second,
+                // so its segment numbers ran twice as fast as the duration its manifest declares,
+                // a stream no DASH player can place (FFmpeg's DASH demuxer played it 10 s behind).
+                // Left to dashsink's requests, the GOP is its 1 s segments.
+                let video = video.replacingOccurrences(of: "key-int-max=30", with: "key-int-max=60")
                 return "\(source) | gst-launch-1.0 -q \(video) ! dashsink name=d dynamic=true mpd-root-path='\(folder)' "
                     + "mpd-filename=live.mpd target-duration=1 muxer=ts audiotestsrc is-live=true wave=sine ! audioconvert "
                     + "! avenc_aac ! aacparse ! queue ! d.audio_0"
