@@ -47,7 +47,16 @@ final class HEIFPhoto {
         }
         HEIFPhoto.loadPlugins
         guard let context = heif_context_alloc() else { fatalError("heif_context_alloc: out of memory") }
-        self.context = context
+        // Until every property is set, a throw runs no deinit: what is allocated here is freed
+        // here unless it is handed over at the end.
+        var primary: OpaquePointer?
+        var handedOver = false
+        defer {
+            if !handedOver {
+                if let primary { heif_image_handle_release(primary) }
+                heif_context_free(context)
+            }
+        }
         let status = read(context)
         guard status.code == heif_error_Ok else {
             throw MediaError(.open, "cannot read the HEIF photo \(name)", cause: HEIFPhoto.text(status))
@@ -57,17 +66,18 @@ final class HEIFPhoto {
             throw MediaError(.unsupportedCodec, "\(name) holds \(images) images (a HEIF burst or sequence), not one photo",
                              cause: "a story shows one photo; export the one to show")
         }
-        var primary: OpaquePointer?
         let got = heif_context_get_primary_image_handle(context, &primary)
         guard got.code == heif_error_Ok, let primary else {
             throw MediaError(.open, "no primary image in \(name)", cause: HEIFPhoto.text(got))
         }
-        handle = primary
         width = Int(heif_image_handle_get_width(primary))
         height = Int(heif_image_handle_get_height(primary))
+        guard width > 0, height > 0 else { throw MediaError(.decode, "\(name) has no picture size") }
         hasAlpha = heif_image_handle_has_alpha_channel(primary) != 0
         colourProfile = HEIFPhoto.iccProfile(of: primary)
-        guard width > 0, height > 0 else { throw MediaError(.decode, "\(name) has no picture size") }
+        self.context = context
+        handle = primary
+        handedOver = true
     }
 
     deinit {
