@@ -5,6 +5,7 @@ import PackageDescription
 /// `scripts/install-deps.sh` installs the same list; keep the two in step.
 let ffmpegPackages = ["libavformat-dev", "libavcodec-dev", "libavfilter-dev", "libswscale-dev", "libswresample-dev", "libavutil-dev"]
 let freetypePackages = ["libfreetype-dev"]
+let photoPackages = ["libheif-dev", "liblcms2-dev"]
 
 let package = Package(
     name: "live-stories",
@@ -29,6 +30,10 @@ let package = Package(
             pkgConfig: "freetype2",
             providers: [.apt(freetypePackages)]
         ),
+        // Phone photos: libheif reads HEIC, HEIF and AVIF (FFmpeg 5.1 cannot); Little CMS converts
+        // a photo's embedded ICC profile (Display P3, Adobe RGB) to sRGB.
+        .systemLibrary(name: "CHEIF", pkgConfig: "libheif", providers: [.apt(photoPackages)]),
+        .systemLibrary(name: "CLittleCMS", pkgConfig: "lcms2", providers: [.apt(photoPackages)]),
         // libpng reports errors with setjmp/longjmp, which Swift frames cannot survive,
         // so every libpng call lives in this C target and returns plain error codes. It also
         // holds the deflate coder for the run-length and Huffman-only strategies (zlib's
@@ -50,7 +55,7 @@ let package = Package(
         ),
         .target(
             name: "StoryPlayer",
-            dependencies: ["CFFmpeg", "Compositor"],
+            dependencies: ["CFFmpeg", "CHEIF", "CLittleCMS", "Compositor"],
             // The fault seam (`FFmpegFaults`) exists in debug builds only, which is what the
             // tests run; a release build (the CLI users run) has none of it, as swift-system
             // builds its mocking only with ENABLE_MOCKING.
@@ -75,7 +80,7 @@ let package = Package(
         // CStoryPNG directly too: its checksum is tested against a plain reference.
         .testTarget(name: "CompositorTests", dependencies: ["Compositor", "CStoryPNG", "StoryTestSupport"]),
         // Fixtures are read in place (by #filePath), so they are not bundled as resources.
-        .testTarget(name: "StoryPlayerTests", dependencies: ["StoryPlayer", "Compositor", "CFFmpeg", "StoryTestSupport"],
+        .testTarget(name: "StoryPlayerTests", dependencies: ["StoryPlayer", "Compositor", "CFFmpeg", "CHEIF", "CLittleCMS", "StoryTestSupport"],
                     exclude: ["Fixtures"],
                     swiftSettings: [.define("ENABLE_FFMPEG_FAULTS", .when(configuration: .debug))]),
         // Runs the built executable, so it depends on it to have it built first.

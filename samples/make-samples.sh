@@ -6,11 +6,14 @@
 # 30 fps, with a quiet tone on an AAC track (a different pitch per story).
 set -euo pipefail
 cd "$(dirname "$0")"
+# ffmpeg converts RGB to limited-range BT.601 YUV; the clips say so (`tag`), since players
+# guess BT.709 for an untagged HD picture.
+tag=(-colorspace smpte170m -color_primaries smpte170m -color_trc smpte170m -color_range tv)
 
 encode() { # name seconds tone-hz filtergraph [extra args...]
   local name=$1 seconds=$2 tone=$3 graph=$4; shift 4
   ffmpeg -v error -y -f lavfi -i "$graph" -f lavfi -i "sine=frequency=$tone:sample_rate=48000:duration=$seconds" \
-    -t "$seconds" -map 0:v -map 1:a -c:v libx264 -preset slow -crf 36 -g 30 -pix_fmt yuv420p \
+    -t "$seconds" -map 0:v -map 1:a -c:v libx264 -preset slow -crf 36 -g 30 -pix_fmt yuv420p "${tag[@]}" \
     -c:a aac -b:a 48k -ac 1 -af "volume=0.25" -movflags +faststart "$@" "$name"
 }
 
@@ -40,13 +43,13 @@ speaker() { # name seconds-from seconds-to tone-hz colours
   ffmpeg -v error -y -f lavfi -i "gradients=s=360x640:r=30:c0=$5:n=2:speed=0.02:duration=10" \
     -f lavfi -i "sine=frequency=$4:sample_rate=48000:duration=10" \
     -af "volume=enable='not(between(t,$2,$3))':volume=0,volume=0.5" -t 10 -map 0:v -map 1:a \
-    -c:v libx264 -preset slow -crf 36 -g 30 -pix_fmt yuv420p -c:a aac -b:a 32k -ac 1 -movflags +faststart "$1"
+    -c:v libx264 -preset slow -crf 36 -g 30 -pix_fmt yuv420p "${tag[@]}" -c:a aac -b:a 32k -ac 1 -movflags +faststart "$1"
 }
 speaker room-ana.mp4 0.5 3 392 "0xd2452f:c1=0xf2a03d"
 speaker room-ben.mp4 3.5 6 523 "0x2f8f4e:c1=0x9ad66b"
 speaker room-cy.mp4 6.5 9 659 "0x2f52d2:c1=0x7fb0f2"
 ffmpeg -v error -y -f lavfi -i "gradients=s=360x640:r=30:c0=0x6b2fd2:c1=0xd26bb0:n=2:speed=0.02:duration=10" \
-  -c:v libx264 -preset slow -crf 36 -g 30 -pix_fmt yuv420p -an -movflags +faststart room-dee.mp4
+  -c:v libx264 -preset slow -crf 36 -g 30 -pix_fmt yuv420p "${tag[@]}" -an -movflags +faststart room-dee.mp4
 for who in ana:0xf2a03d ben:0x9ad66b cy:0x7fb0f2 dee:0xd26bb0; do
   ffmpeg -v error -y -f lavfi -i "gradients=s=128x128:c0=${who#*:}:c1=0x202028:n=2:x0=0:y0=0:x1=128:y1=128:duration=1" \
     -frames:v 1 -q:v 5 "avatar-${who%%:*}.jpg"

@@ -15,7 +15,8 @@ command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
 # pkg-config module → Debian package that provides it.
 modules=(libavformat:libavformat-dev libavcodec:libavcodec-dev libswscale:libswscale-dev
          libavutil:libavutil-dev libswresample:libswresample-dev libpng:libpng-dev zlib:zlib1g-dev
-         freetype2:libfreetype-dev libavfilter:libavfilter-dev)
+         freetype2:libfreetype-dev libavfilter:libavfilter-dev
+         libheif:libheif-dev lcms2:liblcms2-dev)
 for entry in "${modules[@]}"; do
   module=${entry%%:*} package=${entry#*:}
   if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists "$module"; then
@@ -50,6 +51,11 @@ if ((want_tests)); then
   # first on PATH, so ImageMagick is known by its version line.
   command -v exiftool >/dev/null 2>&1 || missing+=(libimage-exiftool-perl)
   [[ $(convert -version 2>/dev/null) == *"Version: ImageMagick"* ]] || missing+=(imagemagick)
+  # The phone-photo tests make HEIC and AVIF with libheif's heif-enc and check them against its
+  # heif-convert; ICC colours are checked against Little CMS's transicc.
+  for entry in heif-enc:libheif-examples heif-convert:libheif-examples transicc:liblcms2-utils; do
+    command -v "${entry%%:*}" >/dev/null 2>&1 || missing+=("${entry#*:}")
+  done
   # The live-clock tests publish with GStreamer too (a family other than ffmpeg): rtmp2sink,
   # hlssink2, srtsink and dashsink (-bad), x264enc (-ugly), flvmux (-good), avenc_aac (-libav).
   command -v gst-launch-1.0 >/dev/null 2>&1 || missing+=(gstreamer1.0-tools)

@@ -31,7 +31,16 @@ final class DecodedPicture: @unchecked Sendable {
 /// Built fresh by every `play()`, and freed whole by `close()` (every `stop()`): nothing is
 /// reused from an earlier play of the same item.
 final class MediaDecoder {
-    private let format: FormatContext
+    /// The demuxer; nil for a HEIF photo, which libheif reads instead (`photo`).
+    private let format: FormatContext?
+    /// A HEIC, HEIF or AVIF photo (told by its `ftyp` brand), read by libheif; nil for anything
+    /// FFmpeg reads. Closed after its one picture is decoded.
+    private var photo: HEIFPhoto?
+    /// The photo's embedded ICC profile, once its picture is decoded (or a HEIF photo is open):
+    /// pictures are converted from it to sRGB.
+    private(set) var colourProfile: ColourProfile?
+    /// The codec and shown size of a HEIF photo, kept after it is decoded.
+    private var photoFacts: (codec: String, width: Int, height: Int)?
     /// The shown video stream and its decoder; nil until a live stream's video appears.
     private var track: VideoTrack?
     private let packet = Packet()
@@ -106,6 +115,16 @@ final class MediaDecoder {
         self.waitsForVideo = isLive || waitsForVideo
         converter.toneMapper.curve = source.toneMap
         reception.reached(.connecting)
+        if let photo = try HEIFPhoto.open(source, limits: limits) {
+            self.photo = photo
+            photoFacts = (photo.codecName, photo.width, photo.height)
+            colourProfile = photo.colourProfile
+            format = nil
+            isStill = true
+            reception.reached(.reading)
+            return
+        }
+        let format: FormatContext
         if isLive, source.isRemote, LiveSourceKind(source) == .dash {
             // Read by this program's segment reader: see `DASHSegmentFeed` for why.
             let opening = try FormatContext.openDASH(source, limits: limits, gate: gate, reception: reception)
@@ -115,6 +134,7 @@ final class MediaDecoder {
         } else {
             format = try FormatContext.open(source, limits: limits, gate: gate, isLive: isLive, reception: reception)
         }
+        self.format = format
         guard let context = format.pointer else { preconditionFailure("an open demuxer has a context") }
         isStill = format.formatName == "image2" || format.formatName.hasSuffix("_pipe")
         let status = av_find_best_stream(context, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
@@ -140,7 +160,8 @@ final class MediaDecoder {
         track?.codec.close()
         soundTrack?.close()
         dashSound?.stop()
-        format.close()
+        format?.close()
+        photo = nil
     }
 
     /// The sound decoded since the last call, timed as the pictures are (seconds from the video
@@ -156,21 +177,21 @@ final class MediaDecoder {
     // MARK: - What the source is
 
     /// The demuxer's name, e.g. "hls".
-    var formatName: String { format.formatName }
+    var formatName: String { format?.formatName ?? "heif" }
 
     /// Whether the video stream is known yet.
-    var hasVideo: Bool { track != nil }
+    var hasVideo: Bool { track != nil || photoFacts != nil }
     /// The video stream's duration in seconds, when the container says.
     var duration: Double? {
-        track?.duration ?? format.duration
+        track?.duration ?? format?.duration
     }
     var quarterTurns: Int { orientation.quarterTurns }
     /// How the shown picture is put upright: the first decoded picture's orientation (a
     /// photo's EXIF), else the stream's display matrix.
     var orientation: PictureOrientation { firstOrientation ?? track?.orientation ?? .upright }
-    var codecName: String { track?.codecName ?? "none" }
-    var codedWidth: Int { track?.codec.pointer.map { Int($0.pointee.width) }.flatMap { $0 > 0 ? $0 : nil } ?? track?.codedWidth ?? 0 }
-    var codedHeight: Int { track?.codec.pointer.map { Int($0.pointee.height) }.flatMap { $0 > 0 ? $0 : nil } ?? track?.codedHeight ?? 0 }
+    var codecName: String { photoFacts?.codec ?? track?.codecName ?? "none" }
+    var codedWidth: Int { photoFacts?.width ?? track?.codec.pointer.map { Int($0.pointee.width) }.flatMap { $0 > 0 ? $0 : nil } ?? track?.codedWidth ?? 0 }
+    var codedHeight: Int { photoFacts?.height ?? track?.codec.pointer.map { Int($0.pointee.height) }.flatMap { $0 > 0 ? $0 : nil } ?? track?.codedHeight ?? 0 }
     var sampleAspectRatio: Double { track?.sampleAspectRatio ?? 1 }
     /// The video stream's first timestamp in seconds: a picture's `time` plus this is its
     /// timestamp as the source wrote it.
@@ -180,13 +201,13 @@ final class MediaDecoder {
     /// The shown stream's transfer and primaries (`probe`): the decoder's once it has decoded,
     /// else the container's.
     var colour: VideoColour {
-        guard let context = format.pointer, let track, let stream = context.pointee.streams[Int(track.index)] else { return VideoColour() }
+        guard let context = format?.pointer, let track, let stream = context.pointee.streams[Int(track.index)] else { return VideoColour() }
         return VideoColour(decoder: track.codec, stream: stream)
     }
     /// Seconds to add to the pictures' time to find the same moment in the item's sound
     /// (`ItemAudio`, timed from its own stream's first timestamp).
     var soundOffset: Double {
-        guard let context = format.pointer, let track else { return 0 }
+        guard let context = format?.pointer, let track else { return 0 }
         let index = av_find_best_stream(context, AVMEDIA_TYPE_AUDIO, -1, -1, nil, 0)
         guard index >= 0, let audio = context.pointee.streams[Int(index)] else { return 0 }
         return track.timeline.startSeconds - StreamTimeline(audio).startSeconds
@@ -194,7 +215,8 @@ final class MediaDecoder {
 
     /// Every audio and video stream of the source, as the container describes it now.
     var streams: [StreamFacts] {
-        guard let context = format.pointer else { return [] }
+        if let photoFacts { return [.video(index: 0, codec: photoFacts.codec, width: photoFacts.width, height: photoFacts.height, fps: 0)] }
+        guard let context = format?.pointer else { return [] }
         return (0..<Int(context.pointee.nb_streams)).compactMap { i in
             let parameters = context.pointee.streams[i]!.pointee.codecpar!.pointee
             let codec = String(cString: avcodec_get_name(parameters.codec_id))
@@ -222,7 +244,8 @@ final class MediaDecoder {
     /// that decode to nothing with `.timeout`. Without it a live source that sends only sound is
     /// read for as long as sound comes (a sound-only story).
     func nextPicture(videoDeadline: UInt64? = nil) throws(MediaError) -> DecodedPicture? {
-        guard let formatContext = format.pointer, let packetPointer = packet.pointer else {
+        if photoFacts != nil { return try nextPhotoPicture() }
+        guard let format, let formatContext = format.pointer, let packetPointer = packet.pointer else {
             preconditionFailure("decoding after close()")
         }
         let frame = Frame()
@@ -238,7 +261,14 @@ final class MediaDecoder {
                     let orientation = track.orientation != .upright ? track.orientation
                         : PictureOrientation.of(framePointer) ?? .upright
                     if picturesDecoded == 1 { firstOrientation = orientation }
-                    return DecodedPicture(frame: frame, time: track.timeline.seconds(framePointer.pointee.best_effort_timestamp) ?? 0,
+                    // A photo in another colour space than sRGB (an embedded ICC profile) is
+                    // converted to sRGB here, once, at its own size.
+                    var shown = frame
+                    if isStill, let profile = frame.embeddedColourProfile {
+                        colourProfile = profile
+                        if !profile.isSRGB { shown = try frame.convertedToSRGB(from: profile) }
+                    }
+                    return DecodedPicture(frame: shown, time: track.timeline.seconds(framePointer.pointee.best_effort_timestamp) ?? 0,
                                           orientation: orientation, sampleAspectRatio: track.sampleAspectRatio)
                 }
                 if received == FFmpegError.endOfFile {
@@ -367,7 +397,7 @@ final class MediaDecoder {
     /// for the preload window's probe; nil when it says none. An image demuxer's first packet
     /// is the whole file. This ends the decoder's input: no picture is decoded after it.
     func peekStillOrientation() -> PictureOrientation? {
-        guard isStill, picturesDecoded == 0, !inputDone, let packetPointer = packet.pointer else { return nil }
+        guard isStill, picturesDecoded == 0, !inputDone, let format, let packetPointer = packet.pointer else { return nil }
         gate.arm(seconds: limits.timeouts.read)
         let read = format.readFrame(into: packetPointer)
         gate.disarm()
@@ -380,7 +410,7 @@ final class MediaDecoder {
 
     /// Moves to the last keyframe at or before `seconds` (`avformat_seek_file`) and flushes the decoder.
     func seek(to seconds: Double) throws(MediaError) {
-        guard let track, let codecContext = track.codec.pointer, let formatContext = format.pointer else {
+        guard let track, let codecContext = track.codec.pointer, let formatContext = format?.pointer else {
             preconditionFailure("seeking after close(), or without video")
         }
         let target = track.timeline.timestamp(seconds)
@@ -389,6 +419,22 @@ final class MediaDecoder {
         avcodec_flush_buffers(codecContext)
         inputDone = false
         outputDone = false
+    }
+}
+
+// MARK: - HEIF photos
+
+extension MediaDecoder {
+    /// The HEIF photo's one picture, decoded by libheif (upright: libheif applies its turn and
+    /// flip), then nil. libheif's context is freed as soon as the picture is out.
+    private func nextPhotoPicture() throws(MediaError) -> DecodedPicture? {
+        guard let photo else { return nil }
+        defer { self.photo = nil }
+        if firstPacketAt == nil { firstPacketAt = InterruptGate.now() }
+        let frame = try photo.decode(limits: limits)
+        picturesDecoded += 1
+        firstOrientation = .upright
+        return DecodedPicture(frame: frame, time: 0)
     }
 }
 

@@ -21,6 +21,8 @@ public enum LiveStoriesVersion {
         FFmpeg \(ffmpeg)
         libpng \(DrawingLibraries.libpng)
         FreeType \(DrawingLibraries.freetype)
+        libheif \(HEIFPhoto.version)
+        Little CMS \(ColourProfile.version)
         """
     }
 }

@@ -33,6 +33,9 @@ public struct MediaProbe: Sendable {
     public var spans: FirstFrameSpans
     /// The video's transfer and primaries, and whether it is HDR (shown tone-mapped).
     public var colour = VideoColour()
+    /// The name (`desc` tag) of the ICC profile a photo embeds, e.g. "Display P3"; nil without
+    /// one. A photo with a profile other than sRGB is shown converted to sRGB.
+    public var iccProfile: String? = nil
 
     /// Opens `uri` (a path or URL) under the same protocol rules and timeouts as a render. A
     /// source may send sound before its picture, so the first picture is awaited for the open
@@ -75,7 +78,7 @@ public struct MediaProbe: Sendable {
         if !decodeFirstFrame, decoder.isStill, let stored = decoder.peekStillOrientation() { orientation = stored }
         let turned = orientation.swapsSides
         let kind: Kind = decoder.isStill ? .picture : decoder.hasVideo ? .video : .sound
-        return MediaProbe(source: source.description, kind: kind, codec: decoder.codecName,
+        var probe = MediaProbe(source: source.description, kind: kind, codec: decoder.codecName,
                           width: turned ? decoder.codedHeight : shownWidth,
                           height: turned ? shownWidth : decoder.codedHeight, orientation: orientation.exif,
                           frameRate: decoder.isStill ? 0 : decoder.frameRate,
@@ -85,6 +88,8 @@ public struct MediaProbe: Sendable {
                           spans: FirstFrameSpans(openMs: ms(opened), firstPacketMs: ms(decoder.firstPacketAt ?? decoded),
                                                  firstFrameMs: ms(decoded)),
                           colour: decoder.colour)
+        probe.iccProfile = decoder.colourProfile?.name
+        return probe
     }
 }
 
@@ -100,6 +105,7 @@ extension MediaProbe {
             "\"width\": \(video ? String(width) : "null")",
             "\"height\": \(video ? String(height) : "null")",
             "\"orientation\": \(video ? String(orientation) : "null")",
+            "\"icc_profile\": \(iccProfile.map(JSONText.string) ?? "null")",
             "\"fps\": \(kind == .video && frameRate > 0 ? JSONText.number(frameRate) : "null")",
             "\"transfer\": \(video ? colour.transfer.map(JSONText.string) ?? "null" : "null")",
             "\"primaries\": \(video ? colour.primaries.map(JSONText.string) ?? "null" : "null")",
@@ -120,6 +126,7 @@ extension MediaProbe {
             lines.append("codec        \(codec)")
             lines.append("size         \(width)x\(height)")
             lines.append("orientation  \(orientation)")
+            if let iccProfile { lines.append("icc profile  \(iccProfile)") }
         }
         if kind == .video { lines.append("frame rate   " + (frameRate > 0 ? String(format: "%.3f fps", frameRate) : "unknown")) }
         if kind != .sound {

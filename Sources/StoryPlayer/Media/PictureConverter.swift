@@ -65,7 +65,7 @@ final class PictureConverter {
             let name = av_get_pix_fmt_name(sourceFormat).map { String(cString: $0) } ?? "unknown"
             throw MediaError(.convert, "cannot convert pixel format \(name) to RGBA")
         }
-        configureColorspace(sws, frame: frame)
+        ColourMatrix.apply(to: sws, for: frame, width: Int(sourceWidth), height: Int(sourceHeight))
         /// `sws_scale` of the whole frame into `target` (rows `stride` bytes apart).
         func convert(into target: UnsafeMutablePointer<UInt8>, stride: Int) -> Int32 {
             var targetData: (UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<UInt8>?,
@@ -125,25 +125,5 @@ final class PictureConverter {
             guard status >= 0 else { throw MediaError(.convert, "cannot allocate a \(width)x\(height) picture", averror: status) }
         }
         return frame
-    }
-
-    /// Honours full-range (JPEG) video and BT.709 matrices, which swscale otherwise takes for
-    /// limited-range BT.601.
-    private func configureColorspace(_ sws: OpaquePointer, frame: UnsafeMutablePointer<AVFrame>) {
-        let fullRange: Int32 = frame.pointee.color_range == AVCOL_RANGE_JPEG ? 1 : 0
-        let matrix: Int32 = switch frame.pointee.colorspace {
-        case AVCOL_SPC_BT709: SWS_CS_ITU709
-        case AVCOL_SPC_BT2020_NCL, AVCOL_SPC_BT2020_CL: SWS_CS_BT2020
-        default: SWS_CS_DEFAULT
-        }
-        var invTable: UnsafeMutablePointer<Int32>?
-        var table: UnsafeMutablePointer<Int32>?
-        var srcRange: Int32 = 0, dstRange: Int32 = 0, brightness: Int32 = 0, contrast: Int32 = 0, saturation: Int32 = 0
-        guard sws_getColorspaceDetails(sws, &invTable, &srcRange, &table, &dstRange, &brightness, &contrast, &saturation) >= 0 else {
-            return
-        }
-        // Pixel formats swscale already knows to be full range (yuvj*) keep their own setting.
-        let range = max(fullRange, srcRange)
-        sws_setColorspaceDetails(sws, sws_getCoefficients(matrix), range, table, dstRange, brightness, contrast, saturation)
     }
 }

@@ -64,6 +64,10 @@ final class ClipWriter {
             v.pointee.width = Int32(width)
             v.pointee.height = Int32(height)
             v.pointee.pix_fmt = AV_PIX_FMT_YUV420P
+            // swscale writes limited-range BT.601 (its default); tagged so, since players
+            // (this one too) guess BT.709 for an untagged HD picture.
+            v.pointee.colorspace = AVCOL_SPC_SMPTE170M
+            v.pointee.color_range = AVCOL_RANGE_MPEG
             v.pointee.time_base = AVRational(num: rate.den, den: rate.num)
             v.pointee.framerate = rate
             v.pointee.gop_size = Int32(max(1, fps.rounded()))
