@@ -72,9 +72,9 @@ final class MediaDecoder {
     private(set) var lastReadError: Int32?
     /// Why a live DASH story's segments stopped coming, when a fetch failed: what
     /// `lastReadError`'s code cannot say.
-    var inputFailure: MediaError? { format.inputFailure }
+    var inputFailure: MediaError? { format?.inputFailure }
     /// Whether a live DASH story's manifest said the presentation ended.
-    var inputEnded: Bool { format.inputEnded }
+    var inputEnded: Bool { format?.inputEnded ?? false }
     /// Whether sound is decoded as it is read (a live story's, for the MP4): see `takeSound()`.
     var decodesSound = false {
         didSet { if decodesSound { dashSound?.start(limits: limits, reception: reception, name: "sound \(sourceName)") } }
