@@ -20,15 +20,7 @@ extension FormatContext {
     /// demuxer that probes what the segments are (fragmented MP4, MPEG-TS).
     static func openDASH(_ source: MediaSource, limits: DecodeLimits, gate: InterruptGate,
                          reception: SourceReception?) throws(MediaError) -> DASHOpening {
-        FFmpegLogging.configureOnce()
-        if let refusal = source.refusal {
-            throw MediaError(.open, "refused \(source.location)", cause: refusal)
-        }
-        let protocols = source.allowedProtocols(narrowedTo: limits.protocols)
-        guard !protocols.isEmpty else {
-            throw MediaError(.open, "no allowed protocol can open \(source)",
-                             cause: "the storyboard's protocols exclude all of \(source.allowedProtocols.joined(separator: ", "))")
-        }
+        let protocols = try permittedProtocols(source, limits: limits)
         gate.arm(seconds: limits.timeouts.open)
         defer { gate.disarm() }
         let url = source.ffmpegURL
@@ -38,7 +30,7 @@ extension FormatContext {
             defer { stream.close() }
             text = String(decoding: try stream.readAll(limit: 4 << 20), as: UTF8.self)
         } catch {
-            throw explainDASH(error, gate: gate, waiting: "opening \(source)", seconds: limits.timeouts.open)
+            throw explain(error, gate: gate, waiting: "opening \(source)", seconds: limits.timeouts.open)
         }
         guard let manifest = DASHManifest(text: text) else {
             throw MediaError(.open, "cannot open \(source)", cause: "not a DASH manifest")
@@ -65,7 +57,7 @@ extension FormatContext {
             format = try FormatContext(input: DASHInput(feed: feed), name: source.description, options: options, gate: gate)
             try format.readStreamInfo(limits: limits)
         } catch {
-            throw explainDASH(error, gate: gate, waiting: "opening \(source)", seconds: limits.timeouts.open)
+            throw explain(error, gate: gate, waiting: "opening \(source)", seconds: limits.timeouts.open)
         }
         // The sound, from the audio segment that holds the first picture's time, opened on a
         // thread of its own when the play decodes sound. Without it the story plays silent rather
@@ -83,13 +75,4 @@ extension FormatContext {
     /// How a DASH representation's demuxer reads its first segments: 0.1 s of analysis, as for
     /// any live source, within 1 MB.
     static let dashOptions = ["analyzeduration": "100000", "probesize": "1000000"]
-
-    /// Says "timed out" or "stopped" when the gate is why a call gave up.
-    fileprivate static func explainDASH(_ error: MediaError, gate: InterruptGate, waiting: String, seconds: Double) -> MediaError {
-        switch gate.reason {
-        case .timedOut?: MediaError(.timeout, "no answer within \(ObjectReader.format(seconds)) s \(waiting)")
-        case .stopped?: MediaError(.interrupted, "stopped while \(waiting)")
-        case nil: error
-        }
-    }
 }

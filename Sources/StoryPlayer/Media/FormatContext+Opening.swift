@@ -22,15 +22,7 @@ extension FormatContext {
     /// The context keeps `gate` alive: FFmpeg holds only an unretained pointer to it.
     static func open(_ source: MediaSource, limits: DecodeLimits, gate: InterruptGate,
                      isLive: Bool = false, reception: SourceReception? = nil) throws(MediaError) -> FormatContext {
-        FFmpegLogging.configureOnce()
-        if let refusal = source.refusal {
-            throw MediaError(.open, "refused \(source.location)", cause: refusal)
-        }
-        let protocols = source.allowedProtocols(narrowedTo: limits.protocols)
-        guard !protocols.isEmpty else {
-            throw MediaError(.open, "no allowed protocol can open \(source)",
-                             cause: "the storyboard's protocols exclude all of \(source.allowedProtocols.joined(separator: ", "))")
-        }
+        let protocols = try permittedProtocols(source, limits: limits)
         var options = ["protocol_whitelist": protocols.joined(separator: ",")]
         if source.isRemote {
             // FFmpeg's own socket timeout (microseconds) backs up the interrupt callback. It
@@ -88,9 +80,24 @@ extension FormatContext {
         guard status >= 0 else { throw MediaError(.streamInfo, "cannot read stream information", averror: status) }
     }
 
+    /// The protocols FFmpeg may use for `source`: its own, narrowed by the storyboard. A refused
+    /// source, or one the storyboard leaves no protocol, stops here, before FFmpeg sees it.
+    static func permittedProtocols(_ source: MediaSource, limits: DecodeLimits) throws(MediaError) -> [String] {
+        FFmpegLogging.configureOnce()
+        if let refusal = source.refusal {
+            throw MediaError(.open, "refused \(source.location)", cause: refusal)
+        }
+        let protocols = source.allowedProtocols(narrowedTo: limits.protocols)
+        guard !protocols.isEmpty else {
+            throw MediaError(.open, "no allowed protocol can open \(source)",
+                             cause: "the storyboard's protocols exclude all of \(source.allowedProtocols.joined(separator: ", "))")
+        }
+        return protocols
+    }
+
     /// Says "timed out" or "stopped" instead of FFmpeg's "Immediate exit requested" when the gate
     /// is why a call gave up.
-    fileprivate static func explain(_ error: MediaError, gate: InterruptGate, waiting: String, seconds: Double,
+    static func explain(_ error: MediaError, gate: InterruptGate, waiting: String, seconds: Double,
                                     timeoutDetail: String = "") -> MediaError {
         switch gate.reason {
         case .timedOut?: MediaError(.timeout, "no answer within \(ObjectReader.format(seconds)) s \(waiting)\(timeoutDetail)")

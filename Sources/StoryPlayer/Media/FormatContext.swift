@@ -21,44 +21,31 @@ final class FormatContext {
     /// `avformat_open_input` with the given options (protocol whitelist, timeouts).
     /// `name` is how messages refer to the source (a path rather than the `file:` URL opened).
     /// Blocking calls run under `gate`'s interrupt callback.
-    init(url: String, name: String, options: [String: String], gate: InterruptGate?) throws(MediaError) {
-        self.gate = gate
-        input = nil
-        guard let allocated = avformat_alloc_context() else { throw MediaError(.open, "cannot open \(name)", cause: "out of memory") }
-        FormatContext.alive.add(1, ordering: .relaxed)
-        if let gate { allocated.pointee.interrupt_callback = gate.callback }
-        var context: UnsafeMutablePointer<AVFormatContext>? = allocated
-        var dictionary = FFmpegDictionary(options)
-        let status: Int32
-        if let injected = FFmpegFaults.injected(.openInput) {
-            avformat_free_context(allocated)
-            context = nil
-            status = injected
-        } else {
-            // On failure avformat_open_input frees the context and sets it to NULL.
-            status = avformat_open_input(&context, url, nil, &dictionary.pointer)
-        }
-        guard status >= 0, let context else {
-            FormatContext.alive.subtract(1, ordering: .relaxed)
-            throw MediaError(.open, "cannot open \(name)", averror: status)
-        }
-        pointer = context
+    convenience init(url: String, name: String, options: [String: String], gate: InterruptGate?) throws(MediaError) {
+        try self.init(opening: url, input: nil, name: name, options: options, gate: gate)
     }
 
     /// `avformat_open_input` on `input` (`AVFMT_FLAG_CUSTOM_IO`), probing its format: a DASH
     /// representation's segments, read in order by this program rather than by FFmpeg's DASH
     /// demuxer (`DASHSegmentFeed`). Takes `input` over: closing this closes it.
-    init(input: DASHInput, name: String, options: [String: String], gate: InterruptGate) throws(MediaError) {
+    convenience init(input: DASHInput, name: String, options: [String: String], gate: InterruptGate) throws(MediaError) {
+        try self.init(opening: "", input: input, name: name, options: options, gate: gate)
+    }
+
+    private init(opening url: String, input: DASHInput?, name: String, options: [String: String],
+                 gate: InterruptGate?) throws(MediaError) {
         self.gate = gate
         self.input = input
         guard let allocated = avformat_alloc_context() else {
-            input.close()
+            input?.close()
             throw MediaError(.open, "cannot open \(name)", cause: "out of memory")
         }
         FormatContext.alive.add(1, ordering: .relaxed)
-        allocated.pointee.interrupt_callback = gate.callback
-        allocated.pointee.pb = input.pointer
-        allocated.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
+        if let gate { allocated.pointee.interrupt_callback = gate.callback }
+        if let input {
+            allocated.pointee.pb = input.pointer
+            allocated.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
+        }
         var context: UnsafeMutablePointer<AVFormatContext>? = allocated
         var dictionary = FFmpegDictionary(options)
         let status: Int32
@@ -67,12 +54,15 @@ final class FormatContext {
             context = nil
             status = injected
         } else {
-            status = avformat_open_input(&context, "", nil, &dictionary.pointer)
+            // On failure avformat_open_input frees the context and sets it to NULL; a custom
+            // input it leaves to its owner.
+            status = avformat_open_input(&context, url, nil, &dictionary.pointer)
         }
         guard status >= 0, let context else {
             FormatContext.alive.subtract(1, ordering: .relaxed)
-            let failure = input.failure
-            input.close()
+            // A DASH feed knows why its segments did not come, which the status cannot say.
+            let failure = input?.failure
+            input?.close()
             throw failure ?? MediaError(.open, "cannot open \(name)", averror: status)
         }
         pointer = context
