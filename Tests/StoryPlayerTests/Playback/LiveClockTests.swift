@@ -55,6 +55,22 @@ final class LiveClockTests: LiveServerTestCase {
         return try servers.httpServer(root: folder) + "/live.m3u8"
     }
 
+    /// A live DASH manifest from `publisher`, served over HTTP, once more than three segments
+    /// whose names start with one of `segmentPrefixes` are written (video by default).
+    func dashManifest(from publisher: ClockCodedPublisher, folder name: String,
+                      segmentPrefixes: [String] = ["video_0_", "chunk-stream0"]) throws -> String {
+        let folder = servers.folder.file(name)
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let process = try servers.publishClockCoded(publisher, to: .dash(folder: folder))
+        let ready = LiveServers.waitUntil(25) {
+            ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [])
+                .filter { name in segmentPrefixes.contains { name.hasPrefix($0) } }.count > 3
+                && FileManager.default.fileExists(atPath: folder + "/live.mpd")
+        }
+        guard ready else { throw LiveServers.unavailable("\(publisher) wrote no DASH manifest: \(process.output)") }
+        return try servers.httpServer(root: folder) + "/live.mpd"
+    }
+
     // MARK: - HLS: every picture of a segment's burst, on both clocks
 
     func assertHLSIsSmooth(_ publisher: ClockCodedPublisher) throws {
@@ -107,15 +123,7 @@ final class LiveClockTests: LiveServerTestCase {
     /// were, read from the frames (the publisher's own delay, up to a segment, adds to them).
     func testDASHFromBothFamiliesShowsEveryPicture() throws {
         for publisher in ClockCodedPublisher.allCases {
-            let folder = servers.folder.file("dash-\(publisher.rawValue)")
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            let process = try servers.publishClockCoded(publisher, to: .dash(folder: folder))
-            let ready = LiveServers.waitUntil(25) {
-                ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.hasPrefix("video_0_") || $0.hasPrefix("chunk-stream0") }.count > 3
-                    && FileManager.default.fileExists(atPath: folder + "/live.mpd")
-            }
-            guard ready else { throw LiveServers.unavailable("\(publisher) wrote no DASH manifest: \(process.output)") }
-            let url = try servers.httpServer(root: folder) + "/live.mpd"
+            let url = try dashManifest(from: publisher, folder: "dash-\(publisher.rawValue)")
             let target: Double = publisher == .ffmpeg ? 1 : 3
             for clock in PlaybackClock.allCases {
                 let (reading, stop, _) = try watch(board(url, clock: clock, seconds: clock == .realtime ? 6 : 4))
@@ -136,15 +144,7 @@ final class LiveClockTests: LiveServerTestCase {
     /// DASH sends its sound in segments of its own: read on a thread of its own (`DASHSound`),
     /// it reaches the MP4 beside the pictures (the publisher's 440 Hz tone, not silence).
     func testDASHSoundReachesTheClip() throws {
-        let folder = servers.folder.file("dash-sound")
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let process = try servers.publishClockCoded(.ffmpeg, to: .dash(folder: folder))
-        let ready = LiveServers.waitUntil(25) {
-            ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.hasPrefix("chunk-stream1") }.count > 3
-                && FileManager.default.fileExists(atPath: folder + "/live.mpd")
-        }
-        guard ready else { throw LiveServers.unavailable("ffmpeg wrote no DASH manifest: \(process.output)") }
-        let url = try servers.httpServer(root: folder) + "/live.mpd"
+        let url = try dashManifest(from: .ffmpeg, folder: "dash-sound", segmentPrefixes: ["chunk-stream1"])
         let output = ScratchFolder()
         try render(board(url, clock: .realtime, seconds: 4), into: output, threads: 1) { options in
             options.clip = ClipOptions(path: output.file("clip.mp4"))
