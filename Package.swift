@@ -53,14 +53,37 @@ let package = Package(
             name: "Compositor",
             dependencies: ["CStoryPNG", "CRasterSupport", "CFreeType"]
         ),
+        // The player, in layers: each target imports only those below it, so the compiler keeps
+        // the data path one way (docs/ARCHITECTURE.md draws the graph). They live under
+        // Sources/StoryPlayer/, and the StoryPlayer product re-exports them.
+        // The storyboard and its JSON: what a user writes.
+        .target(name: "StoryModel", dependencies: ["Compositor"], path: "Sources/StoryPlayer/StoryModel"),
+        // The FFmpeg, libheif and Little CMS owners, decoding, probing, sound, the clip's encoder,
+        // and the concurrency primitives the decode threads share. The only target that imports
+        // the C libraries.
         .target(
-            name: "StoryPlayer",
-            dependencies: ["CFFmpeg", "CHEIF", "CLittleCMS", "Compositor"],
+            name: "StoryMedia",
+            dependencies: ["StoryModel", "CFFmpeg", "CHEIF", "CLittleCMS", "Compositor"],
+            path: "Sources/StoryPlayer/StoryMedia",
             // The fault seam (`FFmpegFaults`) exists in debug builds only, which is what the
             // tests run; a release build (the CLI users run) has none of it, as swift-system
             // builds its mocking only with ENABLE_MOCKING.
             swiftSettings: [.define("ENABLE_FFMPEG_FAULTS", .when(configuration: .debug))]
         ),
+        // The lifecycle trace: the events players record, reading them back, and `check`.
+        .target(name: "StoryTrace", dependencies: ["StoryModel", "StoryMedia", "Compositor"],
+                path: "Sources/StoryPlayer/StoryTrace"),
+        // Players, rooms, the viewer and its gestures.
+        .target(name: "StoryPlayback", dependencies: ["StoryModel", "StoryMedia", "StoryTrace", "Compositor"],
+                path: "Sources/StoryPlayer/StoryPlayback"),
+        // The render loop and its outputs (frames, clip, report, shards).
+        .target(name: "StoryRender",
+                dependencies: ["StoryModel", "StoryMedia", "StoryTrace", "StoryPlayback", "Compositor"],
+                path: "Sources/StoryPlayer/StoryRender"),
+        // What a package that depends on live-stories imports: every layer, re-exported.
+        .target(name: "StoryPlayer",
+                dependencies: ["StoryModel", "StoryMedia", "StoryTrace", "StoryPlayback", "StoryRender"],
+                path: "Sources/StoryPlayer/Exports"),
 
         // MARK: - Command line
         .executableTarget(
@@ -80,7 +103,8 @@ let package = Package(
         // CStoryPNG directly too: its checksum is tested against a plain reference.
         .testTarget(name: "CompositorTests", dependencies: ["Compositor", "CStoryPNG", "StoryTestSupport"]),
         // Fixtures are read in place (by #filePath), so they are not bundled as resources.
-        .testTarget(name: "StoryPlayerTests", dependencies: ["StoryPlayer", "Compositor", "CFFmpeg", "CHEIF", "CLittleCMS", "StoryTestSupport"],
+        .testTarget(name: "StoryPlayerTests", dependencies: ["StoryPlayer", "StoryModel", "StoryMedia", "StoryTrace",
+                                                            "StoryPlayback", "StoryRender", "Compositor", "CFFmpeg", "CHEIF", "CLittleCMS", "StoryTestSupport"],
                     exclude: ["Fixtures"],
                     swiftSettings: [.define("ENABLE_FFMPEG_FAULTS", .when(configuration: .debug))]),
         // Runs the built executable, so it depends on it to have it built first.

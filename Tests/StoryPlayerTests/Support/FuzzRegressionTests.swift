@@ -1,4 +1,6 @@
-@testable import StoryPlayer
+@testable import StoryModel
+@testable import StoryPlayback
+@testable import StoryTrace
 import XCTest
 
 /// Each input a fuzz target (`make fuzz`, Tests/Fuzz/) found, kept as a test of its own: the

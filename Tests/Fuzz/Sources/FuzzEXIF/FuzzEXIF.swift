@@ -1,6 +1,7 @@
 import CFuzzerDriver
 import Foundation
-@testable import StoryPlayer
+@testable import StoryMedia
+@testable import StoryPlayback
 
 /// One input: any bytes as a photo's file (a phone's, or a hostile server's). Reading its EXIF
 /// orientation must give nil or one of the eight values, never trap or read out of bounds.

@@ -1,6 +1,6 @@
 import CFuzzerDriver
 import Foundation
-@testable import StoryPlayer
+@testable import StoryPlayback
 
 /// One input: any bytes as a feed page fetched over the network (a server the user
 /// does not control). Reading must give a page or a `FeedError`, never trap, and a network page

@@ -1,6 +1,7 @@
 import CFuzzerDriver
 import Foundation
-@testable import StoryPlayer
+@testable import StoryMedia
+@testable import StoryPlayback
 
 /// One input: any bytes as a live manifest or playlist from a server (a publisher's, or a
 /// hostile one's). Parsing it as DASH and as HLS, listing each representation's live window,

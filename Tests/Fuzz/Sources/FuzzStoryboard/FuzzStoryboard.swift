@@ -1,6 +1,7 @@
 import CFuzzerDriver
 import Foundation
-@testable import StoryPlayer
+@testable import StoryModel
+@testable import StoryPlayback
 
 /// One input: any bytes as a storyboard. The parser must answer with a storyboard
 /// or a `StoryboardError`, never trap, whatever the file holds (it is user input).

@@ -1,6 +1,7 @@
 import CFuzzerDriver
 import Foundation
-@testable import StoryPlayer
+@testable import StoryPlayback
+@testable import StoryTrace
 
 /// One input: any bytes as one line of `lifecycle.jsonl`. Reading must give an event or a
 /// `LineError`, never trap. An event that reads must write (`jsonLine`) a line that reads again,

@@ -1,0 +1,152 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// A first-in first-out queue with a fixed capacity, between one producer and one consumer.
+///
+/// `put` blocks while the queue is full (backpressure: a decoder never runs far ahead of what is
+/// shown) and `take` blocks while it is empty. `close` wakes both sides for good.
+///
+/// Its state lives in a `Mutex`, so the compiler checks every access. `Synchronization` has no
+/// condition variable; a waiter instead parks on a semaphore of its own that it registers under
+/// the lock, and every change wakes all registered waiters, which then look again. A wake-up
+/// between registering and waiting is not lost: the semaphore counts it.
+package final class BoundedQueue<Element: Sendable>: Sendable {
+    private struct State {
+        var items: [Element] = []
+        var closed = false
+        var waiters: [DispatchSemaphore] = []
+
+        var isFull: Bool { items.count >= capacity }
+        let capacity: Int
+
+        /// Wakes everyone waiting; each checks its own condition again.
+        mutating func changed() {
+            for waiter in waiters { waiter.signal() }
+            waiters.removeAll()
+        }
+    }
+
+    private let state: Mutex<State>
+    let capacity: Int
+
+    package init(capacity: Int) {
+        precondition(capacity >= 1, "a queue needs room for one element")
+        self.capacity = capacity
+        state = Mutex(State(capacity: capacity))
+    }
+
+    /// Runs `attempt` under the lock until it returns a result, waiting for a change between
+    /// tries. Past `deadline`, returns `expired` of the state (without waiting again).
+    private func waiting<Outcome: Sendable>(until deadline: Date? = nil,
+                                           _ attempt: (inout State) -> Outcome?,
+                                           expired: (inout State) -> Outcome) -> Outcome {
+        var waiter: DispatchSemaphore?
+        while true {
+            let result: Outcome? = state.withLock { state in
+                if let result = attempt(&state) { return result }
+                if let waiter { state.waiters.append(waiter) }
+                return nil
+            }
+            if let result { return result }
+            // The first miss only allocates the semaphore: the next try registers it.
+            guard let waiter else {
+                waiter = DispatchSemaphore(value: 0)
+                continue
+            }
+            guard let deadline else {
+                waiter.wait()
+                continue
+            }
+            if waiter.wait(timeout: .now() + max(0, deadline.timeIntervalSinceNow)) == .timedOut {
+                return state.withLock { state in
+                    state.waiters.removeAll { $0 === waiter }
+                    return attempt(&state) ?? expired(&state)
+                }
+            }
+        }
+    }
+
+    /// Appends, waiting for room. Returns false (and drops the element) once the queue is closed.
+    @discardableResult
+    package func put(_ element: Element) -> Bool {
+        waiting({ state in
+            if state.closed { return false }
+            guard !state.isFull else { return nil }
+            state.items.append(element)
+            state.changed()
+            return true
+        }, expired: { _ in false })
+    }
+
+    /// Appends without waiting when the newest element may be replaced: on a full queue,
+    /// `replacing` is given the last element and returns what stands in its place, or nil to
+    /// wait for room as `put` does (a live stream's newer picture replaces one the viewer has not
+    /// taken yet). It runs under the queue's lock. Returns false once the queue is closed.
+    @discardableResult
+    func put(_ element: Element, replacing: (Element) -> Element?) -> Bool {
+        let replaced: Bool = state.withLock { state in
+            guard state.isFull, !state.closed, let last = state.items.last, let merged = replacing(last) else { return false }
+            state.items[state.items.count - 1] = merged
+            state.changed()
+            return true
+        }
+        return replaced || put(element)
+    }
+
+    /// Waits until a `put` would not block. Returns false once the queue is closed. With one
+    /// producer, the room stays free until that producer puts.
+    package func waitForRoom() -> Bool {
+        waiting({ state in state.closed ? false : state.isFull ? nil : true }, expired: { _ in false })
+    }
+
+    /// Removes the oldest element, waiting for one. Nil once the queue is closed and empty.
+    package func take() -> Element? {
+        waiting({ state -> Element?? in
+            if !state.items.isEmpty {
+                let element = state.items.removeFirst()
+                state.changed()
+                return .some(element)
+            }
+            return state.closed ? .some(nil) : nil
+        }, expired: { _ in nil }) ?? nil
+    }
+
+    /// The oldest element, left in the queue, waiting for one. Nil once the queue is closed and
+    /// empty. With one consumer, a following `tryTake` removes this same element.
+    package func peek() -> Element? {
+        peek(until: nil)
+    }
+
+    /// The oldest element, left in the queue, waiting for one until `deadline`. Nil once the
+    /// queue is closed and empty, or when the deadline passes first.
+    package func peek(until deadline: Date?) -> Element? {
+        waiting(until: deadline, { state -> Element?? in
+            if let first = state.items.first { return .some(first) }
+            return state.closed ? .some(nil) : nil
+        }, expired: { state in .some(state.items.first) }) ?? nil
+    }
+
+    /// The oldest element, left in the queue, if there is one now.
+    package func tryPeek() -> Element? {
+        state.withLock { $0.items.first }
+    }
+
+    /// Removes the oldest element if there is one, without waiting.
+    package func tryTake() -> Element? {
+        state.withLock { state in
+            guard !state.items.isEmpty else { return nil }
+            let element = state.items.removeFirst()
+            state.changed()
+            return element
+        }
+    }
+
+    /// Wakes every waiter; later `put`s are refused and `take` drains what is left.
+    package func close() {
+        state.withLock { state in
+            state.closed = true
+            state.changed()
+        }
+    }
+}

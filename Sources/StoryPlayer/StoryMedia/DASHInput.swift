@@ -1,0 +1,48 @@
+internal import CFFmpeg
+
+/// Owns the `AVIOContext` (`avio_alloc_context`) through which a demuxer reads a
+/// `DASHSegmentFeed`; frees it and its buffer with `avio_context_free`.
+///
+/// The demuxer is opened on it with `AVFMT_FLAG_CUSTOM_IO` (`FormatContext(input:)`), so
+/// closing the demuxer leaves it be: its `FormatContext` closes it right after.
+final class DASHInput {
+    private(set) var pointer: UnsafeMutablePointer<AVIOContext>?
+    /// Read by FFmpeg's callback through an unretained pointer; held here for as long as it can be.
+    private let feed: DASHSegmentFeed
+
+    /// The size of the buffer the demuxer reads through.
+    static let bufferSize = 64 * 1024
+
+    init(feed: DASHSegmentFeed) throws(MediaError) {
+        self.feed = feed
+        guard let buffer = av_malloc(DASHInput.bufferSize) else { throw MediaError(.open, "cannot read DASH segments", cause: "out of memory") }
+        let opaque = Unmanaged.passUnretained(feed).toOpaque()
+        guard let context = avio_alloc_context(buffer.assumingMemoryBound(to: UInt8.self), Int32(DASHInput.bufferSize), 0, opaque,
+                                               { opaque, buffer, count in
+                                                   guard let opaque, let buffer, count > 0 else { return cffmpeg_averror_eof() }
+                                                   return Unmanaged<DASHSegmentFeed>.fromOpaque(opaque).takeUnretainedValue()
+                                                       .read(into: buffer, count: Int(count))
+                                               }, nil, nil)
+        else {
+            av_free(buffer)
+            throw MediaError(.open, "cannot read DASH segments", cause: "out of memory")
+        }
+        // Segments come once, in order: the demuxer must not try to seek back.
+        context.pointee.seekable = 0
+        pointer = context
+    }
+
+    /// Why the segments stopped coming, when a fetch failed (the demuxer sees only its code).
+    var failure: MediaError? { feed.failure }
+    /// Whether they stopped because the manifest says the presentation ended.
+    var ended: Bool { feed.ended }
+
+    /// `avio_context_free`, with the buffer FFmpeg may have replaced since.
+    func close() {
+        guard let context = pointer else { return }
+        av_freep(&context.pointee.buffer)
+        avio_context_free(&pointer)
+    }
+
+    deinit { close() }
+}

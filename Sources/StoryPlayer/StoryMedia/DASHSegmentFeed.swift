@@ -1,0 +1,190 @@
+internal import CFFmpeg
+import Foundation
+
+/// One representation of a live DASH manifest as one byte stream, for a demuxer to read: its
+/// initialization segment, then its media segments in order, each fetched when the demuxer
+/// needs it, as dash.js and ExoPlayer read a live manifest.
+///
+/// Why not FFmpeg's DASH demuxer: FFmpeg 5.1's starts a live timeline at its oldest listed
+/// segment (60 s back, so a whole window behind), and when its reader nears the newest segment
+/// its manifest refresh takes the segment's index for its number and sends it back to the
+/// oldest (measured: 26.8 distinct pictures a second, 5.8 s behind against a 1 s target). Here
+/// the play starts where the player wants it (`DASHLiveWindow.start(behind:)`), goes on by
+/// segment number, and reads the manifest again only while the next segment is not listed yet.
+///
+/// Used by one thread at a time (the demuxer's reads), and only from inside `av_read_frame`
+/// or `avformat_open_input`, whose gate it shares: a wait for a segment not yet listed is a
+/// wait for data, bounded by the same read timeout.
+final class DASHSegmentFeed {
+    private let manifestURL: String
+    private(set) var manifest: DASHManifest
+    private var representation: DASHRepresentation
+    private let gate: InterruptGate
+    private let timeout: Double
+    private let protocols: [String]
+    /// How far behind the edge to start again after falling out of the window.
+    private let behind: Double
+    /// The number of the next media segment to read.
+    private(set) var next: Int
+    /// The initialization segment is read before the next media segment.
+    private var initPending: Bool
+    private var bytes: [UInt8] = []
+    private var position = 0
+    /// The error that ended the stream, for the reason a demuxer's read error cannot carry.
+    private(set) var failure: MediaError?
+    /// The manifest said the presentation ended (`type="static"`) and every segment was read.
+    private(set) var ended = false
+    /// Failed fetches of the next segment in a row, while it is listed.
+    private var failedFetches = 0
+
+    /// How often the manifest is read while the next segment is not listed yet (seconds).
+    static let waitInterval = 0.1
+    /// Segment numbers this far past the newest listed mean the publisher started again.
+    static let restartGap = 10
+    /// Fetches of a listed segment that may fail in a row (0.1 s apart) before it is passed over.
+    static let fetchAttempts = 10
+    /// The most one segment may weigh.
+    static let segmentLimit = 256 << 20
+
+    init(manifestURL: String, manifest: DASHManifest, representation: DASHRepresentation, start: Int,
+         behind: Double, gate: InterruptGate, timeout: Double, protocols: [String]) {
+        self.manifestURL = manifestURL
+        self.manifest = manifest
+        self.representation = representation
+        self.gate = gate
+        self.timeout = timeout
+        self.protocols = protocols
+        self.behind = behind
+        next = start
+        initPending = representation.template.initialization != nil
+    }
+
+    // MARK: - Reading
+
+    /// Copies up to `count` bytes of the stream into `buffer`: their count, `AVERROR_EOF` after
+    /// a manifest that ended, or `AVERROR_EXIT` when the gate closed.
+    func read(into buffer: UnsafeMutablePointer<UInt8>, count: Int) -> Int32 {
+        while position >= bytes.count {
+            if gate.reason != nil { return cffmpeg_averror_exit() }
+            switch advance() {
+            case .data: continue
+            case .ended:
+                ended = true
+                return FFmpegError.endOfFile
+            case .failed(let error):
+                // An error, not an end: the player reconnects and says why (`FormatContext.inputFailure`).
+                failure = error
+                return error.ffmpegError?.code ?? cffmpeg_averror(EIO)
+            case .wait:
+                guard gate.sleep(seconds: DASHSegmentFeed.waitInterval) else { return cffmpeg_averror_exit() }
+                refreshManifest()
+            }
+        }
+        let copied = min(count, bytes.count - position)
+        bytes.withUnsafeBufferPointer { source in
+            buffer.update(from: source.baseAddress! + position, count: copied)
+        }
+        position += copied
+        return Int32(copied)
+    }
+
+    private enum Step { case data, wait, ended, failed(MediaError) }
+
+    /// Fetches what comes next, if it is there.
+    private func advance() -> Step {
+        if initPending {
+            initPending = false
+            guard let template = representation.template.initialization else { return .data }
+            guard let url = representation.url(template, segment: nil, manifestURL: manifestURL) else {
+                return .failed(MediaError(.open, "the DASH manifest's initialization template cannot be read", cause: template))
+            }
+            return refusal(of: url).map { .failed($0) } ?? fetch(url)
+        }
+        guard let window = DASHLiveWindow(representation, manifest: manifest, unixNow: Date().timeIntervalSince1970),
+              let first = window.segments.first, let last = window.segments.last else {
+            return manifest.isDynamic ? .wait : .ended
+        }
+        if next > last.number + DASHSegmentFeed.restartGap {
+            // The publisher started again (its numbers went back): its new initialization and time
+            // line need a new demuxer, which the player's reconnect opens near the new edge.
+            return .failed(MediaError(.read, "the DASH publisher started again",
+                                      cause: "segment \(next) is past the newest listed, \(last.number)"))
+        }
+        if next < first.number {
+            // Fell out of the window (a long stall): go on near the edge. The timestamps jump,
+            // which the player sees as a discontinuity and follows.
+            next = window.start(behind: behind)?.number ?? first.number
+            return .data
+        }
+        guard let segment = window.segments.first(where: { $0.number == next }) else {
+            return manifest.isDynamic ? .wait : .ended
+        }
+        guard let template = representation.template.media,
+              let url = representation.url(template, segment: segment, manifestURL: manifestURL) else {
+            return .failed(MediaError(.open, "the DASH manifest's segment template cannot be read",
+                                      cause: representation.template.media ?? "no media template"))
+        }
+        if let refusal = refusal(of: url) { return .failed(refusal) }
+        switch fetch(url) {
+        case .data:
+            next += 1
+            failedFetches = 0
+            return .data
+        default:
+            // Listed but not there (a publisher that lists a segment a moment before it has
+            // written it, or one that removed it): read the manifest again and try again; a
+            // segment that keeps failing while later ones are listed is passed over, as a
+            // player skips a damaged one.
+            failedFetches += 1
+            if failedFetches >= DASHSegmentFeed.fetchAttempts, segment.number < last.number {
+                next += 1
+                failedFetches = 0
+            }
+            return .wait
+        }
+    }
+
+    /// Why `url` may not be fetched: a manifest may name segments anywhere, but only through
+    /// the protocols the storyboard allows its source.
+    private func refusal(of url: String) -> MediaError? {
+        guard let scheme = URL(string: url)?.scheme?.lowercased(), protocols.contains(scheme) else {
+            return MediaError(.open, "refused a DASH segment at \(url)", cause: "the storyboard's protocols do not allow it")
+        }
+        return nil
+    }
+
+    /// The whole body of `url` into the buffer.
+    private func fetch(_ url: String) -> Step {
+        do {
+            let stream = try FeedPageStream(url: url, timeout: timeout, gate: gate)
+            defer { stream.close() }
+            bytes = Array(try stream.readAll(limit: DASHSegmentFeed.segmentLimit))
+            position = 0
+            return .data
+        } catch {
+            return .failed(error)
+        }
+    }
+
+    /// Reads the manifest again; keeps the one before when this read fails.
+    private func refreshManifest() {
+        guard let text = PlaylistWatch.fetchText(manifestURL, gate: gate, timeout: timeout),
+              let fresh = DASHManifest(text: text) else { return }
+        manifest = fresh
+        if let same = fresh.representations.first(where: { $0.id == representation.id && $0.kind == representation.kind })
+            ?? fresh.representations.first(where: { $0.kind == representation.kind }) {
+            representation = same
+        }
+    }
+}
+
+extension DASHManifest {
+    /// The video representation a viewer is shown: the one of the highest bandwidth, as FFmpeg
+    /// picks its best video stream.
+    var video: DASHRepresentation? {
+        representations.filter { $0.kind == .video }.max { $0.bandwidth < $1.bandwidth }
+    }
+
+    /// The first audio representation.
+    var audio: DASHRepresentation? { representations.first { $0.kind == .audio } }
+}

@@ -1,0 +1,34 @@
+import Foundation
+import StoryModel
+
+/// Limits that protect the process from hostile or broken media.
+public struct DecodeLimits: Sendable {
+    /// The most pixels a picture may have (width × height). A 16000×16000 image fails with a
+    /// clear error instead of allocating a gigabyte.
+    public var maxPixels: Int = 8192 * 8192
+    /// Decoder threads per stream, for everything but playing a recorded video: posters, probes,
+    /// pictures (one keyframe each, where threads only add their start-up).
+    public var decoderThreads: Int = 1
+    /// Decoder threads of a playing recorded video (FFmpeg's frame threads): two from four cores
+    /// up, else one. Frame threads decode the same pictures, bit for bit, but cost FFmpeg 6-7 %
+    /// more CPU (`ffmpeg -threads 2` against `-threads 1`, and our decode stage alike). On two
+    /// cores they no longer buy time: with each picture converted on a thread of its own
+    /// (`DecodeThread`), the decode thread and the render's own work fill both cores, and one
+    /// decoder thread rendered as fast as two (bench board 682 against 682 ms, one story at rest
+    /// 497 against 503 ms). Live sources keep one thread: frame threads hold a picture back per
+    /// thread, and a live story shows the newest.
+    public var playbackThreads: Int = max(1, min(2, ProcessInfo.processInfo.activeProcessorCount / 2))
+    /// Converted pictures a decode thread may hold ahead of the one shown (memory: each is one
+    /// canvas, 8 MB at 1080x1920). The next picture waits in this queue until its time, and the
+    /// thread converts only when there is room, so one is enough to overlap decoding with the
+    /// render: alternating runs at 720x1280 were as fast as with two.
+    public var queuedPictures: Int = 1
+    /// Waiting limits for network sources.
+    public var timeouts = Timeouts()
+    /// The storyboard's `protocols`, narrowing each source's own list.
+    public var protocols: [String]?
+    /// The storyboard's `latency`, under each live item's own.
+    public var latency = LiveLatency()
+
+    public init() {}
+}

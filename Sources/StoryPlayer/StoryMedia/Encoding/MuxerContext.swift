@@ -1,0 +1,75 @@
+internal import CFFmpeg
+import Synchronization
+
+/// Owns an output `AVFormatContext` (`avformat_alloc_output_context2`) and its file
+/// (`avio_open`); frees both in `deinit`, so a writer whose set-up fails half-way (no libx264)
+/// leaks nothing.
+final class MuxerContext {
+    private var pointer: UnsafeMutablePointer<AVFormatContext>?
+
+    /// Muxers allocated and not yet freed, process-wide (see `FormatContext.alive`).
+    static let alive = Atomic<Int>(0)
+
+    /// A muxer for `format` ("mp4") that will write `path`.
+    init(format: String, path: String) throws(MediaError) {
+        var context: UnsafeMutablePointer<AVFormatContext>?
+        let status = avformat_alloc_output_context2(&context, nil, format, path)
+        guard status >= 0, let context else { throw MediaError(.open, "cannot create an MP4 muxer", averror: status) }
+        pointer = context
+        MuxerContext.alive.add(1, ordering: .relaxed)
+    }
+
+    private var context: UnsafeMutablePointer<AVFormatContext> {
+        guard let pointer else { preconditionFailure("muxing after the muxer was freed") }
+        return pointer
+    }
+
+    /// Whether the format wants codec headers once, in the container (MP4 does).
+    var wantsGlobalHeader: Bool { context.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0 }
+
+    /// A stream carrying `codec`'s output; returns its index.
+    func addStream(for codec: CodecContext) -> Int32 {
+        let stream = avformat_new_stream(context, nil)!
+        stream.pointee.time_base = codec.timeBase
+        avcodec_parameters_from_context(stream.pointee.codecpar, codec.pointer)
+        return stream.pointee.index
+    }
+
+    /// `avio_open`: creates the file.
+    func openFile(_ path: String) -> Int32 {
+        FFmpegFaults.injected(.openOutput) ?? avio_open(&context.pointee.pb, path, AVIO_FLAG_WRITE)
+    }
+
+    /// `avformat_write_header` with the muxer's options.
+    func writeHeader(options: [String: String]) -> Int32 {
+        if let injected = FFmpegFaults.injected(.writeHeader) { return injected }
+        var dictionary = FFmpegDictionary(options)
+        return avformat_write_header(context, &dictionary.pointer)
+    }
+
+    /// `av_interleaved_write_frame` of a packet stamped in `timeBase`, for stream `index`.
+    func write(_ packet: UnsafeMutablePointer<AVPacket>, from timeBase: AVRational, stream index: Int32) -> Int32 {
+        av_packet_rescale_ts(packet, timeBase, context.pointee.streams[Int(index)]!.pointee.time_base)
+        packet.pointee.stream_index = index
+        if let injected = FFmpegFaults.injected(.writeFrame) {
+            av_packet_unref(packet)
+            return injected
+        }
+        return av_interleaved_write_frame(context, packet)
+    }
+
+    /// `av_write_trailer`.
+    func writeTrailer() -> Int32 { av_write_trailer(context) }
+
+    /// `avio_closep`: closes the file, if it is open.
+    func closeFile() -> Int32 {
+        guard let pointer, pointer.pointee.pb != nil else { return 0 }
+        return avio_closep(&pointer.pointee.pb)
+    }
+
+    deinit {
+        _ = closeFile()
+        avformat_free_context(pointer)
+        MuxerContext.alive.subtract(1, ordering: .relaxed)
+    }
+}

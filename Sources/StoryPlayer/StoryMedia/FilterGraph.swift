@@ -1,0 +1,76 @@
+internal import CFFmpeg
+import Synchronization
+
+/// Owns a libavfilter graph of one video chain: a `buffer` source, the filters of a
+/// description such as `"zscale=t=linear,format=gbrpf32le"`, and a `buffersink`
+/// (`avfilter_graph_alloc`, `avfilter_graph_parse_ptr`, `avfilter_graph_config` /
+/// `avfilter_graph_free`).
+///
+/// Used by one thread at a time (a converter's); the chain must give one picture out for each
+/// picture in, as per-pixel filters (`zscale`, `tonemap`) do.
+final class FilterGraph {
+    private var graph: UnsafeMutablePointer<AVFilterGraph>?
+    /// Owned by `graph`, freed with it.
+    private var source: UnsafeMutablePointer<AVFilterContext>?
+    private var sink: UnsafeMutablePointer<AVFilterContext>?
+
+    /// Graphs allocated and not yet freed, process-wide (see `FormatContext.alive`).
+    static let alive = Atomic<Int>(0)
+
+    /// Builds the chain `filters` for pictures of this size and pixel format, run on `threads`
+    /// threads (`nb_threads`; 1: on the caller's alone).
+    init(filters: String, width: Int32, height: Int32, pixelFormat: Int32, sampleAspectRatio: AVRational,
+         threads: Int32) throws(MediaError) {
+        guard let graph = avfilter_graph_alloc() else { fatalError("avfilter_graph_alloc: out of memory") }
+        self.graph = graph
+        FilterGraph.alive.add(1, ordering: .relaxed)
+        graph.pointee.nb_threads = threads
+        // 0/1 is "unknown", as the decoder says it; the converter then takes the stream's.
+        let aspect = sampleAspectRatio.den > 0 ? sampleAspectRatio : AVRational(num: 0, den: 1)
+        let arguments = "video_size=\(width)x\(height):pix_fmt=\(pixelFormat):time_base=1/1:"
+            + "pixel_aspect=\(aspect.num)/\(aspect.den)"
+        var status = avfilter_graph_create_filter(&source, avfilter_get_by_name("buffer"), "in", arguments, nil, graph)
+        guard status >= 0 else { throw MediaError(.convert, "cannot set up the filter graph's input", averror: status) }
+        status = avfilter_graph_create_filter(&sink, avfilter_get_by_name("buffersink"), "out", nil, nil, graph)
+        guard status >= 0 else { throw MediaError(.convert, "cannot set up the filter graph's output", averror: status) }
+        // The chain's open ends: its input is fed by our source, its output drains into our sink.
+        // Parsing links them and hands back what it left unlinked; the defer frees that.
+        var outputs = avfilter_inout_alloc(), inputs = avfilter_inout_alloc()
+        defer {
+            avfilter_inout_free(&outputs)
+            avfilter_inout_free(&inputs)
+        }
+        guard let chainInput = outputs, let chainOutput = inputs else { fatalError("avfilter_inout_alloc: out of memory") }
+        chainInput.pointee.name = av_strdup("in")
+        chainInput.pointee.filter_ctx = source
+        chainOutput.pointee.name = av_strdup("out")
+        chainOutput.pointee.filter_ctx = sink
+        status = avfilter_graph_parse_ptr(graph, filters, &inputs, &outputs, nil)
+        guard status >= 0 else { throw MediaError(.convert, "cannot build the filters \(filters)", averror: status) }
+        status = avfilter_graph_config(graph, nil)
+        guard status >= 0 else { throw MediaError(.convert, "cannot configure the filters \(filters)", averror: status) }
+    }
+
+    /// Runs `picture` through the chain into `output` (unreferenced first):
+    /// `av_buffersrc_add_frame_flags` (the picture is kept by its owner) and
+    /// `av_buffersink_get_frame`.
+    func filter(_ picture: UnsafeMutablePointer<AVFrame>, into output: UnsafeMutablePointer<AVFrame>) throws(MediaError) {
+        guard let source, let sink else { preconditionFailure("filtering after close()") }
+        av_frame_unref(output)
+        var status = av_buffersrc_add_frame_flags(source, picture, Int32(AV_BUFFERSRC_FLAG_KEEP_REF))
+        guard status >= 0 else { throw MediaError(.convert, "cannot filter the picture", averror: status) }
+        status = av_buffersink_get_frame(sink, output)
+        guard status >= 0 else { throw MediaError(.convert, "the filters gave no picture", averror: status) }
+    }
+
+    func close() {
+        if graph != nil {
+            avfilter_graph_free(&graph)
+            FilterGraph.alive.subtract(1, ordering: .relaxed)
+        }
+        source = nil
+        sink = nil
+    }
+
+    deinit { close() }
+}

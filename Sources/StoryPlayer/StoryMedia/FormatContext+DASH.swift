@@ -1,0 +1,79 @@
+import Foundation
+import StoryModel
+
+/// A live DASH source opened by this program's own segment reader: the video representation's
+/// demuxer, the audio representation's (a separate one, since DASH sends each in segments of
+/// its own), and where in the period the play starts.
+struct DASHOpening {
+    let video: FormatContext
+    /// The audio representation, opened and read on a thread of its own once started.
+    let sound: DASHSound?
+    /// Where the first segment read starts, in seconds of the period: the first picture's
+    /// place on the manifest's time line, against which the edge is measured.
+    let periodStart: Double
+}
+
+extension FormatContext {
+    /// Opens a live DASH manifest: reads it, picks the video representation of the highest
+    /// bandwidth and the first audio one, and starts each at the segment that plays `behind`
+    /// seconds behind the newest (the item's `latency.target`, else the manifest's
+    /// `suggestedPresentationDelay`, else 3 s). Each is read by a `DASHSegmentFeed` through a
+    /// demuxer that probes what the segments are (fragmented MP4, MPEG-TS).
+    static func openDASH(_ source: MediaSource, limits: DecodeLimits, gate: InterruptGate,
+                         reception: SourceReception?) throws(MediaError) -> DASHOpening {
+        let protocols = try permittedProtocols(source, limits: limits)
+        gate.arm(seconds: limits.timeouts.open)
+        defer { gate.disarm() }
+        let url = source.ffmpegURL
+        let text: String
+        do {
+            let stream = try FeedPageStream(url: url, timeout: limits.timeouts.open, gate: gate)
+            defer { stream.close() }
+            text = String(decoding: try stream.readAll(limit: 4 << 20), as: UTF8.self)
+        } catch {
+            throw explain(error, gate: gate, waiting: "opening \(source)", seconds: limits.timeouts.open)
+        }
+        guard let manifest = DASHManifest(text: text) else {
+            throw MediaError(.open, "cannot open \(source)", cause: "not a DASH manifest")
+        }
+        reception?.reached(.answered)
+        guard let video = manifest.video else {
+            throw MediaError(.noVideoStream, "no video stream in \(source)", cause: "the manifest lists no video representation")
+        }
+        let unixNow = Date().timeIntervalSince1970
+        guard video.template.media != nil, let window = DASHLiveWindow(video, manifest: manifest, unixNow: unixNow),
+              let first = window.segments.first else {
+            throw MediaError(.open, "cannot open \(source)",
+                             cause: "the manifest lists no segments this player can read (it reads SegmentTemplate, with a SegmentTimeline or a duration)")
+        }
+        let behind = limits.latency.target ?? manifest.presentationDelay ?? LiveLatency.defaultTarget(kind: .dash, targetDuration: nil, presentationDelay: nil)
+        let start = window.start(behind: behind) ?? first
+        let periodStart = window.start(of: start)
+        let protocolNames = protocols.filter { ["http", "https"].contains($0) }
+        let options = FormatContext.dashOptions
+        let feed = DASHSegmentFeed(manifestURL: url, manifest: manifest, representation: video, start: start.number,
+                                   behind: behind, gate: gate, timeout: limits.timeouts.open, protocols: protocolNames)
+        let format: FormatContext
+        do {
+            format = try FormatContext(input: DASHInput(feed: feed), name: source.description, options: options, gate: gate)
+            try format.readStreamInfo(limits: limits)
+        } catch {
+            throw explain(error, gate: gate, waiting: "opening \(source)", seconds: limits.timeouts.open)
+        }
+        // The sound, from the audio segment that holds the first picture's time, opened on a
+        // thread of its own when the play decodes sound. Without it the story plays silent rather
+        // than failing: the pictures are what a viewer waits for.
+        var sound: DASHSound?
+        if let representation = manifest.audio, representation.template.media != nil,
+           let audioWindow = DASHLiveWindow(representation, manifest: manifest, unixNow: unixNow),
+           let audioStart = audioWindow.segments.last(where: { audioWindow.start(of: $0) <= periodStart + 1e-3 }) ?? audioWindow.segments.first {
+            sound = DASHSound(DASHSound.Plan(manifestURL: url, manifest: manifest, representation: representation,
+                                             start: audioStart.number, behind: behind, protocols: protocolNames))
+        }
+        return DASHOpening(video: format, sound: sound, periodStart: periodStart)
+    }
+
+    /// How a DASH representation's demuxer reads its first segments: 0.1 s of analysis, as for
+    /// any live source, within 1 MB.
+    static let dashOptions = ["analyzeduration": "100000", "probesize": "1000000"]
+}

@@ -1,0 +1,149 @@
+internal import CFFmpeg
+import StoryModel
+
+extension FormatContext {
+    /// Reloads of a live HLS playlist without a new segment after which it is stalled.
+    static let stalledPlaylistReloads = 3
+
+    /// The demuxer's name (`iformat->name`), e.g. "hls" or "flv".
+    var formatName: String {
+        pointer.map { String(cString: $0.pointee.iformat.pointee.name) } ?? ""
+    }
+
+    /// The whole container's duration in seconds (`duration`), when it says.
+    var duration: Double? {
+        guard let context = pointer, context.pointee.duration != cffmpeg_nopts_value(), context.pointee.duration > 0 else { return nil }
+        return Double(context.pointee.duration) / Double(cffmpeg_time_base())
+    }
+
+    /// Opens a story source the one way every demuxer here is opened (players, audio, posters,
+    /// probes): a refused source stops before FFmpeg sees it; FFmpeg may use only the source's
+    /// protocols, narrowed by the storyboard; and `avformat_open_input` and
+    /// `avformat_find_stream_info` run under `gate`, with the open timeout as their deadline.
+    /// The context keeps `gate` alive: FFmpeg holds only an unretained pointer to it.
+    static func open(_ source: MediaSource, limits: DecodeLimits, gate: InterruptGate,
+                     isLive: Bool = false, reception: SourceReception? = nil) throws(MediaError) -> FormatContext {
+        let protocols = try permittedProtocols(source, limits: limits)
+        var options = ["protocol_whitelist": protocols.joined(separator: ",")]
+        if source.isRemote {
+            // FFmpeg's own socket timeout (microseconds) backs up the interrupt callback. It
+            // covers opening and reading alike, so it is the longer of the two waits: set to the
+            // read timeout, it cut opens short ("Input/output error" from RTMP after 1 s) before
+            // the gate's own open deadline could say what happened.
+            let backstop = max(limits.timeouts.open, limits.timeouts.read) + 1
+            options["rw_timeout"] = String(InterruptGate.nanoseconds(backstop) / 1000)
+            // FFmpeg's TLS does not check the server's certificate unless told to: an HTTPS
+            // source must come from the server it names, as a feed page must (`FeedPageStream`).
+            options["tls_verify"] = "1"
+        }
+        if isLive {
+            // A live stream is analysed for 0.1 s of its own time instead of 5 s: FLV and MPEG-TS
+            // cannot say when every stream is known, so FFmpeg reads all of that time, in real
+            // time. The video stream need not be among those found by then (nginx-rtmp relays a
+            // publisher's sound before its first keyframe): the decoder picks it up from its
+            // first packet (`VideoTrack`), so this is a matter of speed, never of finding it.
+            options["analyzeduration"] = "100000"
+            // A live HLS playlist that stops changing is a stall. FFmpeg's demuxer would reload it
+            // a thousand times; after three reloads without a new segment (a target duration,
+            // then half of one each) it ends the stream instead, and the player reconnects as
+            // after a read timeout. Playing three segments behind the live edge, that is about
+            // five target durations after the playlist last changed (measured: 5.3 s at 1 s).
+            // Other demuxers ignore the option.
+            options["m3u8_hold_counters"] = String(FormatContext.stalledPlaylistReloads)
+        }
+        gate.arm(seconds: limits.timeouts.open)
+        defer { gate.disarm() }
+        let format: FormatContext
+        do {
+            format = try FormatContext(url: source.ffmpegURL, name: source.description, options: options, gate: gate)
+        } catch {
+            throw explain(error, gate: gate, waiting: "opening \(source)", seconds: limits.timeouts.open)
+        }
+        reception?.reached(.answered)
+        let context = format.pointer!
+        if headerDescribesStreams(context) { return format }
+        // Probing decodes a frame too, so it gets the same pixel limit as the real decoder.
+        let status = try findStreamInfo(context, streamCount: Int(context.pointee.nb_streams), maxPixels: limits.maxPixels)
+        guard status >= 0 else {
+            throw explain(MediaError(.streamInfo, "cannot read stream information", averror: status), gate: gate,
+                          waiting: "reading stream information", seconds: limits.timeouts.open,
+                          timeoutDetail: " (the source answered, then sent no media)")
+        }
+        return format
+    }
+
+    /// Reads the stream information as `open` does, for a demuxer opened on an input of ours
+    /// (`openDASH`).
+    func readStreamInfo(limits: DecodeLimits) throws(MediaError) {
+        guard let context = pointer else { preconditionFailure("reading stream information after close()") }
+        if FormatContext.headerDescribesStreams(context) { return }
+        let status = try FormatContext.findStreamInfo(context, streamCount: Int(context.pointee.nb_streams), maxPixels: limits.maxPixels)
+        guard status >= 0 else { throw MediaError(.streamInfo, "cannot read stream information", averror: status) }
+    }
+
+    /// The protocols FFmpeg may use for `source`: its own, narrowed by the storyboard. A refused
+    /// source, or one the storyboard leaves no protocol, stops here, before FFmpeg sees it.
+    static func permittedProtocols(_ source: MediaSource, limits: DecodeLimits) throws(MediaError) -> [String] {
+        FFmpegLogging.configureOnce()
+        if let refusal = source.refusal {
+            throw MediaError(.open, "refused \(source.location)", cause: refusal)
+        }
+        let protocols = source.allowedProtocols(narrowedTo: limits.protocols)
+        guard !protocols.isEmpty else {
+            throw MediaError(.open, "no allowed protocol can open \(source)",
+                             cause: "the storyboard's protocols exclude all of \(source.allowedProtocols.joined(separator: ", "))")
+        }
+        return protocols
+    }
+
+    /// Says "timed out" or "stopped" instead of FFmpeg's "Immediate exit requested" when the gate
+    /// is why a call gave up.
+    static func explain(_ error: MediaError, gate: InterruptGate, waiting: String, seconds: Double,
+                                    timeoutDetail: String = "") -> MediaError {
+        switch gate.reason {
+        case .timedOut?: MediaError(.timeout, "no answer within \(ObjectReader.format(seconds)) s \(waiting)\(timeoutDetail)")
+        case .stopped?: MediaError(.interrupted, "stopped while \(waiting)")
+        case nil: error
+        }
+    }
+
+    /// Whether an MP4/MOV header already gives every audio and video stream what a story needs
+    /// (codec, picture size; sample rate, channels), so `avformat_find_stream_info` can be
+    /// skipped. That call decodes the first pictures only to learn the pixel format and the
+    /// decoder's delay, which the decoder learns anyway: on a 720x1280 story it cost 6-24 ms,
+    /// a third to a half of a file's time to first frame. Everything else reads the stream
+    /// information as before.
+    fileprivate static func headerDescribesStreams(_ context: UnsafeMutablePointer<AVFormatContext>) -> Bool {
+        guard String(cString: context.pointee.iformat.pointee.name).hasPrefix("mov,mp4") else { return false }
+        var video = false
+        for i in 0..<Int(context.pointee.nb_streams) {
+            let parameters = context.pointee.streams[i]!.pointee.codecpar!.pointee
+            switch parameters.codec_type {
+            case AVMEDIA_TYPE_VIDEO:
+                guard parameters.codec_id != AV_CODEC_ID_NONE, parameters.width > 0, parameters.height > 0 else { return false }
+                video = true
+            case AVMEDIA_TYPE_AUDIO:
+                guard parameters.codec_id != AV_CODEC_ID_NONE, parameters.sample_rate > 0,
+                      parameters.ch_layout.nb_channels > 0 else { return false }
+            default:
+                continue
+            }
+        }
+        return video
+    }
+
+    /// `avformat_find_stream_info` with `max_pixels` set on each stream's probing decoder.
+    fileprivate static func findStreamInfo(_ context: UnsafeMutablePointer<AVFormatContext>, streamCount: Int,
+                                       maxPixels: Int) throws(MediaError) -> Int32 {
+        guard streamCount > 0 else { return avformat_find_stream_info(context, nil) }
+        let options = UnsafeMutablePointer<OpaquePointer?>.allocate(capacity: streamCount)
+        options.initialize(repeating: nil, count: streamCount)
+        defer {
+            for i in 0..<streamCount { av_dict_free(&options[i]) }
+            options.deallocate()
+        }
+        for i in 0..<streamCount { av_dict_set(&options[i], "max_pixels", String(maxPixels), 0) }
+        return avformat_find_stream_info(context, options)
+    }
+
+}

@@ -1,0 +1,239 @@
+internal import CFFmpeg
+internal import CHEIF
+import Foundation
+
+/// A HEIC, HEIF or AVIF photo read by libheif (FFmpeg 5.1 reads none of them): owns libheif's
+/// context and the primary image's handle (`heif_context_alloc` / `heif_context_free`,
+/// `heif_context_get_primary_image_handle` / `heif_image_handle_release`).
+///
+/// libheif applies the photo's own transforms (`irot`, `imir`, `clap`) while decoding, so the
+/// picture it gives is upright and its size is the size as shown.
+final class HEIFPhoto {
+    private var context: OpaquePointer?
+    private var handle: OpaquePointer?
+    let brand: HEIFBrand
+    /// The size as shown: after the photo's turn, flip and crop.
+    let width: Int
+    let height: Int
+    let hasAlpha: Bool
+    /// The embedded ICC profile (`prof`/`rICC`), if the photo has one.
+    let colourProfile: ColourProfile?
+
+    /// The codec's name as FFmpeg spells it, for `probe`.
+    var codecName: String { brand.isAVIF ? "av1" : "hevc" }
+
+    // MARK: - Opening
+
+    /// Reads the file's boxes (`heif_context_read_from_file`) and picks the primary image.
+    convenience init(path: String, brand: HEIFBrand) throws(MediaError) {
+        try self.init(name: (path as NSString).lastPathComponent, brand: brand) { heif_context_read_from_file($0, path, nil) }
+    }
+
+    /// Reads a photo downloaded whole (`heif_context_read_from_memory`, which copies it).
+    convenience init(bytes: Data, name: String, brand: HEIFBrand) throws(MediaError) {
+        try self.init(name: name, brand: brand) { context in
+            bytes.withUnsafeBytes { heif_context_read_from_memory(context, $0.baseAddress, $0.count, nil) }
+        }
+    }
+
+    /// Reads the boxes with `read` and picks the primary image. A sequence or a file of several
+    /// images (a burst) is refused: a story shows one photo, and showing one of several would
+    /// hide the others without a word.
+    private init(name: String, brand: HEIFBrand, read: (OpaquePointer) -> heif_error) throws(MediaError) {
+        self.brand = brand
+        if brand.isSequence {
+            throw MediaError(.unsupportedCodec, "\(name) is a HEIF image sequence (brand '\(brand.major)'), not a photo",
+                             cause: "a story shows one photo; make it a video or pick one picture")
+        }
+        HEIFPhoto.loadPlugins
+        guard let context = heif_context_alloc() else { fatalError("heif_context_alloc: out of memory") }
+        // Until every property is set, a throw runs no deinit: what is allocated here is freed
+        // here unless it is handed over at the end.
+        var primary: OpaquePointer?
+        var handedOver = false
+        defer {
+            if !handedOver {
+                if let primary { heif_image_handle_release(primary) }
+                heif_context_free(context)
+            }
+        }
+        let status = read(context)
+        guard status.code == heif_error_Ok else {
+            throw MediaError(.open, "cannot read the HEIF photo \(name)", cause: HEIFPhoto.text(status))
+        }
+        let images = Int(heif_context_get_number_of_top_level_images(context))
+        guard images == 1 else {
+            throw MediaError(.unsupportedCodec, "\(name) holds \(images) images (a HEIF burst or sequence), not one photo",
+                             cause: "a story shows one photo; export the one to show")
+        }
+        let got = heif_context_get_primary_image_handle(context, &primary)
+        guard got.code == heif_error_Ok, let primary else {
+            throw MediaError(.open, "no primary image in \(name)", cause: HEIFPhoto.text(got))
+        }
+        width = Int(heif_image_handle_get_width(primary))
+        height = Int(heif_image_handle_get_height(primary))
+        guard width > 0, height > 0 else { throw MediaError(.decode, "\(name) has no picture size") }
+        hasAlpha = heif_image_handle_has_alpha_channel(primary) != 0
+        colourProfile = HEIFPhoto.iccProfile(of: primary)
+        self.context = context
+        handle = primary
+        handedOver = true
+    }
+
+    deinit {
+        if let handle { heif_image_handle_release(handle) }
+        if let context { heif_context_free(context) }
+    }
+
+    // MARK: - Decoding
+
+    /// The primary image, upright (`heif_decode_image`), converted to sRGB when it embeds
+    /// another ICC profile. A codec libheif has no decoder for (its plugin is missing) is named
+    /// in the error.
+    ///
+    /// An opaque 8-bit photo comes as libheif decodes it, in YCbCr planes tagged with its
+    /// matrix and range, for swscale to convert while it scales, as a video's pictures are:
+    /// libheif's own conversion to RGB took a quarter of a 12-megapixel HEIC's time. Others
+    /// (alpha, RGB-coded, deeper than 8 bits) are converted to RGB by libheif.
+    func decode(limits: DecodeLimits) throws(MediaError) -> Frame {
+        guard handle != nil else { preconditionFailure("decoding a closed HEIF photo") }
+        guard width * height <= limits.maxPixels else {
+            throw MediaError(.tooLarge, "the photo is \(width)x\(height), more than \(limits.maxPixels) pixels")
+        }
+        if !hasAlpha, let planes = try decodePlanes() {
+            guard let colourProfile, !colourProfile.isSRGB else { return planes }
+            return try planes.convertedToSRGB(from: colourProfile)
+        }
+        let image = try decodeImage(heif_colorspace_RGB, hasAlpha ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB)
+        defer { heif_image_release(image) }
+        let frame = try HEIFPhoto.frame(of: image, format: hasAlpha ? AV_PIX_FMT_RGBA : AV_PIX_FMT_RGB24,
+                                        planes: [(heif_channel_interleaved, hasAlpha ? 4 : 3, false)])
+        if let colourProfile, !colourProfile.isSRGB, let target = frame.pointer {
+            colourProfile.convertToSRGB(target.pointee.data.0!, width: Int(target.pointee.width), height: Int(target.pointee.height),
+                                        stride: Int(target.pointee.linesize.0), hasAlpha: hasAlpha)
+        }
+        return frame
+    }
+
+    /// The picture in YCbCr 4:2:0 planes (as phones code them; libheif 1.15 cannot say which
+    /// chroma a picture has before decoding it), tagged with its `nclx` matrix and range (or
+    /// libheif's defaults: BT.601, full range); nil when it is not 8-bit YCbCr.
+    private func decodePlanes() throws(MediaError) -> Frame? {
+        guard let handle, heif_image_handle_get_luma_bits_per_pixel(handle) == 8 else { return nil }
+        let image = try decodeImage(heif_colorspace_YCbCr, heif_chroma_420)
+        defer { heif_image_release(image) }
+        guard heif_image_get_colorspace(image) == heif_colorspace_YCbCr,
+              heif_image_get_bits_per_pixel_range(image, heif_channel_Y) == 8 else { return nil }
+        let (matrix, fullRange) = colourTags(of: image)
+        // RGB coded as is (lossless, 0) and matrices swscale does not know go libheif's way.
+        guard HEIFPhoto.scalerMatrices.contains(matrix) else { return nil }
+        let format: AVPixelFormat, halfHeight: Bool
+        switch heif_image_get_chroma_format(image) {
+        case heif_chroma_420: (format, halfHeight) = (AV_PIX_FMT_YUV420P, true)
+        case heif_chroma_422: (format, halfHeight) = (AV_PIX_FMT_YUV422P, false)
+        case heif_chroma_444: (format, halfHeight) = (AV_PIX_FMT_YUV444P, false)
+        default: return nil
+        }
+        let frame = try HEIFPhoto.frame(of: image, format: format, planes: [(heif_channel_Y, 1, false),
+                                                                            (heif_channel_Cb, 1, halfHeight),
+                                                                            (heif_channel_Cr, 1, halfHeight)])
+        guard let target = frame.pointer else { preconditionFailure("a new frame has storage") }
+        target.pointee.colorspace = AVColorSpace(rawValue: UInt32(matrix))
+        target.pointee.color_range = fullRange ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG
+        return frame
+    }
+
+    /// H.273 matrices swscale converts with (`ColourMatrix`): BT.709, FCC, BT.470BG, SMPTE 170M,
+    /// SMPTE 240M, BT.2020.
+    private static let scalerMatrices: Set<Int> = [1, 4, 5, 6, 7, 9, 10]
+
+    /// The matrix coefficients (H.273) and range the picture was coded with: the decoder's,
+    /// else the file's `nclx` box, else libheif's defaults (BT.601, full range). "Unspecified"
+    /// (2) is BT.601 too, as libheif takes it, not the size guess videos get.
+    private func colourTags(of image: OpaquePointer) -> (matrix: Int, fullRange: Bool) {
+        var nclx: UnsafeMutablePointer<heif_color_profile_nclx>?
+        if heif_image_get_nclx_color_profile(image, &nclx).code != heif_error_Ok || nclx == nil, let handle {
+            nclx = nil
+            _ = heif_image_handle_get_nclx_color_profile(handle, &nclx)
+        }
+        guard let nclx else { return (6, true) }
+        defer { heif_nclx_color_profile_free(nclx) }
+        let matrix = Int(nclx.pointee.matrix_coefficients.rawValue)
+        return (matrix == 2 ? 6 : matrix, nclx.pointee.full_range_flag != 0)
+    }
+
+    /// `heif_decode_image` into `colourspace` and `chroma`, with the errors named.
+    private func decodeImage(_ colourspace: heif_colorspace, _ chroma: heif_chroma) throws(MediaError) -> OpaquePointer {
+        guard let handle else { preconditionFailure("decoding a closed HEIF photo") }
+        var image: OpaquePointer?
+        let decoded = heif_decode_image(handle, &image, colourspace, chroma, nil)
+        guard decoded.code == heif_error_Ok, let image else {
+            if heif_have_decoder_for_format(brand.isAVIF ? heif_compression_AV1 : heif_compression_HEVC) == 0 {
+                throw MediaError(.unsupportedCodec, "libheif has no \(brand.isAVIF ? "AV1 (AVIF)" : "HEVC (HEIC)") decoder for this photo",
+                                 cause: "its codec plugin is missing (Debian: libheif-plugin-\(brand.isAVIF ? "dav1d" : "libde265"))")
+            }
+            // A coding libheif has no decoder for at all (a newer codec, or a plugin not installed).
+            if decoded.code == heif_error_Unsupported_feature
+                && (decoded.subcode == heif_suberror_Unsupported_codec || decoded.subcode == heif_suberror_Unsupported_image_type) {
+                throw MediaError(.unsupportedCodec, "libheif has no decoder for this photo's codec",
+                                 cause: "its codec plugin is missing or libheif \(HEIFPhoto.version) does not know it (\(HEIFPhoto.text(decoded)))")
+            }
+            throw MediaError(.decode, "cannot decode the HEIF photo", cause: HEIFPhoto.text(decoded))
+        }
+        return image
+    }
+
+    /// A frame of `format` holding a copy of `planes` of `image` (channel, bytes per pixel,
+    /// whether the plane has half the rows), each plane its own width as libheif gives it.
+    private static func frame(of image: OpaquePointer, format: AVPixelFormat,
+                              planes: [(channel: heif_channel, bytesPerPixel: Int, halfHeight: Bool)]) throws(MediaError) -> Frame {
+        let width = heif_image_get_width(image, planes[0].channel), height = heif_image_get_height(image, planes[0].channel)
+        let frame = Frame()
+        guard let target = frame.pointer else { preconditionFailure("a new frame has storage") }
+        target.pointee.width = width
+        target.pointee.height = height
+        target.pointee.format = format.rawValue
+        target.pointee.color_range = AVCOL_RANGE_JPEG
+        let status = av_frame_get_buffer(target, 64)
+        guard status >= 0 else { throw MediaError(.decode, "cannot allocate a \(width)x\(height) picture", averror: status) }
+        let targets = [target.pointee.data.0, target.pointee.data.1, target.pointee.data.2]
+        let strides = [target.pointee.linesize.0, target.pointee.linesize.1, target.pointee.linesize.2]
+        for (index, plane) in planes.enumerated() {
+            var stride: Int32 = 0
+            guard let source = heif_image_get_plane_readonly(image, plane.channel, &stride), let rows = targets[index] else {
+                throw MediaError(.decode, "libheif gave no picture")
+            }
+            let planeWidth = Int(heif_image_get_width(image, plane.channel)), planeHeight = Int(heif_image_get_height(image, plane.channel))
+            let rowBytes = min(planeWidth * plane.bytesPerPixel, Int(strides[index])), count = plane.halfHeight ? (Int(height) + 1) / 2 : Int(height)
+            for y in 0..<min(planeHeight, count) {
+                (rows + y * Int(strides[index])).update(from: source + y * Int(stride), count: rowBytes)
+            }
+        }
+        return frame
+    }
+
+    // MARK: - Helpers
+
+    /// `heif_init`, once per process: a libheif built with codec plugins finds them only then.
+    private static let loadPlugins: Void = { _ = heif_init(nil) }()
+
+    /// The embedded ICC profile (`heif_image_handle_get_raw_color_profile`); nil without one
+    /// (an `nclx` box only describes the matrix, which libheif applies itself).
+    private static func iccProfile(of handle: OpaquePointer) -> ColourProfile? {
+        let type = heif_image_handle_get_color_profile_type(handle)
+        guard type == heif_color_profile_type_prof || type == heif_color_profile_type_rICC else { return nil }
+        let size = heif_image_handle_get_raw_color_profile_size(handle)
+        guard size > 0 else { return nil }
+        var bytes = [UInt8](repeating: 0, count: size)
+        guard heif_image_handle_get_raw_color_profile(handle, &bytes).code == heif_error_Ok else { return nil }
+        return bytes.withUnsafeBytes { ColourProfile(icc: $0) }
+    }
+
+    /// The libheif in use (`heif_get_version`), e.g. "1.15.1".
+    static var version: String { String(cString: heif_get_version()) }
+
+    /// libheif's message for a failed call.
+    private static func text(_ error: heif_error) -> String {
+        error.message.map { String(cString: $0) } ?? "libheif error \(error.code.rawValue)"
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+
+/// What a live HLS media playlist says about its live edge: its segments in order, with their
+/// durations and, where the publisher writes them, `EXT-X-PROGRAM-DATE-TIME`.
+///
+/// Pure, so that it is tested on playlists as publishers write them (ffmpeg's hls muxer,
+/// GStreamer's hlssink2) without a server.
+package struct HLSPlaylist: Sendable, Equatable {
+    struct Segment: Sendable, Equatable {
+        /// The media sequence number.
+        let sequence: Int
+        let duration: Double
+        /// When its first picture was made (seconds since 1970), from `EXT-X-PROGRAM-DATE-TIME`.
+        let programDate: Double?
+    }
+
+    var targetDuration: Double?
+    var segments: [Segment] = []
+    /// `#EXT-X-ENDLIST`: no segment will follow the last one listed.
+    var hasEnded = false
+    /// A master playlist's variants (`EXT-X-STREAM-INF`): URI and bandwidth.
+    var variants: [(uri: String, bandwidth: Int)] = []
+
+    package static func == (a: HLSPlaylist, b: HLSPlaylist) -> Bool {
+        a.targetDuration == b.targetDuration && a.segments == b.segments && a.hasEnded == b.hasEnded
+            && a.variants.map(\.uri) == b.variants.map(\.uri) && a.variants.map(\.bandwidth) == b.variants.map(\.bandwidth)
+    }
+
+    /// Reads playlist text; nil when it is not an HLS playlist (`#EXTM3U` first).
+    init?(text: String) {
+        let lines = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+        guard lines.first?.hasPrefix("#EXTM3U") == true else { return nil }
+        var sequence = 0
+        var duration: Double?
+        var programDate: Double?
+        var bandwidth: Int?
+        for line in lines.dropFirst() where !line.isEmpty {
+            if let value = HLSPlaylist.value(of: "#EXT-X-TARGETDURATION:", in: line) {
+                targetDuration = Double(value)
+            } else if let value = HLSPlaylist.value(of: "#EXT-X-MEDIA-SEQUENCE:", in: line) {
+                sequence = Int(value) ?? 0
+            } else if let value = HLSPlaylist.value(of: "#EXTINF:", in: line) {
+                duration = Double(value.split(separator: ",", maxSplits: 1).first ?? "")
+            } else if let value = HLSPlaylist.value(of: "#EXT-X-PROGRAM-DATE-TIME:", in: line) {
+                programDate = HLSPlaylist.date(value)
+            } else if line.hasPrefix("#EXT-X-ENDLIST") {
+                hasEnded = true
+            } else if let value = HLSPlaylist.value(of: "#EXT-X-STREAM-INF:", in: line) {
+                bandwidth = HLSPlaylist.attribute("BANDWIDTH", in: value).flatMap { Int($0) } ?? 0
+            } else if !line.hasPrefix("#") {
+                if let bandwidth {
+                    variants.append((line, bandwidth))
+                } else if let segmentDuration = duration {
+                    segments.append(Segment(sequence: sequence, duration: segmentDuration, programDate: programDate))
+                    sequence += 1
+                }
+                duration = nil
+                programDate = nil
+                bandwidth = nil
+            }
+        }
+    }
+
+    /// The sequence number FFmpeg's demuxer starts a live playlist at (its `live_start_index`,
+    /// -3 by default: the third segment from the end, or the first of a shorter list).
+    func startSequence(liveStartIndex: Int = -3) -> Int? {
+        guard let first = segments.first else { return nil }
+        return first.sequence + Swift.max(segments.count + liveStartIndex, 0)
+    }
+
+    private static func value(of tag: String, in line: String) -> String? {
+        line.hasPrefix(tag) ? String(line.dropFirst(tag.count)) : nil
+    }
+
+    /// One `NAME=value` of an attribute list (unquoted values only, which BANDWIDTH is).
+    private static func attribute(_ name: String, in list: String) -> String? {
+        for pair in list.split(separator: ",") {
+            let parts = pair.split(separator: "=", maxSplits: 1)
+            if parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces) == name { return String(parts[1]) }
+        }
+        return nil
+    }
+
+    /// An ISO 8601 date with or without fractional seconds, as publishers write it.
+    static func date(_ text: String) -> Double? {
+        let plain = ISO8601DateFormatter()
+        let fractional = ISO8601DateFormatter()
+        fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        // ffmpeg writes `+0000` offsets, which ISO8601DateFormatter reads only with a colon.
+        var normalized = text
+        if let sign = normalized.lastIndex(where: { $0 == "+" || $0 == "-" }), normalized.distance(from: sign, to: normalized.endIndex) == 5,
+           normalized.contains("T") {
+            normalized.insert(":", at: normalized.index(sign, offsetBy: 3))
+        }
+        return (fractional.date(from: normalized) ?? plain.date(from: normalized))?.timeIntervalSince1970
+    }
+}

@@ -1,0 +1,140 @@
+internal import CFFmpeg
+import StoryModel
+
+/// An item's sound: its own demuxer and audio decoder, resampled to 48 kHz interleaved float
+/// stereo. It belongs to the item's player, so it is created on play and freed on stop too.
+/// An item's player decodes it on demand, on the render thread, so the mix is as deterministic as
+/// the pictures; a room participant's sound thread (`ParticipantSound`) reads it block by block
+/// (`nextBlock`), each read under the thread's gate and the read timeout.
+package final class ItemAudio {
+    package static let rate = 48_000
+
+    private let format: FormatContext
+    private let codec: CodecContext
+    private var resampler: ResampleContext
+    private let packet = Packet()
+    private let frame = Frame()
+    private let streamIndex: Int32
+    private let timeline: StreamTimeline
+    /// Decoded stereo samples, interleaved, starting at media time `bufferStart`.
+    private var buffer: [Float] = []
+    private var bufferStart: Double?
+    private var finished = false
+    /// Every read runs under it, armed with `readTimeout`: a stalled server fails the read.
+    private let gate: InterruptGate
+    private let readTimeout: Double
+    /// The decoder was told the input ended (`avcodec_send_packet(nil)`).
+    private var draining = false
+
+    /// Opens the item's source a second time for its audio; throws when it has none.
+    package init(source: MediaSource, limits: DecodeLimits, isLive: Bool = false, gate: InterruptGate = InterruptGate()) throws(MediaError) {
+        self.gate = gate
+        readTimeout = limits.timeouts.read
+        format = try FormatContext.open(source, limits: limits, gate: gate, isLive: isLive)
+        guard let context = format.pointer else { preconditionFailure("an open demuxer has a context") }
+        let status = av_find_best_stream(context, AVMEDIA_TYPE_AUDIO, -1, -1, nil, 0)
+        guard status >= 0 else { throw MediaError(.noAudioStream, "no audio stream in \(source)", averror: status) }
+        streamIndex = status
+        let stream = context.pointee.streams[Int(status)]!
+        codec = try CodecContext(parameters: stream.pointee.codecpar, maxPixels: limits.maxPixels, threads: 1)
+        guard let codecContext = codec.pointer else { preconditionFailure("an open decoder has a context") }
+        resampler = try ResampleContext(from: codecContext, rate: Int32(ItemAudio.rate))
+        timeline = StreamTimeline(stream)
+    }
+
+    package func close() {
+        resampler.close()
+        frame.close()
+        packet.close()
+        codec.close()
+        format.close()
+    }
+
+    deinit { close() }
+
+    /// `count` stereo frames (2 × `count` floats) starting at media time `start`; silence where
+    /// there is no sound (before the track starts, after it ends).
+    package func samples(from start: Double, count: Int) -> [Float] {
+        let end = start + Double(count) / Double(ItemAudio.rate)
+        while !finished && (bufferStart == nil || bufferStart! + Double(buffer.count / 2) / Double(ItemAudio.rate) < end) {
+            decodeMore()
+        }
+        var out = [Float](repeating: 0, count: count * 2)
+        guard let bufferStart else { return out }
+        // Clamped: bufferStart comes from the file's timestamps, which may be anything.
+        let samplesAhead = ((start - bufferStart) * Double(ItemAudio.rate)).rounded()
+        let offset = samplesAhead.isFinite ? Int(min(max(samplesAhead, -1e15), 1e15)) : 0
+        for i in 0..<count {
+            let source = offset + i
+            if source >= 0 && source * 2 + 1 < buffer.count {
+                out[i * 2] = buffer[source * 2]
+                out[i * 2 + 1] = buffer[source * 2 + 1]
+            }
+        }
+        // Playback only moves forward: drop what lies more than a second behind.
+        let behind = offset - ItemAudio.rate
+        if behind > 0 {
+            buffer.removeFirst(min(buffer.count, behind * 2))
+            self.bufferStart = bufferStart + Double(behind) / Double(ItemAudio.rate)
+        }
+        return out
+    }
+
+    /// Reads and decodes packets until some samples come out or the data ends. A failed read
+    /// ends an item's sound here (its pictures report the failure).
+    private func decodeMore() {
+        do throws(MediaError) {
+            guard let block = try nextBlock() else {
+                finished = true
+                return
+            }
+            if bufferStart == nil { bufferStart = block.time }
+            buffer.append(contentsOf: block.samples)
+        } catch {
+            finished = true
+        }
+    }
+
+    /// The next decoded samples and the media time of the first; nil at the end of the data or
+    /// once the gate is stopped. A read that fails, or waits past the read timeout, throws.
+    package func nextBlock() throws(MediaError) -> SoundBlock? {
+        guard format.pointer != nil, let codecContext = codec.pointer, let packet = packet.pointer,
+              let frame = frame.pointer, resampler.pointer != nil else { return nil }
+        while true {
+            let received = avcodec_receive_frame(codecContext, frame)
+            if received >= 0 {
+                defer { av_frame_unref(frame) }
+                let time = timeline.seconds(frame.pointee.best_effort_timestamp) ?? 0
+                if !resampler.accepts(frame), let changed = try? ResampleContext(for: frame, rate: Int32(ItemAudio.rate)) {
+                    // The source changed its sound mid-stream: a resampler for it.
+                    resampler.close()
+                    resampler = changed
+                }
+                return SoundBlock(time: time, samples: resampler.interleavedStereo(frame))
+            }
+            if received == FFmpegError.endOfFile || draining { return nil }
+            // A packet the decoder refused is skipped, as a live story's sound does (`SoundTrack`).
+            if received != FFmpegError.tryAgain { continue }
+            gate.arm(seconds: readTimeout)
+            let read = format.readFrame(into: packet)
+            // Why the gate closed, read before disarming it (as `MediaDecoder` does). A read cut
+            // short by the gate may still return the part of a packet it got (flagged corrupt):
+            // that is the stall, not sound.
+            let interrupted = gate.reason
+            gate.disarm()
+            if read < 0 || interrupted != nil {
+                if read >= 0 { av_packet_unref(packet) }
+                if interrupted == .stopped || read == cffmpeg_averror_exit() && interrupted == nil { return nil }
+                if interrupted == .timedOut {
+                    throw MediaError(.timeout, "no data for \(ObjectReader.format(readTimeout)) s")
+                }
+                if read != FFmpegError.endOfFile { throw MediaError(.read, "the connection failed", averror: read) }
+                draining = true
+                _ = codec.send(nil)
+                continue
+            }
+            if packet.pointee.stream_index == streamIndex { _ = codec.send(packet) }
+            av_packet_unref(packet)
+        }
+    }
+}

@@ -1,0 +1,446 @@
+internal import CFFmpeg
+import Compositor
+import StoryModel
+
+/// A decoded picture with its presentation time, still in the source's pixel format, and how
+/// its stream is to be shown (turned, stretched).
+///
+/// Sendable because it is handed over whole: the decode thread makes it, queues it, and keeps
+/// no reference; from then on only the converting thread touches the frame. The frame's buffers
+/// are reference-counted by FFmpeg, so freeing it there, after the decoder closed, is safe.
+package final class DecodedPicture: @unchecked Sendable {
+    let frame: Frame
+    /// Seconds from the stream's start.
+    package let time: Double
+    /// How to show it upright: its stream's display matrix, or the picture's own EXIF.
+    let orientation: PictureOrientation
+    /// Clockwise quarter turns the picture asks for.
+    var quarterTurns: Int { orientation.quarterTurns }
+    /// The stream's pixel aspect ratio, for frames that do not carry their own.
+    let sampleAspectRatio: Double
+
+    init(frame: Frame, time: Double, orientation: PictureOrientation = .upright, sampleAspectRatio: Double = 1) {
+        self.frame = frame
+        self.time = time
+        self.orientation = orientation
+        self.sampleAspectRatio = sampleAspectRatio
+    }
+}
+
+/// The demuxer, decoder and scaler for one play of one item.
+///
+/// Built fresh by every `play()`, and freed whole by `close()` (every `stop()`): nothing is
+/// reused from an earlier play of the same item.
+package final class MediaDecoder {
+    /// The demuxer; nil for a HEIF photo, which libheif reads instead (`photo`).
+    private let format: FormatContext?
+    /// A HEIC, HEIF or AVIF photo (told by its `ftyp` brand), read by libheif; nil for anything
+    /// FFmpeg reads. Closed after its one picture is decoded.
+    private var photo: HEIFPhoto?
+    /// The photo's embedded ICC profile, once its picture is decoded (or a HEIF photo is open):
+    /// pictures are converted from it to sRGB.
+    private(set) var colourProfile: ColourProfile?
+    /// The codec and shown size of a HEIF photo, kept after it is decoded.
+    private var photoFacts: (codec: String, width: Int, height: Int)?
+    /// The shown video stream and its decoder; nil until a live stream's video appears.
+    private var track: VideoTrack?
+    private let packet = Packet()
+    /// Converts for posters, probes and tests (`rgba`); a playing item converts on a thread
+    /// of its own, with a converter of its own.
+    let converter = PictureConverter()
+    private let limits: DecodeLimits
+    private let sourceName: String
+    /// Whether the video stream may appear after the source opened (live sources): until then
+    /// the decoder reads on, counting sound, instead of failing.
+    private let waitsForVideo: Bool
+    private var inputDone = false
+    private var outputDone = false
+    /// Pictures returned so far, and the last packet the decoder refused: a stream that ends
+    /// without a single picture fails with that error instead of ending quietly.
+    private var picturesDecoded = 0
+    /// The first picture's orientation, once it is decoded.
+    private var firstOrientation: PictureOrientation?
+    private var lastRefusal: Int32?
+    /// Set by `firstPicture()`: the input ends after the first keyframe the decoder accepts.
+    private var drainsAfterKeyframe = false
+    private var drainedEarly = false
+    private let gate: InterruptGate
+    /// What has arrived, for the player (shared by every connection of one play).
+    let reception: SourceReception
+    /// When the first packet of the video stream arrived (CLOCK_MONOTONIC ns).
+    package private(set) var firstPacketAt: UInt64?
+    /// The read error that ended the input, when it was not a clean end of file.
+    package private(set) var lastReadError: Int32?
+    /// Why a live DASH story's segments stopped coming, when a fetch failed: what
+    /// `lastReadError`'s code cannot say.
+    package var inputFailure: MediaError? { format?.inputFailure }
+    /// Whether a live DASH story's manifest said the presentation ended.
+    package var inputEnded: Bool { format?.inputEnded ?? false }
+    /// Whether sound is decoded as it is read (a live story's, for the MP4): see `takeSound()`.
+    package var decodesSound = false {
+        didSet { if decodesSound { dashSound?.start(limits: limits, reception: reception, name: "sound \(sourceName)") } }
+    }
+    /// A live DASH story's sound, read from its own segments on a thread of its own.
+    private var dashSound: DASHSound?
+    /// For a live DASH story, where its first segment starts on the manifest's time line
+    /// (seconds of the period): what the edge the manifest gives is measured against.
+    package private(set) var periodStart: Double?
+    /// The first audio stream's decoder, once its first packet came; nil without `decodesSound`.
+    private var soundTrack: SoundTrack?
+    /// Sound decoded since the last `takeSound()`, in absolute stream seconds.
+    private var heardSound: [SoundBlock] = []
+
+    /// A still image (JPEG, PNG, …): one frame, shown for the item's whole duration.
+    package let isStill: Bool
+    /// Whether swscale may write straight into a picture's storage (`PictureConverter`).
+    var convertsInPlace: Bool {
+        get { converter.convertsInPlace }
+        set { converter.convertsInPlace = newValue }
+    }
+
+    /// The picture as canvas-size RGBA (`PictureConverter.rgba`).
+    func rgba(_ picture: DecodedPicture, width: Int, height: Int, reusing spare: consuming RGBAImage? = nil) throws(MediaError) -> RGBAImage {
+        try converter.rgba(picture, width: width, height: height, reusing: spare)
+    }
+
+    /// Opens `source` (`FormatContext.open`), then `av_find_best_stream` and `avcodec_open2`.
+    /// A live source without a video stream yet opens all the same: see `VideoTrack`.
+    /// `waitsForVideo` opens a recorded source without video too (what `probe` does, to list a
+    /// sound file's streams); a live one always opens so.
+    package init(source: MediaSource, limits: DecodeLimits, gate: InterruptGate = InterruptGate(), isLive: Bool = false,
+         waitsForVideo: Bool = false, reception: SourceReception = SourceReception()) throws(MediaError) {
+        self.gate = gate
+        self.limits = limits
+        self.reception = reception
+        sourceName = source.description
+        self.waitsForVideo = isLive || waitsForVideo
+        converter.toneMapper.curve = source.toneMap
+        reception.reached(.connecting)
+        if let photo = try HEIFPhoto.open(source, limits: limits) {
+            self.photo = photo
+            photoFacts = (photo.codecName, photo.width, photo.height)
+            colourProfile = photo.colourProfile
+            format = nil
+            isStill = true
+            reception.reached(.reading)
+            return
+        }
+        let format: FormatContext
+        if isLive, source.isRemote, LiveSourceKind(source) == .dash {
+            // Read by this program's segment reader: see `DASHSegmentFeed` for why.
+            let opening = try FormatContext.openDASH(source, limits: limits, gate: gate, reception: reception)
+            format = opening.video
+            dashSound = opening.sound
+            periodStart = opening.periodStart
+        } else {
+            format = try FormatContext.open(source, limits: limits, gate: gate, isLive: isLive, reception: reception)
+        }
+        self.format = format
+        guard let context = format.pointer else { preconditionFailure("an open demuxer has a context") }
+        isStill = format.formatName == "image2" || format.formatName.hasSuffix("_pipe")
+        let status = av_find_best_stream(context, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
+        if status >= 0 {
+            track = try VideoTrack(stream: status, of: context, limits: limits, threads: isStill ? 1 : limits.decoderThreads)
+        } else if !self.waitsForVideo {
+            throw MediaError(.noVideoStream, "no video stream in \(source)", averror: status)
+        }
+        reception.reached(.reading)
+    }
+
+    /// The threads FFmpeg started for the video decoder (frame threads).
+    var workers: DecoderWorkers { track?.codec.workers ?? .none }
+    /// The CPU seconds those threads used since the last call; taken before `close()`.
+    package func takeWorkerCPUSeconds() -> Double { track?.codec.takeWorkerCPUSeconds() ?? 0 }
+    /// The video decoder's threads (`thread_count`); 0 until a live stream's video appears.
+    var decoderThreads: Int { track?.codec.pointer.map { Int($0.pointee.thread_count) } ?? 0 }
+
+    /// Frees the demuxer, decoder, scaler and buffers now, all at once.
+    package func close() {
+        converter.close()
+        packet.close()
+        track?.codec.close()
+        soundTrack?.close()
+        dashSound?.stop()
+        format?.close()
+        photo = nil
+    }
+
+    /// The sound decoded since the last call, timed as the pictures are (seconds from the video
+    /// stream's first timestamp), oldest first.
+    package func takeSound() -> [SoundBlock] {
+        if let dashSound { heardSound.append(contentsOf: dashSound.take()) }
+        guard !heardSound.isEmpty else { return [] }
+        let base = videoStartSeconds
+        defer { heardSound.removeAll(keepingCapacity: true) }
+        return heardSound.map { SoundBlock(time: $0.time - base, samples: $0.samples) }
+    }
+
+    // MARK: - What the source is
+
+    /// The demuxer's name, e.g. "hls".
+    package var formatName: String { format?.formatName ?? "heif" }
+
+    /// Whether the video stream is known yet.
+    var hasVideo: Bool { track != nil || photoFacts != nil }
+    /// The video stream's duration in seconds, when the container says.
+    package var duration: Double? {
+        track?.duration ?? format?.duration
+    }
+    var quarterTurns: Int { orientation.quarterTurns }
+    /// How the shown picture is put upright: the first decoded picture's orientation (a
+    /// photo's EXIF), else the stream's display matrix.
+    var orientation: PictureOrientation { firstOrientation ?? track?.orientation ?? .upright }
+    var codecName: String { photoFacts?.codec ?? track?.codecName ?? "none" }
+    var codedWidth: Int { photoFacts?.width ?? track?.codec.pointer.map { Int($0.pointee.width) }.flatMap { $0 > 0 ? $0 : nil } ?? track?.codedWidth ?? 0 }
+    var codedHeight: Int { photoFacts?.height ?? track?.codec.pointer.map { Int($0.pointee.height) }.flatMap { $0 > 0 ? $0 : nil } ?? track?.codedHeight ?? 0 }
+    var sampleAspectRatio: Double { track?.sampleAspectRatio ?? 1 }
+    /// The video stream's first timestamp in seconds: a picture's `time` plus this is its
+    /// timestamp as the source wrote it.
+    package var videoStartSeconds: Double { track.map { Double($0.timeline.start) * $0.timeline.unit } ?? 0 }
+    /// Frames per second as the stream declares it; 0 when unknown.
+    package var frameRate: Double { track?.frameRate ?? 0 }
+    /// The shown stream's transfer and primaries (`probe`): the decoder's once it has decoded,
+    /// else the container's.
+    var colour: VideoColour {
+        guard let context = format?.pointer, let track, let stream = context.pointee.streams[Int(track.index)] else { return VideoColour() }
+        return VideoColour(decoder: track.codec, stream: stream)
+    }
+    /// Seconds to add to the pictures' time to find the same moment in the item's sound
+    /// (`ItemAudio`, timed from its own stream's first timestamp).
+    package var soundOffset: Double {
+        guard let context = format?.pointer, let track else { return 0 }
+        let index = av_find_best_stream(context, AVMEDIA_TYPE_AUDIO, -1, -1, nil, 0)
+        guard index >= 0, let audio = context.pointee.streams[Int(index)] else { return 0 }
+        return track.timeline.startSeconds - StreamTimeline(audio).startSeconds
+    }
+
+    /// Every audio and video stream of the source, as the container describes it now.
+    var streams: [StreamFacts] {
+        if let photoFacts { return [.video(index: 0, codec: photoFacts.codec, width: photoFacts.width, height: photoFacts.height, fps: 0)] }
+        guard let context = format?.pointer else { return [] }
+        return (0..<Int(context.pointee.nb_streams)).compactMap { i in
+            let parameters = context.pointee.streams[i]!.pointee.codecpar!.pointee
+            let codec = String(cString: avcodec_get_name(parameters.codec_id))
+            switch parameters.codec_type {
+            case AVMEDIA_TYPE_VIDEO where Int32(i) == track?.index:
+                return .video(index: i, codec: codec, width: codedWidth, height: codedHeight, fps: frameRate)
+            case AVMEDIA_TYPE_VIDEO:
+                return .video(index: i, codec: codec, width: Int(parameters.width), height: Int(parameters.height), fps: 0)
+            case AVMEDIA_TYPE_AUDIO:
+                return .audio(index: i, codec: codec, channels: Int(parameters.ch_layout.nb_channels),
+                              sampleRate: Int(parameters.sample_rate))
+            default:
+                return nil
+            }
+        }
+    }
+
+    // MARK: - Decoding
+
+    /// The next picture in decode order (`av_read_frame`, `avcodec_send_packet`,
+    /// `avcodec_receive_frame`), or nil at the end of the stream.
+    ///
+    /// `videoDeadline` (CLOCK_MONOTONIC ns) bounds how long a source may go without its first
+    /// picture: with only sound by then this gives up with `.noVideoStream`, with video packets
+    /// that decode to nothing with `.timeout`. Without it a live source that sends only sound is
+    /// read for as long as sound comes (a sound-only story).
+    package func nextPicture(videoDeadline: UInt64? = nil) throws(MediaError) -> DecodedPicture? {
+        if photoFacts != nil { return try nextPhotoPicture() }
+        guard let format, let formatContext = format.pointer, let packetPointer = packet.pointer else {
+            preconditionFailure("decoding after close()")
+        }
+        let frame = Frame()
+        while !outputDone {
+            if let track, let codecContext = track.codec.pointer {
+                guard let framePointer = frame.pointer else { preconditionFailure("a new frame has storage") }
+                let received = avcodec_receive_frame(codecContext, framePointer)
+                if received >= 0 {
+                    picturesDecoded += 1
+                    // A stream's display matrix wins: a picture's own (a JPEG's EXIF, or an
+                    // H.264 SEI) is taken only when the container says nothing, so a phone
+                    // video is never turned twice.
+                    let orientation = track.orientation != .upright ? track.orientation
+                        : PictureOrientation.of(framePointer) ?? .upright
+                    if picturesDecoded == 1 { firstOrientation = orientation }
+                    // A photo in another colour space than sRGB (an embedded ICC profile) is
+                    // converted to sRGB here, once, at its own size.
+                    var shown = frame
+                    if isStill, let profile = frame.embeddedColourProfile {
+                        colourProfile = profile
+                        if !profile.isSRGB { shown = try frame.convertedToSRGB(from: profile) }
+                    }
+                    return DecodedPicture(frame: shown, time: track.timeline.seconds(framePointer.pointee.best_effort_timestamp) ?? 0,
+                                          orientation: orientation, sampleAspectRatio: track.sampleAspectRatio)
+                }
+                if received == FFmpegError.endOfFile {
+                    outputDone = true
+                    break
+                }
+                guard received == FFmpegError.tryAgain else {
+                    throw MediaError(.decode, "cannot decode a frame", averror: received)
+                }
+            }
+            if inputDone {
+                // Drain mode was entered; EAGAIN here cannot happen, but never spin.
+                outputDone = true
+                break
+            }
+            if let videoDeadline, picturesDecoded == 0, InterruptGate.now() > videoDeadline {
+                guard track != nil else {
+                    throw MediaError(.noVideoStream, "no video stream in \(sourceName)",
+                                     cause: reception.audioPackets > 0 ? "only sound arrived" : "nothing arrived")
+                }
+                // Video that never decodes (H.264 whose SPS and PPS were sent only before this
+                // viewer joined, as GStreamer's encoders do by default) is as good as none.
+                throw MediaError(.timeout, "no picture from the video stream of \(sourceName) in time",
+                                 cause: ErrorText(reception.missingPictureReason))
+            }
+            gate.arm(seconds: limits.timeouts.read)
+            let read = format.readFrame(into: packetPointer)
+            // Why the gate closed, read before disarming it: a demuxer may turn the interrupt
+            // into an end of file (HLS does), which must not pass for a clean end.
+            let interrupted = read < 0 ? gate.reason : nil
+            gate.disarm()
+            if read < 0 {
+                if let reason = interrupted ?? (read == cffmpeg_averror_exit() ? .stopped : nil) {
+                    throw reason == .stopped
+                        ? MediaError(.interrupted, "stopped")
+                        : MediaError(.timeout, "no data for \(ObjectReader.format(limits.timeouts.read)) s")
+                }
+                // A demuxer may report a failed DASH segment fetch as the end of its input.
+                if read != FFmpegError.endOfFile { lastReadError = read } else if format.inputFailure != nil { lastReadError = cffmpeg_averror(EIO) }
+                // End of file, or a truncated file: either way, drain what the decoder holds.
+                inputDone = true
+                // A decoder with frame threads reports a packet it cannot decode only here, at
+                // the drain: kept, so that a stream without a picture fails with why.
+                if let drained = track?.codec.send(nil), drained < 0, drained != FFmpegError.endOfFile {
+                    lastRefusal = drained
+                }
+                continue
+            }
+            defer { av_packet_unref(packetPointer) }
+            try send(packetPointer, of: formatContext)
+        }
+        if picturesDecoded == 0, let lastRefusal {
+            throw MediaError(.decode, "no picture could be decoded", averror: lastRefusal)
+        }
+        if track == nil {
+            throw MediaError(.noVideoStream, "no video stream in \(sourceName)",
+                             cause: reception.audioPackets > 0 ? "the stream ended with only sound" : "the stream ended")
+        }
+        return nil
+    }
+
+    /// Hands a packet of the shown video stream to the decoder; counts sound, and sets up the
+    /// video track from the first packet of a live stream's late video.
+    private func send(_ packet: UnsafeMutablePointer<AVPacket>, of context: UnsafeMutablePointer<AVFormatContext>) throws(MediaError) {
+        let index = packet.pointee.stream_index
+        guard index >= 0, Int(index) < Int(context.pointee.nb_streams) else { return }
+        let type = context.pointee.streams[Int(index)]!.pointee.codecpar!.pointee.codec_type
+        if track == nil, waitsForVideo, type == AVMEDIA_TYPE_VIDEO {
+            track = try VideoTrack(stream: index, of: context, limits: limits, threads: limits.decoderThreads)
+        }
+        guard let track, index == track.index else {
+            if type == AVMEDIA_TYPE_AUDIO {
+                reception.countAudio()
+                if decodesSound { hear(packet, of: context) }
+            }
+            return
+        }
+        reception.countVideo()
+        if firstPacketAt == nil { firstPacketAt = InterruptGate.now() }
+        let sent = track.codec.send(packet)
+        if sent < 0 && sent != FFmpegError.tryAgain {
+            // A damaged packet: skip it, as players do, and keep going.
+            lastRefusal = sent
+        } else if drainsAfterKeyframe, sent >= 0, packet.pointee.flags & AV_PKT_FLAG_KEY != 0 {
+            inputDone = true
+            drainedEarly = true
+            // As at the end of the input: a keyframe refused only at the drain fails with why.
+            let drained = track.codec.send(nil)
+            if drained < 0, drained != FFmpegError.endOfFile { lastRefusal = drained }
+        }
+    }
+
+    /// Decodes a packet of the first audio stream heard; a stream whose decoder cannot be set up
+    /// leaves the story silent, not failed.
+    private func hear(_ packet: UnsafeMutablePointer<AVPacket>, of context: UnsafeMutablePointer<AVFormatContext>) {
+        // Sound is taken with the pictures: before the video appears there is nothing to take it.
+        guard track != nil else { return }
+        if soundTrack == nil {
+            soundTrack = try? SoundTrack(stream: packet.pointee.stream_index, of: context, limits: limits)
+            if soundTrack == nil { decodesSound = false }
+        }
+        guard let soundTrack, packet.pointee.stream_index == soundTrack.index else { return }
+        heardSound.append(contentsOf: soundTrack.decode(packet))
+        // Bounded: a caller that never takes the sound holds at most about a minute of it.
+        if heardSound.count > 3000 { heardSound.removeFirst(heardSound.count - 3000) }
+    }
+
+    /// The first picture, decoded from the first keyframe alone: the decoder is drained right
+    /// after it instead of being fed the packets its reordering delay waits for. A poster needs
+    /// only that picture, and at 720x1280 (x264, B-frames) waiting for it cost about 40 ms of
+    /// CPU a poster, several frames' worth, where the keyframe alone is one. If the keyframe
+    /// gives no picture, the decoder is flushed and reading goes on as `nextPicture()` does.
+    func firstPicture() throws(MediaError) -> DecodedPicture? {
+        drainsAfterKeyframe = true
+        let picture = try nextPicture()
+        drainsAfterKeyframe = false
+        guard picture == nil, drainedEarly, let codecContext = track?.codec.pointer else { return picture }
+        avcodec_flush_buffers(codecContext)
+        drainedEarly = false
+        inputDone = false
+        outputDone = false
+        return try nextPicture()
+    }
+
+    /// A still's orientation read from its file's EXIF without decoding it (`EXIFOrientation`),
+    /// for the preload window's probe; nil when it says none. An image demuxer's first packet
+    /// is the whole file. This ends the decoder's input: no picture is decoded after it.
+    func peekStillOrientation() -> PictureOrientation? {
+        guard isStill, picturesDecoded == 0, !inputDone, let format, let packetPointer = packet.pointer else { return nil }
+        gate.arm(seconds: limits.timeouts.read)
+        let read = format.readFrame(into: packetPointer)
+        gate.disarm()
+        inputDone = true
+        guard read >= 0 else { return nil }
+        defer { av_packet_unref(packetPointer) }
+        guard let data = packetPointer.pointee.data, packetPointer.pointee.size > 0 else { return nil }
+        return EXIFOrientation.read(UnsafeRawBufferPointer(start: data, count: Int(packetPointer.pointee.size)))
+    }
+
+    /// Moves to the last keyframe at or before `seconds` (`avformat_seek_file`) and flushes the decoder.
+    package func seek(to seconds: Double) throws(MediaError) {
+        guard let track, let codecContext = track.codec.pointer, let formatContext = format?.pointer else {
+            preconditionFailure("seeking after close(), or without video")
+        }
+        let target = track.timeline.timestamp(seconds)
+        let status = avformat_seek_file(formatContext, track.index, Int64.min, target, target, 0)
+        guard status >= 0 else { throw MediaError(.seek, "cannot seek to \(seconds) s", averror: status) }
+        avcodec_flush_buffers(codecContext)
+        inputDone = false
+        outputDone = false
+    }
+}
+
+// MARK: - HEIF photos
+
+extension MediaDecoder {
+    /// The HEIF photo's one picture, decoded by libheif (upright: libheif applies its turn and
+    /// flip), then nil. libheif's context is freed as soon as the picture is out.
+    private func nextPhotoPicture() throws(MediaError) -> DecodedPicture? {
+        guard let photo else { return nil }
+        defer { self.photo = nil }
+        if firstPacketAt == nil { firstPacketAt = InterruptGate.now() }
+        let frame = try photo.decode(limits: limits)
+        picturesDecoded += 1
+        firstOrientation = .upright
+        return DecodedPicture(frame: frame, time: 0)
+    }
+}
+
+/// One stream of a source, as `probe` lists it.
+public enum StreamFacts: Sendable, Equatable {
+    case video(index: Int, codec: String, width: Int, height: Int, fps: Double)
+    case audio(index: Int, codec: String, channels: Int, sampleRate: Int)
+}

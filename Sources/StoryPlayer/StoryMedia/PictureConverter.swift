@@ -1,0 +1,135 @@
+internal import CFFmpeg
+import Compositor
+import StoryModel
+
+/// Turns decoded pictures into canvas-size RGBA: owns swscale's context and the padded frame it
+/// writes turned or odd-width pictures into (`sws_getCachedContext` / `sws_freeContext`,
+/// `av_frame_get_buffer` / `av_frame_free`).
+///
+/// One per thread that converts: a playing item's converter runs on a thread of its own beside
+/// the decode thread (`DecodeThread`), so decoding and converting overlap; posters and probes
+/// use their decoder's (`MediaDecoder.rgba`).
+package final class PictureConverter {
+    /// swscale's context, and its padded output for pictures that are turned or of odd width:
+    /// its SIMD code writes whole vector widths, past the end of a row whose width is not a
+    /// multiple of 16 pixels.
+    private let scaler = ScaleContext()
+    private let scaled = Frame()
+    /// Whether swscale may write straight into a picture's storage (see `rgba`); tests turn it
+    /// off to compare with the padded frame.
+    var convertsInPlace = true
+    /// HDR pictures are tone-mapped to SDR before they are scaled; SDR ones pass untouched.
+    let toneMapper = HDRToneMapper()
+    /// The curve HDR pictures are tone-mapped with (the item's `tonemap`).
+    package var toneMapCurve: ToneMapCurve {
+        get { toneMapper.curve }
+        set { toneMapper.curve = newValue }
+    }
+
+    package init() {}
+
+    /// Frees the scaler and its frame now.
+    package func close() {
+        scaler.close()
+        scaled.close()
+        toneMapper.close()
+    }
+
+    // MARK: - Conversion to the canvas
+
+    /// The picture as RGBA at `width`×`height`: flipped and turned upright, stretched by the sample aspect
+    /// ratio, scaled to cover the canvas with its aspect ratio kept, and centre-cropped.
+    /// `spare` is a picture the player no longer shows; its storage is written over when it is
+    /// free to be, which spares an 8 MB allocation (and its page faults) per frame at 1080x1920.
+    package func rgba(_ picture: DecodedPicture, width: Int, height: Int, reusing spare: consuming RGBAImage? = nil) throws(MediaError) -> RGBAImage {
+        guard let decoded = picture.frame.pointer else { preconditionFailure("converting a freed frame") }
+        let frame = try toneMapper.toneMapped(decoded)
+        let quarterTurns = picture.quarterTurns, mirrored = picture.orientation.mirrored
+        let turned = quarterTurns % 2 == 1
+        // Work in the picture's stored orientation, then turn the result.
+        let targetWidth = turned ? height : width
+        let targetHeight = turned ? width : height
+        let sar = frame.pointee.sample_aspect_ratio.num > 0 && frame.pointee.sample_aspect_ratio.den > 0
+            ? av_q2d(frame.pointee.sample_aspect_ratio) : picture.sampleAspectRatio
+        let sourceWidth = Double(frame.pointee.width), sourceHeight = Double(frame.pointee.height)
+        let scale = max(Double(targetWidth) / (sourceWidth * sar), Double(targetHeight) / sourceHeight)
+        let cropWidth = min(sourceWidth, Double(targetWidth) / (scale * sar))
+        let cropHeight = min(sourceHeight, Double(targetHeight) / scale)
+        let left = Int(((sourceWidth - cropWidth) / 2).rounded())
+        let top = Int(((sourceHeight - cropHeight) / 2).rounded())
+        frame.pointee.crop_left = numericCast(left)
+        frame.pointee.crop_right = numericCast(max(0, Int(sourceWidth) - left - Int(cropWidth.rounded())))
+        frame.pointee.crop_top = numericCast(top)
+        frame.pointee.crop_bottom = numericCast(max(0, Int(sourceHeight) - top - Int(cropHeight.rounded())))
+        let cropped = av_frame_apply_cropping(frame, Int32(AV_FRAME_CROP_UNALIGNED))
+        guard cropped >= 0 else { throw MediaError(.convert, "cannot crop the picture", averror: cropped) }
+
+        let sourceFormat = AVPixelFormat(rawValue: frame.pointee.format)
+        guard let sws = scaler.context(sourceWidth: frame.pointee.width, sourceHeight: frame.pointee.height,
+                                       sourceFormat: sourceFormat, width: Int32(targetWidth), height: Int32(targetHeight))
+        else {
+            let name = av_get_pix_fmt_name(sourceFormat).map { String(cString: $0) } ?? "unknown"
+            throw MediaError(.convert, "cannot convert pixel format \(name) to RGBA")
+        }
+        ColourMatrix.apply(to: sws, for: frame, width: Int(sourceWidth), height: Int(sourceHeight))
+        /// `sws_scale` of the whole frame into `target` (rows `stride` bytes apart).
+        func convert(into target: UnsafeMutablePointer<UInt8>, stride: Int) -> Int32 {
+            var targetData: (UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<UInt8>?,
+                             UnsafeMutablePointer<UInt8>?) = (target, nil, nil, nil)
+            var targetLines: (Int32, Int32, Int32, Int32) = (Int32(stride), 0, 0, 0)
+            return withUnsafePointer(to: frame.pointee.data) { sourceData in
+                withUnsafePointer(to: frame.pointee.linesize) { sourceLines in
+                    withUnsafeMutablePointer(to: &targetData) { targetData in
+                        withUnsafeMutablePointer(to: &targetLines) { targetLines in
+                            FFmpegFaults.injected(.scale) ?? sws_scale(sws,
+                                      UnsafeRawPointer(sourceData).assumingMemoryBound(to: UnsafePointer<UInt8>?.self),
+                                      UnsafeRawPointer(sourceLines).assumingMemoryBound(to: Int32.self),
+                                      0, frame.pointee.height,
+                                      UnsafeMutableRawPointer(targetData).assumingMemoryBound(to: UnsafeMutablePointer<UInt8>?.self),
+                                      UnsafeMutableRawPointer(targetLines).assumingMemoryBound(to: Int32.self))
+                        }
+                    }
+                }
+            }
+        }
+        var image: RGBAImage
+        var lines: Int32 = 0
+        if convertsInPlace, quarterTurns % 4 == 0, !mirrored, targetWidth % 8 == 0 {
+            // The usual case: swscale writes the picture's own rows, with no padded frame and
+            // no copy. (Its SIMD converters write blocks of 8 pixels, so a row of a multiple of
+            // 8 is written exactly; the picture keeps slack after the last row all the same.)
+            image = RGBAImage(width: targetWidth, height: targetHeight, slack: RGBAImage.writerSlack,
+                              reusing: spare.take()) { target in
+                lines = convert(into: target, stride: targetWidth * 4)
+            }
+        } else {
+            let output = try scaledFrame(width: targetWidth, height: targetHeight)
+            let rows = output.pointee.data.0!, stride = Int(output.pointee.linesize.0)
+            lines = convert(into: rows, stride: stride)
+            let turned = RGBAImage.turnedSize(width: targetWidth, height: targetHeight, quarterTurns: quarterTurns)
+            image = RGBAImage(width: turned.width, height: turned.height, slack: 0, reusing: spare.take()) { target in
+                RGBAImage.turn(rows, stride: stride, width: targetWidth, height: targetHeight,
+                               quarterTurns: quarterTurns, mirrored: mirrored, into: target)
+            }
+        }
+        guard lines > 0 else { throw MediaError(.convert, "cannot convert the picture", averror: lines) }
+        if let descriptor = av_pix_fmt_desc_get(sourceFormat), descriptor.pointee.flags & UInt64(AV_PIX_FMT_FLAG_ALPHA) != 0 {
+            image.flattenAlpha()
+        }
+        return image
+    }
+
+    /// The padded RGBA frame swscale writes into, (re)allocated when the size changes.
+    private func scaledFrame(width: Int, height: Int) throws(MediaError) -> UnsafeMutablePointer<AVFrame> {
+        guard let frame = scaled.pointer else { preconditionFailure("converting after close()") }
+        if frame.pointee.width != Int32(width) || frame.pointee.height != Int32(height) || frame.pointee.data.0 == nil {
+            av_frame_unref(frame)
+            frame.pointee.width = Int32(width)
+            frame.pointee.height = Int32(height)
+            frame.pointee.format = AV_PIX_FMT_RGBA.rawValue
+            let status = av_frame_get_buffer(frame, 64)
+            guard status >= 0 else { throw MediaError(.convert, "cannot allocate a \(width)x\(height) picture", averror: status) }
+        }
+        return frame
+    }
+}

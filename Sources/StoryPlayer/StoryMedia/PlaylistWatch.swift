@@ -1,0 +1,165 @@
+import Foundation
+import StoryModel
+import Synchronization
+
+/// Reads a live HLS playlist (or DASH manifest) beside the demuxer, a few times per segment, so the player knows
+/// where the live edge is. FFmpeg's demuxer fetches segments only when the decoder needs them,
+/// so the pictures' own arrival says nothing about the edge of a segmented stream; the playlist
+/// does: each new segment is listed when the publisher has finished it, and may carry the
+/// publisher's clock (`EXT-X-PROGRAM-DATE-TIME`). It also sees `#EXT-X-ENDLIST`, which ends
+/// the item where a playlist that merely stopped changing is a stall.
+///
+/// One thread per playing HLS item, named `playlist #<player>`; it ends when the gate it was
+/// given is stopped (the decode thread's `stop()`), and frees its connection each fetch.
+package final class PlaylistWatch: Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    /// The longest the read before the demuxer opens may take (seconds).
+    package static let firstFetchLimit = 1.0
+    /// Set when the connection it watches for is gone (a reconnect starts a watch of its own).
+    private let retired = Atomic<Bool>(false)
+
+    /// The playlist as FFmpeg will read it: fetched just before the demuxer opens, so that the
+    /// segment FFmpeg starts at is known (`HLSPlaylist.startSequence`). A master playlist is
+    /// followed to its variant of the highest bandwidth, as FFmpeg's best video stream is.
+    package static func fetchMedia(_ url: String, gate: InterruptGate, timeout: Double) -> (url: String, playlist: HLSPlaylist)? {
+        guard var playlist = fetch(url, gate: gate, timeout: timeout) else { return nil }
+        var mediaURL = url
+        if let variant = playlist.variants.max(by: { $0.bandwidth < $1.bandwidth }),
+           let resolved = URL(string: variant.uri, relativeTo: URL(string: url))?.absoluteString,
+           let media = fetch(resolved, gate: gate, timeout: timeout) {
+            playlist = media
+            mediaURL = resolved
+        }
+        return playlist.segments.isEmpty && !playlist.hasEnded ? nil : (mediaURL, playlist)
+    }
+
+    static func fetch(_ url: String, gate: InterruptGate, timeout: Double) -> HLSPlaylist? {
+        fetchText(url, gate: gate, timeout: timeout).flatMap(HLSPlaylist.init(text:))
+    }
+
+    /// Starts watching `url`, whose first fetch (`first`, at monotonic `seenAt`) told where the
+    /// demuxer starts; evidence goes to `edge` for time line `epoch`.
+    package init(url: String, first: HLSPlaylist, seenAt: Double, epoch: Int, edge: LiveEdge, gate: InterruptGate,
+         timeout: Double, name: String) {
+        let start = first.startSequence() ?? 0
+        let interval = min(0.25, max(0.05, (first.targetDuration ?? 1) / 4))
+        let thread = Thread { [self] in
+            DecoderWorkers.nameThisThread(name)
+            defer { done.signal() }
+            var ledger = SegmentLedger(start: start, targetDuration: first.targetDuration ?? 1)
+            func publish(_ playlist: HLSPlaylist, at seen: Double) {
+                let evidence = ledger.add(playlist, seenAt: seen)
+                edge.playlistSeen(lead: evidence.lead, programLead: evidence.programLead, epoch: epoch)
+                if playlist.hasEnded { edge.markEnded() }
+            }
+            if let duration = first.targetDuration {
+                edge.suggest(target: LiveLatency.defaultTarget(kind: .hls, targetDuration: duration, presentationDelay: nil))
+            }
+            publish(first, at: seenAt)
+            while !first.hasEnded, gate.sleep(seconds: interval), !retired.load(ordering: .acquiring) {
+                guard let playlist = PlaylistWatch.fetch(url, gate: gate, timeout: timeout) else { continue }
+                publish(playlist, at: LiveEdge.now())
+                if playlist.hasEnded { return }
+            }
+        }
+        thread.name = name
+        thread.start()
+    }
+
+    /// Starts watching a live DASH manifest at `url`: where its newest video segment ends, corrected
+    /// by how old the manifest was when read (its `publishTime`), and the delay it suggests.
+    /// The segments are fetched as the decoder needs them (`DASHSegmentFeed`), so without the
+    /// manifest the player would take where it reads for the edge.
+    package init(dash url: String, edge: LiveEdge, gate: InterruptGate, timeout: Double, name: String) {
+        let thread = Thread { [self] in
+            DecoderWorkers.nameThisThread(name)
+            defer { done.signal() }
+            var newestEnd = -Double.infinity
+            repeat {
+                guard let manifest = PlaylistWatch.fetchText(url, gate: gate, timeout: timeout).flatMap(DASHManifest.init(text:))
+                else { continue }
+                let seen = LiveEdge.now()
+                if let delay = manifest.presentationDelay { edge.suggest(target: delay) }
+                // The newest video segment's end on the period's time line, where the player
+                // places its pictures (`MediaDecoder.periodStart`).
+                if let window = manifest.video.flatMap({ DASHLiveWindow($0, manifest: manifest, unixNow: Date().timeIntervalSince1970) }),
+                   let end = window.edge {
+                    // A manifest read late was written earlier: its newest segment was listed by
+                    // then (bounded, for a publisher whose clock is off from this one).
+                    // A `publishTime` no later than the availability start was never updated
+                    // (GStreamer's dashsink writes the start in both) and says nothing of the age.
+                    let published = manifest.publishTime.flatMap { time in
+                        manifest.availabilityStartTime.map { time > $0 + 0.001 } ?? true ? time : nil
+                    }
+                    // Segments counted from the manifest's clock end now, however old the manifest.
+                    let age = window.isCounted ? 0 : published.map { min(max(0, Date().timeIntervalSince1970 - $0), PlaylistWatch.maxManifestAge) } ?? 0
+                    // A manifest whose segments end earlier than before comes from a publisher that
+                    // started again: its media times are new, and so is the edge.
+                    if end < newestEnd - 1 { edge.manifestRestarted() }
+                    newestEnd = end
+                    edge.manifestSeen(lead: end - (seen - age))
+                }
+                if !manifest.isDynamic { edge.markEnded() }
+            } while gate.sleep(seconds: PlaylistWatch.manifestInterval) && !retired.load(ordering: .acquiring)
+        }
+        thread.name = name
+        thread.start()
+    }
+
+    /// How often a DASH manifest is read (seconds).
+    static let manifestInterval = 0.25
+    /// The most a manifest's `publishTime` may say it is older than when it was read.
+    static let maxManifestAge = 10.0
+
+    static func fetchText(_ url: String, gate: InterruptGate, timeout: Double) -> String? {
+        guard !gate.isStopped else { return nil }
+        do {
+            let stream = try FeedPageStream(url: url, timeout: timeout, gate: gate)
+            defer { stream.close() }
+            return String(decoding: try stream.readAll(limit: 1 << 20), as: UTF8.self)
+        } catch {
+            return nil
+        }
+    }
+
+    /// Ends the watch: at once if it is waiting for its next read, else after the read under
+    /// way. Waits up to `seconds` for its thread to end.
+    @discardableResult
+    package func retire(waitingUpTo seconds: Double) -> Bool {
+        retired.store(true, ordering: .releasing)
+        return done.wait(timeout: .now() + seconds) == .success
+    }
+}
+
+/// A live playlist's segments as they were listed, from the one the demuxer started at: where
+/// each ends in stream time (relative to that first segment's start), and when it was first seen.
+struct SegmentLedger {
+    let start: Int
+    let targetDuration: Double
+    private var next: Int
+    /// The stream time where segment `next` starts.
+    private var end = 0.0
+
+    init(start: Int, targetDuration: Double) {
+        self.start = start
+        self.targetDuration = targetDuration
+        next = start
+    }
+
+    /// Adds the segments new in `playlist`, seen at monotonic `seenAt`. Returns the largest lead
+    /// they give (a segment's end in stream time, less when it was first listed: nothing is
+    /// listed before it is finished) and the program date's lead of the newest one that has one.
+    mutating func add(_ playlist: HLSPlaylist, seenAt: Double) -> (lead: Double?, programLead: Double?) {
+        var lead: Double?
+        var programLead: Double?
+        for segment in playlist.segments where segment.sequence >= next {
+            // Segments that slid out of the list between two reads count at the target duration.
+            end += Double(segment.sequence - next) * targetDuration
+            if let date = segment.programDate { programLead = end - date }
+            end += segment.duration
+            next = segment.sequence + 1
+            lead = max(lead ?? -.infinity, end - seenAt)
+        }
+        return (lead, programLead)
+    }
+}

@@ -1,0 +1,63 @@
+internal import CFFmpeg
+
+/// Sound decoded as it arrives: a block of 48 kHz interleaved float stereo and the source time of
+/// its first sample, in absolute stream seconds (timestamp × time base).
+package struct SoundBlock: Sendable {
+    package var time: Double
+    package var samples: [Float]
+}
+
+/// The audio stream of a live source, decoded from the packets its player's demuxer reads, so a
+/// live story's sound comes over the one connection its pictures do (a second connection is not
+/// always possible: an SRT publisher that listens takes one caller).
+///
+/// Owned by the `MediaDecoder` of one play and freed with it, like the video track.
+final class SoundTrack {
+    let index: Int32
+    private let codec: CodecContext
+    private var resampler: ResampleContext
+    private let frame = Frame()
+    /// Seconds per timestamp unit of the audio stream.
+    private let unit: Double
+
+    /// `avcodec_parameters_to_context` + `avcodec_open2` for stream `index`, and a resampler to
+    /// 48 kHz stereo (`swr_init`).
+    init(stream index: Int32, of context: UnsafeMutablePointer<AVFormatContext>, limits: DecodeLimits) throws(MediaError) {
+        self.index = index
+        let stream = context.pointee.streams[Int(index)]!
+        unit = av_q2d(stream.pointee.time_base)
+        codec = try CodecContext(parameters: stream.pointee.codecpar, maxPixels: limits.maxPixels, threads: 1)
+        guard let codecContext = codec.pointer else { preconditionFailure("an open decoder has a context") }
+        resampler = try ResampleContext(from: codecContext, rate: Int32(ItemAudio.rate))
+    }
+
+    /// Decodes one packet of the stream (`avcodec_send_packet`, `avcodec_receive_frame`) into
+    /// blocks; a packet the decoder refuses is skipped, as a damaged video packet is.
+    func decode(_ packet: UnsafeMutablePointer<AVPacket>) -> [SoundBlock] {
+        guard let codecContext = codec.pointer, let frame = frame.pointer else { return [] }
+        guard codec.send(packet) >= 0 else { return [] }
+        var blocks: [SoundBlock] = []
+        while avcodec_receive_frame(codecContext, frame) >= 0 {
+            defer { av_frame_unref(frame) }
+            let pts = frame.pointee.best_effort_timestamp
+            guard pts != cffmpeg_nopts_value() else { continue }
+            if !resampler.accepts(frame) {
+                // The publisher changed its sound (stereo to mono, another rate): a resampler for it.
+                guard let changed = try? ResampleContext(for: frame, rate: Int32(ItemAudio.rate)) else { continue }
+                resampler.close()
+                resampler = changed
+            }
+            let samples = resampler.interleavedStereo(frame)
+            if !samples.isEmpty { blocks.append(SoundBlock(time: Double(pts) * unit, samples: samples)) }
+        }
+        return blocks
+    }
+
+    func close() {
+        resampler.close()
+        frame.close()
+        codec.close()
+    }
+
+    deinit { close() }
+}

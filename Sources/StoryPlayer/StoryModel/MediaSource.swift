@@ -1,0 +1,121 @@
+import Foundation
+
+/// Where an item's media comes from, and which FFmpeg protocols may serve it.
+///
+/// A remote source may use only network protocols and a local one only `file`, so that a
+/// playlist fetched over HTTP can never make FFmpeg read the machine's files.
+public struct MediaSource: Sendable, Equatable, CustomStringConvertible {
+    /// What FFmpeg opens: an absolute path or a URL.
+    public let location: String
+    public let isRemote: Bool
+    /// Why this source must not be opened at all (a remote feed page naming a local file).
+    public let refusal: String?
+    /// How its HDR pictures are shown in SDR (the item's `tonemap`). It travels with the source
+    /// so every path that shows the item's pictures (player, poster, `still`) maps them alike.
+    public var toneMap: ToneMapCurve = .hable
+
+    /// `dash` names no FFmpeg protocol (its DASH demuxer fetches over http and https): it is listed so
+    /// a storyboard may name it beside `hls` in `protocols`, and FFmpeg ignores it in the whitelist.
+    public static let networkProtocols = ["http", "https", "tls", "tcp", "hls", "dash", "rtmp", "rtmps", "srt", "udp", "crypto", "httpproxy"]
+    public static let localProtocols = ["file", "crypto"]
+    /// Protocols that only ever carry live streams.
+    public static let liveProtocols = ["rtmp", "rtmps", "srt", "udp"]
+    /// Playlists and manifests of segmented live streams (HLS, DASH).
+    public static let livePlaylistExtensions = ["m3u8", "mpd"]
+
+    /// Whether a `uri` names a live stream by its form alone: a live-only protocol, or an HLS
+    /// playlist or DASH manifest. Opened as a file, such a source spent most of its time loading
+    /// (RTMP: 3.6 s of a 4 s item), so these play live unless the storyboard says `"live": false`.
+    public static func isLive(uri: String) -> Bool {
+        if let scheme = scheme(of: uri), liveProtocols.contains(scheme) { return true }
+        return livePlaylistExtensions.contains(pathExtension(of: uri))
+    }
+
+    /// The lower-cased extension of the path of a URI or file name, without its query or fragment.
+    static func pathExtension(of uri: String) -> String {
+        let path = uri.split(separator: "?", maxSplits: 1).first.map { $0.split(separator: "#", maxSplits: 1).first ?? "" } ?? ""
+        guard let name = path.split(separator: "/").last, let dot = name.lastIndex(of: ".") else { return "" }
+        return name[name.index(after: dot)...].lowercased()
+    }
+
+    /// The lower-cased extension of this source's path (`m3u8`, `mp4`, …).
+    public var pathExtension: String { MediaSource.pathExtension(of: location) }
+
+    /// A source that is refused before anything is opened.
+    public init(refusing uri: String, because reason: String) {
+        location = uri
+        isRemote = false
+        refusal = reason
+    }
+
+    /// Resolves a storyboard `uri` against the storyboard's folder.
+    public init(uri: String, relativeTo folder: String) {
+        refusal = nil
+        if let scheme = MediaSource.scheme(of: uri) {
+            if scheme == "file" {
+                location = URL(string: uri)?.path ?? String(uri.dropFirst("file:".count))
+                isRemote = false
+            } else {
+                location = uri
+                isRemote = true
+            }
+        } else if uri.hasPrefix("/") {
+            location = (uri as NSString).standardizingPath
+            isRemote = false
+        } else {
+            // Normalised, so messages and traces name `/boards/x.mp4`, not `/boards/clips/../x.mp4`.
+            location = ((folder as NSString).appendingPathComponent(uri) as NSString).standardizingPath
+            isRemote = false
+        }
+    }
+
+    /// The protocols FFmpeg may use for this source.
+    public var allowedProtocols: [String] {
+        isRemote ? MediaSource.networkProtocols : MediaSource.localProtocols
+    }
+
+    /// This source's protocols, narrowed by a storyboard's `protocols` list (which never widens them).
+    public func allowedProtocols(narrowedTo list: [String]?) -> [String] {
+        guard let list else { return allowedProtocols }
+        return allowedProtocols.filter(list.contains)
+    }
+
+    /// What is handed to `avformat_open_input`: local paths go through `file:` so that a name
+    /// with a colon in it is never read as a protocol.
+    package var ffmpegURL: String {
+        isRemote ? location : "file:" + location
+    }
+
+    public var description: String { location }
+
+    /// Resolves a `uri` found in a feed page fetched from `page`. Relative references resolve
+    /// against the page's URL. A page fetched over the network may name only network URLs: a
+    /// local path or a `file:` URL in it is refused, so a remote feed can never read local files.
+    public init(uri: String, inFeedPage page: URL) {
+        if page.isFileURL {
+            self.init(uri: uri, relativeTo: page.deletingLastPathComponent().path)
+            return
+        }
+        let scheme = MediaSource.scheme(of: uri)
+        if scheme == "file" || (scheme == nil && (uri.hasPrefix("/") || uri.hasPrefix("~"))) {
+            self.init(refusing: uri, because: "a feed page from \(page.absoluteString) may not name a local file")
+            return
+        }
+        guard let resolved = URL(string: uri, relativeTo: page)?.absoluteURL,
+              let resolvedScheme = resolved.scheme?.lowercased(), MediaSource.networkProtocols.contains(resolvedScheme) else {
+            self.init(refusing: uri, because: "a feed page from \(page.absoluteString) may name only network URLs")
+            return
+        }
+        self.init(uri: resolved.absoluteString, relativeTo: "/")
+    }
+
+    /// `scheme:` at the start of a URI (RFC 3986), or nil for a plain path.
+    package static func scheme(of uri: String) -> String? {
+        guard let colon = uri.firstIndex(of: ":") else { return nil }
+        let candidate = uri[..<colon]
+        guard candidate.count >= 2, let first = candidate.first, first.isLetter,
+              candidate.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == "." })
+        else { return nil }
+        return candidate.lowercased()
+    }
+}

@@ -1,0 +1,165 @@
+import Compositor
+import Foundation
+
+extension Storyboard {
+    /// Reads and validates a storyboard file. Relative paths resolve against its folder.
+    public init(contentsOf path: String) throws(StoryboardError) {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw StoryboardError(path: "", message: "cannot read storyboard \(path): \(Storyboard.whyUnreadable(path))")
+        }
+        let folder = (URL(fileURLWithPath: path).deletingLastPathComponent().path)
+        do {
+            try self.init(json: data, folder: folder)
+        } catch where error.path.isEmpty && error.also.isEmpty {
+            // An error of the file as a whole (its syntax, a top-level array) names the file.
+            throw StoryboardError(path: "", message: "\(path): \(error.message)")
+        }
+    }
+
+    /// Why a storyboard file cannot be read, in plain words.
+    static func whyUnreadable(_ path: String) -> String {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else { return "no such file" }
+        if isFolder.boolValue { return "it is a folder, not a file" }
+        guard FileManager.default.isReadableFile(atPath: path) else { return "permission denied" }
+        return "the file could not be read"
+    }
+
+    /// Parses and validates storyboard JSON. The storyboard is read to its end even after an
+    /// error; every error found (up to ``StoryboardError/reportLimit``) is thrown together.
+    public init(json: Data, folder: String) throws(StoryboardError) {
+        let problems = StoryboardProblems()
+        // A UTF-8 byte order mark, as Windows editors write, is skipped as JSON readers do.
+        let text = json.starts(with: [0xEF, 0xBB, 0xBF]) ? json.dropFirst(3) : json
+        var root = try ObjectReader(try JSONValue.parse(Data(text)), path: "", problems: problems)
+        if let version = root.number("version", in: 1...1_000_000), version != Storyboard.version {
+            problems.record(StoryboardError(path: "version", message: "this renderer reads storyboard version \(Int(Storyboard.version)), not \(ObjectReader.format(version))"))
+        }
+        let canvas = Storyboard.canvas(&root)
+        let transition = Storyboard.transition(&root)
+        let duration = root.number("duration", in: Storyboard.durations)
+        let clock = root.choice("clock", of: PlaybackClock.self) ?? .virtual
+        let timeouts = Storyboard.timeouts(&root)
+        let latency = Storyboard.latency(&root) ?? LiveLatency()
+        let loading = Storyboard.loading(&root)
+        let protocols = Storyboard.protocols(&root)
+        let overlayInset = Storyboard.overlayInset(&root)
+        let preload = Storyboard.preload(&root)
+        let present = Storyboard.presentation(&root)
+        let feed = Storyboard.feed(&root)
+        let gesture = Storyboard.gesture(&root)
+        let backdrop = Storyboard.backdrop(&root, folder: folder)
+        let (stories, storyIDs) = Storyboard.stories(&root, hasFeed: feed != nil) {
+            MediaSource(uri: $0, relativeTo: folder)
+        }
+        let (script, roomActions) = Storyboard.script(&root, stories: stories, storyIDs: storyIDs)
+        root.rejectUnknownKeys()
+        try problems.check()
+        // A stable sort: gestures at the same moment keep the order they were written in.
+        let ordered = script.enumerated().sorted { ($0.element.at, $0.offset) < ($1.element.at, $1.offset) }.map(\.element)
+        self.init(canvas: canvas, transition: transition, duration: duration, stories: stories,
+                  script: ordered, folder: folder)
+        self.clock = clock
+        self.roomActions = roomActions.enumerated().sorted { ($0.element.at, $0.offset) < ($1.element.at, $1.offset) }.map(\.element)
+        self.overlayInset = overlayInset
+        self.preload = preload
+        self.present = present
+        self.feed = feed
+        self.gesture = gesture
+        self.backdrop = backdrop
+        self.timeouts = timeouts
+        self.latency = latency
+        self.loading = loading
+        self.protocols = protocols
+    }
+
+    // MARK: - Stories
+
+    /// The `stories` array. A story that cannot be read is noted and left out, but its id
+    /// still counts as declared, so the script's references to it are not reported as well.
+    static func stories(_ root: inout ObjectReader, hasFeed: Bool,
+                        resolve: (String) -> MediaSource) -> (stories: [Story], ids: Set<String>) {
+        let problems = root.problems
+        let values = root.array("stories")
+        if hasFeed && values != nil {
+            problems.record(StoryboardError(path: "feed", message: "give either \"stories\" or \"feed\", not both"))
+        }
+        if !hasFeed && values == nil && !root.hasInvalidValue("stories") {
+            problems.record(StoryboardError(path: "stories", message: "missing"))
+        }
+        if let values, values.isEmpty {
+            problems.record(StoryboardError(path: "stories", message: "must list at least one story"))
+        }
+        var stories: [Story] = []
+        var ids: Set<String> = []
+        var seen: [String: Int] = [:]
+        for (index, value) in (values ?? []).enumerated() {
+            let path = "stories[\(index)]"
+            guard let story = problems.attempt({ () throws(StoryboardError) in
+                try Storyboard.story(value, path: path, index: index, problems: problems, resolve: resolve)
+            }) else {
+                if case .object(let fields) = value, case .string(let id)? = fields["id"] { ids.insert(id) }
+                continue
+            }
+            if let first = seen[story.id] {
+                problems.record(StoryboardError(path: "\(path).id", message: "duplicate id \"\(story.id)\" (also stories[\(first)].id)"))
+                continue
+            }
+            seen[story.id] = index
+            ids.insert(story.id)
+            stories.append(story)
+        }
+        return (stories, ids)
+    }
+
+    /// One story; `resolve` turns each `uri` and `poster` into a source (against the storyboard's
+    /// folder, or against a feed page's URL). Errors inside an item are noted in `problems` and
+    /// the item is left out; the story throws when it cannot be read at all.
+    package static func story(_ value: JSONValue, path: String, index: Int, problems: StoryboardProblems,
+                      resolve: (String) -> MediaSource) throws(StoryboardError) -> Story {
+        var reader = try ObjectReader(value, path: path, problems: problems)
+        var id = reader.string("id") ?? "story\(index + 1)"
+        if id.isEmpty {
+            problems.record(StoryboardError(path: reader.path("id"), message: "must not be empty"))
+            id = "story\(index + 1)"
+        }
+        let poster = reader.string("poster").map(resolve)
+        if let room = try Storyboard.room(&reader, path: path, resolve: resolve) {
+            reader.rejectUnknownKeys()
+            return Story(id: id, poster: poster, items: [room])
+        }
+        guard let itemValues = reader.array("items") else {
+            throw reader.missing("items")
+        }
+        guard !itemValues.isEmpty else {
+            throw StoryboardError(path: reader.path("items"), message: "must list at least one item")
+        }
+        var items: [StoryItem] = []
+        for (itemIndex, itemValue) in itemValues.enumerated() {
+            let item = problems.attempt { () throws(StoryboardError) in
+                try Storyboard.item(itemValue, path: "\(path).items[\(itemIndex)]", problems: problems, resolve: resolve)
+            }
+            if let item { items.append(item) }
+        }
+        reader.rejectUnknownKeys()
+        return Story(id: id, poster: poster, items: items)
+    }
+
+    private static func item(_ value: JSONValue, path: String, problems: StoryboardProblems,
+                             resolve: (String) -> MediaSource) throws(StoryboardError) -> StoryItem {
+        var item = try ObjectReader(value, path: path, problems: problems)
+        let uri = item.string("uri")
+        let duration = item.number("duration", in: Storyboard.durations)
+        let live = item.bool("live")
+        let itemPoster = item.string("poster").map(resolve)
+        let latency = Storyboard.latency(&item)
+        let toneMap = item.choice("tonemap", of: ToneMapCurve.self)
+        item.rejectUnknownKeys()
+        guard let uri else { throw item.missing("uri") }
+        guard !uri.isEmpty else { throw StoryboardError(path: item.path("uri"), message: "must not be empty") }
+        var story = StoryItem(source: resolve(uri), duration: duration, isLive: live ?? MediaSource.isLive(uri: uri), poster: itemPoster)
+        story.latency = latency
+        if let toneMap { story.source.toneMap = toneMap }
+        return story
+    }
+}

@@ -1,0 +1,335 @@
+import Compositor
+import Foundation
+import StoryMedia
+import StoryModel
+import Synchronization
+
+/// The threads that play one item, ahead of the render: the decode thread opens the source, then
+/// demuxes and decodes into a one-picture queue; beside it a convert thread turns each picture
+/// into canvas-size RGBA, into a small bounded queue for the player. One pair per playing story;
+/// they end with their player.
+///
+/// Converting on a thread of its own takes it off the decode thread, which is a story's critical
+/// path while it rests on screen: the decode thread decodes the next picture while this one is
+/// converted, on the other core.
+///
+/// Every blocking FFmpeg call runs under the thread's interrupt gate. `stop()` closes the gate, so
+/// a thread blocked in the network gives up within FFmpeg's polling interval, then waits a bounded
+/// time for the threads; each frees its FFmpeg objects itself as it ends.
+final class DecodeThread: Sendable {
+    /// Converted pictures and the other events, for the player.
+    private let queue: BoundedQueue<DecodedEvent>
+    /// Decoded pictures (`.decoded`) and the other events, for the convert thread.
+    private let decoded = BoundedQueue<DecodedEvent>(capacity: 1)
+    private let spares = SparePicture()
+    private let gate = InterruptGate()
+    /// Stops a live playlist's watch (`PlaylistWatch`), which waits on a gate of its own.
+    private let watchGate = InterruptGate()
+    /// What the source has sent so far, on every connection of this play.
+    let reception = SourceReception()
+    /// Where a live source's edge is (`LiveEdge`), for the player's offset and controller.
+    let edge = LiveEdge()
+    /// A live source's sound, decoded beside its pictures, for the MP4.
+    let sound = LiveSound()
+    /// Live pictures older than this are not converted: the player has passed their time.
+    private let skip = SkipBefore()
+    private let done = DispatchSemaphore(value: 0)
+    private let progress = Mutex<(stopped: Bool, finished: Int)>((false, 0))
+    private static let threads = 2
+
+    /// How long `stop()` waits for the thread before leaving it to finish on its own.
+    static let stopWait: Double = 0.08
+
+    /// `startAt` > 0 seeks to the last keyframe before that media time and decodes forward from
+    /// there (a shard starting mid-item), instead of decoding from the beginning.
+    init(source: MediaSource, isLive: Bool, limits: DecodeLimits, width: Int, height: Int,
+         clock: StageClock?, name: String, startAt: Double = 0) {
+        queue = BoundedQueue(capacity: limits.queuedPictures)
+        let started = InterruptGate.now()
+        let playing = {
+            var playing = limits
+            playing.decoderThreads = isLive ? 1 : limits.playbackThreads
+            return playing
+        }()
+        let thread = Thread { [self] in
+            // Named from inside: Foundation's `Thread.name` does not reach the kernel here, and
+            // the decoder's own threads are told apart by this name (`DecoderWorkers`).
+            DecoderWorkers.nameThisThread(name)
+            let worker = Worker(source: source, isLive: isLive, limits: playing, clock: clock, gate: gate,
+                                reception: reception, edge: edge, sound: sound, skip: skip, queue: decoded, started: started, startAt: startAt,
+                                playlistName: "playlist" + name.drop { $0 != " " }, watchGate: watchGate)
+            worker.run()
+            // Nothing more will come: the convert thread passes on what is queued, then ends.
+            decoded.close()
+            progress.withLock { $0.finished += 1 }
+            done.signal()
+        }
+        thread.name = name
+        // Named apart from the decode thread: `DecoderWorkers` counts threads by that name.
+        let convertName = "rgba" + name.drop { $0 != " " }
+        let converting = Thread { [self] in
+            DecoderWorkers.nameThisThread(convertName)
+            let converter = ConvertLoop(isLive: isLive, width: width, height: height, clock: clock, toneMap: source.toneMap,
+                                      decoded: decoded, queue: queue, spares: spares, skip: skip)
+            converter.run()
+            progress.withLock { $0.finished += 1 }
+            done.signal()
+        }
+        converting.name = convertName
+        thread.start()
+        converting.start()
+    }
+
+    /// The next event, taken from the queue, waiting for the thread if it has none yet.
+    func next() -> DecodedEvent { queue.take() ?? .end }
+
+    /// The next event, waiting for the thread if it has none yet; it stays queued until
+    /// `dropNext()`, so a picture whose time has not come is held only once, in the queue.
+    func peek() -> DecodedEvent { queue.peek() ?? .end }
+
+    /// The next event, waiting for the thread until `deadline`; nil if none came by then. The
+    /// queue is closed only by `stop()`, after which nobody peeks.
+    func peek(until deadline: Date) -> DecodedEvent? { queue.peek(until: deadline) }
+
+    /// The next event if there is one now, left queued.
+    func peekNow() -> DecodedEvent? { queue.tryPeek() }
+
+    /// Removes the event the last peek returned, making room for the thread's next picture.
+    func dropNext() { _ = queue.tryTake() }
+
+    /// Tells the convert thread that live pictures of time line `epoch` older than `time` are
+    /// late: they are passed over without being converted (`dropped` counts them).
+    func skip(before time: Double, epoch: Int) { skip.set(time, epoch: epoch) }
+
+    /// Live pictures passed over without being converted.
+    var skipped: Int { skip.count }
+
+    /// Hands back a picture the player has stopped showing, for the thread to convert its next
+    /// frame into. Give it before `dropNext()`, which wakes the thread to convert.
+    func recycle(_ picture: RGBAImage) { spares.put(picture) }
+
+    /// Stops the threads. Returns once both have ended and freed every FFmpeg object, or after
+    /// `stopWait` if the decode thread is still unwinding a network call (it frees them as it
+    /// ends). Returns whether both had finished. Safe to call more than once.
+    @discardableResult
+    func stop() -> Bool {
+        let first: Bool = progress.withLock { progress in
+            defer { progress.stopped = true }
+            return !progress.stopped
+        }
+        if first {
+            gate.requestStop()
+            watchGate.requestStop()
+            decoded.close()
+            queue.close()
+            let deadline = DispatchTime.now() + DecodeThread.stopWait
+            for _ in 0..<DecodeThread.threads { _ = done.wait(timeout: deadline) }
+        }
+        return progress.withLock { $0.finished == DecodeThread.threads }
+    }
+}
+
+/// The decode loop, owned by the decode thread. It hands pictures to the convert thread as
+/// decoded (`.decoded`), and every other event through the same queue, in order.
+private struct Worker {
+    let source: MediaSource
+    let isLive: Bool
+    let limits: DecodeLimits
+    let clock: StageClock?
+    let gate: InterruptGate
+    let reception: SourceReception
+    let edge: LiveEdge
+    let sound: LiveSound
+    /// Counts the pictures of a pushed source's opening burst passed over here (`PushBacklog`).
+    let skip: SkipBefore
+    let queue: BoundedQueue<DecodedEvent>
+    let started: UInt64
+    let startAt: Double
+    let playlistName: String
+    let watchGate: InterruptGate
+
+    /// How far a live picture's timestamp may stray from where the last one leads before it
+    /// counts as a jump (`discontinuity`): more than any frame interval or B-frame reordering.
+    static let discontinuityThreshold = 1.0
+
+    func milliseconds(since start: UInt64, to end: UInt64 = InterruptGate.now()) -> Double {
+        Double(end &- start) / 1e6
+    }
+
+    /// Frees the decoder, charging what its own threads used since the last picture first.
+    func close(_ decoder: MediaDecoder) {
+        chargeWorkers(of: decoder)
+        decoder.close()
+    }
+
+    /// Charges the CPU time the decoder's own threads (frame threads) used since the last charge
+    /// to the decode stage. Done after every picture, so that a summary written while this thread
+    /// is still unwinding (`stop()` waits only `stopWait` for it) misses at most the last picture's.
+    func chargeWorkers(of decoder: MediaDecoder) {
+        clock?.add(.decode, decoder.takeWorkerCPUSeconds())
+    }
+
+    /// Opens the source. A live HLS playlist is read once just before, so the segment the
+    /// demuxer starts at is known, and then watched beside it (`PlaylistWatch`).
+    func open(epoch: Int) throws(MediaError) -> (MediaDecoder, PlaylistWatch?) {
+        // Bounded well inside the open timeout: a server too slow to answer within it gets no
+        // watch (the offset is then estimated from the pictures), not a doubled wait.
+        let playlist = isLive && source.isRemote && LiveSourceKind(source) == .hls
+            ? PlaylistWatch.fetchMedia(source.ffmpegURL, gate: watchGate, timeout: min(limits.timeouts.open / 2, PlaylistWatch.firstFetchLimit))
+            : nil
+        let seen = LiveEdge.now()
+        // Opening reads the stream information, which decodes a few frames: decode work.
+        let decoder = try clock.measure(.decode) { () throws(MediaError) in
+            try MediaDecoder(source: source, limits: limits, gate: gate, isLive: isLive, reception: reception)
+        }
+        decoder.decodesSound = isLive
+        var watch = playlist.map {
+            PlaylistWatch(url: $0.url, first: $0.playlist, seenAt: seen, epoch: epoch, edge: edge, gate: watchGate,
+                          timeout: limits.timeouts.open, name: playlistName)
+        }
+        if isLive, source.isRemote, LiveSourceKind(source) == .dash {
+            watch = PlaylistWatch(dash: source.ffmpegURL, edge: edge, gate: watchGate,
+                                  timeout: limits.timeouts.open, name: playlistName)
+        }
+        return (decoder, watch)
+    }
+
+    func run() {
+        var decoder: MediaDecoder
+        var watch: PlaylistWatch?
+        do {
+            (decoder, watch) = try open(epoch: edge.epoch)
+        } catch {
+            queue.put(.failed(error))
+            return
+        }
+        defer { watch?.retire(waitingUpTo: 0.5) }
+        if startAt > 0 && !decoder.isStill && !isLive {
+            do {
+                try clock.measure(.decode) { () throws(MediaError) in try decoder.seek(to: startAt) }
+            } catch {
+                queue.put(.failed(error))
+                close(decoder)
+                return
+            }
+        }
+        let openMs = milliseconds(since: started)
+        let facts = MediaFacts(decoder, isLive: isLive)
+        queue.put(.opened(facts))
+        var reconnects = 0
+        var spansSent = false
+        // Media time keeps running across reconnects: each connection's timestamps are rebased.
+        var timeOffset = 0.0
+        var connectionFirstTime: Double?
+        var lastTime = 0.0
+        var frameDuration = facts.frameDuration
+        defer { close(decoder) }
+        while !gate.isStopped {
+            let failure: MediaError?
+            do {
+                var backlog = PushBacklog(isPushed: isLive && LiveSourceKind(source) == .push)
+                defer { skip.count(passedOver: backlog.passedOver) }
+                while !gate.isStopped {
+                    let picture = try clock.measure(.decode) { () throws(MediaError) in try decoder.nextPicture() }
+                    chargeWorkers(of: decoder)
+                    guard let picture else {
+                        for held in backlog.flush() {
+                            guard queue.put(.decoded(time: held.time, picture: held.picture, spans: held.spans)) else { return }
+                        }
+                        break
+                    }
+                    let time = timeOffset + picture.time - (reconnects > 0 ? connectionFirstTime ?? picture.time : 0)
+                    if isLive {
+                        // A new connection starts a new time line, and so does a jump in the
+                        // timestamps; the player's clock starts again at this picture.
+                        let jumped = connectionFirstTime != nil
+                            && abs(time - (lastTime + frameDuration)) > Worker.discontinuityThreshold
+                        if (connectionFirstTime == nil && reconnects > 0) || jumped {
+                            // A picture held from the opening burst belongs to the line before.
+                            for held in backlog.flush() {
+                                guard queue.put(.decoded(time: held.time, picture: held.picture, spans: held.spans)) else { return }
+                            }
+                            let epoch = edge.newEpoch()
+                            guard queue.put(.discontinuity(epoch: epoch, from: lastTime, to: time)) else { return }
+                        }
+                        // Where the picture is on the time line its edge is measured on: a DASH
+                        // manifest's period (from where its first segment starts), else the
+                        // timestamps as the source wrote them.
+                        let written = decoder.periodStart.map { $0 + picture.time - (connectionFirstTime ?? picture.time) }
+                            ?? picture.time + decoder.videoStartSeconds
+                        edge.pictureArrived(time: time, written: written, epoch: edge.epoch, now: LiveEdge.now())
+                        // The sound heard up to this picture, on its time line.
+                        let shift = timeOffset - (reconnects > 0 ? connectionFirstTime ?? picture.time : 0)
+                        for var block in decoder.takeSound() {
+                            block.time += shift
+                            sound.append(block, epoch: edge.epoch)
+                        }
+                    }
+                    if connectionFirstTime == nil { connectionFirstTime = picture.time }
+                    lastTime = time
+                    var spans: FirstFrameSpans?
+                    if !spansSent {
+                        spansSent = true
+                        let packet = decoder.firstPacketAt.map { milliseconds(since: started, to: $0) } ?? openMs
+                        spans = FirstFrameSpans(openMs: openMs, firstPacketMs: packet, firstFrameMs: milliseconds(since: started))
+                    }
+                    // Live pictures wait for room as a file's do: a segment's burst is played on
+                    // its own clock, not thinned to its last picture. Catching up is the
+                    // player's call (`LivePlayhead`), by passing pictures over unconverted.
+                    for next in backlog.take(PushBacklog.Picture(time: time, picture: picture, spans: spans), now: LiveEdge.now()) {
+                        guard queue.put(.decoded(time: next.time, picture: next.picture, spans: next.spans)) else { return }
+                    }
+                    if decoder.isStill {
+                        queue.put(.end)
+                        return
+                    }
+                }
+                failure = decoder.lastReadError.map { decoder.inputFailure ?? MediaError(.read, "the connection failed", averror: $0) }
+            } catch {
+                failure = error
+            }
+            if gate.isStopped { return }
+            guard isLive else {
+                // Recorded items do not reconnect: a network error fails them, a clean end ends them.
+                if let failure, source.isRemote || !spansSent {
+                    queue.put(.failed(failure))
+                } else {
+                    queue.put(.end)
+                }
+                return
+            }
+            // A playlist that says it has ended (`#EXT-X-ENDLIST`, or a DASH manifest that turned
+            // static) ends the item.
+            if failure == nil, edge.hasEnded || decoder.inputEnded {
+                queue.put(.end)
+                return
+            }
+            // A live stream has no natural end: whatever stopped it, reconnect with bounded backoff.
+            var reopened: MediaDecoder?
+            // Kept as an error: the final failure carries the last one as its cause.
+            var reason: any Error & Sendable = failure
+                ?? ErrorText(decoder.formatName == "hls" ? "the playlist stopped changing (stalled)" : "the stream ended")
+            while reopened == nil && reconnects < limits.timeouts.retries {
+                reconnects += 1
+                guard queue.put(.reconnect(attempt: reconnects, reason: "\(reason)")) else { return }
+                guard gate.sleep(seconds: min(0.25 * pow(2, Double(reconnects - 1)), 2)) else { return }
+                do {
+                    watch?.retire(waitingUpTo: 0.5)
+                    watch = nil
+                    (reopened, watch) = try open(epoch: edge.epoch + 1)
+                } catch {
+                    reason = error
+                }
+            }
+            guard let next = reopened else {
+                queue.put(.failed(MediaError(.read, "live stream lost after \(reconnects) reconnects", cause: reason)))
+                return
+            }
+            close(decoder)
+            decoder = next
+            timeOffset = lastTime + frameDuration
+            connectionFirstTime = nil
+            frameDuration = decoder.frameRate > 0 ? 1 / decoder.frameRate : frameDuration
+        }
+    }
+}

@@ -1,0 +1,46 @@
+import Compositor
+import StoryMedia
+
+/// What the player learned when its source opened.
+struct MediaFacts: Sendable {
+    let isStill: Bool
+    /// The media's own duration; nil for live streams. A playlist or manifest played live by its
+    /// form (`.m3u8`, `.mpd`) that turns out to be finished (VOD) has one: FFmpeg's demuxers give
+    /// a duration only for a list that says it ends.
+    let duration: Double?
+    let frameDuration: Double
+    /// Seconds from a picture's time to the same moment of the item's sound: a phone's sound
+    /// that starts before or after its pictures stays in step with them. 0 for live sources,
+    /// whose sound the decode thread times itself.
+    let soundOffset: Double
+
+    /// A frame's duration when the stream does not declare its rate.
+    static let assumedFrameDuration = 1.0 / 30
+
+    init(_ decoder: MediaDecoder, isLive: Bool) {
+        isStill = decoder.isStill
+        duration = isLive && !["hls", "dash"].contains(decoder.formatName) ? nil : decoder.duration
+        frameDuration = decoder.frameRate > 0 ? 1 / decoder.frameRate : MediaFacts.assumedFrameDuration
+        soundOffset = isLive ? 0 : decoder.soundOffset
+    }
+}
+
+/// What a decode thread hands to its player, in order.
+enum DecodedEvent: Sendable {
+    case opened(MediaFacts)
+    /// A picture, already converted to canvas-size RGBA, at `time` seconds of media time.
+    case picture(time: Double, image: RGBAImage, spans: FirstFrameSpans?)
+    /// A picture as decoded, on its way from the decode thread to the convert thread; the player
+    /// never sees one.
+    case decoded(time: Double, picture: DecodedPicture, spans: FirstFrameSpans?)
+    /// A live connection dropped; this is reconnect try `attempt`.
+    case reconnect(attempt: Int, reason: String)
+    /// A live stream's timestamps jumped (a segment that starts its timestamps again, a
+    /// publisher that restarted, a new connection): pictures from here on are on time line
+    /// `epoch` of the source's `LiveEdge`, and the playback clock starts again at the next one.
+    case discontinuity(epoch: Int, from: Double, to: Double)
+    /// The data ended normally (or a still image was delivered).
+    case end
+    /// Opening or decoding failed; nothing follows.
+    case failed(MediaError)
+}

@@ -1,0 +1,76 @@
+import Compositor
+import Foundation
+import StoryMedia
+
+extension ItemPlayer {
+    // MARK: - Following the decode thread
+
+    /// Takes events until the next picture lies past `local` media seconds, or the data ends.
+    /// With the realtime clock it takes only what has arrived.
+    func advance(to local: Double, at t: Double) {
+        precondition(!isLent, "the shown picture is still lent from the last frame")
+        if live != nil { return advanceLive(to: local, at: t) }
+        while let thread = decodeThread, !dataEnded {
+            guard let event = nextEvent(from: thread) else { return }
+            // The first picture shows at once even if its timestamp is a little late; with the
+            // realtime clock, pictures that are already late are passed over for newer ones.
+            if case .picture(let time, _, _) = event, time > local + 1e-9, shown != nil { return }
+            if case .picture = event, let old = shown {
+                // Let go of the old picture before the thread wakes, so its storage is free to reuse.
+                shown = nil
+                thread.recycle(old.image)
+            }
+            thread.dropNext()
+            handle(event, at: t)
+        }
+    }
+
+    /// The thread's next event: with the realtime clock only what has arrived; with the virtual
+    /// clock, waiting for it, but never without a deadline for a live source, whose pictures
+    /// come when the network brings them (the first within the open timeout, each next one
+    /// within the read timeout, after which the thread reconnects or fails).
+    func nextEvent(from thread: DecodeThread) -> DecodedEvent? {
+        guard waits else { return thread.peekNow() }
+        guard item.isLive else { return thread.peek() }
+        let deadline = received == 0 ? firstPictureDeadline : Date(timeIntervalSinceNow: limits.timeouts.read)
+        return thread.peek(until: deadline)
+    }
+
+    func handle(_ event: DecodedEvent, at t: Double) {
+        switch event {
+        case .opened(let facts):
+            // A shard's player activated mid-item opened already, during the fast-forward.
+            let first = media == nil
+            media = facts
+            if first { trace.record(.opened, t: t, story: storyID, item: tracedItem, player: id, participant: participant) }
+        case .picture(let time, let image, let spans):
+            received += 1
+            if let spans { pendingSpans = spans }
+            shown = (time, image)
+        case .decoded:
+            preconditionFailure("a picture reaches the player only converted")
+        case .reconnect(let attempt, let reason):
+            trace.record(.reconnect, t: t, story: storyID, item: tracedItem, player: id, error: reason, attempt: attempt,
+                         participant: participant)
+        case .discontinuity:
+            break
+        case .end:
+            dataEnded = true
+            dataEndTime = (shown?.time ?? 0) + (media?.frameDuration ?? 0)
+        case .failed(let error):
+            if shown != nil && !item.isLive && !item.source.isRemote {
+                // A decode error after pictures were shown ends a file, as a truncated file does.
+                dataEnded = true
+                dataEndTime = (shown?.time ?? 0) + (media?.frameDuration ?? 0)
+            } else {
+                fail(error, at: t)
+            }
+        }
+    }
+
+    func fail(_ error: MediaError, at t: Double) {
+        state = .failed(error)
+        close()
+        trace.record(.failed, t: t, story: storyID, item: tracedItem, player: id, error: error.description, participant: participant)
+    }
+}

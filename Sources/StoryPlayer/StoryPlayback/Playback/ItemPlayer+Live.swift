@@ -1,0 +1,130 @@
+import Compositor
+import Foundation
+import StoryMedia
+import StoryModel
+import StoryTrace
+
+extension ItemPlayer {
+    // MARK: - A live item on its stream's clock
+
+    /// The clock and controller of a live item's play, with the item's latency over the storyboard's.
+    static func livePlayback(for item: StoryItem, limits: DecodeLimits, waits: Bool) -> LivePlayback? {
+        guard item.isLive, item.room == nil else { return nil }
+        let given = (item.latency ?? LiveLatency()).over(limits.latency)
+        let kind = LiveSourceKind(item.source)
+        var live = LivePlayback(playhead: LivePlayhead(latency: given.resolved(kind: kind), controlsSpeed: !waits))
+        live.takesSuggestedTarget = given.target == nil
+        return live
+    }
+
+    /// Takes the pictures whose time has come on the live clock at media time `local`. With the
+    /// realtime clock it also steers towards the target offset, tells the convert thread which
+    /// pictures are already late, and counts rebuffers.
+    func advanceLive(to local: Double, at t: Double) {
+        guard var live, let thread = decodeThread else { return }
+        defer { self.live = live }
+        live.playhead.tick(to: local)
+        while !dataEnded {
+            guard let event = nextEvent(from: thread) else { break }
+            switch event {
+            case .picture(let time, _, _):
+                if live.isRebuffering {
+                    // The stream is back: the clock goes on, and a picture ahead of the clock it
+                    // held (the publisher's timestamps moved on meanwhile) is due now, not never.
+                    live.isRebuffering = false
+                    live.playhead.dataResumed(at: local)
+                    if let position = live.playhead.position, time > position { live.playhead.anchor(at: time + 0.5 * frameDuration) }
+                }
+                if let position = live.playhead.position, shown != nil, time > position + 1e-9 { return finishLiveStep(&live, thread, local) }
+                // Anchored half a picture late, so a timestamp rounded to the container's unit
+                // (FLV counts milliseconds) is never a hair past its frame and shown a frame late,
+                // two pictures then falling due at once.
+                if live.playhead.position == nil { live.playhead.anchor(at: time + 0.5 * frameDuration) }
+                if let old = shown {
+                    if old.time != countedPictureTime { live.passedOver += 1 }
+                    // Let go of the old picture before the thread wakes, so its storage is free to reuse.
+                    shown = nil
+                    thread.recycle(old.image)
+                }
+                live.newest = time
+                if let position = live.playhead.position, time >= position - 1.5 * frameDuration { live.isCatchingUp = false }
+            case .discontinuity(let epoch, let from, let to):
+                live.epoch = epoch
+                live.newest = nil
+                live.playhead.unanchor()
+                trace.record(.discontinuity, t: t, story: storyID, item: tracedItem, player: id,
+                             detail: "timestamps jumped from \(format(from)) s to \(format(to)) s", participant: participant)
+            default:
+                break
+            }
+            thread.dropNext()
+            handle(event, at: t)
+        }
+        finishLiveStep(&live, thread, local)
+        failIfVideoNeverDecodes(at: t)
+    }
+
+    /// A live source whose video arrives but has not given one picture by the open timeout fails
+    /// its item then, with why, instead of loading until the item's time runs out.
+    private func failIfVideoNeverDecodes(at t: Double) {
+        guard received == 0, !isFailed, let reception = decodeThread?.reception, reception.videoPackets > 0,
+              Date() >= firstPictureDeadline else { return }
+        fail(MediaError(.timeout, "no picture within \(ObjectReader.format(limits.timeouts.open)) s of opening",
+                        cause: ErrorText(reception.missingPictureReason)), at: t)
+    }
+
+    private var frameDuration: Double { media?.frameDuration ?? MediaFacts.assumedFrameDuration }
+
+    private func format(_ seconds: Double) -> String { ObjectReader.format((seconds * 1000).rounded() / 1000) }
+
+    /// The realtime clock's part of a step: the controller, late pictures, rebuffers.
+    private func finishLiveStep(_ live: inout LivePlayback, _ thread: DecodeThread, _ local: Double) {
+        guard live.playhead.controlsSpeed, var position = live.playhead.position else { return }
+        if live.takesSuggestedTarget, let suggested = thread.edge.suggestedTarget {
+            live.playhead.retarget(suggested)
+            live.takesSuggestedTarget = false
+        }
+        if let offset = thread.edge.offset(of: position, epoch: live.epoch, now: LiveEdge.now()),
+           let jump = live.playhead.control(offset: offset.seconds, at: local) {
+            position += jump
+            live.isCatchingUp = true
+        }
+        let frame = frameDuration
+        // A picture whose successor is due too will never be shown: no need to convert it.
+        thread.skip(before: position - 1.5 * frame, epoch: live.epoch)
+        if let newest = live.newest, !live.isRebuffering, !live.isCatchingUp, !dataEnded,
+           position > newest + max(2 * frame, 0.1), thread.peekNow() == nil {
+            live.isRebuffering = true
+            live.rebuffers += 1
+            live.playhead.rebuffered()
+        }
+    }
+
+    /// Notes how far behind the edge the picture drawn at timeline `t` is.
+    func recordLiveOffset(of time: Double, at t: Double) {
+        guard var live, let thread = decodeThread,
+              let offset = thread.edge.offset(of: time, epoch: live.epoch, now: LiveEdge.now()) else { return }
+        live.offsets.append((t, max(0, offset.seconds)))
+        live.offsetFrom = offset.from
+        self.live = live
+    }
+
+    /// The sound under the picture now: from the live clock's position, at its speed. Silent
+    /// while the clock waits for the stream (a rebuffer), as a player's is.
+    func liveSound() -> LiveSoundTake? {
+        guard let live, let thread = decodeThread, let position = live.playhead.position,
+              !live.playhead.isWaitingForData, !live.isRebuffering else { return nil }
+        return LiveSoundTake(sound: thread.sound, from: position, speed: live.playhead.speed, epoch: live.epoch)
+    }
+
+    /// Whether a live item's data has ended (`#EXT-X-ENDLIST`) and its clock has passed the last picture.
+    var liveDataHasRunOut: Bool {
+        guard let live, dataEnded, let end = dataEndTime, let position = live.playhead.position else { return false }
+        return position >= end - 1e-9
+    }
+
+    /// The figures for this play's `stop` event; nil for anything but a live item.
+    var liveFigures: LivePlaybackFigures? {
+        live?.figures(skipped: skippedAtClose ?? decodeThread?.skipped ?? 0)
+    }
+}

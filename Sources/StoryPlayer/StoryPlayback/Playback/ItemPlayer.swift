@@ -1,0 +1,312 @@
+import Compositor
+import Foundation
+import StoryMedia
+import StoryModel
+import StoryTrace
+
+/// One play of one story item: a decode thread of its own (which opens the source and holds the
+/// demuxer, decoder and scaler), and a new player id.
+///
+/// Created by `StoryPlayer.play()` and closed by `StoryPlayer.stop()`. The decode thread runs a
+/// few pictures ahead into a bounded queue; the render thread shows, for each moment, the picture
+/// whose presentation time is the greatest one ≤ the media time.
+///
+/// With the virtual clock the player waits for its thread, so which picture is shown depends only
+/// on timestamps and renders are deterministic. With the realtime clock it never waits: until the
+/// first picture arrives the story shows its loading state, and late pictures are dropped.
+public final class ItemPlayer {
+    public enum State: Sendable, Equatable {
+        case loading, showing, failed(MediaError), ended
+    }
+
+    public let id: Int
+    public let itemIndex: Int
+    /// Timeline seconds at `play()`; the item's media time is the time since then.
+    public let startedAt: Double
+    public internal(set) var state: State = .loading
+    /// When the first picture was shown (timeline seconds), and the spans it took.
+    public private(set) var firstFrameAt: Double?
+    public private(set) var spans: FirstFrameSpans?
+    /// Pictures this player put on screen, each counted on the frame it first appears (the
+    /// `stop` event's `pictures`). Each frame belongs to one shard, so shards' counts add up to
+    /// the whole render's.
+    public internal(set) var pictures = 0
+    /// Pictures taken from the decode thread, shown or passed over: whether anything came.
+    var received = 0
+    /// The presentation time of the last picture counted in `pictures`.
+    private(set) var countedPictureTime: Double?
+    /// A shard's player counts only pictures newer than the media time of the frame before its
+    /// range: an older one was on screen in the shard before, and is counted there.
+    private var countsPicturesAfter = -Double.infinity
+
+    let item: StoryItem
+    let storyID: String
+    /// The room participant whose video this player shows; nil for a story's own item.
+    let participant: String?
+    /// The item index its events carry: none for a participant's player, whose events name the
+    /// participant instead (a room has no items to speak of).
+    var tracedItem: Int? { participant == nil ? itemIndex : nil }
+    let trace: LifecycleTrace
+    let waits: Bool
+    var decodeThread: DecodeThread?
+    var media: MediaFacts?
+    /// The newest picture with a presentation time ≤ the media time asked for. The first one
+    /// past it waits at the head of the decode thread's queue until its time comes.
+    var shown: (time: Double, image: RGBAImage)?
+    /// Whether `shown`'s picture is lent out for the frame being drawn (`lendPicture()`).
+    var isLent = false
+    var pendingSpans: FirstFrameSpans?
+    var dataEnded = false
+    /// When a hold paused the item, and how long earlier holds paused it in all.
+    private var pausedAt: Double?
+    private var pausedTotal = 0.0
+    /// Where the last picture stops being current, once the data has ended.
+    var dataEndTime: Double?
+    /// A live item's clock, controller and figures (`ItemPlayer+Live`); nil for everything else.
+    var live: LivePlayback?
+    /// The live pictures the convert thread had passed over when the player closed.
+    var skippedAtClose: Int?
+
+    private let size: (width: Int, height: Int)
+    let limits: DecodeLimits
+    /// The virtual clock waits for a live item's first picture until then (the open timeout
+    /// after play); a source that sends only sound, or nothing, must not hold the render longer.
+    let firstPictureDeadline: Date
+    private let clock: StageClock?
+    /// A player of a shard's fast-forward: it knows its media's length but decodes nothing until
+    /// `activate(at:)`.
+    public private(set) var isDeferred = false
+
+    package init(id: Int, itemIndex: Int, item: StoryItem, storyID: String, startedAt: Double,
+         size: (width: Int, height: Int), limits: DecodeLimits, clock: StageClock?, waits: Bool,
+         deferred: Bool = false, roomPins: [String: Bool] = [:], participant: String? = nil, trace: LifecycleTrace) {
+        self.id = id
+        self.participant = participant
+        self.itemIndex = itemIndex
+        self.item = item
+        self.storyID = storyID
+        self.startedAt = startedAt
+        self.trace = trace
+        self.waits = waits
+        self.size = size
+        // The item's own latency over the storyboard's: where a live DASH item's reader starts.
+        var limits = limits
+        limits.latency = (item.latency ?? LiveLatency()).over(limits.latency)
+        self.limits = limits
+        self.clock = clock
+        firstPictureDeadline = Date(timeIntervalSinceNow: limits.timeouts.open)
+        live = ItemPlayer.livePlayback(for: item, limits: limits, waits: waits)
+        if let room = item.room {
+            // A room is its participants' players; the room itself decodes nothing and is not
+            // traced (its stage records the players it makes).
+            stage = RoomStage(room: room, storyID: storyID, at: startedAt, canvas: size, limits: limits, clock: clock,
+                              waits: waits, deferred: deferred, pins: roomPins, trace: trace)
+            state = .showing
+            return
+        }
+        if deferred {
+            isDeferred = true
+            do {
+                let decoder = try MediaDecoder(source: item.source, limits: limits, isLive: item.isLive)
+                media = MediaFacts(decoder, isLive: item.isLive)
+                decoder.close()
+                trace.record(.opened, t: startedAt, story: storyID, item: tracedItem, player: id, participant: participant)
+                // Its first frame was shown during the fast-forward, where nothing is drawn.
+                firstFrameAt = startedAt
+            } catch {
+                fail(error, at: startedAt)
+            }
+            return
+        }
+        decodeThread = DecodeThread(source: item.source, isLive: item.isLive, limits: limits,
+                                    width: size.width, height: size.height, clock: clock,
+                                    name: "decode #\(id) \(storyID)")
+        if waits {
+            // The virtual clock opens at play time, so `opened` (or `failed`) is traced at once.
+            while media == nil && !isFailed, let event = decodeThread?.next() {
+                handle(event, at: startedAt)
+            }
+        }
+    }
+
+    deinit { close() }
+
+    /// Starts decoding a deferred player at timeline time `t`: from the keyframe before its media
+    /// time, decoding forward, so the picture shown is the one a full render shows.
+    package func activate(at t: Double, previousFrame: Double) {
+        stage?.activate(at: t, previousFrame: previousFrame)
+        guard isDeferred else { return }
+        isDeferred = false
+        // With the slack `advance` shows pictures by: a picture a hair past the media time (a
+        // frame time less a start time, rounded) was on screen at the frame before already.
+        countsPicturesAfter = mediaTime(at: previousFrame) + 1e-9
+        guard !isFailed else { return }
+        decodeThread = DecodeThread(source: item.source, isLive: item.isLive, limits: limits,
+                                    width: size.width, height: size.height, clock: clock,
+                                    name: "decode #\(id) \(storyID)", startAt: max(0, mediaTime(at: t)))
+    }
+
+    /// The room on screen, for a room's item.
+    package private(set) var stage: RoomStage?
+
+    /// Brings a room to timeline time `t` without drawing it (a shard's fast-forward).
+    package func followRoom(at t: Double) {
+        guard let stage else { return }
+        // The room is on screen from its first frame, drawn or not, so a shard does not fade it
+        // in from its poster as if it had just loaded.
+        if firstFrameAt == nil { firstFrameAt = t }
+        stage.follow(local: mediaTime(at: t), at: t)
+    }
+
+    /// Whether the player holds a decode thread (and so FFmpeg objects) right now.
+    public var holdsDecoder: Bool { decodeThread != nil }
+
+    /// How long the item lasts on the timeline, when that is known: a video's media duration or
+    /// its `duration`, whichever is shorter; a photo's (or a failed item's) `duration`, default 5 s;
+    /// a live item's `duration`, default 10 s.
+    public var length: Double? {
+        if item.room != nil { return item.duration ?? Room.defaultDuration }
+        if isFailed { return item.duration ?? StoryItem.defaultPhotoDuration }
+        if item.isLive {
+            // A finished playlist (VOD) played as live lasts as long as it is.
+            if let whole = media?.duration { return min(whole, item.duration ?? .infinity) }
+            return item.duration ?? StoryItem.defaultLiveDuration
+        }
+        guard let media else { return item.duration }
+        if media.isStill { return item.duration ?? StoryItem.defaultPhotoDuration }
+        let declared = media.duration.map { min($0, item.duration ?? .infinity) } ?? item.duration
+        return [declared, dataEndTime].compactMap { $0 }.min()
+    }
+
+    /// The item's own time at timeline time `t`: time since play, less the time it was held.
+    public func mediaTime(at t: Double) -> Double {
+        (pausedAt ?? t) - startedAt - pausedTotal
+    }
+
+    /// Pauses the item (a finger holds the story): video and progress stop.
+    package func pause(at t: Double) {
+        guard pausedAt == nil else { return }
+        pausedAt = t
+    }
+
+    /// Resumes where it was paused. A live item keeps its connection but resumes at the live
+    /// edge: its media time jumps over the hold, and that skipped time is returned.
+    package func resume(at t: Double) -> Double? {
+        guard let pausedAt else { return nil }
+        self.pausedAt = nil
+        if item.isLive { return t - pausedAt }
+        pausedTotal += t - pausedAt
+        return nil
+    }
+
+    public var isPaused: Bool { pausedAt != nil }
+
+    /// How far through the item it is at `t`, 0…1 (0 while its length is unknown).
+    public func progress(at t: Double) -> Double {
+        guard let length, length > 0 else { return 0 }
+        return min(max(mediaTime(at: t) / length, 0), 1)
+    }
+
+    /// Whether the item has played to its end by timeline time `t`.
+    public func hasEnded(at t: Double) -> Bool {
+        if state == .ended { return true }
+        let local = mediaTime(at: t)
+        if media?.isStill == false { advance(to: local, at: t) }
+        if liveDataHasRunOut { return true }
+        guard let length else { return false }
+        guard local >= length - 1e-9 else { return false }
+        if received == 0, stage == nil, !isFailed, !isDeferred, !playsSoundOnly {
+            let reason = decodeThread?.reception.missingPictureReason ?? "nothing was decoded"
+            fail(MediaError(.timeout, "no picture within \(String(format: "%.1f", length)) s (\(reason))"), at: t)
+        }
+        return true
+    }
+
+    /// Whether the source is sending sound but no picture has come (a live publisher without
+    /// video, or one whose first keyframe is still to come): the story is playing, so its
+    /// loading ring goes off.
+    public var playsSoundOnly: Bool {
+        received == 0 && (decodeThread?.reception.audioPackets ?? 0) > 0
+    }
+
+    /// Records the end of the item (the viewer moves on; the last picture stays on screen).
+    package func markEnded(at t: Double) {
+        guard state != .ended, !isFailed else { return }
+        state = .ended
+        guard stage == nil else { return }
+        trace.record(.ended, t: t, story: storyID, item: tracedItem, player: id, participant: participant)
+    }
+
+    public var isFailed: Bool {
+        if case .failed = state { return true }
+        return false
+    }
+
+    /// The picture to show at timeline time `t`: the decoded frame whose presentation time is the
+    /// greatest one ≤ the media time, or nil while there is none (loading, or failed).
+    public func picture(at t: Double) -> RGBAImage? {
+        guard !isFailed else { return nil }
+        if let stage {
+            pictures += 1
+            received += 1
+            if firstFrameAt == nil { firstFrameAt = t }
+            return stage.picture(local: mediaTime(at: t), at: t)
+        }
+        advance(to: mediaTime(at: t), at: t)
+        guard let shown else { return nil }
+        if shown.time != countedPictureTime, shown.time > countsPicturesAfter {
+            countedPictureTime = shown.time
+            pictures += 1
+        }
+        if live != nil { recordLiveOffset(of: shown.time, at: t) }
+        // A shard's player activated mid-item had its first frame in the fast-forward, but shows
+        // its first picture here: it is showing from now on either way.
+        if state == .loading { state = .showing }
+        if firstFrameAt == nil {
+            firstFrameAt = t
+            spans = pendingSpans
+            trace.record(.firstFrame, t: t, story: storyID, item: tracedItem, player: id, spans: pendingSpans,
+                         participant: participant)
+        }
+        return shown.image
+    }
+
+    /// Stops the decode thread; it frees every FFmpeg object. Called by `stop()`; safe to repeat.
+    package func close(at t: Double? = nil) {
+        stage?.close(at: t)
+        stage = nil
+        if let decodeThread { skippedAtClose = decodeThread.skipped }
+        decodeThread?.stop()
+        decodeThread = nil
+        audio?.close()
+        audio = nil
+    }
+
+    // MARK: - Sound
+
+    private var audio: ItemAudio?
+    private var audioUnavailable = false
+
+    /// The item's sound for `count` samples at 48 kHz from timeline time `t` (interleaved
+    /// stereo), or nil when it is silent: paused, failed, a photo, or no audio track. A file's
+    /// audio decoder is opened on first use and belongs to this play; a live stream's sound is
+    /// decoded by its decode thread and read later, at the live clock's position and speed.
+    package func sound(at t: Double, count: Int) -> ItemSound? {
+        if let stage { return isPaused ? nil : .samples(stage.sound(local: mediaTime(at: t), count: count)) }
+        guard !isFailed, !isPaused, media?.isStill != true else { return nil }
+        if item.isLive { return liveSound().map { .live($0) } }
+        guard !audioUnavailable else { return nil }
+        if audio == nil {
+            do {
+                audio = try ItemAudio(source: item.source, limits: limits)
+            } catch {
+                audioUnavailable = true
+                return nil
+            }
+        }
+        // On the container's clock, as QuickTime and browsers play it: the sound that goes with
+        // a picture is the sound at the picture's timestamp, whichever stream started first.
+        let offset = media?.soundOffset ?? 0
+        return audio.map { .samples($0.samples(from: mediaTime(at: t) + offset, count: count)) }
+    }
+}

@@ -1,0 +1,115 @@
+import StoryModel
+
+/// A live item's playback clock and its live-edge controller.
+///
+/// A picture is due when its timestamp comes up on this clock: `position` is the stream time
+/// due now. It is anchored at the first picture, moves with the player's media time at `speed`,
+/// and starts again at the next picture after a jump in the timestamps. Pictures that arrive in
+/// bursts (a segment of HLS) wait in the queue for their time instead of replacing each other.
+///
+/// With the realtime clock the controller keeps the offset from the live edge near `target`,
+/// as ExoPlayer's `DefaultLivePlaybackSpeedControl` does: speed = 1 + 0.1 × (offset − target),
+/// within 0.97…1.03, changed at most once a second; past the maximum it jumps to the edge less
+/// the target; each rebuffer raises the target by 0.5 s. With the virtual clock the timeline is
+/// not the wall clock, so it only measures: the render waits for each picture, as for files.
+struct LivePlayhead {
+    /// The offset from the live edge steered towards, raised by rebuffers (at most
+    /// `maxRebufferRaise` above where it started).
+    private(set) var target: Double
+    private var initialTarget: Double
+    /// A maximum the storyboard gave; nil follows the target (`LiveLatency.defaultMaxAboveTarget`).
+    let fixedMax: Double?
+    let controlsSpeed: Bool
+    /// The stream time due now; nil until the first picture (or after a jump in the timestamps).
+    private(set) var position: Double?
+    private(set) var speed = 1.0
+    /// Media time of the last tick.
+    private var clock: Double?
+    private var lastSpeedChange = -Double.infinity
+    /// Media time of the first control step, or of the end of the last rebuffer: until
+    /// `startWindow` has passed, a start far behind the edge jumps at once (a playlist's edge is
+    /// known for sure only once a new segment is listed, up to a segment after the start; after
+    /// a stall, the publisher may send what it held back in one burst).
+    private var startedAt: Double?
+    /// While the stream has run dry the clock waits for it: no picture falls due that is not
+    /// there, so none that comes late is thrown away for it.
+    private(set) var isWaitingForData = false
+
+    static let minSpeed = 0.97
+    static let maxSpeed = 1.03
+    static let gain = 0.1
+    /// Seconds between two speed changes.
+    static let speedInterval = 1.0
+    /// What a rebuffer adds to the target.
+    static let rebufferStep = 0.5
+    /// The most rebuffers may add in all: a machine too slow to decode in real time runs dry
+    /// over and over, and must not push a live story ever further behind.
+    static let maxRebufferRaise = 2.0
+    /// How far past the target a start may be before the player jumps to the edge instead.
+    static let startTolerance = 0.25
+    /// How long after the first picture a start too far behind still jumps (seconds).
+    static let startWindow = 2.5
+
+    init(latency: LiveLatency.Resolved, controlsSpeed: Bool) {
+        target = latency.target
+        initialTarget = latency.target
+        fixedMax = latency.max
+        self.controlsSpeed = controlsSpeed
+    }
+
+    /// Steers towards `newTarget` from now on (the source's own suggestion, for a storyboard
+    /// that gave none), keeping what rebuffers added.
+    mutating func retarget(_ newTarget: Double) {
+        target = newTarget + (target - initialTarget)
+        initialTarget = newTarget
+    }
+
+    var maxOffset: Double { fixedMax ?? target + LiveLatency.defaultMaxAboveTarget }
+
+    /// Moves the clock to media time `now`.
+    mutating func tick(to now: Double) {
+        if let last = clock, let position, !isWaitingForData { self.position = position + speed * max(0, now - last) }
+        clock = now
+    }
+
+    /// Puts the clock at a picture of stream time `time` (the first one, or the first after a jump).
+    mutating func anchor(at time: Double) { position = time }
+
+    /// Forgets the position: the next picture anchors the clock again.
+    mutating func unanchor() { position = nil }
+
+    /// One step of the controller at media time `now`, given how far the position is behind the
+    /// live edge. Returns how many seconds to jump forward, when it jumps.
+    mutating func control(offset: Double, at now: Double) -> Double? {
+        guard controlsSpeed, let position else { return nil }
+        if startedAt == nil { startedAt = now }
+        let starting = now - startedAt! < LivePlayhead.startWindow
+        if offset > maxOffset || (starting && offset > target + LivePlayhead.startTolerance) {
+            let jump = offset - target
+            self.position = position + jump
+            speed = 1
+            lastSpeedChange = now
+            return jump
+        }
+        if now - lastSpeedChange >= LivePlayhead.speedInterval {
+            speed = min(max(1 + LivePlayhead.gain * (offset - target), LivePlayhead.minSpeed), LivePlayhead.maxSpeed)
+            lastSpeedChange = now
+        }
+        return nil
+    }
+
+    /// A rebuffer: the stream ran dry. The clock waits for it, and plays further behind from now on.
+    mutating func rebuffered() {
+        guard controlsSpeed else { return }
+        target = min(target + LivePlayhead.rebufferStep, initialTarget + LivePlayhead.maxRebufferRaise)
+        isWaitingForData = true
+    }
+
+    /// Pictures came again after a rebuffer at media time `now`: the clock goes on, and for the
+    /// start window a position far behind the edge jumps, as at the start.
+    mutating func dataResumed(at now: Double) {
+        guard isWaitingForData else { return }
+        isWaitingForData = false
+        startedAt = now
+    }
+}

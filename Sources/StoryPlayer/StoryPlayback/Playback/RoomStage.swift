@@ -1,0 +1,287 @@
+import Compositor
+import Foundation
+import StoryMedia
+import StoryModel
+import StoryTrace
+
+/// A live room while it is on screen: an audio-only player for every participant, one video
+/// player for the participant drawn large, the dominant-speaker decision, and the picture.
+///
+/// Created when the room's story plays and closed when it stops, under the same rules as any
+/// player: every play of the room makes new players with new ids, and `close` drops them all.
+/// Audio players are traced with `"media": "audio"`; the one video player is a plain player, so
+/// `check --max-alive` bounds it with the others. A change of the large participant stops the
+/// old video player at once and cross-fades from its last picture, so a room never holds two.
+package final class RoomStage {
+    /// One participant's players and what is known of them.
+    private struct Seat {
+        let participant: RoomParticipant
+        let audioPlayer: Int
+        /// The participant's sound thread: it probes, opens and reads the source off the render
+        /// thread. It runs while the room is on screen, failed or not, and stops with it.
+        let sound: ParticipantSound
+        /// The thread has said what the source is (below), or that it failed to open.
+        var opened: Bool
+        /// The source has an audio stream (a participant without one is shown muted).
+        var hasSound: Bool
+        var hasVideo: Bool
+        /// The video's size as shown (turned, sample aspect applied), when the probe knew it.
+        var videoSize: (width: Int, height: Int)?
+        var failed: Bool
+        var pinned: Bool
+        var avatar: RGBAImage?
+        /// The large area's content while this participant has no video (made on first use).
+        var avatarContent: (failed: Bool, picture: RGBAImage)?
+    }
+
+    static let crossfade = 0.25
+
+    private let storyID: String
+    private let trace: LifecycleTrace
+    private let layout: RoomLayout
+    private let limits: DecodeLimits
+    private let clock: StageClock?
+    private let waits: Bool
+    private var seats: [Seat]
+    /// Participant indexes, large first.
+    private var order: [Int]
+    private var speaker = DominantSpeaker()
+    /// Media seconds up to which sound has been measured.
+    private var measuredUntil = 0.0
+    private var video: (seat: Int, player: ItemPlayer)?
+    private var shownLarge: Int?
+    private var lastFrame: RGBAImage?
+    private var fade: (from: RGBAImage, start: Double)?
+    private var lastTime: Double
+    /// In a shard's fast-forward the room still follows its sound and switches its large
+    /// participant, but the video player it starts decodes nothing until `activate`.
+    private var defersVideo: Bool
+
+    init(room: Room, storyID: String, at t: Double, canvas: (width: Int, height: Int), limits: DecodeLimits,
+         clock: StageClock?, waits: Bool, deferred: Bool = false, pins: [String: Bool], trace: LifecycleTrace) {
+        self.storyID = storyID
+        defersVideo = deferred
+        self.trace = trace
+        self.limits = limits
+        self.clock = clock
+        self.waits = waits
+        lastTime = t
+        layout = RoomLayout(width: canvas.width, height: canvas.height)
+        // Every participant's thread starts at once, so the sources open side by side. With the
+        // virtual clock the room waits for each to say what it is (bounded by the open
+        // timeout), so its first decisions are those of every run; with the realtime clock it
+        // never waits: a participant joins the order when its thread has opened it.
+        seats = room.participants.map { participant in
+            let id = trace.nextPlayerID()
+            trace.record(.play, t: t, story: storyID, player: id, participant: participant.id, media: "audio")
+            let sound = ParticipantSound(participant: participant, limits: limits, waits: waits, name: "sound #\(id) \(storyID)")
+            return Seat(participant: participant, audioPlayer: id, sound: sound, opened: false, hasSound: false, hasVideo: false,
+                        videoSize: nil, failed: false, pinned: pins[participant.id] ?? participant.pinned, avatar: nil)
+        }
+        order = Array(seats.indices)
+        admitOpened(at: t)
+    }
+
+    // MARK: - Opening
+
+    /// Takes in what each participant's thread found when it opened the source: waited for
+    /// with the virtual clock, only what has come with the realtime clock. A source that could
+    /// not be opened is traced as failed at `t`.
+    private func admitOpened(at t: Double) {
+        for index in seats.indices where !seats[index].opened {
+            guard let result = seats[index].sound.open(waiting: waits) else { continue }
+            seats[index].opened = true
+            switch result {
+            case .success(let facts):
+                seats[index].hasSound = facts.hasSound
+                seats[index].hasVideo = facts.hasVideo
+                seats[index].videoSize = facts.videoSize
+                seats[index].avatar = facts.avatar
+            case .failure(let error):
+                seats[index].failed = true
+                trace.record(.failed, t: t, story: storyID, player: seats[index].audioPlayer, error: error.description,
+                             participant: seats[index].participant.id, media: "audio")
+            }
+        }
+    }
+
+    // MARK: - Who is large
+
+    package func setPinned(_ participant: String, _ pinned: Bool) {
+        for index in seats.indices where seats[index].participant.id == participant { seats[index].pinned = pinned }
+    }
+
+    /// Stream's default comparators: pinned, screen sharing, dominant speaker, speaking, has
+    /// video, has audio, id. The sort starts from the previous order and is stable.
+    private func sortSeats() {
+        let keys = seats.map { seat in
+            [seat.pinned, seat.participant.screensharing, speaker.dominant == seat.participant.id,
+             speaker.isSpeaking(seat.participant.id), seat.hasVideo && !seat.failed, seat.hasSound]
+        }
+        let previous = order
+        order = previous.enumerated().sorted { a, b in
+            for (x, y) in zip(keys[a.element], keys[b.element]) where x != y { return x }
+            let ids = (seats[a.element].participant.id, seats[b.element].participant.id)
+            return ids.0 != ids.1 ? ids.0 < ids.1 : a.offset < b.offset
+        }.map(\.element)
+    }
+
+    /// With the realtime clock, how long a window may wait for a participant's sound before it
+    /// is measured without it (as silence): the network's usual lag, not a stall.
+    static let soundLagLimit = 1.0
+
+    /// Measures every 100 ms window of sound up to media time `local` and records each change
+    /// of dominant speaker at timeline time `t`, the frame that finds it. With the virtual clock every
+    /// participant's sound is waited for; with the realtime clock a window waits (unmeasured)
+    /// until every participant's sound for it has come, at most `soundLagLimit`.
+    private func listen(until local: Double, at t: Double) {
+        let window = DominantSpeaker.window
+        let count = Int((window * Double(ItemAudio.rate)).rounded())
+        while measuredUntil + window <= local + 1e-9 {
+            let end = measuredUntil + window
+            if !waits, local - end < RoomStage.soundLagLimit,
+               !seats.allSatisfy({ !$0.hasSound || $0.sound.covers(end) }) { break }
+            var levels: [String: Double] = [:]
+            for seat in seats where seat.hasSound {
+                levels[seat.participant.id] = DominantSpeaker.rms(seat.sound.samples(from: measuredUntil, count: count))
+            }
+            measuredUntil = end
+            if let changed = speaker.add(window: levels) {
+                // Stamped with the frame that finds it, the frame the large view changes in, not
+                // the window's end: at a frame rate whose frames do not fall on the 100 ms windows
+                // that end lies before the frame, and a shard starting at that frame took the
+                // event for the shard before's, which never measured the window.
+                trace.record(.speaker, t: t, story: storyID, participant: changed)
+            }
+        }
+        noteSoundFailures(at: t)
+    }
+
+    /// Traces a participant whose sound failed after it opened (a stall past the read timeout,
+    /// a read error) as failed, at `t`; the room goes on without its sound.
+    private func noteSoundFailures(at t: Double) {
+        for index in seats.indices {
+            guard let error = seats[index].sound.takeFailure() else { continue }
+            seats[index].failed = true
+            trace.record(.failed, t: t, story: storyID, player: seats[index].audioPlayer, error: error.description,
+                         participant: seats[index].participant.id, media: "audio")
+        }
+    }
+
+    // MARK: - The picture
+
+    /// Brings the room to media time `local` (timeline time `t`) without drawing it: the sound
+    /// up to then is measured, and the large participant switched if the order changed. A
+    /// shard's fast-forward calls it for every frame it skips, so the room's decisions (and the
+    /// moments its video players start) are the full render's.
+    func follow(local: Double, at t: Double) {
+        lastTime = t
+        admitOpened(at: t)
+        listen(until: local, at: t)
+        sortSeats()
+        if order[0] != shownLarge { switchLarge(to: order[0], at: t) }
+    }
+
+    /// Starts decoding the large participant's video where a full render would be showing it,
+    /// at a shard's first frame.
+    func activate(at t: Double, previousFrame: Double) {
+        defersVideo = false
+        video?.player.activate(at: t, previousFrame: previousFrame)
+    }
+
+    /// The room at media time `local` (timeline time `t`).
+    func picture(local: Double, at t: Double) -> RGBAImage {
+        follow(local: local, at: t)
+        let large = order[0]
+        var content: RoomPicture.Large?
+        if let video, video.seat == large {
+            if let picture = video.player.picture(at: t) {
+                content = .picture(picture)
+            } else if video.player.isFailed {
+                seats[large].failed = true
+            }
+        }
+        if content == nil { content = .content(avatarContent(large)) }
+        let strip = order.dropFirst().map { index in
+            let seat = seats[index]
+            let level = speaker.levels[seat.participant.id] ?? -.infinity
+            return RoomPicture.StripEntry(avatar: seat.avatar,
+                                          speakingLevel: speaker.isSpeaking(seat.participant.id) ? min(1, max(0, (level + 50) / 50)) : nil,
+                                          muted: !seat.hasSound, failed: seat.failed)
+        }
+        var frame = clock.measure(.overlay) { RoomPicture.render(large: content!, strip: strip, layout: layout) }
+        if let fade {
+            let amount = (t - fade.start) / RoomStage.crossfade
+            if amount < 1 {
+                frame = fade.from.crossfaded(to: frame, amount: max(0, amount))
+            } else {
+                self.fade = nil
+            }
+        }
+        lastFrame = frame
+        return frame
+    }
+
+    /// A participant's avatar large over its blurred avatar, made once (again if it fails later).
+    private func avatarContent(_ seat: Int) -> RGBAImage {
+        if let made = seats[seat].avatarContent, made.failed == seats[seat].failed { return made.picture }
+        let picture = layout.avatarContent(seats[seat].avatar, failed: seats[seat].failed)
+        seats[seat].avatarContent = (seats[seat].failed, picture)
+        return picture
+    }
+
+    /// Stops the old large participant's video player and starts the new one's; the picture
+    /// cross-fades from the last frame shown.
+    private func switchLarge(to seat: Int, at t: Double) {
+        // In a shard's fast-forward nothing was drawn to fade from: a shard that starts within
+        // a cross-fade shows the new participant without it (the one difference from a full render).
+        if shownLarge != nil, let lastFrame { fade = (lastFrame, t) }
+        shownLarge = seat
+        stopVideo(at: t)
+        let participant = seats[seat].participant
+        guard seats[seat].hasVideo, !seats[seat].failed else { return }
+        let id = trace.nextPlayerID()
+        trace.record(.play, t: t, story: storyID, player: id, participant: participant.id)
+        let item = StoryItem(source: participant.source, duration: nil, isLive: participant.isLive)
+        // Decoded at the size it is shown, fitted whole into the large area, so no picture is
+        // rescaled per frame and a landscape camera keeps its sides.
+        video = (seat, ItemPlayer(id: id, itemIndex: 0, item: item, storyID: storyID, startedAt: t,
+                                  size: layout.fittedVideoSize(for: seats[seat].videoSize), limits: limits, clock: clock, waits: waits,
+                                  deferred: defersVideo, participant: participant.id, trace: trace))
+    }
+
+    private func stopVideo(at t: Double) {
+        guard let video else { return }
+        video.player.close()
+        trace.record(.stop, t: t, story: storyID, player: video.player.id, pictures: video.player.pictures,
+                     participant: seats[video.seat].participant.id)
+        self.video = nil
+    }
+
+    // MARK: - Sound
+
+    /// Every participant's sound at media time `local`, mixed (`--mp4`).
+    func sound(local: Double, count: Int) -> [Float] {
+        var mixed = [Float](repeating: 0, count: count * 2)
+        for seat in seats where seat.hasSound {
+            let samples = seat.sound.samples(from: local, count: count)
+            for i in 0..<mixed.count { mixed[i] += samples[i] }
+        }
+        return mixed
+    }
+
+    // MARK: - Stop
+
+    /// Drops every player of the room at timeline time `t` (the last time seen when nil).
+    func close(at t: Double?) {
+        let t = t ?? lastTime
+        stopVideo(at: t)
+        for seat in seats { seat.sound.requestStop() }
+        for index in seats.indices {
+            seats[index].sound.close()
+            let seat = seats[index]
+            trace.record(.stop, t: t, story: storyID, player: seat.audioPlayer, participant: seat.participant.id, media: "audio")
+        }
+        seats.removeAll()
+    }
+}

@@ -1,0 +1,78 @@
+import Compositor
+import StoryMedia
+import StoryModel
+import StoryTrace
+
+/// Plays one story, one item at a time, under the seed's BroadcastStory rules:
+///
+/// - `play()` creates a new player (demuxer, decoder, scaler) with a new id; nothing is reused;
+/// - `stop()` drops it, freeing every FFmpeg object before it returns;
+/// - `play()` while playing and `stop()` while stopped change nothing, and are traced as `ignored`.
+public final class StoryPlayer {
+    public let story: Story
+    public private(set) var current: ItemPlayer?
+    private let trace: LifecycleTrace
+    private let size: (width: Int, height: Int)
+    private let limits: DecodeLimits
+    private let clock: StageClock?
+    private let waits: Bool
+
+    /// `playback` decides whether players wait for their decoders (virtual) or never do (realtime).
+    public init(story: Story, canvas: Canvas, limits: DecodeLimits = DecodeLimits(), clock: StageClock? = nil,
+                playback: PlaybackClock = .virtual, trace: LifecycleTrace) {
+        self.story = story
+        self.clock = clock
+        self.waits = playback == .virtual
+        self.trace = trace
+        self.size = (canvas.width, canvas.height)
+        self.limits = limits
+    }
+
+    public var isPlaying: Bool { current != nil }
+
+    /// A room's pins as the script has set them so far (participant → pinned), handed to each new
+    /// play of the room and to the one playing now.
+    public var roomPins: [String: Bool] = [:] {
+        didSet {
+            for (participant, pinned) in roomPins where oldValue[participant] != pinned {
+                current?.stage?.setPinned(participant, pinned)
+            }
+        }
+    }
+
+    /// New players open their media only to learn its length, and decode nothing (a shard's
+    /// fast-forward through the frames before its range).
+    public var defersDecoding = false
+
+    /// Starts item `item` at timeline time `t` with a brand-new player.
+    @discardableResult
+    public func play(item: Int, at t: Double) -> ItemPlayer? {
+        precondition(story.items.indices.contains(item), "story \(story.id) has no item \(item)")
+        if let current {
+            trace.record(.ignored, t: t, story: story.id, item: current.itemIndex, player: current.id, call: "play")
+            return current
+        }
+        let id = trace.nextPlayerID()
+        let isRoom = story.items[item].room != nil
+        // A room is traced as its participants' players (RoomStage), not as one of its own.
+        if !isRoom { trace.record(.play, t: t, story: story.id, item: item, player: id) }
+        let player = ItemPlayer(id: id, itemIndex: item, item: story.items[item], storyID: story.id, startedAt: t,
+                                size: size, limits: limits, clock: clock, waits: waits, deferred: defersDecoding,
+                                roomPins: roomPins, trace: trace)
+        current = player
+        return player
+    }
+
+    /// Drops the current player at timeline time `t`, freeing all it holds.
+    public func stop(at t: Double) {
+        guard let player = current else {
+            trace.record(.ignored, t: t, story: story.id, call: "stop")
+            return
+        }
+        player.close(at: t)
+        current = nil
+        guard player.stage == nil && story.items[player.itemIndex].room == nil else { return }
+        trace.record(.stop, t: t, story: story.id, item: player.itemIndex, player: player.id, pictures: player.pictures,
+                     live: player.liveFigures)
+    }
+}

@@ -1,0 +1,49 @@
+import Compositor
+import Dispatch
+import StoryMedia
+import Synchronization
+
+/// Feeds the MP4 writer on a serial queue of its own, in frame order, with a bounded number of
+/// frames waiting (x264 is slower than drawing at some sizes; the bound keeps memory flat).
+final class ClipQueue: Sendable {
+    /// The writer is not thread-safe; it is only used on `queue`, one job at a time, and the
+    /// mutex (never contended) lets the compiler check that no two threads hold it.
+    private let writer: Mutex<ClipWriter>
+    private let queue = DispatchQueue(label: "live-stories.mp4")
+    private let slots = DispatchSemaphore(value: 4)
+    private let firstError = Mutex<MediaError?>(nil)
+
+    init(_ writer: sending ClipWriter) {
+        self.writer = Mutex(writer)
+    }
+
+    /// Queues a frame (none for sound after the last frame) and the sound that follows it.
+    func submit(frame: RGBAImage?, index: Int, audio: [Float]) {
+        slots.wait()
+        queue.async { [self] in
+            defer { slots.signal() }
+            guard firstError.withLock({ $0 == nil }) else { return }
+            do throws(MediaError) {
+                try writer.withLock { (writer) throws(MediaError) in
+                    if let frame { try writer.append(frame: frame, index: index) }
+                    if !audio.isEmpty { try writer.append(audio: audio) }
+                }
+            } catch {
+                firstError.withLock { $0 = error }
+            }
+        }
+    }
+
+    func finish() throws(MediaError) {
+        let outcome: Result<Void, MediaError> = queue.sync {
+            if let error = firstError.withLock({ $0 }) { return .failure(error) }
+            do throws(MediaError) {
+                try writer.withLock { (writer) throws(MediaError) in try writer.finish() }
+                return .success(())
+            } catch {
+                return .failure(error)
+            }
+        }
+        try outcome.get()
+    }
+}

@@ -1,0 +1,37 @@
+import Foundation
+import StoryModel
+
+/// When each frame of a render is drawn. The virtual clock draws every frame as soon as it
+/// can; the realtime clock keeps timeline time equal to wall time: it waits for a frame's
+/// moment, or skips the frame when the next one's moment has already passed. Time is never
+/// stretched.
+struct FramePacing {
+    let clock: PlaybackClock
+    let fps: Double
+    /// Wall time of frame 0.
+    private let started = ContinuousClock.now
+    /// The same moment in seconds since 1970 (`clock_started_at`): with it, a frame's own wall
+    /// time is known, and so is the latency of a clock-coded live picture read back from it.
+    let startedAt = Date().timeIntervalSince1970
+    /// Frames skipped because the realtime render fell behind.
+    private(set) var lateFrames: [Int] = []
+
+    init(clock: PlaybackClock, fps: Double) {
+        self.clock = clock
+        self.fps = fps
+    }
+
+    /// Waits for frame `n`'s moment; false when it is late and must be skipped.
+    mutating func waitForFrame(_ n: Int) -> Bool {
+        guard clock == .realtime else { return true }
+        let due = started + .nanoseconds(Int64(Double(n) / fps * 1e9))
+        let now = ContinuousClock.now
+        if now < due {
+            Thread.sleep(forTimeInterval: (due - now).seconds)
+        } else if now > due + .nanoseconds(Int64(1e9 / fps)) {
+            lateFrames.append(n)
+            return false
+        }
+        return true
+    }
+}

@@ -1,0 +1,54 @@
+import Compositor
+import StoryMedia
+
+/// Why a render could not run or finish.
+public struct RenderError: Error, Sendable, CustomStringConvertible {
+    public enum Code: String, Sendable {
+        /// The output folder or a file in it cannot be written (exit 1).
+        case output
+        /// A paged feed's first page could not be loaded (exit 1).
+        case feed
+        /// No font for the text the pictures carry (error cards, labels, the contact sheet and
+        /// the timeline) could be opened (exit 1).
+        case font
+        /// The options ask for something this storyboard cannot give (exit 2, a usage error).
+        case options
+    }
+
+    public let code: Code
+    public let message: String
+    /// The error underneath (a `MediaError`, a `CompositorError`...), for a caller to inspect.
+    public let cause: (any Error & Sendable)?
+
+    public init(_ code: Code, _ message: String, cause: (any Error & Sendable)? = nil) {
+        self.code = code
+        self.message = message
+        self.cause = cause
+    }
+
+    /// A cause known only as text.
+    public init(_ code: Code, _ message: String, cause: String) {
+        self.init(code, message, cause: ErrorText(cause))
+    }
+
+    /// The MP4 writer could not start: an FFmpeg without libx264 cannot make the MP4 at all,
+    /// which is not a failure to write it.
+    static func clip(_ error: MediaError) -> RenderError {
+        RenderError(.output, error.code == .missingEncoder ? "cannot make the MP4" : "cannot write the MP4", cause: error)
+    }
+
+    /// A render draws text (error cards, room chips, the contact sheet, the timeline) that a
+    /// missing font would make impossible; better said before the first frame than found at a
+    /// failed story.
+    static func checkFont() throws(RenderError) {
+        do {
+            try Typeface.checkAvailable()
+        } catch {
+            throw RenderError(.font, "cannot draw text", cause: error)
+        }
+    }
+
+    public var description: String {
+        cause.map { "\(message): \($0)" } ?? message
+    }
+}

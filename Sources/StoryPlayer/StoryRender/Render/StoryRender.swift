@@ -1,0 +1,309 @@
+import Compositor
+import Foundation
+import StoryMedia
+import StoryModel
+import StoryPlayback
+import StoryTrace
+
+/// Renders a storyboard to `frame-NNNNNN.png`, `lifecycle.jsonl` and `summary.json`.
+///
+/// The clock is virtual: frame n shows timeline time n / fps, and files decode on demand, so
+/// two renders of the same storyboard give byte-identical frames.
+public final class StoryRender {
+    public let storyboard: Storyboard
+    public let options: RenderOptions
+    public let trace: LifecycleTrace
+    /// CPU time per pipeline stage, across all threads.
+    public let clock = StageClock()
+    var navigator: ViewerNavigator
+    /// The stories so far: the storyboard's, or the feed's pages as they arrive.
+    public internal(set) var stories: [Story]
+    var players: [StoryPlayer]
+    let rasterizer: Rasterizer
+    let posters: PosterLibrary
+    var feed: FeedPages?
+    /// The settled page at which the last page fetch failed: it is retried at the next move.
+    var feedFailedAt: Int?
+    /// The notice of each way a page fetch failed: where it is in `warnings`, and how many
+    /// times it happened (`noteFeedFailure`).
+    var feedFailureNotices: [String: (index: Int, tries: Int)] = [:]
+    var warnings: [String] = []
+    /// The copies the overlay was drawn into on the last frame of a turn, one per face, reused on
+    /// the next so a transition allocates no picture per frame: for textures no player lent
+    /// (posters, crossfades, error cards, rooms). Dropped at rest.
+    var overlayCopies: [RGBAImage?] = [nil, nil]
+    /// The players' pictures lent for the frame being drawn, by story (`giveBackLentPictures`).
+    var lentPictures: [Int: LentPicture] = [:]
+    /// For each face, the top rows of its lent picture as they were before the overlay was drawn
+    /// on it; the storage is reused from frame to frame.
+    var overlayBands: [[UInt8]] = [[], []]
+    /// Virtual clock: stories whose preload was requested but not yet put in the trace.
+    var unrecordedPreloads: [Int] = []
+    /// Virtual clock: trace events of preloads still loading, by story.
+    var openPreloadEvents: [Int: Int] = [:]
+    /// What preloads could not load, by story (listed in story order, so notices stay deterministic).
+    var preloadProblems: [Int: [String]] = [:]
+    var thumbnails = ThumbnailPicker(wanted: 0, planned: nil, width: 2)
+    /// The next of the script's room actions to apply.
+    var nextRoomAction = 0
+    /// Frames a shard passed over before its range.
+    var framesBefore = 0
+    let limits: DecodeLimits
+    /// The clock this render runs on (the storyboard's, or the option's).
+    public let playback: PlaybackClock
+    /// Frames not drawn because the realtime render fell behind.
+    public internal(set) var lateFrames: [Int] = []
+    /// When frame 0 was due, in seconds since 1970 (realtime clock only).
+    public internal(set) var clockStartedAt: Double?
+    /// The navigator's gesture releases already in the trace.
+    var recordedReleases = 0
+    /// The backdrop behind an opening, pulled or closing viewer, made on first use.
+    var backdrop: BackdropBlur?
+
+    /// The longest open-ended render: a safety net, since every item has a finite length.
+    public static let openEndedLimit = 3600.0
+
+    /// How long a virtual render waits at its end for the probes still under way before calling
+    /// them off: long enough for a local file's, short enough that a dead server costs little.
+    static let probeWaitAtEnd = 1.0
+
+    /// The error card of each failed play, made once (player id → card).
+    var errorCards: [Int: RGBAImage] = [:]
+
+    public init(storyboard: Storyboard, options: RenderOptions) {
+        // Before any thread touches FFmpeg (posters load on their own, the MP4 encoder opens
+        // early): nothing FFmpeg logs may reach the user's terminal.
+        FFmpegLogging.configureOnce()
+        self.storyboard = storyboard
+        self.options = options
+        let trace = LifecycleTrace()
+        self.trace = trace
+        navigator = ViewerNavigator(storyboard: storyboard)
+        var limits = options.limits
+        limits.timeouts = storyboard.timeouts
+        limits.protocols = storyboard.protocols
+        limits.latency = storyboard.latency
+        self.limits = limits
+        let playback = options.clock ?? storyboard.clock
+        self.playback = playback
+        stories = storyboard.stories
+        players = []
+        rasterizer = Rasterizer(threads: options.threads)
+        posters = PosterLibrary(canvas: storyboard.canvas, look: storyboard.loading, limits: limits, clock: clock,
+                                waitsForLoads: playback == .virtual,
+                                knownMissing: Set(storyboard.missingLocalFiles.map(\.file)))
+        feed = storyboard.feed.map { FeedPages(feed: $0, folder: storyboard.folder, timeout: storyboard.timeouts.open) }
+        addPlayers(for: stories)
+    }
+
+    func addPlayers(for newStories: [Story]) {
+        let clock = self.clock
+        players += newStories.map {
+            let player = StoryPlayer(story: $0, canvas: storyboard.canvas, limits: limits, clock: clock, playback: playback, trace: trace)
+            player.defersDecoding = defersNewPlayers
+            return player
+        }
+    }
+
+    /// Makes the output folder (and the folders above it) and checks that it can be written,
+    /// before any work is done.
+    public static func prepareOutputFolder(_ folder: String) throws(RenderError) {
+        do {
+            try OutputFolder.make(folder)
+        } catch {
+            throw RenderError(.output, "cannot use the output folder \(folder)", cause: error.cause ?? error.message)
+        }
+    }
+
+    /// Runs the whole render. Throws only when output cannot be written.
+    public func run() throws(RenderError) -> RenderSummary {
+        try options.check(for: storyboard)
+        try options.checkOutputPaths()
+        try RenderError.checkFont()
+        let folder = options.outputFolder
+        try StoryRender.prepareOutputFolder(folder)
+        try loadFirstFeedPage()
+        let canvasSpec = storyboard.canvas
+        let fps = canvasSpec.fps
+        let plannedFrames = StoryRender.plannedFrames(storyboard)
+        let frameLimit = plannedFrames ?? Int(StoryRender.openEndedLimit * fps)
+        // Enough frames in flight to keep every core compressing while the next frame is drawn;
+        // the bound is what keeps memory flat. One more than the cores measured as fast as two
+        // more, with a canvas less held.
+        let writer = FrameWriter(options: options.png, maxInFlight: options.threads + 1, workers: options.threads,
+                                 clock: clock)
+        defer { writer.close() }
+        var frames = 0
+        var endTime = 0.0
+        thumbnails = ThumbnailPicker(wanted: options.sheetFrames, planned: plannedFrames,
+                                     width: min(canvasSpec.width, 180))
+        // Posters of the first window start loading now, while the first player opens its
+        // source; the realtime clock waits for them before it starts running.
+        requestPreloads()
+        if playback == .realtime { settlePreloads(at: 0, waiting: true) }
+        var clip = try ClipTrack(options.clip, canvas: canvasSpec)
+        var pacing = FramePacing(clock: playback, fps: fps)
+        let shard = ShardPlan(range: options.frameRange)
+        if shard.startsLate { setDeferred(true) }
+        var interrupted: Int32?
+        for n in 0..<frameLimit {
+            if let signal = options.interruption?.requested {
+                interrupted = signal
+                break
+            }
+            let t = Double(n) / fps
+            if shard.isPast(n) {
+                // An open-ended render steps to the frame at which the viewer finishes before it
+                // ends there; a shard's end may be that frame, so it steps there too (the merge
+                // drops what this records when the next shard records it).
+                if plannedFrames == nil {
+                    endTime = t
+                    step(to: t)
+                }
+                break
+            }
+            if shard.startsLate, shard.isFirst(n) { setDeferred(false) }
+            guard pacing.waitForFrame(n) else { continue }
+            endTime = t
+            step(to: t)
+            if shard.isFirst(n) { for player in players { player.current?.activate(at: t, previousFrame: t - 1 / fps) } }
+            if plannedFrames == nil && navigator.isFinished { break }
+            if shard.fastForwards(n) {
+                // A room decides who is large from its sound frame by frame, drawn or not.
+                for player in players { player.current?.followRoom(at: t) }
+                framesBefore = n + 1
+                continue
+            }
+            var canvas = writer.reusableCanvas()
+                ?? RGBAImage(width: canvasSpec.width, height: canvasSpec.height, fill: canvasSpec.background)
+            compose(at: t, into: &canvas)
+            let opaque = flattenedForOpaqueOutputs(&canvas)
+            if options.contactSheet != nil { thumbnails.offer(n, time: t, opaque) }
+            clip.submit(opaque, frame: n, fps: fps) { count in mix(at: t, count: count) }
+            if options.writeFrames { writer.submit(canvas, to: StoryRender.framePath(folder, n)) }
+            frames += 1
+            if let error = writer.error {
+                throw RenderError(.output, "cannot write frame \(n)", cause: error)
+            }
+            options.progress?(frames, plannedFrames)
+        }
+        lateFrames = pacing.lateFrames
+        clockStartedAt = playback == .realtime ? pacing.startedAt : nil
+        // An open-ended shard that stops at its range's end, the viewer still going, was cut by
+        // its range, not by the limit; it learns the whole render's frames by counting them.
+        let cutByRange = plannedFrames == nil && !navigator.isFinished && interrupted == nil && shard.endsBefore(frameLimit)
+        if plannedFrames == nil && !navigator.isFinished && interrupted == nil && !cutByRange {
+            warnings.append("stopped after \(StoryRender.openEndedLimit) s of timeline: give \"duration\" for longer renders")
+        }
+        var finalTime = shard.finalTime(planned: plannedFrames, lastFrameTime: endTime, finished: navigator.isFinished, fps: fps)
+        var framesCovered = plannedFrames ?? (framesBefore + frames + lateFrames.count)
+        if cutByRange { framesCovered = try StoryRender.countFrames(storyboard) }
+        if let interrupted {
+            // The players stop where the render did; what was written is the whole of it.
+            finalTime = endTime
+            framesCovered = Int((endTime * fps).rounded()) + 1
+            warnings.append("interrupted by signal \(interrupted) after \(frames) frames")
+        }
+        for player in players where player.isPlaying { player.stop(at: finalTime) }
+        do {
+            try writer.finish()
+            if options.writeFrames { try fillLateFrames(in: folder) }
+        } catch {
+            throw RenderError(.output, "cannot write frames", cause: error)
+        }
+        try clip.finish()
+        // Every preload requested is in the trace, complete, before the trace is cut or written;
+        // a probe still waiting for a server is called off rather than waited out.
+        // The virtual clock's trace must not depend on how fast the render ran: a probe of a
+        // local file ends in milliseconds, so a short render (a shard) waits a moment for it.
+        if playback == .virtual { posters.waitForRequests(upTo: StoryRender.probeWaitAtEnd) }
+        posters.cancelProbes()
+        posters.waitForRequests()
+        completePreloads(at: finalTime)
+        if let range = shard.range {
+            // A shard's trace covers only its range; its stale-frame cleanup would delete the
+            // frames of the shards beside it.
+            trace.keepEvents(from: Double(range.lowerBound) / fps)
+        } else {
+            removeStaleFrames(in: folder, from: framesCovered)
+        }
+        var summary = summarize(frames: frames, framesCovered: framesCovered)
+        summary.interrupted = interrupted != nil
+        try writeOutputs(summary, to: folder)
+        return summary
+    }
+
+    /// A feed's first page, before anything is drawn: without stories there is nothing to render.
+    private func loadFirstFeedPage() throws(RenderError) {
+        guard let feed, stories.isEmpty else { return }
+        do {
+            let page = try feed.fetchFirst()
+            guard !page.stories.isEmpty else { throw RenderError(.feed, "the feed's first page has no stories") }
+            accept(page.stories)
+        } catch let error as RenderError {
+            throw error
+        } catch {
+            throw RenderError(.feed, "cannot load the feed", cause: "\(error)")
+        }
+    }
+
+    func setDeferred(_ deferred: Bool) {
+        for player in players { player.defersDecoding = deferred }
+        defersNewPlayers = deferred
+    }
+
+    var defersNewPlayers = false
+
+    /// The frames the storyboard's duration covers (a frame for every started 1/fps), or nil
+    /// when the render runs until the viewer finishes.
+    static func plannedFrames(_ storyboard: Storyboard) -> Int? {
+        storyboard.duration.map { Int(($0 * storyboard.canvas.fps - 1e-9).rounded(.up)) }
+    }
+
+    /// How many frames a full render writes, found by running navigation and the lifecycle to the
+    /// end without drawing or decoding anything.
+    public static func countFrames(_ storyboard: Storyboard) throws(RenderError) -> Int {
+        if let planned = plannedFrames(storyboard) { return planned }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("live-stories-count-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var options = RenderOptions(outputFolder: folder)
+        options.writeFrames = false
+        options.frameRange = Int.max / 2..<Int.max
+        return try StoryRender(storyboard: storyboard, options: options).run().timelineFrames
+    }
+
+    /// A frame the realtime clock had no time to draw is the frame before it again, as a phone
+    /// keeps its last picture on screen: the numbering has no hole, so `ffmpeg -i frame-%06d.png`
+    /// reads the whole render. They stay listed in `late_frames`.
+    func fillLateFrames(in folder: String) throws(CompositorError) {
+        for n in lateFrames where n > 0 {
+            let previous = StoryRender.framePath(folder, n - 1)
+            guard FileManager.default.fileExists(atPath: previous) else { continue }
+            try AtomicFile.write(try AtomicFile.read(previous), to: StoryRender.framePath(folder, n))
+        }
+    }
+
+    /// `frame-000042.png` in `folder`.
+    public static func framePath(_ folder: String, _ index: Int) -> String {
+        (folder as NSString).appendingPathComponent(String(format: "frame-%06d.png", index))
+    }
+
+    /// Messages about the render that are not errors (a poster that failed to load, a gesture
+    /// ignored): its own, then preload problems in story order, then the viewer's.
+    public var notices: [String] {
+        warnings + preloadProblems.keys.sorted().flatMap { preloadProblems[$0]! } + navigator.notices
+    }
+
+    // MARK: - Set-up and clean-up
+
+    /// Frames left from an earlier, longer render into the same folder would be mistaken for this one's.
+    func removeStaleFrames(in folder: String, from count: Int) {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
+        for name in names where name.hasPrefix("frame-") && name.hasSuffix(".png") {
+            let digits = name.dropFirst("frame-".count).dropLast(".png".count)
+            if digits.count == 6, let index = Int(digits), index >= count {
+                try? FileManager.default.removeItem(atPath: (folder as NSString).appendingPathComponent(name))
+            }
+        }
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+import StoryMedia
+import StoryModel
+
+/// One line of `lifecycle.jsonl`: something a player did, or a call it ignored.
+public struct TraceEvent: Sendable, Equatable {
+    public enum Kind: String, Sendable, CaseIterable {
+        case play, opened, firstFrame, ended, failed, stop, ignored, reconnect, preload
+        /// A drag or pull let go (not a player event): `action`, `outcome`, `progress`, `velocity`.
+        case gesture
+        /// A room's new dominant speaker (not a player event): `participant`.
+        case speaker
+        /// A live stream's timestamps jumped; the player's clock starts again (`detail`).
+        case discontinuity
+    }
+
+    /// Timeline seconds.
+    public var t: Double
+    /// Wall-clock seconds since the render started.
+    public var wall: Double
+    public var event: Kind
+    public var story: String
+    public var item: Int?
+    public var player: Int?
+    /// FFmpeg's message, on `failed`.
+    public var error: String?
+    /// `play` or `stop`, on `ignored`.
+    public var call: String?
+    /// The try number, on `reconnect`.
+    public var attempt: Int?
+    /// Pictures the player delivered, on `stop`: 0 for a story left while it was still loading.
+    public var pictures: Int?
+    /// The room participant a player plays, or who became the dominant speaker (`speaker`).
+    public var participant: String?
+    /// "audio" for a room's audio-only players; nil for players that decode video.
+    public var media: String?
+    /// Time to first frame, on `firstFrame`.
+    public var spans: FirstFrameSpans?
+    /// What a `preload` brought in ("poster", "probe"), and the probe's findings.
+    public var loaded: [String]?
+    public var detail: String?
+    /// On `gesture`: "drag" or "pull".
+    public var action: String?
+    /// On `gesture`: "finish" or "cancel".
+    public var outcome: String?
+    /// On `gesture`: how far the transition had gone, 0…1.
+    public var progress: Double?
+    /// On `gesture`: the finger's velocity in px/s at 720 wide (towards the next story for a
+    /// drag, downwards for a pull).
+    public var velocity: Double?
+    /// On a live player's `stop`: `live_offset_ms`, `live_offset_from`, `rebuffers`, `dropped`.
+    public var live: LivePlaybackFigures?
+
+    public init(t: Double, wall: Double, event: Kind, story: String, item: Int? = nil, player: Int? = nil,
+                error: String? = nil, call: String? = nil, attempt: Int? = nil, spans: FirstFrameSpans? = nil) {
+        self.attempt = attempt
+        self.spans = spans
+        self.t = t
+        self.wall = wall
+        self.event = event
+        self.story = story
+        self.item = item
+        self.player = player
+        self.error = error
+        self.call = call
+    }
+
+    /// The event as one JSON line, keys in a fixed order so traces diff cleanly.
+    public var jsonLine: String {
+        var fields = ["\"t\": \(JSONText.number(t))", "\"wall\": \(JSONText.number(wall))",
+                      "\"event\": \(JSONText.string(event.rawValue))", "\"story\": \(JSONText.string(story))"]
+        if let item { fields.append("\"item\": \(item)") }
+        if let player { fields.append("\"player\": \(player)") }
+        if let participant { fields.append("\"participant\": \(JSONText.string(participant))") }
+        if let media { fields.append("\"media\": \(JSONText.string(media))") }
+        if let call { fields.append("\"call\": \(JSONText.string(call))") }
+        if let attempt { fields.append("\"attempt\": \(attempt)") }
+        if let pictures { fields.append("\"pictures\": \(pictures)") }
+        if let loaded { fields.append("\"loaded\": [\(loaded.map(JSONText.string).joined(separator: ", "))]") }
+        if let detail { fields.append("\"detail\": \(JSONText.string(detail))") }
+        if let action { fields.append("\"action\": \(JSONText.string(action))") }
+        if let outcome { fields.append("\"outcome\": \(JSONText.string(outcome))") }
+        if let progress { fields.append("\"progress\": \(JSONText.number(progress))") }
+        if let velocity { fields.append("\"velocity\": \(JSONText.number(velocity))") }
+        if let spans {
+            fields.append("\"open_ms\": \(JSONText.number(spans.openMs))")
+            fields.append("\"first_packet_ms\": \(JSONText.number(spans.firstPacketMs))")
+            fields.append("\"first_frame_ms\": \(JSONText.number(spans.firstFrameMs))")
+        }
+        if let live {
+            if let offset = live.offsetMs {
+                fields.append("\"live_offset_ms\": {\"p50\": \(JSONText.number(offset.p50)), \"p95\": \(JSONText.number(offset.p95)), \"max\": \(JSONText.number(offset.max))}")
+            }
+            if let from = live.offsetFrom { fields.append("\"live_offset_from\": \(JSONText.string(from))") }
+            fields.append("\"rebuffers\": \(live.rebuffers)")
+            fields.append("\"dropped\": \(live.dropped)")
+            if !live.series.isEmpty { fields.append("\"live_offset_series\": \(OffsetSample.json(live.series))") }
+        }
+        if let error { fields.append("\"error\": \(JSONText.string(error))") }
+        return "{" + fields.joined(separator: ", ") + "}"
+    }
+}
