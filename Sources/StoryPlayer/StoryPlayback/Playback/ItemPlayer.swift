@@ -165,17 +165,7 @@ public final class ItemPlayer {
     /// its `duration`, whichever is shorter; a photo's (or a failed item's) `duration`, default 5 s;
     /// a live item's `duration`, default 10 s.
     public var length: Double? {
-        if item.room != nil { return item.duration ?? Room.defaultDuration }
-        if isFailed { return item.duration ?? StoryItem.defaultPhotoDuration }
-        if item.isLive {
-            // A finished playlist (VOD) played as live lasts as long as it is.
-            if let whole = media?.duration { return min(whole, item.duration ?? .infinity) }
-            return item.duration ?? StoryItem.defaultLiveDuration
-        }
-        guard let media else { return item.duration }
-        if media.isStill { return item.duration ?? StoryItem.defaultPhotoDuration }
-        let declared = media.duration.map { min($0, item.duration ?? .infinity) } ?? item.duration
-        return [declared, dataEndTime].compactMap { $0 }.min()
+        ItemLength.of(item, media: media, failed: isFailed, dataEnd: dataEndTime)
     }
 
     /// The item's own time at timeline time `t`: time since play, less the time it was held.

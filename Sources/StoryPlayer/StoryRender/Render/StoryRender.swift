@@ -79,11 +79,7 @@ public final class StoryRender {
         let trace = LifecycleTrace()
         self.trace = trace
         navigator = ViewerNavigator(storyboard: storyboard)
-        var limits = options.limits
-        limits.timeouts = storyboard.timeouts
-        limits.protocols = storyboard.protocols
-        limits.latency = storyboard.latency
-        self.limits = limits
+        limits = StoryRender.limits(options.limits, for: storyboard)
         let playback = options.clock ?? storyboard.clock
         self.playback = playback
         stories = storyboard.stories
@@ -197,7 +193,7 @@ public final class StoryRender {
         }
         var finalTime = shard.finalTime(planned: plannedFrames, lastFrameTime: endTime, finished: navigator.isFinished, fps: fps)
         var framesCovered = plannedFrames ?? (framesBefore + frames + lateFrames.count)
-        if cutByRange { framesCovered = try StoryRender.countFrames(storyboard) }
+        if cutByRange { framesCovered = try StoryRender.countFrames(storyboard, limits: options.limits) }
         if let interrupted {
             // The players stop where the render did; what was written is the whole of it.
             finalTime = endTime
@@ -260,10 +256,28 @@ public final class StoryRender {
         storyboard.duration.map { Int(($0 * storyboard.canvas.fps - 1e-9).rounded(.up)) }
     }
 
-    /// How many frames a full render writes, found by running navigation and the lifecycle to the
-    /// end without drawing or decoding anything.
-    public static func countFrames(_ storyboard: Storyboard) throws(RenderError) -> Int {
+    /// The decode limits of a render: the options', with the storyboard's timeouts, protocols and
+    /// live latency.
+    static func limits(_ limits: DecodeLimits, for storyboard: Storyboard) -> DecodeLimits {
+        var limits = limits
+        limits.timeouts = storyboard.timeouts
+        limits.protocols = storyboard.protocols
+        limits.latency = storyboard.latency
+        return limits
+    }
+
+    /// How many frames a full render writes: the `duration`'s, or, open-ended, what the planner
+    /// (`FramePlanner`) finds by following navigation and the items' lengths to the end, each
+    /// source opened once and nothing drawn. A feed's stories arrive page by page over the
+    /// network as the viewer moves, which only a render follows, so a feed is counted by one.
+    public static func countFrames(_ storyboard: Storyboard, limits: DecodeLimits = DecodeLimits()) throws(RenderError) -> Int {
         if let planned = plannedFrames(storyboard) { return planned }
+        let limit = Int(StoryRender.openEndedLimit * storyboard.canvas.fps)
+        guard storyboard.feed != nil else {
+            let lengths = ItemLengths.probing(storyboard, limits: StoryRender.limits(limits, for: storyboard))
+            var planner = FramePlanner(storyboard: storyboard, lengths: lengths)
+            return planner.countFrames(limit: limit)
+        }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("live-stories-count-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: folder) }
         var options = RenderOptions(outputFolder: folder)
