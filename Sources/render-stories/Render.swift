@@ -121,6 +121,8 @@ struct Render: ParsableCommand {
         options.sheetColumns = sheetColumns
         options.sheetFrames = sheetFrames
         options.timeline = timeline
+        // An interrupted render's report shows what was drawn, and says it was interrupted.
+        options.report = report
         if let frames {
             // Checked against the render's own frame count, so a range past the end is a usage
             // error instead of an empty render that exits 0.
@@ -186,16 +188,6 @@ struct Render: ParsableCommand {
         }
         progress.clear()
         progress.finish(frames: summary.frames, wallSeconds: summary.wallSeconds, interrupted: summary.interrupted)
-        // An interrupted render's report shows what was drawn, and says it was interrupted.
-        if report {
-            do {
-                let page = try ReportPage.load(folder: folder, fps: board.canvas.fps, clip: mp4)
-                _ = try page.write(toFolder: folder)
-            } catch {
-                printError("error: cannot write the report: \(error)")
-                throw ExitCode(1)
-            }
-        }
         if let signal = interruption.requested {
             printError("interrupted: \(summary.frames) frames written to \(folder); summary.json says \"interrupted\": true")
             throw ExitCode(128 + signal)

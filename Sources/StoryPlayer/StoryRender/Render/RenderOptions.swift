@@ -26,6 +26,9 @@ public struct RenderOptions: Sendable {
     public static let defaultSheetFrames = 24
     /// Write the lifecycle timeline picture here.
     public var timeline: String?
+    /// Write `report.html` in the output folder: the frames in a player beside the lifecycle and
+    /// the summary, made from what the render holds in memory.
+    public var report = false
     /// Write frame PNGs (false: only the other outputs).
     public var writeFrames = true
     /// Render only these frames (a shard): byte-identical to the same frames of a full render.

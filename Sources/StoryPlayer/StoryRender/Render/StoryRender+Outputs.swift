@@ -21,29 +21,20 @@ extension StoryRender {
         return summary
     }
 
-    /// `lifecycle.jsonl` and `summary.json`, then the contact sheet and timeline pictures when
-    /// asked for, each written whole or not at all.
-    func writeOutputs(_ summary: RenderSummary, to folder: String) throws(RenderError) {
-        // The trace and summary first: a picture that cannot be written must not cost them.
-        do {
-            try AtomicFile.write(Array(trace.jsonLines.utf8), to: (folder as NSString).appendingPathComponent("lifecycle.jsonl"))
-            try AtomicFile.write(Array(summary.json.utf8), to: (folder as NSString).appendingPathComponent("summary.json"))
-        } catch {
-            throw RenderError(.output, "cannot write the trace or summary in \(folder)", cause: error)
+    /// The render's outputs, in the order they take frames and write: the trace and summary
+    /// first (a picture that cannot be written must not cost them), then the contact sheet, the
+    /// MP4 and the PNG frames, then the timeline and the report.
+    func sinks(writer: FrameWriter, plannedFrames: Int?) throws(RenderError) -> [any FrameSink] {
+        var sinks: [any FrameSink] = [TraceFiles()]
+        if let path = options.contactSheet {
+            sinks.append(ContactSheetFile(path: path, columns: options.sheetColumns,
+                                          thumbnails: ThumbnailPicker(wanted: options.sheetFrames, planned: plannedFrames,
+                                                                      width: min(storyboard.canvas.width, 180))))
         }
-        if let path = options.contactSheet, case let chosen = thumbnails.chosen, !chosen.isEmpty {
-            do {
-                try ContactSheet(columns: options.sheetColumns, cellWidth: thumbnails.width).render(chosen).writePNG(to: path)
-            } catch {
-                throw RenderError(.output, "cannot write the contact sheet \(path)", cause: error)
-            }
-        }
-        if let path = options.timeline {
-            do {
-                try LifecycleTimeline.render(trace.events).writePNG(to: path)
-            } catch {
-                throw RenderError(.output, "cannot write the timeline \(path)", cause: error)
-            }
-        }
+        if options.clip != nil { sinks.append(try ClipTrack(options.clip, canvas: storyboard.canvas)) }
+        if options.writeFrames { sinks.append(PNGFrames(writer: writer, folder: options.outputFolder)) }
+        if let path = options.timeline { sinks.append(TimelineFile(path: path)) }
+        if options.report { sinks.append(ReportFile(clip: options.clip?.path)) }
+        return sinks
     }
 }

@@ -43,7 +43,6 @@ public final class StoryRender {
     var openPreloadEvents: [Int: Int] = [:]
     /// What preloads could not load, by story (listed in story order, so notices stay deterministic).
     var preloadProblems: [Int: [String]] = [:]
-    var thumbnails = ThumbnailPicker(wanted: 0, planned: nil, width: 2)
     /// The next of the script's room actions to apply.
     var nextRoomAction = 0
     /// Frames a shard passed over before its range.
@@ -131,13 +130,11 @@ public final class StoryRender {
         defer { writer.close() }
         var frames = 0
         var endTime = 0.0
-        thumbnails = ThumbnailPicker(wanted: options.sheetFrames, planned: plannedFrames,
-                                     width: min(canvasSpec.width, 180))
         // Posters of the first window start loading now, while the first player opens its
         // source; the realtime clock waits for them before it starts running.
         requestPreloads()
         if playback == .realtime { settlePreloads(at: 0, waiting: true) }
-        var clip = try ClipTrack(options.clip, canvas: canvasSpec)
+        var sinks = try sinks(writer: writer, plannedFrames: plannedFrames)
         var pacing = FramePacing(clock: playback, fps: fps)
         let shard = ShardPlan(range: options.frameRange)
         if shard.startsLate { setDeferred(true) }
@@ -174,13 +171,11 @@ public final class StoryRender {
                 ?? RGBAImage(width: canvasSpec.width, height: canvasSpec.height, fill: canvasSpec.background)
             compose(at: t, into: &canvas)
             let opaque = flattenedForOpaqueOutputs(&canvas)
-            if options.contactSheet != nil { thumbnails.offer(n, time: t, opaque) }
-            clip.submit(opaque, frame: n, fps: fps) { count in mix(at: t, count: count) }
-            if options.writeFrames { writer.submit(canvas, to: StoryRender.framePath(folder, n)) }
-            frames += 1
-            if let error = writer.error {
-                throw RenderError(.output, "cannot write frame \(n)", cause: error)
+            let frame = DrawnFrame(index: n, time: t, fps: fps, canvas: canvas, opaque: opaque) { count in
+                self.mix(at: t, count: count)
             }
+            for index in sinks.indices { try sinks[index].take(frame) }
+            frames += 1
             options.progress?(frames, plannedFrames)
         }
         lateFrames = pacing.lateFrames
@@ -201,13 +196,7 @@ public final class StoryRender {
             warnings.append("interrupted by signal \(interrupted) after \(frames) frames")
         }
         for player in players where player.isPlaying { player.stop(at: finalTime) }
-        do {
-            try writer.finish()
-            if options.writeFrames { try fillLateFrames(in: folder) }
-        } catch {
-            throw RenderError(.output, "cannot write frames", cause: error)
-        }
-        try clip.finish()
+        for index in sinks.indices { try sinks[index].endFrames(FramesEnding(lateFrames: lateFrames)) }
         // Every preload requested is in the trace, complete, before the trace is cut or written;
         // a probe still waiting for a server is called off rather than waited out.
         // The virtual clock's trace must not depend on how fast the render ran: a probe of a
@@ -225,7 +214,9 @@ public final class StoryRender {
         }
         var summary = summarize(frames: frames, framesCovered: framesCovered)
         summary.interrupted = interrupted != nil
-        try writeOutputs(summary, to: folder)
+        let written = sinks.lazy.compactMap { $0 as? PNGFrames }.first?.written
+        let ending = RenderEnding(summary: summary, trace: trace, folder: folder, fps: fps, writtenFrames: written)
+        for sink in sinks { try sink.write(ending) }
         return summary
     }
 
@@ -284,17 +275,6 @@ public final class StoryRender {
         options.writeFrames = false
         options.frameRange = Int.max / 2..<Int.max
         return try StoryRender(storyboard: storyboard, options: options).run().timelineFrames
-    }
-
-    /// A frame the realtime clock had no time to draw is the frame before it again, as a phone
-    /// keeps its last picture on screen: the numbering has no hole, so `ffmpeg -i frame-%06d.png`
-    /// reads the whole render. They stay listed in `late_frames`.
-    func fillLateFrames(in folder: String) throws(CompositorError) {
-        for n in lateFrames where n > 0 {
-            let previous = StoryRender.framePath(folder, n - 1)
-            guard FileManager.default.fileExists(atPath: previous) else { continue }
-            try AtomicFile.write(try AtomicFile.read(previous), to: StoryRender.framePath(folder, n))
-        }
     }
 
     /// `frame-000042.png` in `folder`.
