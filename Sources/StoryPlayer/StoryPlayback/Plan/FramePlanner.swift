@@ -69,7 +69,7 @@ public struct FramePlanner: Sendable {
         advanceViewer(to: t)
         applyHold(at: t)
         let story = navigator.settledPage
-        if !navigator.isMoving, !navigator.isFinished, let clock = clocks[story], hasEnded(clock, at: t) {
+        if navigator.endsItems, let clock = clocks[story], hasEnded(clock, at: t) {
             clocks[story]?.ended = true
             navigator.currentItemEnded(at: t)
             advanceViewer(to: t)
@@ -81,31 +81,29 @@ public struct FramePlanner: Sendable {
         syncPlays(at: t)
     }
 
-    /// Stops the plays that should not go on, then starts those that should, as
-    /// `StoryRender.syncPlayers` does.
+    /// Stops the plays that should not go on, then starts those that should, by the rule the
+    /// render's players follow (`ViewerNavigator.playChanges`).
     private mutating func syncPlays(at t: Double) {
-        let wanted = Dictionary(uniqueKeysWithValues: navigator.playingStories.map { ($0.story, $0.item) })
-        for (story, clock) in clocks where wanted[story] != clock.item {
-            clocks[story] = nil
-            plays[clock.play].end = t
+        let changes = navigator.playChanges(playing: clocks.mapValues(\.item))
+        for story in changes.stop {
+            if let clock = clocks.removeValue(forKey: story) { plays[clock.play].end = t }
         }
-        for (story, item) in wanted.sorted(by: { $0.key < $1.key }) where clocks[story] == nil {
+        for (story, item) in changes.start {
             clocks[story] = ItemClock(item: item, startedAt: t, play: plays.count,
                                       isLive: storyboard.stories[story].items[item].isLive)
             plays.append(PlannedPlay(story: story, item: item, start: t, end: nil))
         }
     }
 
-    /// A finger held on the story, or pulling it down, pauses its item from the moment it went
-    /// down; it resumes from the moment the finger lifted or the story was back in place.
+    /// A hold or a pull pauses the resting story's item, by the render's rule
+    /// (`ViewerNavigator.holdChange`).
     private mutating func applyHold(at t: Double) {
         let story = navigator.settledPage
         guard var clock = clocks[story] else { return }
-        let spans = [navigator.hold, navigator.pullPause].compactMap { $0 }
-        if let active = spans.first(where: { t >= $0.start && t < $0.end }) {
-            clock.pause(at: active.start)
-        } else if clock.pausedAt != nil, let last = spans.filter({ $0.end <= t }).max(by: { $0.end < $1.end }) {
-            clock.resume(at: last.end)
+        switch navigator.holdChange(at: t, isPaused: clock.pausedAt != nil) {
+        case .pause(let start)?: clock.pause(at: start)
+        case .resume(let end)?: clock.resume(at: end)
+        case nil: return
         }
         clocks[story] = clock
     }

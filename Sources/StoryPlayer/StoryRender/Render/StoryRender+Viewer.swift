@@ -11,8 +11,7 @@ extension StoryRender {
         applyRoomActions(at: t)
         applyHold(at: t)
         // An item ends only while its story rests on screen; a page in motion holds its items.
-        if !navigator.isMoving, !navigator.isFinished, let player = players[navigator.settledPage].current,
-           player.hasEnded(at: t) {
+        if navigator.endsItems, let player = players[navigator.settledPage].current, player.hasEnded(at: t) {
             player.markEnded(at: t)
             navigator.currentItemEnded(at: t)
             advanceViewer(to: t)
@@ -38,32 +37,32 @@ extension StoryRender {
         }
     }
 
-    /// A finger held on the story, or pulling it down, pauses its current item from the moment it
-    /// went down; the item resumes from the moment it was lifted, or the pulled story was back in
-    /// place (a live item at its live edge).
+    /// A finger held on the story, or pulling it down, pauses its current item; it resumes when
+    /// the finger lifts (`ViewerNavigator.holdChange`), a live item at its live edge.
     func applyHold(at t: Double) {
         guard let player = players[navigator.settledPage].current else { return }
-        let spans = [navigator.hold, navigator.pullPause].compactMap { $0 }
-        if let active = spans.first(where: { t >= $0.start && t < $0.end }) {
-            player.pause(at: active.start)
-        } else if player.isPaused, let last = spans.filter({ $0.end <= t }).max(by: { $0.end < $1.end }),
-                  let skipped = player.resume(at: last.end) {
-            warnings.append("story \(players[navigator.settledPage].story.id): live item resumed at the live edge, "
-                            + "skipping \(ObjectReader.format((skipped * 1000).rounded() / 1000)) s")
+        switch navigator.holdChange(at: t, isPaused: player.isPaused) {
+        case .pause(let start)?:
+            player.pause(at: start)
+        case .resume(let end)?:
+            if let skipped = player.resume(at: end) {
+                warnings.append("story \(players[navigator.settledPage].story.id): live item resumed at the live edge, "
+                                + "skipping \(ObjectReader.format((skipped * 1000).rounded() / 1000)) s")
+            }
+        case nil:
+            break
         }
     }
 
-    /// Stops the players that should not play, then starts those that should. Stopping first keeps
-    /// the number alive at its bound even when a tap replaces one story by another.
+    /// Stops the players that should not play, then starts those that should
+    /// (`ViewerNavigator.playChanges`).
     func syncPlayers(at t: Double) {
-        let wanted = Dictionary(uniqueKeysWithValues: navigator.playingStories.map { ($0.story, $0.item) })
-        for (index, player) in players.enumerated() {
-            guard let current = player.current else { continue }
-            if wanted[index] != current.itemIndex { player.stop(at: t) }
-        }
-        for (index, item) in wanted.sorted(by: { $0.key < $1.key }) where !players[index].isPlaying {
-            players[index].play(item: item, at: t)
-        }
+        let playing = Dictionary(uniqueKeysWithValues: players.indices.compactMap { index in
+            players[index].current.map { (index, $0.itemIndex) }
+        })
+        let changes = navigator.playChanges(playing: playing)
+        for story in changes.stop { players[story].stop(at: t) }
+        for (story, item) in changes.start { players[story].play(item: item, at: t) }
     }
 
     /// The script's `pin` and `unpin` actions due by `t`, on their room (the story on screen
