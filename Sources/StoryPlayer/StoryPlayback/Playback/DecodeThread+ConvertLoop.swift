@@ -14,7 +14,7 @@ extension DecodeThread {
         let toneMap: ToneMapCurve
         let decoded: BoundedQueue<DecodedEvent>
         let queue: BoundedQueue<DecodedEvent>
-        let spares: SparePicture
+        let spares: PicturePool
         let skip: SkipBefore
 
         func run() {

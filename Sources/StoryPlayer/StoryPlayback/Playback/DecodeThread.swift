@@ -21,7 +21,7 @@ final class DecodeThread: Sendable {
     private let queue: BoundedQueue<DecodedEvent>
     /// Decoded pictures (`.decoded`) and the other events, for the convert thread.
     private let decoded = BoundedQueue<DecodedEvent>(capacity: 1)
-    private let spares = SparePicture()
+    private let spares = PicturePool(capacity: 1)
     private let gate = InterruptGate()
     /// Stops a live playlist's watch (`PlaylistWatch`), which waits on a gate of its own.
     private let watchGate = InterruptGate()

@@ -28,11 +28,12 @@ final class FrameWriter: Sendable {
     private let finished = DispatchGroup()
     private struct State {
         var firstError: CompositorError?
-        var spareCanvases: [RGBAImage] = []
     }
     private let state = Mutex(State())
     private let options: PNGOptions
     private let clock: StageClock?
+    /// The canvases of written frames, for the next frames to be drawn into.
+    private let canvases: PicturePool
 
     /// How much less CPU share an encoder thread asks for than the render (`setpriority`).
     static let encoderNiceness: Int32 = 5
@@ -43,6 +44,7 @@ final class FrameWriter: Sendable {
         self.slots = DispatchSemaphore(value: maxInFlight)
         self.jobs = BoundedQueue(capacity: maxInFlight)
         self.clock = clock
+        canvases = PicturePool(capacity: maxInFlight)
         for index in 0..<workers {
             finished.enter()
             let thread = Thread { [self] in
@@ -60,7 +62,7 @@ final class FrameWriter: Sendable {
 
     /// A canvas a finished frame no longer needs, to draw the next frame into without allocating.
     func reusableCanvas() -> RGBAImage? {
-        state.withLock { $0.spareCanvases.popLast() }
+        canvases.take()
     }
 
     /// Queues a frame; each file appears whole (temp file, then rename). The image's storage
@@ -81,7 +83,7 @@ final class FrameWriter: Sendable {
             } catch {
                 state.withLock { if $0.firstError == nil { $0.firstError = error } }
             }
-            state.withLock { $0.spareCanvases.append(job.frame) }
+            canvases.put(job.frame)
             slots.signal()
         }
     }

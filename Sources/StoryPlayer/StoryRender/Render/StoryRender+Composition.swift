@@ -21,7 +21,7 @@ extension StoryRender {
                 clock.measure(.overlay) { drawOverlay(on: &canvas, story: placements[0].page, at: t) }
             }
             // The copies kept for turns wait for the next one; at rest they are just memory.
-            overlayCopies = [nil, nil]
+            overlayCopies.removeAll()
         } else {
             for slot in faces.indices { decorate(&faces[slot].texture, story: faces[slot].placement.page, at: t, slot: slot) }
             rasterizer.draw(faces, background: storyboard.canvas.background, into: &canvas, clock: clock)
@@ -92,14 +92,12 @@ extension StoryRender {
                 return
             }
             var copy = texture
-            if slot < overlayCopies.count, let kept = overlayCopies[slot], kept.width == texture.width,
-               kept.height == texture.height {
-                overlayCopies[slot] = nil
+            if let kept = overlayCopies.take(width: texture.width, height: texture.height) {
                 copy = kept
                 copy.copyPixels(from: texture)
             }
             drawOverlay(on: &copy, story: index, at: t)
-            if slot < overlayCopies.count { overlayCopies[slot] = copy }
+            overlayCopies.put(copy)
             texture = copy
         }
     }

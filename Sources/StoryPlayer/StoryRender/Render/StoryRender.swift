@@ -28,10 +28,10 @@ public final class StoryRender {
     /// times it happened (`noteFeedFailure`).
     var feedFailureNotices: [String: (index: Int, tries: Int)] = [:]
     var warnings: [String] = []
-    /// The copies the overlay was drawn into on the last frame of a turn, one per face, reused on
-    /// the next so a transition allocates no picture per frame: for textures no player lent
-    /// (posters, crossfades, error cards, rooms). Dropped at rest.
-    var overlayCopies: [RGBAImage?] = [nil, nil]
+    /// The copies the overlay was drawn into on the last frame of a turn, reused on the next so
+    /// a transition allocates no picture per frame: for textures no player lent (posters,
+    /// crossfades, error cards, rooms). Let go of at rest.
+    let overlayCopies = PicturePool(capacity: 2)
     /// The players' pictures lent for the frame being drawn, by story (`giveBackLentPictures`).
     var lentPictures: [Int: LentPicture] = [:]
     /// For each face, the top rows of its lent picture as they were before the overlay was drawn
