@@ -75,6 +75,9 @@ final class MuxerContext {
     }
 
     deinit {
+        // A muxer whose allocation failed has nothing to free (and was never counted): its
+        // `deinit` runs all the same, since its one stored property had its default.
+        guard pointer != nil else { return }
         _ = closeFile()
         avformat_free_context(pointer)
         MuxerContext.alive.subtract(1, ordering: .relaxed)
