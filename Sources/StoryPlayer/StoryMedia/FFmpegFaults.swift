@@ -22,8 +22,9 @@ enum FFmpegCall: Sendable, Hashable, CaseIterable {
     /// Sound: `swr_alloc_set_opts2` + `swr_set_matrix` + `swr_init` (`openResampler`), `swr_convert`.
     case openResampler, resample
     /// The MP4 muxer: `avformat_alloc_output_context2` + `avformat_new_stream` (`createMuxer`),
-    /// `avio_open`, `avformat_write_header`, `av_interleaved_write_frame`, `av_write_trailer`.
-    case createMuxer, openOutput, writeHeader, writeFrame, writeTrailer
+    /// `avio_open`, `avformat_write_header`, `av_interleaved_write_frame`, `av_write_trailer`,
+    /// `avio_closep` (`closeOutput`: the file is closed all the same, as FFmpeg does on error).
+    case createMuxer, openOutput, writeHeader, writeFrame, writeTrailer, closeOutput
     /// A feed page or manifest over HTTP(S): `avio_open2`, `avio_read`.
     case openPage, readPage
     /// HEIF photos (libheif): `heif_context_read_from_file`/`_memory`, `heif_decode_image`.

@@ -291,12 +291,13 @@ final class FaultInjectionTests: XCTestCase {
     }
 
     /// The MP4 writer mid-clip: the encoder refusing a frame or giving no packet, the picture
-    /// frame that cannot be made writable, no scaler, and the trailer failing each reach the
-    /// caller, and the half-written file goes.
+    /// frame that cannot be made writable, no scaler, and the trailer or the file's closing
+    /// failing each reach the caller, and the half-written file goes.
     func testTheMP4WritersLaterCallsFailingReachTheCaller() throws {
         let cases: [(FFmpegCall, String)] = [
             (.sendFrame, "cannot encode"), (.receivePacket, "cannot encode"), (.makeWritable, "cannot convert a frame for the MP4"),
             (.scaleContext, "cannot convert a frame for the MP4"), (.writeTrailer, "cannot finish the MP4"),
+            (.closeOutput, "cannot close the MP4"),
         ]
         for (call, expected) in cases {
             let folder = ScratchFolder()

@@ -71,7 +71,8 @@ final class MuxerContext {
     /// `avio_closep`: closes the file, if it is open.
     func closeFile() -> Int32 {
         guard let pointer, pointer.pointee.pb != nil else { return 0 }
-        return avio_closep(&pointer.pointee.pb)
+        let status = avio_closep(&pointer.pointee.pb)
+        return FFmpegFaults.injected(.closeOutput) ?? status
     }
 
     deinit {
