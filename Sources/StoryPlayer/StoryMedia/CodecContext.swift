@@ -1,9 +1,11 @@
 internal import CFFmpeg
 import Synchronization
 
-/// Owns an `AVCodecContext`; frees it with `avcodec_free_context`.
+/// Owns an `AVCodecContext`; frees it with `avcodec_free_context`. The decoder's and encoder's
+/// calls are its methods (`send`, `receive`, `flush`); what the codec says is read through its
+/// accessors, never through its pointer, which does not leave it.
 final class CodecContext {
-    private(set) var pointer: UnsafeMutablePointer<AVCodecContext>?
+    private var pointer: UnsafeMutablePointer<AVCodecContext>?
 
     /// Codec contexts allocated and not yet freed, process-wide (see `FormatContext.alive`).
     static let alive = Atomic<Int>(0)
@@ -14,11 +16,15 @@ final class CodecContext {
     /// The CPU seconds the decoder's threads used since the last call (`DecoderWorkers`).
     func takeWorkerCPUSeconds() -> Double { workers.takeCPUSeconds() }
 
+    /// A decoder for a stream described by `parameters` (which `FormatContext.openDecoder` lends):
     /// `avcodec_alloc_context3` + `avcodec_parameters_to_context` + `avcodec_open2`.
     init(parameters: UnsafePointer<AVCodecParameters>, maxPixels: Int, threads: Int) throws(MediaError) {
         guard let codec = avcodec_find_decoder(parameters.pointee.codec_id) else {
             let name = String(cString: avcodec_get_name(parameters.pointee.codec_id))
             throw MediaError(.unsupportedCodec, "no decoder for codec \(name)")
+        }
+        if let injected = FFmpegFaults.injected(.configureCodec) {
+            throw MediaError(.decoderSetup, "cannot configure the decoder", averror: injected)
         }
         guard let context = avcodec_alloc_context3(codec) else {
             throw MediaError(.decoderSetup, "cannot allocate a decoder", cause: "out of memory")
@@ -37,16 +43,18 @@ final class CodecContext {
         workers = try DecoderWorkers.started { () throws(MediaError) in try open(codec, failure: "cannot open the decoder") }
     }
 
-    /// An encoder's context (`avcodec_alloc_context3`), set up by `configure`, then opened
+    /// An encoder's context (`avcodec_alloc_context3`), set up as `settings` say, then opened
     /// (`avcodec_open2`); `failure` says what could not be opened.
-    init(encoder: UnsafePointer<AVCodec>, failure: String,
-         configure: (UnsafeMutablePointer<AVCodecContext>) -> Void) throws(MediaError) {
+    init(encoder: UnsafePointer<AVCodec>, settings: EncoderSettings, failure: String) throws(MediaError) {
+        if let injected = FFmpegFaults.injected(.configureCodec) {
+            throw MediaError(.decoderSetup, "cannot allocate an encoder", averror: injected)
+        }
         guard let context = avcodec_alloc_context3(encoder) else {
             throw MediaError(.decoderSetup, "cannot allocate an encoder", cause: "out of memory")
         }
         pointer = context
         CodecContext.alive.add(1, ordering: .relaxed)
-        configure(context)
+        settings.apply(to: context)
         try open(encoder, failure: failure)
     }
 
@@ -55,26 +63,75 @@ final class CodecContext {
         guard status >= 0 else { throw MediaError(.decoderSetup, failure, averror: status) }
     }
 
-    /// The codec's time base (an encoder's packets are stamped in it).
-    var timeBase: AVRational { pointer?.pointee.time_base ?? AVRational(num: 0, den: 1) }
-
-    /// `avcodec_send_packet` (nil: drain): 0, or a negative AVERROR code.
-    func send(_ packet: UnsafeMutablePointer<AVPacket>?) -> Int32 {
-        guard let pointer else { preconditionFailure("decoding after close()") }
-        if let injected = FFmpegFaults.injected(.sendPacket) { return injected }
-        return avcodec_send_packet(pointer, packet)
+    private var context: UnsafeMutablePointer<AVCodecContext> {
+        guard let pointer else { preconditionFailure("using a codec after close()") }
+        return pointer
     }
 
+    // MARK: - What the codec says
+
+    /// The codec's time base (an encoder's packets are stamped in it).
+    var timeBase: AVRational { pointer?.pointee.time_base ?? AVRational(num: 0, den: 1) }
+    /// The decoder's threads (`thread_count`); 0 once closed.
+    var threadCount: Int { pointer.map { Int($0.pointee.thread_count) } ?? 0 }
+    /// The coded picture size the decoder knows (0 until it knows, or once closed).
+    var width: Int { pointer.map { Int($0.pointee.width) } ?? 0 }
+    var height: Int { pointer.map { Int($0.pointee.height) } ?? 0 }
+    /// The transfer and primaries the decoder read from the stream (an HEVC stream's VUI);
+    /// unspecified until it has decoded, or once closed.
+    var colourTransfer: AVColorTransferCharacteristic { pointer?.pointee.color_trc ?? AVCOL_TRC_UNSPECIFIED }
+    var colourPrimaries: AVColorPrimaries { pointer?.pointee.color_primaries ?? AVCOL_PRI_UNSPECIFIED }
+    /// Samples per frame an audio encoder takes (`frame_size`); 0 when any number will do.
+    var frameSize: Int32 { pointer?.pointee.frame_size ?? 0 }
+    /// An audio decoder's channels, sample format and rate.
+    var soundLayout: SoundLayout {
+        SoundLayout(layout: context.pointee.ch_layout, format: context.pointee.sample_fmt, rate: context.pointee.sample_rate)
+    }
+
+    /// `avcodec_parameters_from_context`: the encoder's parameters into a muxer's stream.
+    func copyParameters(to parameters: UnsafeMutablePointer<AVCodecParameters>) -> Int32 {
+        avcodec_parameters_from_context(parameters, context)
+    }
+
+    // MARK: - Decoding
+
+    /// `avcodec_send_packet` (nil: drain): 0, or a negative AVERROR code.
+    func send(_ packet: Packet?) -> Int32 {
+        guard let pointer else { preconditionFailure("decoding after close()") }
+        if let injected = FFmpegFaults.injected(.sendPacket) { return injected }
+        guard let packet else { return avcodec_send_packet(pointer, nil) }
+        return packet.withUnsafeAVPacket { avcodec_send_packet(pointer, $0) }
+    }
+
+    /// `avcodec_receive_frame` into `frame`: 0, or a negative AVERROR code (EAGAIN: send more
+    /// first; end of file: drained).
+    func receive(into frame: Frame) -> Int32 {
+        guard let pointer else { preconditionFailure("decoding after close()") }
+        if let injected = FFmpegFaults.injected(.receiveFrame) { return injected }
+        return frame.withUnsafeAVFrame { avcodec_receive_frame(pointer, $0) }
+    }
+
+    /// `avcodec_flush_buffers`: forgets the pictures in flight (after a seek, or an early drain),
+    /// so the decoder takes packets again.
+    func flush() {
+        avcodec_flush_buffers(context)
+    }
+
+    // MARK: - Encoding
+
     /// `avcodec_send_frame` (nil: flush the encoder): 0, or a negative AVERROR code.
-    func send(frame: UnsafeMutablePointer<AVFrame>?) -> Int32 {
+    func send(frame: Frame?) -> Int32 {
         guard let pointer else { preconditionFailure("encoding after close()") }
-        return avcodec_send_frame(pointer, frame)
+        if let injected = FFmpegFaults.injected(.sendFrame) { return injected }
+        guard let frame else { return avcodec_send_frame(pointer, nil) }
+        return frame.withUnsafeAVFrame { avcodec_send_frame(pointer, $0) }
     }
 
     /// `avcodec_receive_packet`: 0, or a negative AVERROR code (EAGAIN: send more first).
-    func receive(packet: UnsafeMutablePointer<AVPacket>) -> Int32 {
+    func receive(packet: Packet) -> Int32 {
         guard let pointer else { preconditionFailure("encoding after close()") }
-        return avcodec_receive_packet(pointer, packet)
+        if let injected = FFmpegFaults.injected(.receivePacket) { return injected }
+        return packet.withUnsafeAVPacket { avcodec_receive_packet(pointer, $0) }
     }
 
     func close() {
@@ -87,4 +144,48 @@ final class CodecContext {
     }
 
     deinit { close() }
+}
+
+/// How an encoder is set up before `avcodec_open2`: the fields of its `AVCodecContext` that
+/// `ClipWriter` sets, as Swift values, and the encoder's private options (`av_opt_set`, in order).
+struct EncoderSettings {
+    var timeBase: AVRational
+    var globalHeader = false
+    // Video.
+    var width: Int32 = 0, height: Int32 = 0
+    var pixelFormat: AVPixelFormat?
+    var colourSpace: AVColorSpace?
+    var colourRange: AVColorRange?
+    var frameRate: AVRational?
+    var gopSize: Int32?
+    var maxBFrames: Int32?
+    // Sound.
+    var sampleRate: Int32?
+    var sampleFormat: AVSampleFormat?
+    var bitRate: Int64?
+    var stereo = false
+    /// Set with `av_opt_set` on the encoder's `priv_data`, in this order.
+    var privateOptions: [(name: String, value: String)] = []
+
+    init(timeBase: AVRational) {
+        self.timeBase = timeBase
+    }
+
+    fileprivate func apply(to context: UnsafeMutablePointer<AVCodecContext>) {
+        if width > 0 { context.pointee.width = width }
+        if height > 0 { context.pointee.height = height }
+        if let pixelFormat { context.pointee.pix_fmt = pixelFormat }
+        if let colourSpace { context.pointee.colorspace = colourSpace }
+        if let colourRange { context.pointee.color_range = colourRange }
+        if let sampleRate { context.pointee.sample_rate = sampleRate }
+        if let sampleFormat { context.pointee.sample_fmt = sampleFormat }
+        if let bitRate { context.pointee.bit_rate = bitRate }
+        if stereo { av_channel_layout_default(&context.pointee.ch_layout, 2) }
+        context.pointee.time_base = timeBase
+        if let frameRate { context.pointee.framerate = frameRate }
+        if let gopSize { context.pointee.gop_size = gopSize }
+        if let maxBFrames { context.pointee.max_b_frames = maxBFrames }
+        if globalHeader { context.pointee.flags |= Int32(AV_CODEC_FLAG_GLOBAL_HEADER) }
+        for option in privateOptions { av_opt_set(context.pointee.priv_data, option.name, option.value, 0) }
+    }
 }

@@ -6,7 +6,7 @@ internal import CFFmpeg
 /// The demuxer is opened on it with `AVFMT_FLAG_CUSTOM_IO` (`FormatContext(input:)`), so
 /// closing the demuxer leaves it be: its `FormatContext` closes it right after.
 final class DASHInput {
-    private(set) var pointer: UnsafeMutablePointer<AVIOContext>?
+    private var pointer: UnsafeMutablePointer<AVIOContext>?
     /// Read by FFmpeg's callback through an unretained pointer; held here for as long as it can be.
     private let feed: DASHSegmentFeed
 
@@ -30,6 +30,13 @@ final class DASHInput {
         // Segments come once, in order: the demuxer must not try to seek back.
         context.pointee.seekable = 0
         pointer = context
+    }
+
+    /// Makes `context`, a demuxer being opened (`FormatContext(input:)`), read through this input
+    /// (`pb`, `AVFMT_FLAG_CUSTOM_IO`): the demuxer then leaves it for this owner to free.
+    func install(in context: UnsafeMutablePointer<AVFormatContext>) {
+        context.pointee.pb = pointer
+        context.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
     }
 
     /// Why the segments stopped coming, when a fetch failed (the demuxer sees only its code).

@@ -76,24 +76,22 @@ final class DASHSound: Sendable {
         defer { packet.close() }
         var track: SoundTrack?
         defer { track?.close() }
-        guard let context = format.pointer, let packetPointer = packet.pointer else { return }
         while !gate.isStopped {
             gate.arm(seconds: limits.timeouts.read)
-            let status = format.readFrame(into: packetPointer)
+            let status = format.readFrame(into: packet)
             gate.disarm()
             // A read that failed ends the sound, not the story: its pictures go on.
             guard status >= 0 else { return }
-            defer { av_packet_unref(packetPointer) }
-            let index = packetPointer.pointee.stream_index
-            guard index >= 0, Int(index) < Int(context.pointee.nb_streams),
-                  context.pointee.streams[Int(index)]!.pointee.codecpar!.pointee.codec_type == AVMEDIA_TYPE_AUDIO else { continue }
+            defer { packet.unref() }
+            let index = packet.streamIndex
+            guard format.mediaType(ofStream: index) == AVMEDIA_TYPE_AUDIO else { continue }
             reception.countAudio()
             if track == nil {
-                guard let made = try? SoundTrack(stream: index, of: context, limits: limits) else { return }
+                guard let made = try? SoundTrack(stream: index, of: format, limits: limits) else { return }
                 track = made
             }
             guard let track, index == track.index else { continue }
-            let blocks = track.decode(packetPointer)
+            let blocks = track.decode(packet)
             guard !blocks.isEmpty else { continue }
             heard.withLock { heard in
                 heard.append(contentsOf: blocks)

@@ -1,15 +1,39 @@
 import Synchronization
 
-/// The FFmpeg calls a test can make fail (`FFmpegFaults`).
-enum FFmpegCall: Sendable, Hashable {
-    case openInput, openCodec, readFrame, sendPacket, scale
-    /// The MP4 muxer: `avio_open`, `avformat_write_header`, `av_interleaved_write_frame`.
-    case openOutput, writeHeader, writeFrame
+/// The calls a test can make fail (`FFmpegFaults`), one case per C function (or per pair that
+/// fails together), named after what it does. Each owner method that makes the call asks
+/// `FFmpegFaults.injected(_:)` first.
+enum FFmpegCall: Sendable, Hashable, CaseIterable {
+    /// Demuxing: `avformat_open_input`, `avformat_find_stream_info`, `av_find_best_stream`,
+    /// `av_read_frame`, `avformat_seek_file`.
+    case openInput, findStreamInfo, findBestStream, readFrame, seek
+    /// Decoding: `avcodec_alloc_context3` + `avcodec_parameters_to_context` (`configureCodec`),
+    /// `avcodec_open2` (decoders and encoders), `avcodec_send_packet`, `avcodec_receive_frame`.
+    case configureCodec, openCodec, sendPacket, receiveFrame
+    /// Encoding: `avcodec_send_frame`, `avcodec_receive_packet`.
+    case sendFrame, receivePacket
+    /// Pictures: `av_frame_get_buffer`, `av_frame_make_writable`, `av_frame_apply_cropping`,
+    /// `sws_getCachedContext` (`scaleContext`), `sws_scale`.
+    case frameBuffer, makeWritable, crop, scaleContext, scale
+    /// Tone mapping: `avfilter_graph_create_filter` + `avfilter_graph_parse_ptr` +
+    /// `avfilter_graph_config` (`configureFilters`), `av_buffersrc_add_frame_flags` +
+    /// `av_buffersink_get_frame` (`filter`).
+    case configureFilters, filter
+    /// Sound: `swr_alloc_set_opts2` + `swr_set_matrix` + `swr_init` (`openResampler`), `swr_convert`.
+    case openResampler, resample
+    /// The MP4 muxer: `avformat_alloc_output_context2` + `avformat_new_stream` (`createMuxer`),
+    /// `avio_open`, `avformat_write_header`, `av_interleaved_write_frame`, `av_write_trailer`,
+    /// `avio_closep` (`closeOutput`: the file is closed all the same, as FFmpeg does on error).
+    case createMuxer, openOutput, writeHeader, writeFrame, writeTrailer, closeOutput
+    /// A feed page or manifest over HTTP(S): `avio_open2`, `avio_read`.
+    case openPage, readPage
+    /// HEIF photos (libheif): `heif_context_read_from_file`/`_memory`, `heif_decode_image`.
+    case readHEIF, decodeHEIF
 }
 
 /// Fault injection for tests, in the spirit of swift-system's `Mocking.swift`: the FFmpeg owners
 /// ask `injected(_:)` before each call that can fail, and a test makes the Nth call of one kind
-/// return an AVERROR code instead, to see that the failure reaches the trace or the caller and
+/// return an AVERROR code instead (libheif's calls: an error of theirs carrying the code), to see that the failure reaches the trace or the caller and
 /// that every owner is freed. Internal: only `@testable` code can arm it.
 ///
 /// Built only with `ENABLE_FFMPEG_FAULTS` (debug builds, which the tests are: see

@@ -35,8 +35,8 @@ package final class FeedPageStream {
             "seekable": "0", "icy": "0", "user_agent": "live-stories", "tls_verify": "1",
         ])
         var context: UnsafeMutablePointer<AVIOContext>?
-        let status = FFmpegFaults.injected(.openInput)
-            ?? avio_open2(&context, url, AVIO_FLAG_READ, &callback, &options.pointer)
+        let status = FFmpegFaults.injected(.openPage)
+            ?? options.withUnsafeDictionary { avio_open2(&context, url, AVIO_FLAG_READ, &callback, $0) }
         guard status >= 0, let context else { throw MediaError(.open, "cannot open \(url)", averror: status) }
         pointer = context
         FeedPageStream.alive.add(1, ordering: .relaxed)
@@ -48,7 +48,8 @@ package final class FeedPageStream {
         var data = Data()
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
-            let count = buffer.withUnsafeMutableBufferPointer { avio_read(pointer, $0.baseAddress, Int32($0.count)) }
+            let count = FFmpegFaults.injected(.readPage)
+                ?? buffer.withUnsafeMutableBufferPointer { avio_read(pointer, $0.baseAddress, Int32($0.count)) }
             if count == FFmpegError.endOfFile || count == 0 { return data }
             guard count > 0 else { throw MediaError(.read, "cannot read", averror: count) }
             data.append(contentsOf: buffer[..<Int(count)])

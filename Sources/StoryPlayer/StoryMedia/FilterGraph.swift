@@ -4,7 +4,8 @@ import Synchronization
 /// Owns a libavfilter graph of one video chain: a `buffer` source, the filters of a
 /// description such as `"zscale=t=linear,format=gbrpf32le"`, and a `buffersink`
 /// (`avfilter_graph_alloc`, `avfilter_graph_parse_ptr`, `avfilter_graph_config` /
-/// `avfilter_graph_free`).
+/// `avfilter_graph_free`). Its graph and filter contexts do not leave it: pictures go through
+/// `filter(_:into:)`.
 ///
 /// Used by one thread at a time (a converter's); the chain must give one picture out for each
 /// picture in, as per-pixel filters (`zscale`, `tonemap`) do.
@@ -25,6 +26,9 @@ final class FilterGraph {
         self.graph = graph
         FilterGraph.alive.add(1, ordering: .relaxed)
         graph.pointee.nb_threads = threads
+        if let injected = FFmpegFaults.injected(.configureFilters) {
+            throw MediaError(.convert, "cannot configure the filters \(filters)", averror: injected)
+        }
         // 0/1 is "unknown", as the decoder says it; the converter then takes the stream's.
         let aspect = sampleAspectRatio.den > 0 ? sampleAspectRatio : AVRational(num: 0, den: 1)
         let arguments = "video_size=\(width)x\(height):pix_fmt=\(pixelFormat):time_base=1/1:"
@@ -54,12 +58,13 @@ final class FilterGraph {
     /// Runs `picture` through the chain into `output` (unreferenced first):
     /// `av_buffersrc_add_frame_flags` (the picture is kept by its owner) and
     /// `av_buffersink_get_frame`.
-    func filter(_ picture: UnsafeMutablePointer<AVFrame>, into output: UnsafeMutablePointer<AVFrame>) throws(MediaError) {
+    func filter(_ picture: Frame, into output: Frame) throws(MediaError) {
         guard let source, let sink else { preconditionFailure("filtering after close()") }
-        av_frame_unref(output)
-        var status = av_buffersrc_add_frame_flags(source, picture, Int32(AV_BUFFERSRC_FLAG_KEEP_REF))
+        output.unref()
+        if let injected = FFmpegFaults.injected(.filter) { throw MediaError(.convert, "cannot filter the picture", averror: injected) }
+        var status = picture.withUnsafeAVFrame { av_buffersrc_add_frame_flags(source, $0, Int32(AV_BUFFERSRC_FLAG_KEEP_REF)) }
         guard status >= 0 else { throw MediaError(.convert, "cannot filter the picture", averror: status) }
-        status = av_buffersink_get_frame(sink, output)
+        status = output.withUnsafeAVFrame { av_buffersink_get_frame(sink, $0) }
         guard status >= 0 else { throw MediaError(.convert, "the filters gave no picture", averror: status) }
     }
 

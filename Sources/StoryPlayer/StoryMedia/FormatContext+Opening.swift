@@ -5,17 +5,6 @@ extension FormatContext {
     /// Reloads of a live HLS playlist without a new segment after which it is stalled.
     static let stalledPlaylistReloads = 3
 
-    /// The demuxer's name (`iformat->name`), e.g. "hls" or "flv".
-    var formatName: String {
-        pointer.map { String(cString: $0.pointee.iformat.pointee.name) } ?? ""
-    }
-
-    /// The whole container's duration in seconds (`duration`), when it says.
-    var duration: Double? {
-        guard let context = pointer, context.pointee.duration != cffmpeg_nopts_value(), context.pointee.duration > 0 else { return nil }
-        return Double(context.pointee.duration) / Double(cffmpeg_time_base())
-    }
-
     /// Opens a story source the one way every demuxer here is opened (players, audio, posters,
     /// probes): a refused source stops before FFmpeg sees it; FFmpeg may use only the source's
     /// protocols, narrowed by the storyboard; and `avformat_open_input` and
@@ -60,10 +49,7 @@ extension FormatContext {
             throw explain(error, gate: gate, waiting: "opening \(source)", seconds: limits.timeouts.open)
         }
         reception?.reached(.answered)
-        let context = format.pointer!
-        if headerDescribesStreams(context) { return format }
-        // Probing decodes a frame too, so it gets the same pixel limit as the real decoder.
-        let status = try findStreamInfo(context, streamCount: Int(context.pointee.nb_streams), maxPixels: limits.maxPixels)
+        let status = format.findStreamInfo(maxPixels: limits.maxPixels)
         guard status >= 0 else {
             throw explain(MediaError(.streamInfo, "cannot read stream information", averror: status), gate: gate,
                           waiting: "reading stream information", seconds: limits.timeouts.open,
@@ -75,9 +61,7 @@ extension FormatContext {
     /// Reads the stream information as `open` does, for a demuxer opened on an input of ours
     /// (`openDASH`).
     func readStreamInfo(limits: DecodeLimits) throws(MediaError) {
-        guard let context = pointer else { preconditionFailure("reading stream information after close()") }
-        if FormatContext.headerDescribesStreams(context) { return }
-        let status = try FormatContext.findStreamInfo(context, streamCount: Int(context.pointee.nb_streams), maxPixels: limits.maxPixels)
+        let status = findStreamInfo(maxPixels: limits.maxPixels)
         guard status >= 0 else { throw MediaError(.streamInfo, "cannot read stream information", averror: status) }
     }
 
@@ -106,44 +90,4 @@ extension FormatContext {
         case nil: error
         }
     }
-
-    /// Whether an MP4/MOV header already gives every audio and video stream what a story needs
-    /// (codec, picture size; sample rate, channels), so `avformat_find_stream_info` can be
-    /// skipped. That call decodes the first pictures only to learn the pixel format and the
-    /// decoder's delay, which the decoder learns anyway: on a 720x1280 story it cost 6-24 ms,
-    /// a third to a half of a file's time to first frame. Everything else reads the stream
-    /// information as before.
-    fileprivate static func headerDescribesStreams(_ context: UnsafeMutablePointer<AVFormatContext>) -> Bool {
-        guard String(cString: context.pointee.iformat.pointee.name).hasPrefix("mov,mp4") else { return false }
-        var video = false
-        for i in 0..<Int(context.pointee.nb_streams) {
-            let parameters = context.pointee.streams[i]!.pointee.codecpar!.pointee
-            switch parameters.codec_type {
-            case AVMEDIA_TYPE_VIDEO:
-                guard parameters.codec_id != AV_CODEC_ID_NONE, parameters.width > 0, parameters.height > 0 else { return false }
-                video = true
-            case AVMEDIA_TYPE_AUDIO:
-                guard parameters.codec_id != AV_CODEC_ID_NONE, parameters.sample_rate > 0,
-                      parameters.ch_layout.nb_channels > 0 else { return false }
-            default:
-                continue
-            }
-        }
-        return video
-    }
-
-    /// `avformat_find_stream_info` with `max_pixels` set on each stream's probing decoder.
-    fileprivate static func findStreamInfo(_ context: UnsafeMutablePointer<AVFormatContext>, streamCount: Int,
-                                       maxPixels: Int) throws(MediaError) -> Int32 {
-        guard streamCount > 0 else { return avformat_find_stream_info(context, nil) }
-        let options = UnsafeMutablePointer<OpaquePointer?>.allocate(capacity: streamCount)
-        options.initialize(repeating: nil, count: streamCount)
-        defer {
-            for i in 0..<streamCount { av_dict_free(&options[i]) }
-            options.deallocate()
-        }
-        for i in 0..<streamCount { av_dict_set(&options[i], "max_pixels", String(maxPixels), 0) }
-        return avformat_find_stream_info(context, options)
-    }
-
 }

@@ -6,8 +6,11 @@ import Synchronization
 // None of these types leaves the module.
 
 /// Owns an `AVFormatContext` opened by `avformat_open_input`; frees it with `avformat_close_input`.
+/// Its calls are its methods (`readFrame(into:)`, `seek`, `bestStream`, `findStreamInfo`,
+/// `openDecoder`), and what it says of its streams comes out as Swift values
+/// (`FormatContext+Streams`): the pointer never leaves it.
 final class FormatContext {
-    private(set) var pointer: UnsafeMutablePointer<AVFormatContext>?
+    private var pointer: UnsafeMutablePointer<AVFormatContext>?
     /// FFmpeg's interrupt callback holds this gate unretained; the context holds it strongly, so
     /// the gate lives as long as FFmpeg can call it.
     private let gate: InterruptGate?
@@ -42,10 +45,7 @@ final class FormatContext {
         }
         FormatContext.alive.add(1, ordering: .relaxed)
         if let gate { allocated.pointee.interrupt_callback = gate.callback }
-        if let input {
-            allocated.pointee.pb = input.pointer
-            allocated.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
-        }
+        input?.install(in: allocated)
         var context: UnsafeMutablePointer<AVFormatContext>? = allocated
         var dictionary = FFmpegDictionary(options)
         let status: Int32
@@ -56,7 +56,7 @@ final class FormatContext {
         } else {
             // On failure avformat_open_input frees the context and sets it to NULL; a custom
             // input it leaves to its owner.
-            status = avformat_open_input(&context, url, nil, &dictionary.pointer)
+            status = dictionary.withUnsafeDictionary { avformat_open_input(&context, url, nil, $0) }
         }
         guard status >= 0, let context else {
             FormatContext.alive.subtract(1, ordering: .relaxed)
@@ -73,11 +73,144 @@ final class FormatContext {
     /// Whether a DASH feed ended because its manifest says the presentation did.
     var inputEnded: Bool { input?.ended ?? false }
 
+    private var context: UnsafeMutablePointer<AVFormatContext> {
+        guard let pointer else { preconditionFailure("demuxing after close()") }
+        return pointer
+    }
+
     /// `av_read_frame` into `packet`: 0, or a negative AVERROR code (end of file, a read error).
-    func readFrame(into packet: UnsafeMutablePointer<AVPacket>) -> Int32 {
-        guard let pointer else { preconditionFailure("reading after close()") }
+    func readFrame(into packet: Packet) -> Int32 {
+        let context = context
         if let injected = FFmpegFaults.injected(.readFrame) { return injected }
-        return av_read_frame(pointer, packet)
+        return packet.withUnsafeAVPacket { av_read_frame(context, $0) }
+    }
+
+    /// `av_find_best_stream` of `type`: the stream's index, or a negative AVERROR code
+    /// (`AVERROR_STREAM_NOT_FOUND`, `AVERROR_DECODER_NOT_FOUND`).
+    func bestStream(_ type: AVMediaType) -> Int32 {
+        let context = context
+        return FFmpegFaults.injected(.findBestStream) ?? av_find_best_stream(context, type, -1, -1, nil, 0)
+    }
+
+    /// `avformat_seek_file` of stream `index` to the last keyframe at or before `timestamp` (in
+    /// the stream's time base): 0 or more, or a negative AVERROR code.
+    func seek(stream index: Int32, to timestamp: Int64) -> Int32 {
+        let context = context
+        return FFmpegFaults.injected(.seek) ?? avformat_seek_file(context, index, Int64.min, timestamp, timestamp, 0)
+    }
+
+    /// A decoder opened for stream `index` (`CodecContext(parameters:)`, with the stream's
+    /// `codecpar`) with `threads` threads, refusing pictures over `maxPixels`.
+    func openDecoder(stream index: Int32, maxPixels: Int, threads: Int) throws(MediaError) -> CodecContext {
+        guard let stream = stream(at: index), let parameters = stream.pointee.codecpar else {
+            preconditionFailure("a decoder for stream \(index), which the demuxer does not have")
+        }
+        return try CodecContext(parameters: parameters, maxPixels: maxPixels, threads: threads)
+    }
+
+    /// `avformat_find_stream_info` with `max_pixels` set on each stream's probing decoder
+    /// (probing decodes a frame too, so it gets the same pixel limit as the real decoder);
+    /// skipped, returning 0, when the header already says everything (`headerDescribesStreams`).
+    func findStreamInfo(maxPixels: Int) -> Int32 {
+        let context = context
+        if headerDescribesStreams { return 0 }
+        if let injected = FFmpegFaults.injected(.findStreamInfo) { return injected }
+        let streamCount = Int(context.pointee.nb_streams)
+        guard streamCount > 0 else { return avformat_find_stream_info(context, nil) }
+        let options = UnsafeMutablePointer<OpaquePointer?>.allocate(capacity: streamCount)
+        options.initialize(repeating: nil, count: streamCount)
+        defer {
+            for i in 0..<streamCount { av_dict_free(&options[i]) }
+            options.deallocate()
+        }
+        for i in 0..<streamCount { av_dict_set(&options[i], "max_pixels", String(maxPixels), 0) }
+        return avformat_find_stream_info(context, options)
+    }
+
+    /// Stream `index`, when the demuxer has it; it stays inside: callers get `description(ofStream:)`.
+    private func stream(at index: Int32) -> UnsafeMutablePointer<AVStream>? {
+        guard let pointer, index >= 0, index < Int32(pointer.pointee.nb_streams) else { return nil }
+        return pointer.pointee.streams[Int(index)]
+    }
+
+    /// How many streams the demuxer knows now (a live one may find more as it reads).
+    var streamCount: Int32 { pointer.map { Int32($0.pointee.nb_streams) } ?? 0 }
+
+    /// The demuxer's name (`iformat->name`), e.g. "hls" or "flv".
+    var formatName: String {
+        pointer.map { String(cString: $0.pointee.iformat.pointee.name) } ?? ""
+    }
+
+    /// The whole container's duration in seconds (`duration`), when it says.
+    var duration: Double? {
+        guard let context = pointer, context.pointee.duration != cffmpeg_nopts_value(), context.pointee.duration > 0 else { return nil }
+        return Double(context.pointee.duration) / Double(cffmpeg_time_base())
+    }
+
+    /// The stream's pixel aspect ratio as FFmpeg guesses it from the container and the codec
+    /// (`av_guess_sample_aspect_ratio`); 1 when it cannot say.
+    func sampleAspectRatio(ofStream index: Int32) -> Double {
+        guard let context = pointer, let stream = stream(at: index) else { return 1 }
+        let sar = av_guess_sample_aspect_ratio(context, stream, nil)
+        return sar.num > 0 && sar.den > 0 ? av_q2d(sar) : 1
+    }
+
+    /// The stream's frame rate as FFmpeg guesses it (`av_guess_frame_rate`); 0 when unknown.
+    func frameRate(ofStream index: Int32) -> Double {
+        guard let context = pointer, let stream = stream(at: index) else { return 0 }
+        let rate = av_guess_frame_rate(context, stream, nil)
+        return rate.num > 0 && rate.den > 0 ? av_q2d(rate) : 0
+    }
+
+    // MARK: - Streams as Swift values
+
+    /// What the container says of stream `index` now; nil when there is no such stream.
+    func description(ofStream index: Int32) -> StreamDescription? {
+        guard let stream = stream(at: index), let parameters = stream.pointee.codecpar else { return nil }
+        let duration = stream.pointee.duration
+        return StreamDescription(index: index, type: parameters.pointee.codec_type, codecID: parameters.pointee.codec_id,
+                                 width: Int(parameters.pointee.width), height: Int(parameters.pointee.height),
+                                 channels: Int(parameters.pointee.ch_layout.nb_channels),
+                                 sampleRate: Int(parameters.pointee.sample_rate), timeline: StreamTimeline(stream),
+                                 duration: duration != cffmpeg_nopts_value() && duration > 0 ? duration : nil,
+                                 colourTransfer: parameters.pointee.color_trc, colourPrimaries: parameters.pointee.color_primaries)
+    }
+
+    /// Every stream the container knows now, in order.
+    var streams: [StreamDescription] { (0..<streamCount).compactMap { description(ofStream: $0) } }
+
+    /// Whether stream `index` is video, sound, …: what each packet read is asked, so it is
+    /// cheaper than a whole `description(ofStream:)`. nil when there is no such stream.
+    func mediaType(ofStream index: Int32) -> AVMediaType? {
+        stream(at: index)?.pointee.codecpar?.pointee.codec_type
+    }
+
+    /// The stream's display matrix (a phone video's rotation); nil without one.
+    func orientation(ofStream index: Int32) -> PictureOrientation? {
+        stream(at: index).flatMap { PictureOrientation.of($0) }
+    }
+
+    /// Whether an MP4/MOV header already gives every audio and video stream what a story needs
+    /// (codec, picture size; sample rate, channels), so `avformat_find_stream_info` can be
+    /// skipped. That call decodes the first pictures only to learn the pixel format and the
+    /// decoder's delay, which the decoder learns anyway: on a 720x1280 story it cost 6-24 ms,
+    /// a third to a half of a file's time to first frame. Everything else reads the stream
+    /// information as before.
+    private var headerDescribesStreams: Bool {
+        guard formatName.hasPrefix("mov,mp4") else { return false }
+        var video = false
+        for stream in streams {
+            switch stream.type {
+            case AVMEDIA_TYPE_VIDEO:
+                guard stream.codecID != AV_CODEC_ID_NONE, stream.width > 0, stream.height > 0 else { return false }
+                video = true
+            case AVMEDIA_TYPE_AUDIO:
+                guard stream.codecID != AV_CODEC_ID_NONE, stream.sampleRate > 0, stream.channels > 0 else { return false }
+            default:
+                continue
+            }
+        }
+        return video
     }
 
     /// `avformat_close_input`: closes the demuxer and its I/O now.
@@ -90,4 +223,26 @@ final class FormatContext {
     }
 
     deinit { close() }
+}
+
+/// One stream of a demuxer as its container describes it (`AVStream` and its `codecpar`), as
+/// Swift values: the demuxer's pointers stay in `FormatContext`.
+struct StreamDescription {
+    let index: Int32
+    /// `AVMEDIA_TYPE_VIDEO`, `AVMEDIA_TYPE_AUDIO`, …
+    let type: AVMediaType
+    let codecID: AVCodecID
+    /// 0 for sound, or while unknown.
+    let width: Int, height: Int
+    /// 0 for video, or while unknown.
+    let channels: Int, sampleRate: Int
+    let timeline: StreamTimeline
+    /// The stream's own length in time-base units, when the container gives one.
+    let duration: Int64?
+    /// What the container says of its colour (an MP4's `colr` box).
+    let colourTransfer: AVColorTransferCharacteristic
+    let colourPrimaries: AVColorPrimaries
+
+    /// FFmpeg's name of the codec (`avcodec_get_name`), e.g. "h264".
+    var codecName: String { String(cString: avcodec_get_name(codecID)) }
 }

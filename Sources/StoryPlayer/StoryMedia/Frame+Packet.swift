@@ -1,9 +1,12 @@
 internal import CFFmpeg
 import Synchronization
 
-/// Owns an `AVFrame` (`av_frame_alloc` / `av_frame_free`).
+/// Owns an `AVFrame` (`av_frame_alloc` / `av_frame_free`). Callers read and set its fields
+/// through the accessors below (`Frame+Fields`); the C calls that take a frame are methods of
+/// the owner that makes them (`CodecContext.receive(into:)`, `FilterGraph.filter(_:into:)`,
+/// `ScaleContext.scale(_:into:stride:)`, `ResampleContext.interleavedStereo(_:)`).
 final class Frame {
-    private(set) var pointer: UnsafeMutablePointer<AVFrame>?
+    private var pointer: UnsafeMutablePointer<AVFrame>?
 
     /// Allocated and not yet freed, process-wide (see `FormatContext.alive`).
     static let alive = Atomic<Int>(0)
@@ -12,6 +15,15 @@ final class Frame {
         guard let frame = av_frame_alloc() else { fatalError("av_frame_alloc: out of memory") }
         pointer = frame
         Frame.alive.add(1, ordering: .relaxed)
+    }
+
+    /// Lends the `AVFrame` to another owner's C call (a decoder's `avcodec_receive_frame`, a
+    /// filter graph's, swscale's, swresample's) and to this type's own extensions, for the length
+    /// of `body` only. Nothing outside StoryMedia can call it (`AVFrame` is not visible there),
+    /// and inside it only the owners' wrappers do: callers use the methods and accessors.
+    func withUnsafeAVFrame<R, E: Error>(_ body: (UnsafeMutablePointer<AVFrame>) throws(E) -> R) throws(E) -> R {
+        guard let pointer else { preconditionFailure("using a frame after close()") }
+        return try body(pointer)
     }
 
     func close() {
@@ -24,9 +36,11 @@ final class Frame {
     deinit { close() }
 }
 
-/// Owns an `AVPacket` (`av_packet_alloc` / `av_packet_free`).
+/// Owns an `AVPacket` (`av_packet_alloc` / `av_packet_free`). A demuxer reads into it
+/// (`FormatContext.readFrame(into:)`), a decoder takes it (`CodecContext.send(_:)`), an encoder
+/// fills it (`CodecContext.receive(packet:)`) and the muxer writes it (`MuxerContext.write`).
 final class Packet {
-    private(set) var pointer: UnsafeMutablePointer<AVPacket>?
+    private var pointer: UnsafeMutablePointer<AVPacket>?
 
     /// Allocated and not yet freed, process-wide (see `FormatContext.alive`).
     static let alive = Atomic<Int>(0)
@@ -36,6 +50,30 @@ final class Packet {
         pointer = packet
         Packet.alive.add(1, ordering: .relaxed)
     }
+
+    /// Lends the `AVPacket` to another owner's C call (`av_read_frame`, `avcodec_send_packet`,
+    /// `avcodec_receive_packet`, `av_interleaved_write_frame`) for the length of `body` only, as
+    /// `Frame.withUnsafeAVFrame` does.
+    func withUnsafeAVPacket<R, E: Error>(_ body: (UnsafeMutablePointer<AVPacket>) throws(E) -> R) throws(E) -> R {
+        guard let pointer else { preconditionFailure("using a packet after close()") }
+        return try body(pointer)
+    }
+
+    /// The stream the packet belongs to (`stream_index`).
+    var streamIndex: Int32 { withUnsafeAVPacket { $0.pointee.stream_index } }
+    /// Whether it holds a keyframe (`AV_PKT_FLAG_KEY`).
+    var isKeyframe: Bool { withUnsafeAVPacket { $0.pointee.flags & AV_PKT_FLAG_KEY != 0 } }
+
+    /// Its payload, for the length of `body` (empty when it has none).
+    func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
+        withUnsafeAVPacket { packet in
+            guard let data = packet.pointee.data, packet.pointee.size > 0 else { return body(UnsafeRawBufferPointer(start: nil, count: 0)) }
+            return body(UnsafeRawBufferPointer(start: data, count: Int(packet.pointee.size)))
+        }
+    }
+
+    /// `av_packet_unref`: drops the payload, keeping the packet for the next read.
+    func unref() { withUnsafeAVPacket { av_packet_unref($0) } }
 
     func close() {
         if pointer != nil {

@@ -45,19 +45,20 @@ final class HDRToneMapper {
 
     /// `picture` itself when it is SDR; else its tone-mapped copy (8-bit `gbrp`, BT.709), which
     /// stays valid until the next call.
-    func toneMapped(_ picture: UnsafeMutablePointer<AVFrame>) throws(MediaError) -> UnsafeMutablePointer<AVFrame> {
-        guard HDRToneMapper.isHDR(picture.pointee.color_trc) else { return picture }
+    func toneMapped(_ picture: Frame) throws(MediaError) -> Frame {
+        guard HDRToneMapper.isHDR(picture.colourTransfer) else { return picture }
         let shape = Shape(picture, curve: curve)
         if graph == nil || builtFor != shape {
             graph?.close()
             graph = nil
             graph = try FilterGraph(filters: HDRToneMapper.filters(for: shape), width: shape.width, height: shape.height,
-                                    pixelFormat: shape.format, sampleAspectRatio: picture.pointee.sample_aspect_ratio,
+                                    pixelFormat: shape.format, sampleAspectRatio: picture.sampleAspectRatio,
                                     threads: 1)
             builtFor = shape
         }
-        if output == nil { output = Frame() }
-        guard let graph, let target = output?.pointer else { preconditionFailure("a tone mapper has its graph and picture") }
+        let target = output ?? Frame()
+        output = target
+        guard let graph else { preconditionFailure("a tone mapper has its graph") }
         try graph.filter(picture, into: target)
         return target
     }
@@ -91,14 +92,14 @@ final class HDRToneMapper {
         let fullRange: Bool
         let curve: ToneMapCurve
 
-        init(_ picture: UnsafeMutablePointer<AVFrame>, curve: ToneMapCurve) {
-            width = picture.pointee.width
-            height = picture.pointee.height
-            format = picture.pointee.format
-            transfer = picture.pointee.color_trc
-            primaries = picture.pointee.color_primaries
-            matrix = picture.pointee.colorspace
-            fullRange = picture.pointee.color_range == AVCOL_RANGE_JPEG
+        init(_ picture: Frame, curve: ToneMapCurve) {
+            width = picture.width
+            height = picture.height
+            format = picture.format
+            transfer = picture.colourTransfer
+            primaries = picture.colourPrimaries
+            matrix = picture.colourSpace
+            fullRange = picture.colourRange == AVCOL_RANGE_JPEG
             self.curve = curve
         }
     }

@@ -57,6 +57,9 @@ final class HEIFPhoto {
                 heif_context_free(context)
             }
         }
+        if let injected = FFmpegFaults.injected(.readHEIF) {
+            throw MediaError(.open, "cannot read the HEIF photo \(name)", averror: injected)
+        }
         let status = read(context)
         guard status.code == heif_error_Ok else {
             throw MediaError(.open, "cannot read the HEIF photo \(name)", cause: HEIFPhoto.text(status))
@@ -108,9 +111,8 @@ final class HEIFPhoto {
         defer { heif_image_release(image) }
         let frame = try HEIFPhoto.frame(of: image, format: hasAlpha ? AV_PIX_FMT_RGBA : AV_PIX_FMT_RGB24,
                                         planes: [(heif_channel_interleaved, hasAlpha ? 4 : 3, false)])
-        if let colourProfile, !colourProfile.isSRGB, let target = frame.pointer {
-            colourProfile.convertToSRGB(target.pointee.data.0!, width: Int(target.pointee.width), height: Int(target.pointee.height),
-                                        stride: Int(target.pointee.linesize.0), hasAlpha: hasAlpha)
+        if let colourProfile, !colourProfile.isSRGB, let (rows, stride) = frame.plane(0) {
+            colourProfile.convertToSRGB(rows, width: Int(frame.width), height: Int(frame.height), stride: stride, hasAlpha: hasAlpha)
         }
         return frame
     }
@@ -137,9 +139,8 @@ final class HEIFPhoto {
         let frame = try HEIFPhoto.frame(of: image, format: format, planes: [(heif_channel_Y, 1, false),
                                                                             (heif_channel_Cb, 1, halfHeight),
                                                                             (heif_channel_Cr, 1, halfHeight)])
-        guard let target = frame.pointer else { preconditionFailure("a new frame has storage") }
-        target.pointee.colorspace = AVColorSpace(rawValue: UInt32(matrix))
-        target.pointee.color_range = fullRange ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG
+        frame.colourSpace = AVColorSpace(rawValue: UInt32(matrix))
+        frame.colourRange = fullRange ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG
         return frame
     }
 
@@ -165,6 +166,9 @@ final class HEIFPhoto {
     /// `heif_decode_image` into `colourspace` and `chroma`, with the errors named.
     private func decodeImage(_ colourspace: heif_colorspace, _ chroma: heif_chroma) throws(MediaError) -> OpaquePointer {
         guard let handle else { preconditionFailure("decoding a closed HEIF photo") }
+        if let injected = FFmpegFaults.injected(.decodeHEIF) {
+            throw MediaError(.decode, "cannot decode the HEIF photo", averror: injected)
+        }
         var image: OpaquePointer?
         let decoded = heif_decode_image(handle, &image, colourspace, chroma, nil)
         guard decoded.code == heif_error_Ok, let image else {
@@ -189,24 +193,18 @@ final class HEIFPhoto {
                               planes: [(channel: heif_channel, bytesPerPixel: Int, halfHeight: Bool)]) throws(MediaError) -> Frame {
         let width = heif_image_get_width(image, planes[0].channel), height = heif_image_get_height(image, planes[0].channel)
         let frame = Frame()
-        guard let target = frame.pointer else { preconditionFailure("a new frame has storage") }
-        target.pointee.width = width
-        target.pointee.height = height
-        target.pointee.format = format.rawValue
-        target.pointee.color_range = AVCOL_RANGE_JPEG
-        let status = av_frame_get_buffer(target, 64)
+        let status = frame.allocatePicture(width: width, height: height, format: format)
         guard status >= 0 else { throw MediaError(.decode, "cannot allocate a \(width)x\(height) picture", averror: status) }
-        let targets = [target.pointee.data.0, target.pointee.data.1, target.pointee.data.2]
-        let strides = [target.pointee.linesize.0, target.pointee.linesize.1, target.pointee.linesize.2]
+        frame.colourRange = AVCOL_RANGE_JPEG
         for (index, plane) in planes.enumerated() {
             var stride: Int32 = 0
-            guard let source = heif_image_get_plane_readonly(image, plane.channel, &stride), let rows = targets[index] else {
+            guard let source = heif_image_get_plane_readonly(image, plane.channel, &stride), let (rows, targetStride) = frame.plane(index) else {
                 throw MediaError(.decode, "libheif gave no picture")
             }
             let planeWidth = Int(heif_image_get_width(image, plane.channel)), planeHeight = Int(heif_image_get_height(image, plane.channel))
-            let rowBytes = min(planeWidth * plane.bytesPerPixel, Int(strides[index])), count = plane.halfHeight ? (Int(height) + 1) / 2 : Int(height)
+            let rowBytes = min(planeWidth * plane.bytesPerPixel, targetStride), count = plane.halfHeight ? (Int(height) + 1) / 2 : Int(height)
             for y in 0..<min(planeHeight, count) {
-                (rows + y * Int(strides[index])).update(from: source + y * Int(stride), count: rowBytes)
+                (rows + y * targetStride).update(from: source + y * Int(stride), count: rowBytes)
             }
         }
         return frame

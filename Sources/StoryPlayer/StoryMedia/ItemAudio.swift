@@ -31,18 +31,21 @@ package final class ItemAudio {
         self.gate = gate
         readTimeout = limits.timeouts.read
         format = try FormatContext.open(source, limits: limits, gate: gate, isLive: isLive)
-        guard let context = format.pointer else { preconditionFailure("an open demuxer has a context") }
-        let status = av_find_best_stream(context, AVMEDIA_TYPE_AUDIO, -1, -1, nil, 0)
-        guard status >= 0 else { throw MediaError(.noAudioStream, "no audio stream in \(source)", averror: status) }
+        let status = format.bestStream(AVMEDIA_TYPE_AUDIO)
+        guard status >= 0, let stream = format.description(ofStream: status) else {
+            throw MediaError(.noAudioStream, "no audio stream in \(source)", averror: status)
+        }
         streamIndex = status
-        let stream = context.pointee.streams[Int(status)]!
-        codec = try CodecContext(parameters: stream.pointee.codecpar, maxPixels: limits.maxPixels, threads: 1)
-        guard let codecContext = codec.pointer else { preconditionFailure("an open decoder has a context") }
-        resampler = try ResampleContext(from: codecContext, rate: Int32(ItemAudio.rate))
-        timeline = StreamTimeline(stream)
+        codec = try format.openDecoder(stream: status, maxPixels: limits.maxPixels, threads: 1)
+        resampler = try ResampleContext(from: codec, rate: Int32(ItemAudio.rate))
+        timeline = stream.timeline
     }
 
+    /// Set by `close()`: a closed item has no more sound.
+    private var closed = false
+
     package func close() {
+        closed = true
         resampler.close()
         frame.close()
         packet.close()
@@ -98,23 +101,30 @@ package final class ItemAudio {
     /// The next decoded samples and the media time of the first; nil at the end of the data or
     /// once the gate is stopped. A read that fails, or waits past the read timeout, throws.
     package func nextBlock() throws(MediaError) -> SoundBlock? {
-        guard format.pointer != nil, let codecContext = codec.pointer, let packet = packet.pointer,
-              let frame = frame.pointer, resampler.pointer != nil else { return nil }
+        guard !closed else { return nil }
+        var failedReceives = 0
         while true {
-            let received = avcodec_receive_frame(codecContext, frame)
+            let received = codec.receive(into: frame)
             if received >= 0 {
-                defer { av_frame_unref(frame) }
-                let time = timeline.seconds(frame.pointee.best_effort_timestamp) ?? 0
+                defer { frame.unref() }
+                let time = timeline.seconds(frame.bestEffortTimestamp) ?? 0
                 if !resampler.accepts(frame), let changed = try? ResampleContext(for: frame, rate: Int32(ItemAudio.rate)) {
                     // The source changed its sound mid-stream: a resampler for it.
                     resampler.close()
                     resampler = changed
                 }
-                return SoundBlock(time: time, samples: resampler.interleavedStereo(frame))
+                return SoundBlock(time: time, samples: try resampler.interleavedStereo(frame))
             }
             if received == FFmpegError.endOfFile || draining { return nil }
-            // A packet the decoder refused is skipped, as a live story's sound does (`SoundTrack`).
-            if received != FFmpegError.tryAgain { continue }
+            // A packet the decoder refused is skipped, as a live story's sound does (`SoundTrack`):
+            // the next call gives the next frame or asks for more. A decoder that fails twice in a
+            // row with nothing sent between would fail so forever, so that ends the sound, with why.
+            if received != FFmpegError.tryAgain {
+                failedReceives += 1
+                guard failedReceives > 1 else { continue }
+                throw MediaError(.decode, "cannot decode the sound", averror: received)
+            }
+            failedReceives = 0
             gate.arm(seconds: readTimeout)
             let read = format.readFrame(into: packet)
             // Why the gate closed, read before disarming it (as `MediaDecoder` does). A read cut
@@ -123,7 +133,7 @@ package final class ItemAudio {
             let interrupted = gate.reason
             gate.disarm()
             if read < 0 || interrupted != nil {
-                if read >= 0 { av_packet_unref(packet) }
+                if read >= 0 { packet.unref() }
                 if interrupted == .stopped || read == cffmpeg_averror_exit() && interrupted == nil { return nil }
                 if interrupted == .timedOut {
                     throw MediaError(.timeout, "no data for \(ObjectReader.format(readTimeout)) s")
@@ -133,8 +143,8 @@ package final class ItemAudio {
                 _ = codec.send(nil)
                 continue
             }
-            if packet.pointee.stream_index == streamIndex { _ = codec.send(packet) }
-            av_packet_unref(packet)
+            if packet.streamIndex == streamIndex { _ = codec.send(packet) }
+            packet.unref()
         }
     }
 }

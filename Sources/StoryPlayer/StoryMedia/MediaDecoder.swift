@@ -136,11 +136,10 @@ package final class MediaDecoder {
             format = try FormatContext.open(source, limits: limits, gate: gate, isLive: isLive, reception: reception)
         }
         self.format = format
-        guard let context = format.pointer else { preconditionFailure("an open demuxer has a context") }
         isStill = format.formatName == "image2" || format.formatName.hasSuffix("_pipe")
-        let status = av_find_best_stream(context, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
+        let status = format.bestStream(AVMEDIA_TYPE_VIDEO)
         if status >= 0 {
-            track = try VideoTrack(stream: status, of: context, limits: limits, threads: isStill ? 1 : limits.decoderThreads)
+            track = try VideoTrack(stream: status, of: format, limits: limits, threads: isStill ? 1 : limits.decoderThreads)
         } else if !self.waitsForVideo {
             throw MediaError(.noVideoStream, "no video stream in \(source)", averror: status)
         }
@@ -152,10 +151,14 @@ package final class MediaDecoder {
     /// The CPU seconds those threads used since the last call; taken before `close()`.
     package func takeWorkerCPUSeconds() -> Double { track?.codec.takeWorkerCPUSeconds() ?? 0 }
     /// The video decoder's threads (`thread_count`); 0 until a live stream's video appears.
-    var decoderThreads: Int { track?.codec.pointer.map { Int($0.pointee.thread_count) } ?? 0 }
+    var decoderThreads: Int { track?.codec.threadCount ?? 0 }
 
     /// Frees the demuxer, decoder, scaler and buffers now, all at once.
+    /// Set by `close()`: decoding, seeking or reading after it is a mistake of the caller's.
+    private var closed = false
+
     package func close() {
+        closed = true
         converter.close()
         packet.close()
         track?.codec.close()
@@ -191,8 +194,8 @@ package final class MediaDecoder {
     /// photo's EXIF), else the stream's display matrix.
     var orientation: PictureOrientation { firstOrientation ?? track?.orientation ?? .upright }
     var codecName: String { photoFacts?.codec ?? track?.codecName ?? "none" }
-    var codedWidth: Int { photoFacts?.width ?? track?.codec.pointer.map { Int($0.pointee.width) }.flatMap { $0 > 0 ? $0 : nil } ?? track?.codedWidth ?? 0 }
-    var codedHeight: Int { photoFacts?.height ?? track?.codec.pointer.map { Int($0.pointee.height) }.flatMap { $0 > 0 ? $0 : nil } ?? track?.codedHeight ?? 0 }
+    var codedWidth: Int { photoFacts?.width ?? track.flatMap { $0.codec.width > 0 ? $0.codec.width : nil } ?? track?.codedWidth ?? 0 }
+    var codedHeight: Int { photoFacts?.height ?? track.flatMap { $0.codec.height > 0 ? $0.codec.height : nil } ?? track?.codedHeight ?? 0 }
     var sampleAspectRatio: Double { track?.sampleAspectRatio ?? 1 }
     /// The video stream's first timestamp in seconds: a picture's `time` plus this is its
     /// timestamp as the source wrote it.
@@ -202,33 +205,31 @@ package final class MediaDecoder {
     /// The shown stream's transfer and primaries (`probe`): the decoder's once it has decoded,
     /// else the container's.
     var colour: VideoColour {
-        guard let context = format?.pointer, let track, let stream = context.pointee.streams[Int(track.index)] else { return VideoColour() }
+        guard let track, let stream = format?.description(ofStream: track.index) else { return VideoColour() }
         return VideoColour(decoder: track.codec, stream: stream)
     }
     /// Seconds to add to the pictures' time to find the same moment in the item's sound
     /// (`ItemAudio`, timed from its own stream's first timestamp).
     package var soundOffset: Double {
-        guard let context = format?.pointer, let track else { return 0 }
-        let index = av_find_best_stream(context, AVMEDIA_TYPE_AUDIO, -1, -1, nil, 0)
-        guard index >= 0, let audio = context.pointee.streams[Int(index)] else { return 0 }
-        return track.timeline.startSeconds - StreamTimeline(audio).startSeconds
+        guard let format, let track else { return 0 }
+        let index = format.bestStream(AVMEDIA_TYPE_AUDIO)
+        guard index >= 0, let audio = format.description(ofStream: index) else { return 0 }
+        return track.timeline.startSeconds - audio.timeline.startSeconds
     }
 
     /// Every audio and video stream of the source, as the container describes it now.
     var streams: [StreamFacts] {
         if let photoFacts { return [.video(index: 0, codec: photoFacts.codec, width: photoFacts.width, height: photoFacts.height, fps: 0)] }
-        guard let context = format?.pointer else { return [] }
-        return (0..<Int(context.pointee.nb_streams)).compactMap { i in
-            let parameters = context.pointee.streams[i]!.pointee.codecpar!.pointee
-            let codec = String(cString: avcodec_get_name(parameters.codec_id))
-            switch parameters.codec_type {
-            case AVMEDIA_TYPE_VIDEO where Int32(i) == track?.index:
-                return .video(index: i, codec: codec, width: codedWidth, height: codedHeight, fps: frameRate)
+        guard let format else { return [] }
+        return format.streams.compactMap { stream in
+            let i = Int(stream.index)
+            switch stream.type {
+            case AVMEDIA_TYPE_VIDEO where stream.index == track?.index:
+                return .video(index: i, codec: stream.codecName, width: codedWidth, height: codedHeight, fps: frameRate)
             case AVMEDIA_TYPE_VIDEO:
-                return .video(index: i, codec: codec, width: Int(parameters.width), height: Int(parameters.height), fps: 0)
+                return .video(index: i, codec: stream.codecName, width: stream.width, height: stream.height, fps: 0)
             case AVMEDIA_TYPE_AUDIO:
-                return .audio(index: i, codec: codec, channels: Int(parameters.ch_layout.nb_channels),
-                              sampleRate: Int(parameters.sample_rate))
+                return .audio(index: i, codec: stream.codecName, channels: stream.channels, sampleRate: stream.sampleRate)
             default:
                 return nil
             }
@@ -246,21 +247,18 @@ package final class MediaDecoder {
     /// read for as long as sound comes (a sound-only story).
     package func nextPicture(videoDeadline: UInt64? = nil) throws(MediaError) -> DecodedPicture? {
         if photoFacts != nil { return try nextPhotoPicture() }
-        guard let format, let formatContext = format.pointer, let packetPointer = packet.pointer else {
-            preconditionFailure("decoding after close()")
-        }
+        guard let format, !closed else { preconditionFailure("decoding after close()") }
         let frame = Frame()
         while !outputDone {
-            if let track, let codecContext = track.codec.pointer {
-                guard let framePointer = frame.pointer else { preconditionFailure("a new frame has storage") }
-                let received = avcodec_receive_frame(codecContext, framePointer)
+            if let track {
+                let received = track.codec.receive(into: frame)
                 if received >= 0 {
                     picturesDecoded += 1
                     // A stream's display matrix wins: a picture's own (a JPEG's EXIF, or an
                     // H.264 SEI) is taken only when the container says nothing, so a phone
                     // video is never turned twice.
                     let orientation = track.orientation != .upright ? track.orientation
-                        : PictureOrientation.of(framePointer) ?? .upright
+                        : frame.orientation ?? .upright
                     if picturesDecoded == 1 { firstOrientation = orientation }
                     // A photo in another colour space than sRGB (an embedded ICC profile) is
                     // converted to sRGB here, once, at its own size.
@@ -269,7 +267,7 @@ package final class MediaDecoder {
                         colourProfile = profile
                         if !profile.isSRGB { shown = try frame.convertedToSRGB(from: profile) }
                     }
-                    return DecodedPicture(frame: shown, time: track.timeline.seconds(framePointer.pointee.best_effort_timestamp) ?? 0,
+                    return DecodedPicture(frame: shown, time: track.timeline.seconds(frame.bestEffortTimestamp) ?? 0,
                                           orientation: orientation, sampleAspectRatio: track.sampleAspectRatio)
                 }
                 if received == FFmpegError.endOfFile {
@@ -296,7 +294,7 @@ package final class MediaDecoder {
                                  cause: ErrorText(reception.missingPictureReason))
             }
             gate.arm(seconds: limits.timeouts.read)
-            let read = format.readFrame(into: packetPointer)
+            let read = format.readFrame(into: packet)
             // Why the gate closed, read before disarming it: a demuxer may turn the interrupt
             // into an end of file (HLS does), which must not pass for a clean end.
             let interrupted = read < 0 ? gate.reason : nil
@@ -318,8 +316,8 @@ package final class MediaDecoder {
                 }
                 continue
             }
-            defer { av_packet_unref(packetPointer) }
-            try send(packetPointer, of: formatContext)
+            defer { packet.unref() }
+            try send(packet, of: format)
         }
         if picturesDecoded == 0, let lastRefusal {
             throw MediaError(.decode, "no picture could be decoded", averror: lastRefusal)
@@ -333,17 +331,16 @@ package final class MediaDecoder {
 
     /// Hands a packet of the shown video stream to the decoder; counts sound, and sets up the
     /// video track from the first packet of a live stream's late video.
-    private func send(_ packet: UnsafeMutablePointer<AVPacket>, of context: UnsafeMutablePointer<AVFormatContext>) throws(MediaError) {
-        let index = packet.pointee.stream_index
-        guard index >= 0, Int(index) < Int(context.pointee.nb_streams) else { return }
-        let type = context.pointee.streams[Int(index)]!.pointee.codecpar!.pointee.codec_type
+    private func send(_ packet: Packet, of format: FormatContext) throws(MediaError) {
+        let index = packet.streamIndex
+        guard let type = format.mediaType(ofStream: index) else { return }
         if track == nil, waitsForVideo, type == AVMEDIA_TYPE_VIDEO {
-            track = try VideoTrack(stream: index, of: context, limits: limits, threads: limits.decoderThreads)
+            track = try VideoTrack(stream: index, of: format, limits: limits, threads: limits.decoderThreads)
         }
         guard let track, index == track.index else {
             if type == AVMEDIA_TYPE_AUDIO {
                 reception.countAudio()
-                if decodesSound { hear(packet, of: context) }
+                if decodesSound { hear(packet, of: format) }
             }
             return
         }
@@ -353,7 +350,7 @@ package final class MediaDecoder {
         if sent < 0 && sent != FFmpegError.tryAgain {
             // A damaged packet: skip it, as players do, and keep going.
             lastRefusal = sent
-        } else if drainsAfterKeyframe, sent >= 0, packet.pointee.flags & AV_PKT_FLAG_KEY != 0 {
+        } else if drainsAfterKeyframe, sent >= 0, packet.isKeyframe {
             inputDone = true
             drainedEarly = true
             // As at the end of the input: a keyframe refused only at the drain fails with why.
@@ -364,14 +361,14 @@ package final class MediaDecoder {
 
     /// Decodes a packet of the first audio stream heard; a stream whose decoder cannot be set up
     /// leaves the story silent, not failed.
-    private func hear(_ packet: UnsafeMutablePointer<AVPacket>, of context: UnsafeMutablePointer<AVFormatContext>) {
+    private func hear(_ packet: Packet, of format: FormatContext) {
         // Sound is taken with the pictures: before the video appears there is nothing to take it.
         guard track != nil else { return }
         if soundTrack == nil {
-            soundTrack = try? SoundTrack(stream: packet.pointee.stream_index, of: context, limits: limits)
+            soundTrack = try? SoundTrack(stream: packet.streamIndex, of: format, limits: limits)
             if soundTrack == nil { decodesSound = false }
         }
-        guard let soundTrack, packet.pointee.stream_index == soundTrack.index else { return }
+        guard let soundTrack, packet.streamIndex == soundTrack.index else { return }
         heardSound.append(contentsOf: soundTrack.decode(packet))
         // Bounded: a caller that never takes the sound holds at most about a minute of it.
         if heardSound.count > 3000 { heardSound.removeFirst(heardSound.count - 3000) }
@@ -386,8 +383,8 @@ package final class MediaDecoder {
         drainsAfterKeyframe = true
         let picture = try nextPicture()
         drainsAfterKeyframe = false
-        guard picture == nil, drainedEarly, let codecContext = track?.codec.pointer else { return picture }
-        avcodec_flush_buffers(codecContext)
+        guard picture == nil, drainedEarly, let track, !closed else { return picture }
+        track.codec.flush()
         drainedEarly = false
         inputDone = false
         outputDone = false
@@ -398,26 +395,22 @@ package final class MediaDecoder {
     /// for the preload window's probe; nil when it says none. An image demuxer's first packet
     /// is the whole file. This ends the decoder's input: no picture is decoded after it.
     func peekStillOrientation() -> PictureOrientation? {
-        guard isStill, picturesDecoded == 0, !inputDone, let format, let packetPointer = packet.pointer else { return nil }
+        guard isStill, picturesDecoded == 0, !inputDone, let format, !closed else { return nil }
         gate.arm(seconds: limits.timeouts.read)
-        let read = format.readFrame(into: packetPointer)
+        let read = format.readFrame(into: packet)
         gate.disarm()
         inputDone = true
         guard read >= 0 else { return nil }
-        defer { av_packet_unref(packetPointer) }
-        guard let data = packetPointer.pointee.data, packetPointer.pointee.size > 0 else { return nil }
-        return EXIFOrientation.read(UnsafeRawBufferPointer(start: data, count: Int(packetPointer.pointee.size)))
+        defer { packet.unref() }
+        return packet.withUnsafeBytes { $0.isEmpty ? nil : EXIFOrientation.read($0) }
     }
 
     /// Moves to the last keyframe at or before `seconds` (`avformat_seek_file`) and flushes the decoder.
     package func seek(to seconds: Double) throws(MediaError) {
-        guard let track, let codecContext = track.codec.pointer, let formatContext = format?.pointer else {
-            preconditionFailure("seeking after close(), or without video")
-        }
-        let target = track.timeline.timestamp(seconds)
-        let status = avformat_seek_file(formatContext, track.index, Int64.min, target, target, 0)
+        guard let track, let format, !closed else { preconditionFailure("seeking after close(), or without video") }
+        let status = format.seek(stream: track.index, to: track.timeline.timestamp(seconds))
         guard status >= 0 else { throw MediaError(.seek, "cannot seek to \(seconds) s", averror: status) }
-        avcodec_flush_buffers(codecContext)
+        track.codec.flush()
         inputDone = false
         outputDone = false
     }

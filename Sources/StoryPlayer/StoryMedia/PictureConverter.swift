@@ -42,55 +42,30 @@ package final class PictureConverter {
     /// `spare` is a picture the player no longer shows; its storage is written over when it is
     /// free to be, which spares an 8 MB allocation (and its page faults) per frame at 1080x1920.
     package func rgba(_ picture: DecodedPicture, width: Int, height: Int, reusing spare: consuming RGBAImage? = nil) throws(MediaError) -> RGBAImage {
-        guard let decoded = picture.frame.pointer else { preconditionFailure("converting a freed frame") }
-        let frame = try toneMapper.toneMapped(decoded)
+        let frame = try toneMapper.toneMapped(picture.frame)
         let quarterTurns = picture.quarterTurns, mirrored = picture.orientation.mirrored
         let turned = quarterTurns % 2 == 1
         // Work in the picture's stored orientation, then turn the result.
         let targetWidth = turned ? height : width
         let targetHeight = turned ? width : height
-        let sar = frame.pointee.sample_aspect_ratio.num > 0 && frame.pointee.sample_aspect_ratio.den > 0
-            ? av_q2d(frame.pointee.sample_aspect_ratio) : picture.sampleAspectRatio
-        let sourceWidth = Double(frame.pointee.width), sourceHeight = Double(frame.pointee.height)
+        let frameAspect = frame.sampleAspectRatio
+        let sar = frameAspect.num > 0 && frameAspect.den > 0 ? av_q2d(frameAspect) : picture.sampleAspectRatio
+        let sourceWidth = Double(frame.width), sourceHeight = Double(frame.height)
         let scale = max(Double(targetWidth) / (sourceWidth * sar), Double(targetHeight) / sourceHeight)
         let cropWidth = min(sourceWidth, Double(targetWidth) / (scale * sar))
         let cropHeight = min(sourceHeight, Double(targetHeight) / scale)
         let left = Int(((sourceWidth - cropWidth) / 2).rounded())
         let top = Int(((sourceHeight - cropHeight) / 2).rounded())
-        frame.pointee.crop_left = numericCast(left)
-        frame.pointee.crop_right = numericCast(max(0, Int(sourceWidth) - left - Int(cropWidth.rounded())))
-        frame.pointee.crop_top = numericCast(top)
-        frame.pointee.crop_bottom = numericCast(max(0, Int(sourceHeight) - top - Int(cropHeight.rounded())))
-        let cropped = av_frame_apply_cropping(frame, Int32(AV_FRAME_CROP_UNALIGNED))
+        let cropped = frame.crop(left: left, right: max(0, Int(sourceWidth) - left - Int(cropWidth.rounded())),
+                                 top: top, bottom: max(0, Int(sourceHeight) - top - Int(cropHeight.rounded())))
         guard cropped >= 0 else { throw MediaError(.convert, "cannot crop the picture", averror: cropped) }
 
-        let sourceFormat = AVPixelFormat(rawValue: frame.pointee.format)
-        guard let sws = scaler.context(sourceWidth: frame.pointee.width, sourceHeight: frame.pointee.height,
-                                       sourceFormat: sourceFormat, width: Int32(targetWidth), height: Int32(targetHeight))
+        let sourceFormat = frame.pixelFormat
+        guard scaler.prepare(for: frame, fullWidth: Int(sourceWidth), fullHeight: Int(sourceHeight),
+                             width: Int32(targetWidth), height: Int32(targetHeight))
         else {
             let name = av_get_pix_fmt_name(sourceFormat).map { String(cString: $0) } ?? "unknown"
             throw MediaError(.convert, "cannot convert pixel format \(name) to RGBA")
-        }
-        ColourMatrix.apply(to: sws, for: frame, width: Int(sourceWidth), height: Int(sourceHeight))
-        /// `sws_scale` of the whole frame into `target` (rows `stride` bytes apart).
-        func convert(into target: UnsafeMutablePointer<UInt8>, stride: Int) -> Int32 {
-            var targetData: (UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<UInt8>?,
-                             UnsafeMutablePointer<UInt8>?) = (target, nil, nil, nil)
-            var targetLines: (Int32, Int32, Int32, Int32) = (Int32(stride), 0, 0, 0)
-            return withUnsafePointer(to: frame.pointee.data) { sourceData in
-                withUnsafePointer(to: frame.pointee.linesize) { sourceLines in
-                    withUnsafeMutablePointer(to: &targetData) { targetData in
-                        withUnsafeMutablePointer(to: &targetLines) { targetLines in
-                            FFmpegFaults.injected(.scale) ?? sws_scale(sws,
-                                      UnsafeRawPointer(sourceData).assumingMemoryBound(to: UnsafePointer<UInt8>?.self),
-                                      UnsafeRawPointer(sourceLines).assumingMemoryBound(to: Int32.self),
-                                      0, frame.pointee.height,
-                                      UnsafeMutableRawPointer(targetData).assumingMemoryBound(to: UnsafeMutablePointer<UInt8>?.self),
-                                      UnsafeMutableRawPointer(targetLines).assumingMemoryBound(to: Int32.self))
-                        }
-                    }
-                }
-            }
         }
         var image: RGBAImage
         var lines: Int32 = 0
@@ -100,12 +75,12 @@ package final class PictureConverter {
             // 8 is written exactly; the picture keeps slack after the last row all the same.)
             image = RGBAImage(width: targetWidth, height: targetHeight, slack: RGBAImage.writerSlack,
                               reusing: spare.take()) { target in
-                lines = convert(into: target, stride: targetWidth * 4)
+                lines = scaler.scale(frame, into: target, stride: targetWidth * 4)
             }
         } else {
             let output = try scaledFrame(width: targetWidth, height: targetHeight)
-            let rows = output.pointee.data.0!, stride = Int(output.pointee.linesize.0)
-            lines = convert(into: rows, stride: stride)
+            guard let (rows, stride) = output.plane(0) else { preconditionFailure("an allocated picture has rows") }
+            lines = scaler.scale(frame, into: rows, stride: stride)
             let turned = RGBAImage.turnedSize(width: targetWidth, height: targetHeight, quarterTurns: quarterTurns)
             image = RGBAImage(width: turned.width, height: turned.height, slack: 0, reusing: spare.take()) { target in
                 RGBAImage.turn(rows, stride: stride, width: targetWidth, height: targetHeight,
@@ -113,23 +88,18 @@ package final class PictureConverter {
             }
         }
         guard lines > 0 else { throw MediaError(.convert, "cannot convert the picture", averror: lines) }
-        if let descriptor = av_pix_fmt_desc_get(sourceFormat), descriptor.pointee.flags & UInt64(AV_PIX_FMT_FLAG_ALPHA) != 0 {
+        if Frame.pixelFormatHasAlpha(sourceFormat) {
             image.flattenAlpha()
         }
         return image
     }
 
     /// The padded RGBA frame swscale writes into, (re)allocated when the size changes.
-    private func scaledFrame(width: Int, height: Int) throws(MediaError) -> UnsafeMutablePointer<AVFrame> {
-        guard let frame = scaled.pointer else { preconditionFailure("converting after close()") }
-        if frame.pointee.width != Int32(width) || frame.pointee.height != Int32(height) || frame.pointee.data.0 == nil {
-            av_frame_unref(frame)
-            frame.pointee.width = Int32(width)
-            frame.pointee.height = Int32(height)
-            frame.pointee.format = AV_PIX_FMT_RGBA.rawValue
-            let status = av_frame_get_buffer(frame, 64)
+    private func scaledFrame(width: Int, height: Int) throws(MediaError) -> Frame {
+        if scaled.width != Int32(width) || scaled.height != Int32(height) || scaled.plane(0) == nil {
+            let status = scaled.allocatePicture(width: Int32(width), height: Int32(height), format: AV_PIX_FMT_RGBA)
             guard status >= 0 else { throw MediaError(.convert, "cannot allocate a \(width)x\(height) picture", averror: status) }
         }
-        return frame
+        return scaled
     }
 }

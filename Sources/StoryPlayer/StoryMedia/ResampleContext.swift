@@ -1,9 +1,10 @@
 internal import CFFmpeg
 import Synchronization
 
-/// Owns a `SwrContext` (`swr_alloc_set_opts2` + `swr_init` / `swr_free`).
+/// Owns a `SwrContext` (`swr_alloc_set_opts2` + `swr_init` / `swr_free`). Decoded frames go
+/// through `interleavedStereo(_:)`; its pointer does not leave it.
 final class ResampleContext {
-    private(set) var pointer: OpaquePointer?
+    private var pointer: OpaquePointer?
 
     /// Resamplers allocated and not yet freed, process-wide (see `FormatContext.alive`).
     static let alive = Atomic<Int>(0)
@@ -15,22 +16,25 @@ final class ResampleContext {
     let input: (channels: Int32, format: Int32, rate: Int32)
 
     /// Converts from the decoder's layout, format and rate to interleaved float stereo at `rate`.
-    convenience init(from codec: UnsafeMutablePointer<AVCodecContext>, rate: Int32) throws(MediaError) {
-        try self.init(layout: codec.pointee.ch_layout, format: codec.pointee.sample_fmt, sampleRate: codec.pointee.sample_rate, rate: rate)
+    convenience init(from codec: CodecContext, rate: Int32) throws(MediaError) {
+        try self.init(codec.soundLayout, rate: rate)
     }
 
     /// Converts from a decoded frame's layout, format and rate (a stream whose sound changed).
-    convenience init(for frame: UnsafeMutablePointer<AVFrame>, rate: Int32) throws(MediaError) {
-        try self.init(layout: frame.pointee.ch_layout, format: AVSampleFormat(frame.pointee.format),
-                      sampleRate: frame.pointee.sample_rate, rate: rate)
+    convenience init(for frame: Frame, rate: Int32) throws(MediaError) {
+        try self.init(frame.soundLayout, rate: rate)
     }
 
-    private init(layout: AVChannelLayout, format: AVSampleFormat, sampleRate: Int32, rate: Int32) throws(MediaError) {
+    private init(_ sound: SoundLayout, rate: Int32) throws(MediaError) {
+        let layout = sound.layout, format = sound.format, sampleRate = sound.rate
         var output = AVChannelLayout()
         av_channel_layout_default(&output, 2)
         var input = layout
         if input.nb_channels == 0 { av_channel_layout_default(&input, 1) }
         self.input = (input.nb_channels, format.rawValue, sampleRate)
+        if let injected = FFmpegFaults.injected(.openResampler) {
+            throw MediaError(.decoderSetup, "cannot set up the resampler", averror: injected)
+        }
         var context: OpaquePointer?
         var status = swr_alloc_set_opts2(&context, &output, AV_SAMPLE_FMT_FLT, rate, &input, format, sampleRate, 0, nil)
         guard status >= 0, let context else { throw MediaError(.decoderSetup, "cannot set up the resampler", averror: status) }
@@ -55,4 +59,44 @@ final class ResampleContext {
     }
 
     deinit { close() }
+}
+
+// MARK: - Converting
+
+extension ResampleContext {
+    /// Whether a frame has the layout, format and rate this resampler was set up for.
+    func accepts(_ frame: Frame) -> Bool {
+        let sound = frame.soundLayout
+        let channels = sound.layout.nb_channels
+        return (channels == 0 || channels == input.channels) && sound.format.rawValue == input.format
+            && (sound.rate == 0 || sound.rate == input.rate)
+    }
+
+    /// A decoded audio frame as interleaved float stereo at the output rate (`swr_get_out_samples`,
+    /// `swr_convert`); empty when the resampler holds it back, or when the frame's layout, format
+    /// or rate is not the one it was set up for. Throws when `swr_convert` fails.
+    func interleavedStereo(_ frame: Frame) throws(MediaError) -> [Float] {
+        // Skipped, not converted, when it is not the sound the resampler was set up for.
+        guard accepts(frame) else { return [] }
+        guard let swr = pointer else { return [] }
+        return try frame.withUnsafeAVFrame { (frame) throws(MediaError) in try interleavedStereo(frame, with: swr) }
+    }
+
+    private func interleavedStereo(_ frame: UnsafeMutablePointer<AVFrame>, with swr: OpaquePointer) throws(MediaError) -> [Float] {
+        let capacity = Int(swr_get_out_samples(swr, frame.pointee.nb_samples))
+        guard capacity > 0, let planes = frame.pointee.extended_data else { return [] }
+        var converted = [Float](repeating: 0, count: capacity * 2)
+        let written = converted.withUnsafeMutableBytes { raw -> Int32 in
+            var output: UnsafeMutablePointer<UInt8>? = raw.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            return withUnsafeMutablePointer(to: &output) { outputs in
+                FFmpegFaults.injected(.resample) ?? swr_convert(swr, outputs, Int32(capacity),
+                            UnsafeMutableRawPointer(planes).assumingMemoryBound(to: UnsafePointer<UInt8>?.self),
+                            frame.pointee.nb_samples)
+            }
+        }
+        guard written >= 0 else { throw MediaError(.decode, "cannot resample the sound", averror: written) }
+        guard written > 0 else { return [] }
+        converted.removeLast(converted.count - Int(written) * 2)
+        return converted
+    }
 }

@@ -27,26 +27,6 @@ struct ColourMatrix: Equatable, Sendable {
         return ColourMatrix(swsColorspace: coefficients, isFullRange: range == AVCOL_RANGE_JPEG)
     }
 
-    /// The size rule of the guess.
+    /// The size rule of the guess. (`ScaleContext.prepare` applies the matrix.)
     static func isHD(width: Int, height: Int) -> Bool { width >= 1280 || height > 576 }
-
-    // MARK: - Applying
-
-    /// Sets the matrix and range of `sws` for `frame` (`sws_setColorspaceDetails`). Pixel formats
-    /// swscale already knows to be full range (`yuvj*`) stay full range; RGB sources are left alone.
-    /// `width`×`height` is the picture's whole size, before any crop, for the guess.
-    static func apply(to sws: OpaquePointer, for frame: UnsafeMutablePointer<AVFrame>, width: Int, height: Int) {
-        let format = AVPixelFormat(rawValue: frame.pointee.format)
-        if let descriptor = av_pix_fmt_desc_get(format), descriptor.pointee.flags & UInt64(AV_PIX_FMT_FLAG_RGB) != 0 { return }
-        let matrix = of(colorspace: frame.pointee.colorspace, range: frame.pointee.color_range,
-                        width: width, height: height)
-        var invTable: UnsafeMutablePointer<Int32>?
-        var table: UnsafeMutablePointer<Int32>?
-        var srcRange: Int32 = 0, dstRange: Int32 = 0, brightness: Int32 = 0, contrast: Int32 = 0, saturation: Int32 = 0
-        guard sws_getColorspaceDetails(sws, &invTable, &srcRange, &table, &dstRange, &brightness, &contrast, &saturation) >= 0 else {
-            return
-        }
-        let range = max(matrix.isFullRange ? 1 : 0, srcRange)
-        sws_setColorspaceDetails(sws, sws_getCoefficients(matrix.swsColorspace), range, table, dstRange, brightness, contrast, saturation)
-    }
 }

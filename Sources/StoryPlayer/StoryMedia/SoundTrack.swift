@@ -22,24 +22,22 @@ final class SoundTrack {
 
     /// `avcodec_parameters_to_context` + `avcodec_open2` for stream `index`, and a resampler to
     /// 48 kHz stereo (`swr_init`).
-    init(stream index: Int32, of context: UnsafeMutablePointer<AVFormatContext>, limits: DecodeLimits) throws(MediaError) {
+    init(stream index: Int32, of format: FormatContext, limits: DecodeLimits) throws(MediaError) {
         self.index = index
-        let stream = context.pointee.streams[Int(index)]!
-        unit = av_q2d(stream.pointee.time_base)
-        codec = try CodecContext(parameters: stream.pointee.codecpar, maxPixels: limits.maxPixels, threads: 1)
-        guard let codecContext = codec.pointer else { preconditionFailure("an open decoder has a context") }
-        resampler = try ResampleContext(from: codecContext, rate: Int32(ItemAudio.rate))
+        guard let stream = format.description(ofStream: index) else { preconditionFailure("a packet's stream is the demuxer's") }
+        unit = stream.timeline.unit
+        codec = try format.openDecoder(stream: index, maxPixels: limits.maxPixels, threads: 1)
+        resampler = try ResampleContext(from: codec, rate: Int32(ItemAudio.rate))
     }
 
     /// Decodes one packet of the stream (`avcodec_send_packet`, `avcodec_receive_frame`) into
     /// blocks; a packet the decoder refuses is skipped, as a damaged video packet is.
-    func decode(_ packet: UnsafeMutablePointer<AVPacket>) -> [SoundBlock] {
-        guard let codecContext = codec.pointer, let frame = frame.pointer else { return [] }
+    func decode(_ packet: Packet) -> [SoundBlock] {
         guard codec.send(packet) >= 0 else { return [] }
         var blocks: [SoundBlock] = []
-        while avcodec_receive_frame(codecContext, frame) >= 0 {
-            defer { av_frame_unref(frame) }
-            let pts = frame.pointee.best_effort_timestamp
+        while codec.receive(into: frame) >= 0 {
+            defer { frame.unref() }
+            let pts = frame.bestEffortTimestamp
             guard pts != cffmpeg_nopts_value() else { continue }
             if !resampler.accepts(frame) {
                 // The publisher changed its sound (stereo to mono, another rate): a resampler for it.
@@ -47,7 +45,8 @@ final class SoundTrack {
                 resampler.close()
                 resampler = changed
             }
-            let samples = resampler.interleavedStereo(frame)
+            // A block swresample cannot convert is skipped, as a refused packet is.
+            let samples = (try? resampler.interleavedStereo(frame)) ?? []
             if !samples.isEmpty { blocks.append(SoundBlock(time: Double(pts) * unit, samples: samples)) }
         }
         return blocks

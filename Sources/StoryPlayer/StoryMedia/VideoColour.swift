@@ -17,13 +17,10 @@ public struct VideoColour: Sendable, Equatable {
 
     /// The decoder's values once it has decoded a picture (an HEVC stream's VUI), else the
     /// container's (an MP4's `colr` box).
-    init(decoder: CodecContext, stream: UnsafeMutablePointer<AVStream>) {
-        let decoded = decoder.pointer.map { ($0.pointee.color_trc, $0.pointee.color_primaries) }
-        var transfer = decoded?.0 ?? AVCOL_TRC_UNSPECIFIED, primaries = decoded?.1 ?? AVCOL_PRI_UNSPECIFIED
-        if let parameters = stream.pointee.codecpar {
-            if transfer == AVCOL_TRC_UNSPECIFIED { transfer = parameters.pointee.color_trc }
-            if primaries == AVCOL_PRI_UNSPECIFIED { primaries = parameters.pointee.color_primaries }
-        }
+    init(decoder: CodecContext, stream: StreamDescription) {
+        var transfer = decoder.colourTransfer, primaries = decoder.colourPrimaries
+        if transfer == AVCOL_TRC_UNSPECIFIED { transfer = stream.colourTransfer }
+        if primaries == AVCOL_PRI_UNSPECIFIED { primaries = stream.colourPrimaries }
         self.init(transfer: transfer == AVCOL_TRC_UNSPECIFIED ? nil : av_color_transfer_name(transfer).map { String(cString: $0) },
                   primaries: primaries == AVCOL_PRI_UNSPECIFIED ? nil : av_color_primaries_name(primaries).map { String(cString: $0) },
                   isHDR: HDRToneMapper.isHDR(transfer))

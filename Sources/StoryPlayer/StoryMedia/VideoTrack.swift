@@ -25,28 +25,23 @@ struct VideoTrack {
     /// back to the whole container's).
     let duration: Double?
 
-    /// `avcodec_open2` for stream `index` of `context` with `threads` decoder threads, refusing
+    /// `avcodec_open2` for stream `index` of `format` with `threads` decoder threads, refusing
     /// pictures over the pixel limit.
-    init(stream index: Int32, of context: UnsafeMutablePointer<AVFormatContext>, limits: DecodeLimits,
-         threads: Int) throws(MediaError) {
-        let stream = context.pointee.streams[Int(index)]!
-        let parameters = stream.pointee.codecpar!
-        let width = Int(parameters.pointee.width), height = Int(parameters.pointee.height)
+    init(stream index: Int32, of format: FormatContext, limits: DecodeLimits, threads: Int) throws(MediaError) {
+        guard let stream = format.description(ofStream: index) else { preconditionFailure("a video track of a stream the demuxer has") }
+        let width = stream.width, height = stream.height
         if width * height > limits.maxPixels {
             throw MediaError(.tooLarge, "picture is \(width)x\(height), more than the limit of \(limits.maxPixels) pixels")
         }
         self.index = index
-        codec = try CodecContext(parameters: parameters, maxPixels: limits.maxPixels, threads: threads)
+        codec = try format.openDecoder(stream: index, maxPixels: limits.maxPixels, threads: threads)
         codedWidth = width
         codedHeight = height
-        codecName = String(cString: avcodec_get_name(parameters.pointee.codec_id))
-        timeline = StreamTimeline(stream)
-        duration = stream.pointee.duration != cffmpeg_nopts_value() && stream.pointee.duration > 0
-            ? timeline.seconds(length: stream.pointee.duration) : nil
-        let sar = av_guess_sample_aspect_ratio(context, stream, nil)
-        sampleAspectRatio = sar.num > 0 && sar.den > 0 ? av_q2d(sar) : 1
-        let rate = av_guess_frame_rate(context, stream, nil)
-        frameRate = rate.num > 0 && rate.den > 0 ? av_q2d(rate) : 0
-        orientation = PictureOrientation.of(stream) ?? .upright
+        codecName = stream.codecName
+        timeline = stream.timeline
+        duration = stream.duration.map { stream.timeline.seconds(length: $0) }
+        sampleAspectRatio = format.sampleAspectRatio(ofStream: index)
+        frameRate = format.frameRate(ofStream: index)
+        orientation = format.orientation(ofStream: index) ?? .upright
     }
 }

@@ -27,7 +27,8 @@ final class FaultInjectionTests: XCTestCase {
         ["format": FormatContext.alive.load(ordering: .relaxed), "codec": CodecContext.alive.load(ordering: .relaxed),
          "scale": ScaleContext.alive.load(ordering: .relaxed), "resample": ResampleContext.alive.load(ordering: .relaxed),
          "frame": Frame.alive.load(ordering: .relaxed), "packet": Packet.alive.load(ordering: .relaxed),
-         "muxer": MuxerContext.alive.load(ordering: .relaxed)]
+         "muxer": MuxerContext.alive.load(ordering: .relaxed), "filter": FilterGraph.alive.load(ordering: .relaxed),
+         "page": FeedPageStream.alive.load(ordering: .relaxed)]
     }
 
     /// Decode threads free their objects as they end, shortly after a render returns.
@@ -104,6 +105,9 @@ final class FaultInjectionTests: XCTestCase {
         let cases: [(FFmpegCall, Int, String)] = [
             (.openCodec, 1, "cannot open libx264"), (.openCodec, 2, "cannot open the AAC encoder"),
             (.openOutput, 1, "cannot write"), (.writeHeader, 1, "cannot start the MP4"),
+            (.createMuxer, 1, "cannot create an MP4 muxer"), (.configureCodec, 1, "cannot allocate an encoder"),
+            (.createMuxer, 2, "cannot add the video stream"), (.createMuxer, 3, "cannot add the audio stream"),
+            (.frameBuffer, 1, "cannot allocate a video frame"), (.frameBuffer, 2, "cannot allocate an audio frame"),
         ]
         for (call, nth, expected) in cases {
             let folder = ScratchFolder()
@@ -136,6 +140,193 @@ final class FaultInjectionTests: XCTestCase {
         }
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path), [])
         XCTAssertTrue(waitForNoFFmpegObjects(), "alive: \(alive)")
+    }
+
+    // MARK: - The calls the owners' methods added to the seam (issue 29, item 2)
+
+    func decoder(_ fixture: String) throws(MediaError) -> MediaDecoder {
+        try MediaDecoder(source: MediaSource(uri: Fixture.path(fixture), relativeTo: "/"), limits: DecodeLimits())
+    }
+
+    /// Checks that `error` is a `MediaError` whose message starts with `expected` and that
+    /// carries the injected code.
+    func assertInjected(_ error: any Error, _ expected: String, _ call: FFmpegCall, file: StaticString = #filePath, line: UInt = #line) {
+        let error = error as? MediaError
+        XCTAssertTrue(error?.message.hasPrefix(expected) == true, "\(call): \(String(describing: error))", file: file, line: line)
+        XCTAssertEqual(error?.ffmpegError?.code, Self.ioError, "\(call): \(String(describing: error))", file: file, line: line)
+    }
+
+    /// Each call of the decoding path failing on every call: opening the decoder, finding the
+    /// video stream, receiving frames, cropping and setting up the scaler each fail the story
+    /// with their own message (the player and the poster preload both make them).
+    func testEachNewDecodingCallFailingFailsTheStoryAndFreesEverything() throws {
+        let cases: [(FFmpegCall, String)] = [
+            (.findBestStream, "no video stream"), (.configureCodec, "cannot configure the decoder"),
+            (.receiveFrame, "cannot decode a frame"), (.crop, "cannot crop the picture"),
+            (.scaleContext, "cannot convert pixel format"),
+        ]
+        for (call, expected) in cases {
+            FFmpegFaults.reset()
+            FFmpegFaults.fail(call, times: .max, with: Self.ioError)
+            let events = try renderOneStory()
+            FFmpegFaults.reset()
+            let failed = events.of(.failed, story: "a")
+            XCTAssertEqual(failed.count, 1, "\(call): \(events.map(\.jsonLine))")
+            let message = failed.first?.error ?? ""
+            XCTAssertTrue(message.localizedCaseInsensitiveContains(expected), "\(call): \(message)")
+            XCTAssertTrue(waitForNoFFmpegObjects(), "\(call): alive after the render: \(alive)")
+        }
+    }
+
+    /// `avformat_find_stream_info` (a Matroska file's header does not say everything, so it is
+    /// read), `avformat_seek_file` and the padded frame of a turned picture
+    /// (`av_frame_get_buffer`), each failing once, throw from the decoder with their code.
+    func testStreamInfoSeekAndFrameBufferFailuresReachTheCaller() throws {
+        FFmpegFaults.fail(.findStreamInfo, with: Self.ioError)
+        XCTAssertThrowsError(try decoder("tenbit.mkv")) { assertInjected($0, "cannot read stream information", .findStreamInfo) }
+        XCTAssertTrue(waitForNoFFmpegObjects(), "findStreamInfo: alive: \(alive)")
+
+        FFmpegFaults.reset()
+        do {
+            let counter = try decoder("counter.mp4")
+            defer { counter.close() }
+            FFmpegFaults.fail(.seek, with: Self.ioError)
+            XCTAssertThrowsError(try counter.seek(to: 0.2)) { assertInjected($0, "cannot seek to 0.2 s", .seek) }
+            XCTAssertNoThrow(try counter.seek(to: 0.2), "only the first seek fails")
+        }
+        XCTAssertTrue(waitForNoFFmpegObjects(), "seek: alive: \(alive)")
+
+        FFmpegFaults.reset()
+        do {
+            // Turned a quarter (its display matrix), so swscale writes a padded frame first.
+            let rotated = try decoder("rotated.mp4")
+            defer { rotated.close() }
+            let picture = try XCTUnwrap(try rotated.nextPicture())
+            XCTAssertEqual(picture.quarterTurns % 2, 1)
+            FFmpegFaults.fail(.frameBuffer, with: Self.ioError)
+            XCTAssertThrowsError(try rotated.rgba(picture, width: 72, height: 128)) { assertInjected($0, "cannot allocate a", .frameBuffer) }
+            XCTAssertNoThrow(try rotated.rgba(picture, width: 72, height: 128))
+        }
+        XCTAssertTrue(waitForNoFFmpegObjects(), "frameBuffer: alive: \(alive)")
+    }
+
+    /// An item's sound: no audio stream found, no resampler, a decoder that gives no frames, and
+    /// `swr_convert` failing each throw from `ItemAudio` with their code, and free it all.
+    func testItemAudioCallsFailingReachTheCaller() throws {
+        let source = MediaSource(uri: Fixture.path("tone.m4a"), relativeTo: "/")
+        for (call, expected) in [(FFmpegCall.findBestStream, "no audio stream"), (.openResampler, "cannot set up the resampler")] {
+            FFmpegFaults.reset()
+            FFmpegFaults.fail(call, with: Self.ioError)
+            XCTAssertThrowsError(try ItemAudio(source: source, limits: DecodeLimits())) { assertInjected($0, expected, call) }
+            XCTAssertTrue(waitForNoFFmpegObjects(), "\(call): alive: \(alive)")
+        }
+        for (call, expected) in [(FFmpegCall.receiveFrame, "cannot decode the sound"), (.resample, "cannot resample the sound")] {
+            FFmpegFaults.reset()
+            do {
+                let audio = try ItemAudio(source: source, limits: DecodeLimits())
+                defer { audio.close() }
+                FFmpegFaults.fail(call, times: .max, with: Self.ioError)
+                XCTAssertThrowsError(try audio.nextBlock()) { assertInjected($0, expected, call) }
+            }
+            XCTAssertTrue(waitForNoFFmpegObjects(), "\(call): alive: \(alive)")
+        }
+    }
+
+    /// An HDR picture's filter graph: configuring it or running a picture through it failing
+    /// throws from the conversion, and the graph is freed with the decoder.
+    func testToneMappingCallsFailingReachTheCaller() throws {
+        let folder = ScratchFolder()
+        let clip = try HDRMedia.clip(transfer: "arib-std-b67", in: folder)
+        for (call, expected) in [(FFmpegCall.configureFilters, "cannot configure the filters"), (.filter, "cannot filter the picture")] {
+            FFmpegFaults.reset()
+            do {
+                let hdr = try MediaDecoder(source: MediaSource(uri: clip, relativeTo: "/"), limits: DecodeLimits())
+                defer { hdr.close() }
+                let picture = try XCTUnwrap(try hdr.nextPicture())
+                FFmpegFaults.fail(call, with: Self.ioError)
+                XCTAssertThrowsError(try hdr.rgba(picture, width: 72, height: 128)) { assertInjected($0, expected, call) }
+                XCTAssertNoThrow(try hdr.rgba(picture, width: 72, height: 128), "\(call): only the first call fails")
+            }
+            XCTAssertTrue(waitForNoFFmpegObjects(), "\(call): alive: \(alive)")
+        }
+    }
+
+    /// A HEIC photo: libheif failing to read the file or to decode the picture throws with the
+    /// code, as any source that cannot be read.
+    func testHEIFCallsFailingReachTheCaller() throws {
+        let folder = ScratchFolder()
+        let photo = folder.file("quadrants.heic")
+        try HEIFWriter.writeQuadrants(to: photo, orientation: 1)
+        let source = MediaSource(uri: photo, relativeTo: "/")
+        FFmpegFaults.fail(.readHEIF, with: Self.ioError)
+        XCTAssertThrowsError(try MediaDecoder(source: source, limits: DecodeLimits())) {
+            assertInjected($0, "cannot read the HEIF photo", .readHEIF)
+        }
+        FFmpegFaults.reset()
+        do {
+            let heif = try MediaDecoder(source: source, limits: DecodeLimits())
+            defer { heif.close() }
+            FFmpegFaults.fail(.decodeHEIF, with: Self.ioError)
+            XCTAssertThrowsError(try heif.nextPicture()) { assertInjected($0, "cannot decode the HEIF photo", .decodeHEIF) }
+        }
+        XCTAssertTrue(waitForNoFFmpegObjects(), "alive: \(alive)")
+    }
+
+    /// A feed page (or a manifest, or a remote photo): `avio_open2` and `avio_read` failing
+    /// throw with the code, and the stream is closed.
+    func testFeedPageCallsFailingReachTheCaller() throws {
+        let servers = ServerSet()
+        defer { servers.stopAll() }
+        let root = ScratchFolder()
+        _ = root.write("page.json", Array("{\"stories\": []}".utf8))
+        let url = try servers.httpServer(root: root.path) + "/page.json"
+        for (call, expected) in [(FFmpegCall.openPage, "cannot open"), (.readPage, "cannot read")] {
+            FFmpegFaults.reset()
+            FFmpegFaults.fail(call, with: Self.ioError)
+            XCTAssertThrowsError(try FeedPageStream.download(url, timeout: 5, limit: 1 << 20)) { assertInjected($0, expected, call) }
+            XCTAssertEqual(FeedPageStream.alive.load(ordering: .relaxed), 0, "\(call)")
+        }
+        FFmpegFaults.reset()
+        XCTAssertEqual(try FeedPageStream.download(url, timeout: 5, limit: 1 << 20).count, 15, "without faults the page comes")
+    }
+
+    /// The MP4 writer mid-clip: the encoder refusing a frame or giving no packet, the picture
+    /// frame that cannot be made writable, no scaler, and the trailer or the file's closing
+    /// failing each reach the caller, and the half-written file goes.
+    func testTheMP4WritersLaterCallsFailingReachTheCaller() throws {
+        let cases: [(FFmpegCall, String)] = [
+            (.sendFrame, "cannot encode"), (.receivePacket, "cannot encode"), (.makeWritable, "cannot convert a frame for the MP4"),
+            (.scaleContext, "cannot convert a frame for the MP4"), (.writeTrailer, "cannot finish the MP4"),
+            (.closeOutput, "cannot close the MP4"),
+        ]
+        for (call, expected) in cases {
+            let folder = ScratchFolder()
+            FFmpegFaults.reset()
+            do {
+                let writer = try makeWriter(folder)
+                FFmpegFaults.fail(call, times: .max, with: Self.ioError)
+                let frame = RGBAImage(width: 64, height: 64, fill: .black)
+                XCTAssertThrowsError(try {
+                    for index in 0..<30 { try writer.append(frame: frame, index: index) }
+                    try writer.finish()
+                }()) { error in
+                    XCTAssertEqual((error as? MediaError)?.message, expected, "\(call)")
+                    XCTAssertNotNil((error as? MediaError)?.ffmpegError, "\(call): \(error)")
+                }
+            }
+            FFmpegFaults.reset()
+            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path), [], "\(call)")
+            XCTAssertTrue(waitForNoFFmpegObjects(), "\(call): alive: \(alive)")
+        }
+    }
+
+    /// Every call a test can fail is one some test above fails (so a new case comes with its test).
+    func testEveryCallHasATest() throws {
+        let source = try String(contentsOfFile: #filePath, encoding: .utf8)
+        for call in FFmpegCall.allCases {
+            XCTAssertTrue(source.contains("(.\(call),") || source.contains("FFmpegCall.\(call),") || source.contains("fail(.\(call),"),
+                          "no test fails .\(call)")
+        }
     }
 
     /// A missing encoder is said to be missing, not a failure to write.

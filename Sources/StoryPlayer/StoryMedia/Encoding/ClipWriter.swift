@@ -60,38 +60,39 @@ package final class ClipWriter {
         guard let x264 = avcodec_find_encoder_by_name("libx264") else {
             throw MediaError(.missingEncoder, "this FFmpeg has no libx264 encoder")
         }
-        video = try CodecContext(encoder: x264, failure: "cannot open libx264") { v in
-            v.pointee.width = Int32(width)
-            v.pointee.height = Int32(height)
-            v.pointee.pix_fmt = AV_PIX_FMT_YUV420P
-            // swscale writes limited-range BT.601 (its default); tagged so, since players
-            // (this one too) guess BT.709 for an untagged HD picture.
-            v.pointee.colorspace = AVCOL_SPC_SMPTE170M
-            v.pointee.color_range = AVCOL_RANGE_MPEG
-            v.pointee.time_base = AVRational(num: rate.den, den: rate.num)
-            v.pointee.framerate = rate
-            v.pointee.gop_size = Int32(max(1, fps.rounded()))
-            v.pointee.max_b_frames = 2
-            if globalHeader { v.pointee.flags |= Int32(AV_CODEC_FLAG_GLOBAL_HEADER) }
-            av_opt_set(v.pointee.priv_data, "crf", String(options.crf), 0)
-            av_opt_set(v.pointee.priv_data, "preset", options.preset, 0)
+        var videoSettings = EncoderSettings(timeBase: AVRational(num: rate.den, den: rate.num))
+        videoSettings.width = Int32(width)
+        videoSettings.height = Int32(height)
+        videoSettings.pixelFormat = AV_PIX_FMT_YUV420P
+        // swscale writes limited-range BT.601 (its default); tagged so, since players
+        // (this one too) guess BT.709 for an untagged HD picture.
+        videoSettings.colourSpace = AVCOL_SPC_SMPTE170M
+        videoSettings.colourRange = AVCOL_RANGE_MPEG
+        videoSettings.frameRate = rate
+        let gop = Int32(max(1, fps.rounded()))
+        videoSettings.gopSize = gop
+        videoSettings.maxBFrames = 2
+        videoSettings.globalHeader = globalHeader
+        videoSettings.privateOptions = [
+            ("crf", String(options.crf)), ("preset", options.preset),
             // Closed GOPs of one second: segments joined without re-encoding start on a keyframe.
-            av_opt_set(v.pointee.priv_data, "x264-params",
-                       "keyint=\(v.pointee.gop_size):min-keyint=\(v.pointee.gop_size):scenecut=0:open-gop=0", 0)
-        }
-        videoStream = muxer.addStream(for: video)
+            ("x264-params", "keyint=\(gop):min-keyint=\(gop):scenecut=0:open-gop=0"),
+        ]
+        video = try CodecContext(encoder: x264, settings: videoSettings, failure: "cannot open libx264")
+        videoStream = muxer.addStream(from: video)
+        guard videoStream >= 0 else { throw MediaError(.open, "cannot add the video stream to the MP4", averror: videoStream) }
 
         // Audio: AAC, 48 kHz stereo.
         guard let aac = avcodec_find_encoder(AV_CODEC_ID_AAC) else { throw MediaError(.missingEncoder, "no AAC encoder") }
-        audio = try CodecContext(encoder: aac, failure: "cannot open the AAC encoder") { a in
-            a.pointee.sample_rate = Int32(ItemAudio.rate)
-            a.pointee.sample_fmt = AV_SAMPLE_FMT_FLTP
-            a.pointee.bit_rate = Int64(options.audioBitRate)
-            av_channel_layout_default(&a.pointee.ch_layout, 2)
-            a.pointee.time_base = AVRational(num: 1, den: Int32(ItemAudio.rate))
-            if globalHeader { a.pointee.flags |= Int32(AV_CODEC_FLAG_GLOBAL_HEADER) }
-        }
-        audioStream = muxer.addStream(for: audio)
+        var audioSettings = EncoderSettings(timeBase: AVRational(num: 1, den: Int32(ItemAudio.rate)))
+        audioSettings.sampleRate = Int32(ItemAudio.rate)
+        audioSettings.sampleFormat = AV_SAMPLE_FMT_FLTP
+        audioSettings.bitRate = Int64(options.audioBitRate)
+        audioSettings.stereo = true
+        audioSettings.globalHeader = globalHeader
+        audio = try CodecContext(encoder: aac, settings: audioSettings, failure: "cannot open the AAC encoder")
+        audioStream = muxer.addStream(from: audio)
+        guard audioStream >= 0 else { throw MediaError(.open, "cannot add the audio stream to the MP4", averror: audioStream) }
 
         var status = muxer.openFile(temporary)
         guard status >= 0 else { throw MediaError(.open, "cannot write \(temporary)", averror: status) }
@@ -99,18 +100,10 @@ package final class ClipWriter {
         guard status >= 0 else { throw MediaError(.open, "cannot start the MP4", averror: status) }
 
         // The reusable frames.
-        guard let p = picture.pointer, let s = sound.pointer else { preconditionFailure("frames freed while set up") }
-        p.pointee.width = Int32(width)
-        p.pointee.height = Int32(height)
-        p.pointee.format = AV_PIX_FMT_YUV420P.rawValue
-        status = av_frame_get_buffer(p, 64)
+        status = picture.allocatePicture(width: Int32(width), height: Int32(height), format: AV_PIX_FMT_YUV420P)
         guard status >= 0 else { throw MediaError(.convert, "cannot allocate a video frame", averror: status) }
-        let frameSize = audio.pointer?.pointee.frame_size ?? 0
-        s.pointee.nb_samples = frameSize > 0 ? frameSize : 1024
-        s.pointee.format = AV_SAMPLE_FMT_FLTP.rawValue
-        s.pointee.sample_rate = Int32(ItemAudio.rate)
-        av_channel_layout_default(&s.pointee.ch_layout, 2)
-        status = av_frame_get_buffer(s, 0)
+        let frameSize = audio.frameSize
+        status = sound.allocateStereoSound(samples: frameSize > 0 ? frameSize : 1024, rate: Int32(ItemAudio.rate))
         guard status >= 0 else { throw MediaError(.convert, "cannot allocate an audio frame", averror: status) }
     }
 
@@ -124,26 +117,14 @@ package final class ClipWriter {
 
     /// Frame `index` of the clip: presentation time index / fps.
     package func append(frame image: RGBAImage, index: Int) throws(MediaError) {
-        guard let p = picture.pointer else { preconditionFailure("appending after the frame was freed") }
-        guard av_frame_make_writable(p) >= 0,
-              let sws = scaler.context(sourceWidth: Int32(image.width), sourceHeight: Int32(image.height),
-                                       sourceFormat: AV_PIX_FMT_RGBA, width: p.pointee.width, height: p.pointee.height,
-                                       targetFormat: AV_PIX_FMT_YUV420P)
-        else { throw MediaError(.convert, "cannot convert a frame for the MP4") }
+        let writable = picture.makeWritable()
+        guard writable >= 0 else { throw MediaError(.convert, "cannot convert a frame for the MP4", averror: writable) }
         let lines = image.pixels.withUnsafeBufferPointer { rgba in
-            var source: [UnsafePointer<UInt8>?] = [rgba.baseAddress, nil, nil, nil]
-            var stride: [Int32] = [Int32(image.width * 4), 0, 0, 0]
-            return withUnsafeMutablePointer(to: &p.pointee.data) { data in
-                withUnsafeMutablePointer(to: &p.pointee.linesize) { lines in
-                    FFmpegFaults.injected(.scale) ?? sws_scale(sws, &source, &stride, 0, Int32(image.height),
-                        UnsafeMutableRawPointer(data).assumingMemoryBound(to: UnsafeMutablePointer<UInt8>?.self),
-                        UnsafeMutableRawPointer(lines).assumingMemoryBound(to: Int32.self))
-                }
-            }
+            scaler.scale(rgba: rgba.baseAddress!, width: Int32(image.width), height: Int32(image.height), into: picture)
         }
         guard lines > 0 else { throw MediaError(.convert, "cannot convert a frame for the MP4", averror: lines) }
-        p.pointee.pts = Int64(index)
-        try encode(p, with: video, into: videoStream)
+        picture.pts = Int64(index)
+        try encode(picture, with: video, into: videoStream)
     }
 
     /// Interleaved stereo samples at 48 kHz, following the previous ones.
@@ -169,10 +150,11 @@ package final class ClipWriter {
     }
 
     private func writeAudio(flush: Bool) throws(MediaError) {
-        guard let s = sound.pointer else { preconditionFailure("appending after the frame was freed") }
-        let size = Int(s.pointee.nb_samples)
+        let size = Int(sound.sampleCount)
         while pendingAudio.count >= size * 2 || (flush && !pendingAudio.isEmpty) {
-            guard av_frame_make_writable(s) >= 0, let leftPlane = s.pointee.data.0, let rightPlane = s.pointee.data.1 else {
+            let writable = sound.makeWritable()
+            guard writable >= 0 else { throw MediaError(.convert, "cannot reuse the audio frame", averror: writable) }
+            guard let leftPlane = sound.plane(0)?.rows, let rightPlane = sound.plane(1)?.rows else {
                 throw MediaError(.convert, "cannot reuse the audio frame")
             }
             let available = min(size, pendingAudio.count / 2)
@@ -183,16 +165,15 @@ package final class ClipWriter {
                 right[i] = i < available ? pendingAudio[i * 2 + 1] : 0
             }
             pendingAudio.removeFirst(available * 2)
-            s.pointee.pts = audioSamplesWritten
+            sound.pts = audioSamplesWritten
             audioSamplesWritten += Int64(size)
-            try encode(s, with: audio, into: audioStream)
+            try encode(sound, with: audio, into: audioStream)
         }
     }
 
-    private func encode(_ frame: UnsafeMutablePointer<AVFrame>?, with codec: CodecContext, into stream: Int32) throws(MediaError) {
+    private func encode(_ frame: Frame?, with codec: CodecContext, into stream: Int32) throws(MediaError) {
         var status = codec.send(frame: frame)
         guard status >= 0 || status == FFmpegError.endOfFile else { throw MediaError(.convert, "cannot encode", averror: status) }
-        guard let packet = self.packet.pointer else { preconditionFailure("encoding after the packet was freed") }
         while true {
             status = codec.receive(packet: packet)
             if status == FFmpegError.tryAgain || status == FFmpegError.endOfFile { return }

@@ -3,7 +3,8 @@ import Synchronization
 
 /// Owns an output `AVFormatContext` (`avformat_alloc_output_context2`) and its file
 /// (`avio_open`); frees both in `deinit`, so a writer whose set-up fails half-way (no libx264)
-/// leaks nothing.
+/// leaks nothing. The encoders' parameters and packets reach it through its methods
+/// (`addStream(from:)`, `write`); its pointer does not leave it.
 final class MuxerContext {
     private var pointer: UnsafeMutablePointer<AVFormatContext>?
 
@@ -13,7 +14,7 @@ final class MuxerContext {
     /// A muxer for `format` ("mp4") that will write `path`.
     init(format: String, path: String) throws(MediaError) {
         var context: UnsafeMutablePointer<AVFormatContext>?
-        let status = avformat_alloc_output_context2(&context, nil, format, path)
+        let status = FFmpegFaults.injected(.createMuxer) ?? avformat_alloc_output_context2(&context, nil, format, path)
         guard status >= 0, let context else { throw MediaError(.open, "cannot create an MP4 muxer", averror: status) }
         pointer = context
         MuxerContext.alive.add(1, ordering: .relaxed)
@@ -27,12 +28,14 @@ final class MuxerContext {
     /// Whether the format wants codec headers once, in the container (MP4 does).
     var wantsGlobalHeader: Bool { context.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0 }
 
-    /// A stream carrying `codec`'s output; returns its index.
-    func addStream(for codec: CodecContext) -> Int32 {
-        let stream = avformat_new_stream(context, nil)!
+    /// A stream carrying `codec`'s output (`avformat_new_stream`, then the encoder's parameters
+    /// with `avcodec_parameters_from_context`); returns its index, or a negative AVERROR code.
+    func addStream(from codec: CodecContext) -> Int32 {
+        if let injected = FFmpegFaults.injected(.createMuxer) { return injected }
+        guard let stream = avformat_new_stream(context, nil) else { return cffmpeg_averror(ENOMEM) }
         stream.pointee.time_base = codec.timeBase
-        avcodec_parameters_from_context(stream.pointee.codecpar, codec.pointer)
-        return stream.pointee.index
+        let status = codec.copyParameters(to: stream.pointee.codecpar)
+        return status < 0 ? status : stream.pointee.index
     }
 
     /// `avio_open`: creates the file.
@@ -44,30 +47,38 @@ final class MuxerContext {
     func writeHeader(options: [String: String]) -> Int32 {
         if let injected = FFmpegFaults.injected(.writeHeader) { return injected }
         var dictionary = FFmpegDictionary(options)
-        return avformat_write_header(context, &dictionary.pointer)
+        let context = context
+        return dictionary.withUnsafeDictionary { avformat_write_header(context, $0) }
     }
 
     /// `av_interleaved_write_frame` of a packet stamped in `timeBase`, for stream `index`.
-    func write(_ packet: UnsafeMutablePointer<AVPacket>, from timeBase: AVRational, stream index: Int32) -> Int32 {
-        av_packet_rescale_ts(packet, timeBase, context.pointee.streams[Int(index)]!.pointee.time_base)
-        packet.pointee.stream_index = index
-        if let injected = FFmpegFaults.injected(.writeFrame) {
-            av_packet_unref(packet)
-            return injected
+    func write(_ packet: Packet, from timeBase: AVRational, stream index: Int32) -> Int32 {
+        let context = context
+        return packet.withUnsafeAVPacket { packet in
+            av_packet_rescale_ts(packet, timeBase, context.pointee.streams[Int(index)]!.pointee.time_base)
+            packet.pointee.stream_index = index
+            if let injected = FFmpegFaults.injected(.writeFrame) {
+                av_packet_unref(packet)
+                return injected
+            }
+            return av_interleaved_write_frame(context, packet)
         }
-        return av_interleaved_write_frame(context, packet)
     }
 
     /// `av_write_trailer`.
-    func writeTrailer() -> Int32 { av_write_trailer(context) }
+    func writeTrailer() -> Int32 { FFmpegFaults.injected(.writeTrailer) ?? av_write_trailer(context) }
 
     /// `avio_closep`: closes the file, if it is open.
     func closeFile() -> Int32 {
         guard let pointer, pointer.pointee.pb != nil else { return 0 }
-        return avio_closep(&pointer.pointee.pb)
+        let status = avio_closep(&pointer.pointee.pb)
+        return FFmpegFaults.injected(.closeOutput) ?? status
     }
 
     deinit {
+        // A muxer whose allocation failed has nothing to free (and was never counted): its
+        // `deinit` runs all the same, since its one stored property had its default.
+        guard pointer != nil else { return }
         _ = closeFile()
         avformat_free_context(pointer)
         MuxerContext.alive.subtract(1, ordering: .relaxed)
