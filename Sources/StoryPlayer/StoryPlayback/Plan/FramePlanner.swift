@@ -2,19 +2,28 @@ import Compositor
 import StoryModel
 
 /// Turns a storyboard, its script and its items' lengths into a `FramePlan` per frame: the
-/// viewer's navigation and the players' lifecycle, without a player.
+/// viewer's navigation and the players' lifecycle, decided in one place.
 ///
-/// It follows the render's own rules step by step (`StoryRender.step(to:)`): the gestures due,
-/// which stories play (stopping first), a finger's hold pausing the item on screen, and an item
-/// that has played its length moving the viewer on. Item lengths come from `ItemLength`, the
-/// rule the players end items by, fed with what opening each source once tells
-/// (`FramePlanner+Lengths`). What only playing shows cannot be planned: a live stream that stops
-/// before its `duration`, a file whose data ends before its container says, a feed's next pages.
+/// Each step to a frame's time applies the gestures due, then which stories play (stopping
+/// first, `ViewerNavigator.playChanges`), a finger's hold pausing the item on screen
+/// (`holdChange`), and an item that has played its length moving the viewer on. On its own it
+/// keeps an item clock per play in place of a player, with lengths from `ItemLength` (the rule
+/// the players end items by) fed by opening each source once (`ItemLengths.probing`): that is
+/// how `frames` and shard planning count a storyboard without rendering it.
+///
+/// A render follows the same planner (`PlanFollower`): its players are the only part with side
+/// effects, and they do what each step decides. Only playing can tell what a plan cannot: a live
+/// stream that stops before its `duration`, a file whose data ends before its container says,
+/// a feed's next pages. So a follower says when an item has ended, and brings the stories that
+/// arrive.
 public struct FramePlanner: Sendable {
     public let storyboard: Storyboard
-    private var navigator: ViewerNavigator
+    /// The viewer: page offset, gestures, which item of each story is current.
+    public private(set) var navigator: ViewerNavigator
+    /// The stories so far: the storyboard's, then any a follower brought.
+    private var stories: [Story]
     /// Each item's length on the timeline, by story then item (nil: unknown, plays on).
-    private let lengths: [[Double?]]
+    private var lengths: [[Double?]]
     /// The item clock of each story whose player exists, by story.
     private var clocks: [Int: ItemClock] = [:]
     /// Every play so far, in the order they began.
@@ -27,6 +36,7 @@ public struct FramePlanner: Sendable {
         precondition(lengths.lengths.count == storyboard.stories.count, "a length for every story")
         self.storyboard = storyboard
         self.lengths = lengths.lengths
+        stories = storyboard.stories
         navigator = ViewerNavigator(storyboard: storyboard)
     }
 
@@ -34,10 +44,16 @@ public struct FramePlanner: Sendable {
 
     /// The plan of the next frame.
     public mutating func next() -> FramePlan {
-        let index = nextIndex
-        nextIndex += 1
+        plan(frame: nextIndex)
+    }
+
+    /// The plan of frame `index`, the step to it followed by `follower`. Frames come in order;
+    /// a realtime render that falls behind may pass some over.
+    package mutating func plan(frame index: Int, following follower: (any PlanFollower)? = nil) -> FramePlan {
+        precondition(index >= nextIndex, "frames are planned in order")
+        nextIndex = index + 1
         let t = Double(index) / storyboard.canvas.fps
-        step(to: t)
+        step(to: t, following: follower)
         let playing = Set(clocks.keys)
         let shown = navigator.visibleStories.map { story, item in
             let clock = clocks[story].flatMap { $0.item == item ? $0 : nil }
@@ -63,56 +79,91 @@ public struct FramePlanner: Sendable {
         return limit
     }
 
-    // MARK: - One step, as the render takes it
+    /// Stories that arrived after the storyboard (a feed's pages), their lengths unknown: their
+    /// items end when a follower says so.
+    public mutating func appendStories(_ arrived: [Story]) {
+        guard !arrived.isEmpty else { return }
+        stories += arrived
+        lengths += arrived.map { $0.items.map { _ in nil } }
+        navigator.appendStories(itemCounts: arrived.map(\.items.count))
+    }
 
-    private mutating func step(to t: Double) {
-        advanceViewer(to: t)
-        applyHold(at: t)
+    // MARK: - One step
+
+    private mutating func step(to t: Double, following follower: (any PlanFollower)?) {
+        advanceViewer(to: t, following: follower)
+        follower?.followScript(at: t, settledPage: navigator.settledPage)
+        applyHold(at: t, following: follower)
         let story = navigator.settledPage
-        if navigator.endsItems, let clock = clocks[story], hasEnded(clock, at: t) {
-            clocks[story]?.ended = true
-            navigator.currentItemEnded(at: t)
-            advanceViewer(to: t)
-        }
+        guard navigator.endsItems, var clock = clocks[story] else { return }
+        let planned = hasPlayedItsLength(clock, story: story, at: t)
+        guard follower?.itemHasEnded(story: story, planned: planned, at: t) ?? planned else { return }
+        clock.ended = true
+        clocks[story] = clock
+        follower?.followItemEnd(story: story, at: t)
+        navigator.currentItemEnded(at: t)
+        advanceViewer(to: t, following: follower)
     }
 
-    private mutating func advanceViewer(to t: Double) {
+    /// The viewer's gestures up to `t`, then the plays that follow from where it rests.
+    private mutating func advanceViewer(to t: Double, following follower: (any PlanFollower)?) {
         navigator.advance(to: t)
-        syncPlays(at: t)
-    }
-
-    /// Stops the plays that should not go on, then starts those that should, by the rule the
-    /// render's players follow (`ViewerNavigator.playChanges`).
-    private mutating func syncPlays(at t: Double) {
+        if let follower {
+            appendStories(follower.followViewer(navigator, at: t))
+        }
         let changes = navigator.playChanges(playing: clocks.mapValues(\.item))
         for story in changes.stop {
             if let clock = clocks.removeValue(forKey: story) { plays[clock.play].end = t }
         }
         for (story, item) in changes.start {
-            clocks[story] = ItemClock(item: item, startedAt: t, play: plays.count,
-                                      isLive: storyboard.stories[story].items[item].isLive)
+            clocks[story] = ItemClock(item: item, startedAt: t, play: plays.count, isLive: stories[story].items[item].isLive)
             plays.append(PlannedPlay(story: story, item: item, start: t, end: nil))
         }
+        follower?.followPlays(stopping: changes.stop, starting: changes.start, at: t)
     }
 
-    /// A hold or a pull pauses the resting story's item, by the render's rule
-    /// (`ViewerNavigator.holdChange`).
-    private mutating func applyHold(at t: Double) {
+    /// A hold or a pull pauses the resting story's item, or resumes it.
+    private mutating func applyHold(at t: Double, following follower: (any PlanFollower)?) {
         let story = navigator.settledPage
-        guard var clock = clocks[story] else { return }
-        switch navigator.holdChange(at: t, isPaused: clock.pausedAt != nil) {
-        case .pause(let start)?: clock.pause(at: start)
-        case .resume(let end)?: clock.resume(at: end)
-        case nil: return
+        guard var clock = clocks[story], let change = navigator.holdChange(at: t, isPaused: clock.pausedAt != nil) else {
+            return
+        }
+        switch change {
+        case .pause(let start): clock.pause(at: start)
+        case .resume(let end): clock.resume(at: end)
         }
         clocks[story] = clock
+        follower?.followHold(change, story: story)
     }
 
-    private func hasEnded(_ clock: ItemClock, at t: Double) -> Bool {
+    private func hasPlayedItsLength(_ clock: ItemClock, story: Int, at t: Double) -> Bool {
         if clock.ended { return true }
-        guard let length = lengths[navigator.settledPage][clock.item] else { return false }
+        guard let length = lengths[story][clock.item] else { return false }
         return clock.mediaTime(at: t) >= length - 1e-9
     }
+}
+
+// MARK: - Who follows
+
+/// What follows a planner's steps: a render's players, the only part with side effects. The
+/// planner decides; a follower does, in the order the planner says, within the step. It must
+/// not reach back into the planner during a call (the planner is mid-step): what it needs of the
+/// viewer comes as an argument.
+package protocol PlanFollower: AnyObject {
+    /// The viewer moved to `t` (its gestures applied). Returns the stories that arrived (a
+    /// feed's next page), which the planner appends before deciding the plays.
+    func followViewer(_ navigator: ViewerNavigator, at t: Double) -> [Story]
+    /// Stop these stories' players, then start these items: the plays the viewer wants at `t`.
+    func followPlays(stopping: [Int], starting: [(story: Int, item: Int)], at t: Double)
+    /// Once a step, after the viewer moved: the script's actions that are not gestures.
+    func followScript(at t: Double, settledPage: Int)
+    /// A hold paused, or the end of one resumed, the item of `story`.
+    func followHold(_ change: ViewerNavigator.HoldChange, story: Int)
+    /// Whether the item of the resting `story` has ended at `t`; `planned` is whether it has
+    /// played its planned length.
+    func itemHasEnded(story: Int, planned: Bool, at t: Double) -> Bool
+    /// The item of the resting `story` ended at `t`; the viewer moves on next.
+    func followItemEnd(story: Int, at t: Double)
 }
 
 // MARK: - An item's clock

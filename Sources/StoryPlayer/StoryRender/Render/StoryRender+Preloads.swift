@@ -8,10 +8,11 @@ extension StoryRender {
 
     /// Starts loading posters and metadata for the stories from `behind` to `ahead` around the
     /// resting one, and fetches the feed's next page when the viewer is within two stories of the
-    /// end. Players are synced between this and `settlePreloads`, so that a player opening its
-    /// source and the posters loading share the cores.
-    func requestPreloads() {
-        guard !stories.isEmpty else { return }
+    /// end; returns the stories of a page that arrived. Players are synced between this and
+    /// `settlePreloads`, so that a player opening its source and the posters loading share the cores.
+    func requestPreloads(_ navigator: ViewerNavigator) -> [Story] {
+        guard !stories.isEmpty else { return [] }
+        var arrived: [Story] = []
         let here = navigator.settledPage
         let window = max(0, here - storyboard.preload.behind)...min(stories.count - 1, here + storyboard.preload.ahead)
         let playing = Set(navigator.playingStories.map(\.story))
@@ -24,6 +25,7 @@ extension StoryRender {
             switch feed.collect() {
             case .success(let page)?:
                 accept(page.stories)
+                arrived = page.stories
                 feedFailedAt = nil
                 unrecordedPreloads += posters.request(Array(window), stories: stories, playing: playing)
             case .failure(let error)?:
@@ -33,6 +35,7 @@ extension StoryRender {
                 break
             }
         }
+        return arrived
     }
 
     /// A next page that fails again at each move fails the same way: one notice, which counts
@@ -82,9 +85,9 @@ extension StoryRender {
         }
     }
 
+    /// Stories of a feed's page, with their players; the planner learns of them from the caller.
     func accept(_ newStories: [Story]) {
         stories += newStories
-        navigator.appendStories(itemCounts: newStories.map(\.items.count))
         addPlayers(for: newStories)
     }
 }

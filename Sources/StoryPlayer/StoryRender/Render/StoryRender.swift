@@ -15,7 +15,11 @@ public final class StoryRender {
     public let trace: LifecycleTrace
     /// CPU time per pipeline stage, across all threads.
     public let clock = StageClock()
-    var navigator: ViewerNavigator
+    /// What each frame shows and which players it wants (`FramePlanner`); the players follow it.
+    var planner: FramePlanner
+    /// The viewer as the planner has moved it. Not to be read while the planner steps (from the
+    /// `PlanFollower` calls), which are given what they need.
+    var navigator: ViewerNavigator { planner.navigator }
     /// The stories so far: the storyboard's, or the feed's pages as they arrive.
     public internal(set) var stories: [Story]
     var players: [StoryPlayer]
@@ -77,7 +81,9 @@ public final class StoryRender {
         self.options = options
         let trace = LifecycleTrace()
         self.trace = trace
-        navigator = ViewerNavigator(storyboard: storyboard)
+        // The render's items end when its players say so, so the planner needs no lengths.
+        planner = FramePlanner(storyboard: storyboard,
+                               lengths: ItemLengths(lengths: storyboard.stories.map { $0.items.map { _ in nil } }))
         limits = StoryRender.limits(options.limits, for: storyboard)
         let playback = options.clock ?? storyboard.clock
         self.playback = playback
@@ -132,7 +138,7 @@ public final class StoryRender {
         var endTime = 0.0
         // Posters of the first window start loading now, while the first player opens its
         // source; the realtime clock waits for them before it starts running.
-        requestPreloads()
+        planner.appendStories(requestPreloads(navigator))
         if playback == .realtime { settlePreloads(at: 0, waiting: true) }
         var sinks = try sinks(writer: writer, plannedFrames: plannedFrames)
         var pacing = FramePacing(clock: playback, fps: fps)
@@ -151,14 +157,14 @@ public final class StoryRender {
                 // drops what this records when the next shard records it).
                 if plannedFrames == nil {
                     endTime = t
-                    step(to: t)
+                    step(toFrame: n)
                 }
                 break
             }
             if shard.startsLate, shard.isFirst(n) { setDeferred(false) }
             guard pacing.waitForFrame(n) else { continue }
             endTime = t
-            step(to: t)
+            step(toFrame: n)
             if shard.isFirst(n) { for player in players { player.current?.activate(at: t, previousFrame: t - 1 / fps) } }
             if plannedFrames == nil && navigator.isFinished { break }
             if shard.fastForwards(n) {
@@ -227,6 +233,7 @@ public final class StoryRender {
             let page = try feed.fetchFirst()
             guard !page.stories.isEmpty else { throw RenderError(.feed, "the feed's first page has no stories") }
             accept(page.stories)
+            planner.appendStories(page.stories)
         } catch let error as RenderError {
             throw error
         } catch {

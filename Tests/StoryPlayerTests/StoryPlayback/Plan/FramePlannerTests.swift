@@ -1,6 +1,7 @@
 import Compositor
 import Foundation
 import StoryPlayer
+@testable import StoryRender
 import XCTest
 
 /// The planner against the render it plans: the same frame count and the same plays, on
@@ -70,6 +71,21 @@ final class FramePlannerTests: XCTestCase {
             let plannedStops = planner.plays.map { "\(ids[$0.story]) \($0.item) stop \(Self.ms(min($0.end ?? end, end)))" }
             let tracedStops = trace.of(.stop).map { "\($0.story) \($0.item ?? -1) stop \(Self.ms($0.t))" }
             XCTAssertEqual(plannedStops.sorted(), tracedStops.sorted(), name)
+        }
+    }
+
+    /// A render is the planner followed by players: its planner's plays are the ones the planner
+    /// alone finds, and each began when the trace says the player did.
+    func testARenderFollowsTheSamePlanner() throws {
+        for (name, board) in try boards where name != "a room" {
+            let render = StoryRender(storyboard: board, options: RenderOptions(outputFolder: ScratchFolder().path))
+            _ = try render.run()
+            var alone = FramePlanner(storyboard: board, lengths: .probing(board, limits: DecodeLimits()))
+            _ = alone.countFrames(limit: 10_000)
+            XCTAssertEqual(render.planner.plays.map { [$0.story, $0.item, Self.ms($0.start)] },
+                           alone.plays.map { [$0.story, $0.item, Self.ms($0.start)] }, name)
+            XCTAssertEqual(render.planner.plays.map { Self.ms($0.start) },
+                           render.trace.events.filter { $0.event == .play }.map { Self.ms($0.t) }, name)
         }
     }
 

@@ -38,9 +38,9 @@ final class LentPictureTests: XCTestCase {
         var checked = 0, decorated = 0
         for n in 0..<60 {
             let t = Double(n) / 90
-            render.step(to: t)
+            render.step(toFrame: n)
             render.compose(at: t, into: &canvas)
-            plain.step(to: t)
+            plain.step(toFrame: n)
             plain.compose(at: t, into: &plainCanvas)
             if render.navigator.isMoving, canvas.topRows(8) != plainCanvas.topRows(8) { decorated += 1 }
             for player in render.players.compactMap(\.current) {
