@@ -58,7 +58,8 @@ final class FrameStepperTests: XCTestCase {
     /// The lanes' trace: plays and stops of the whole timeline, nothing opened.
     func testFastForwardTraceHasEveryStorysPlayers() throws {
         let storyboard = try Storyboard(contentsOf: try StudioHarness.writeDemo(into: folder.path))
-        let trace = try FrameStepper.fastForwardTrace(storyboard)
+        let (trace, frames) = try FrameStepper.fastForwardTrace(storyboard)
+        XCTAssertEqual(frames, try StoryRender.countFrames(storyboard), "the frames a render writes")
         let events = trace.split(separator: "\n").compactMap {
             try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
         }

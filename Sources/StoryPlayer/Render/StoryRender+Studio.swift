@@ -73,22 +73,32 @@ public final class FrameStepper {
         return canvas
     }
 
-    /// The lifecycle of the whole timeline without decoding or drawing anything: navigation and
-    /// the players' plays and stops, as a shard's fast-forward runs them (so no `opened` or
-    /// `firstFrame` events: nothing is opened). For the studio's lanes until a planner exists.
-    public static func fastForwardTrace(_ storyboard: Storyboard) throws(RenderError) -> String {
-        let stepper = try FrameStepper(storyboard: storyboard)
+    /// The lifecycle of the whole timeline without decoding or drawing anything, and the number
+    /// of frames a render writes: navigation and the players' plays and stops, as a shard's
+    /// fast-forward runs them (so no `opened` or `firstFrame` events: nothing is opened). One
+    /// pass, for the studio's lanes until a planner exists.
+    public static func fastForwardTrace(_ storyboard: Storyboard) throws(RenderError) -> (trace: String, frames: Int) {
+        let planned = StoryRender.plannedFrames(storyboard)
+        let fps = storyboard.canvas.fps
+        let limit = planned ?? Int(StoryRender.openEndedLimit * fps)
+        // The count is found on the way (an open-ended render ends where the viewer finishes).
+        let stepper = try FrameStepper(storyboard: storyboard, frameCount: limit)
         let render = stepper.render
-        let fps = render.storyboard.canvas.fps
         render.setDeferred(true)
-        for n in 0..<stepper.frameCount {
-            render.step(to: Double(n) / fps)
-            for player in render.players { player.current?.followRoom(at: Double(n) / fps) }
+        var frames = limit
+        for n in 0..<limit {
+            let t = Double(n) / fps
+            render.step(to: t)
+            if planned == nil && render.navigator.isFinished {
+                frames = n
+                break
+            }
+            for player in render.players { player.current?.followRoom(at: t) }
         }
-        stepper.nextFrame = stepper.frameCount
+        stepper.nextFrame = frames
         stepper.close()
-        render.completePreloads(at: Double(stepper.frameCount) / fps)
-        return render.trace.jsonLines
+        render.completePreloads(at: Double(frames) / fps)
+        return (render.trace.jsonLines, frames)
     }
 
     /// The timeline time frame `index` shows.

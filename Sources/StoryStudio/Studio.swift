@@ -1,0 +1,3 @@
+import Hummingbird
+import HummingbirdWebSocket
+import StoryPlayer

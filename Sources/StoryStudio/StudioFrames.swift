@@ -1,0 +1,105 @@
+import Compositor
+import Dispatch
+import StoryPlayer
+import Synchronization
+
+/// Draws the frames the page asks for, as PNG, one at a time on a queue of their own (so the
+/// server's threads never wait on the rasterizer).
+///
+/// A warm stepper is kept for each size: playing forward costs one render-loop step per frame;
+/// a seek backwards or an edit makes a new one, which fast-forwards without decoding.
+final class StudioFrames: Sendable {
+    struct Key: Hashable {
+        let version: Int
+        let half: Bool
+    }
+
+    /// What a frame request gets back: the PNG, and what each live story on screen shows.
+    struct Picture: Sendable {
+        let png: [UInt8]
+        let width: Int
+        let height: Int
+    }
+
+    private let queue = DispatchQueue(label: "studio frames", qos: .userInitiated)
+    private let steppers = Mutex<[Key: FrameStepper]>([:])
+
+    /// The frame the page asked for last, and the last picture drawn: after an edit the frame
+    /// shown is drawn again at once (`prepare`), while the page is still reading the new state,
+    /// so its request finds it ready.
+    private struct Recent {
+        var asked: (frame: Int, half: Bool)?
+        var drawn: (key: Key, frame: Int, picture: Picture)?
+    }
+    private let recent = Mutex(Recent())
+
+    /// Draws again, for `board`, the frame the page showed last.
+    func prepare(_ board: StudioBoard) {
+        guard let asked = recent.withLock({ $0.asked }) else { return }
+        queue.async { _ = try? self.cachedDraw(asked.frame, of: board, half: asked.half) }
+    }
+
+    /// Frame `index` of `board`, at its size or half of it.
+    func picture(_ index: Int, of board: StudioBoard, half: Bool) async throws(StudioProblem) -> Picture {
+        recent.withLock { $0.asked = (index, half) }
+        let result: Result<Picture, StudioProblem> = await withCheckedContinuation { done in
+            queue.async {
+                done.resume(returning: Result { () throws(StudioProblem) -> Picture in try self.cachedDraw(index, of: board, half: half) })
+            }
+        }
+        return try result.get()
+    }
+
+    /// On the queue: the picture drawn last if it is this one, else a new one.
+    private func cachedDraw(_ index: Int, of board: StudioBoard, half: Bool) throws(StudioProblem) -> Picture {
+        let key = Key(version: board.version, half: half)
+        let frame = min(max(0, index), board.frameCount - 1)
+        if let drawn = recent.withLock({ $0.drawn }), drawn.key == key, drawn.frame == frame { return drawn.picture }
+        let picture = try draw(frame, of: board, half: half)
+        recent.withLock { $0.drawn = (key, frame, picture) }
+        return picture
+    }
+
+    private func draw(_ index: Int, of board: StudioBoard, half: Bool) throws(StudioProblem) -> Picture {
+        let key = Key(version: board.version, half: half)
+        let frame = min(max(0, index), board.frameCount - 1)
+        do {
+            let image = try steppers.withLock { steppers throws(RenderError) -> RGBAImage in
+                // Steppers of an older version hold players (and decoders) for nothing.
+                for old in steppers.keys where old.version != board.version { steppers.removeValue(forKey: old)?.close() }
+                if let stepper = steppers[key], stepper.nextFrame <= frame {
+                    return try stepper.frame(frame)
+                }
+                steppers.removeValue(forKey: key)?.close()
+                let stepper = try FrameStepper(storyboard: StudioFrames.sized(board.board, half: half), frameCount: board.frameCount)
+                steppers[key] = stepper
+                return try stepper.frame(frame)
+            }
+            // The fastest PNG the coder has (level 1, Up, run-length, as `render` writes); no
+            // JPEG encoder is linked, and libavcodec's mjpeg is not reachable from outside
+            // StoryPlayer, so a drag gets a half-size PNG.
+            let png = try image.pngData(PNGOptions())
+            return Picture(png: png, width: image.width, height: image.height)
+        } catch let error as RenderError {
+            throw StudioProblem(.frame, "cannot draw frame \(frame)", cause: error.message)
+        } catch {
+            throw StudioProblem(.frame, "cannot encode frame \(frame)", cause: "\(error)")
+        }
+    }
+
+    /// The storyboard at half its size while the scrubber is dragged.
+    static func sized(_ board: Storyboard, half: Bool) -> Storyboard {
+        guard half else { return board }
+        let width = max(Canvas.sides.lowerBound, board.canvas.width / 2 / 2 * 2)
+        let height = max(Canvas.sides.lowerBound, board.canvas.height / 2 / 2 * 2)
+        return board.overriding(width: width, height: height)
+    }
+
+    /// Lets every player go (the server is stopping).
+    func close() {
+        steppers.withLock { steppers in
+            for stepper in steppers.values { stepper.close() }
+            steppers.removeAll()
+        }
+    }
+}
