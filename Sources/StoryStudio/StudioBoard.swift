@@ -22,7 +22,9 @@ struct StudioBoard: Sendable {
     let liveStories: [String]
 
     /// Reads the storyboard at `path`; every error it has, each with its JSON path, on failure.
-    static func load(_ path: String, version: Int) throws(StudioLoadFailure) -> StudioBoard {
+    /// `preview` is what the frames draw instead of the storyboard (live items as local
+    /// pictures, `StudioLive`); the lanes are its lifecycle, so they open no live source either.
+    static func load(_ path: String, version: Int, preview: (Storyboard) -> Storyboard) throws(StudioLoadFailure) -> StudioBoard {
         let board: Storyboard
         do {
             board = try Storyboard(contentsOf: path)
@@ -35,7 +37,7 @@ struct StudioBoard: Sendable {
             throw StudioLoadFailure(problems: missing.map { StudioProblem(.storyboard, path: $0.path, "no such file \($0.file)") })
         }
         do {
-            let (trace, count) = try StudioLanes.trace(of: board)
+            let (trace, count) = try StudioLanes.trace(of: preview(board))
             let fps = board.canvas.fps
             let marks = board.script.map {
                 StudioMark(at: $0.at, frame: min(count - 1, Int(($0.at * fps).rounded())), action: StudioBoard.name(of: $0.gesture))

@@ -12,6 +12,8 @@ final class StudioFrames: Sendable {
     struct Key: Hashable {
         let version: Int
         let half: Bool
+        /// `StudioLive.generation`: a live picture that arrived makes a new preview.
+        let live: Int
     }
 
     /// What a frame request gets back: the PNG, and what each live story on screen shows.
@@ -19,6 +21,14 @@ final class StudioFrames: Sendable {
         let png: [UInt8]
         let width: Int
         let height: Int
+        /// The live stories on screen in this frame (their ids).
+        let live: [String]
+    }
+
+    let live: StudioLive
+
+    init(live: StudioLive) {
+        self.live = live
     }
 
     private let queue = DispatchQueue(label: "studio frames", qos: .userInitiated)
@@ -52,7 +62,7 @@ final class StudioFrames: Sendable {
 
     /// On the queue: the picture drawn last if it is this one, else a new one.
     private func cachedDraw(_ index: Int, of board: StudioBoard, half: Bool) throws(StudioProblem) -> Picture {
-        let key = Key(version: board.version, half: half)
+        let key = Key(version: board.version, half: half, live: live.generation)
         let frame = min(max(0, index), board.frameCount - 1)
         if let drawn = recent.withLock({ $0.drawn }), drawn.key == key, drawn.frame == frame { return drawn.picture }
         let picture = try draw(frame, of: board, half: half)
@@ -61,25 +71,32 @@ final class StudioFrames: Sendable {
     }
 
     private func draw(_ index: Int, of board: StudioBoard, half: Bool) throws(StudioProblem) -> Picture {
-        let key = Key(version: board.version, half: half)
+        let key = Key(version: board.version, half: half, live: live.generation)
         let frame = min(max(0, index), board.frameCount - 1)
         do {
-            let image = try steppers.withLock { steppers throws(RenderError) -> RGBAImage in
+            let (image, onScreen) = try steppers.withLock { steppers throws(RenderError) -> (RGBAImage, [Int]) in
                 // Steppers of an older version hold players (and decoders) for nothing.
-                for old in steppers.keys where old.version != board.version { steppers.removeValue(forKey: old)?.close() }
+                for old in steppers.keys where old.version != key.version || old.live != key.live {
+                    steppers.removeValue(forKey: old)?.close()
+                }
                 if let stepper = steppers[key], stepper.nextFrame <= frame {
-                    return try stepper.frame(frame)
+                    return (try stepper.frame(frame), stepper.storiesOnScreen)
                 }
                 steppers.removeValue(forKey: key)?.close()
-                let stepper = try FrameStepper(storyboard: StudioFrames.sized(board.board, half: half), frameCount: board.frameCount)
+                let preview = live.preview(StudioFrames.sized(board.board, half: half))
+                let stepper = try FrameStepper(storyboard: preview, frameCount: board.frameCount)
                 steppers[key] = stepper
-                return try stepper.frame(frame)
+                return (try stepper.frame(frame), stepper.storiesOnScreen)
             }
+            // Item 7: a live story's source is opened only once its story is on screen here.
+            let ids = Set(onScreen.map { board.board.stories[$0].id })
+            live.onScreen(ids, of: board.board)
+            let liveOnScreen = board.liveStories.filter { ids.contains($0) }
             // The fastest PNG the coder has (level 1, Up, run-length, as `render` writes); no
             // JPEG encoder is linked, and libavcodec's mjpeg is not reachable from outside
             // StoryPlayer, so a drag gets a half-size PNG.
             let png = try image.pngData(PNGOptions())
-            return Picture(png: png, width: image.width, height: image.height)
+            return Picture(png: png, width: image.width, height: image.height, live: liveOnScreen)
         } catch let error as RenderError {
             throw StudioProblem(.frame, "cannot draw frame \(frame)", cause: error.message)
         } catch {

@@ -34,7 +34,8 @@ public final class StudioServer: Sendable {
     public let configuration: Configuration
     let hub = StudioHub()
     let session: StudioSession
-    let frames = StudioFrames()
+    let live: StudioLive
+    let frames: StudioFrames
     let job: StudioRenderJob
     private let boundPort = Atomic<Int>(0)
 
@@ -43,7 +44,12 @@ public final class StudioServer: Sendable {
         configuration.boardPath = StudioServer.absolute(configuration.boardPath)
         configuration.outputFolder = StudioServer.absolute(configuration.outputFolder)
         self.configuration = configuration
-        session = StudioSession(path: configuration.boardPath, hub: hub) { [frames] board in frames.prepare(board) }
+        let hub = self.hub
+        live = StudioLive { hub.broadcast(["type": "live"]) }
+        frames = StudioFrames(live: live)
+        session = StudioSession(path: configuration.boardPath, hub: hub, preview: { [live] in live.preview($0) }) { [frames] board in
+            frames.prepare(board)
+        }
         job = StudioRenderJob(executable: configuration.executable, boardPath: configuration.boardPath,
                               outputFolder: configuration.outputFolder, hub: hub)
     }
@@ -75,6 +81,7 @@ public final class StudioServer: Sendable {
             session.stopWatching()
             job.stop()
             frames.close()
+            live.close()
         }
         let router = Router(context: BasicWebSocketRequestContext.self)
         router.add(middleware: StudioGuard(token: configuration.token, port: { [self] in boundPort.load(ordering: .acquiring) }))
@@ -116,9 +123,12 @@ public final class StudioServer: Sendable {
             do {
                 let picture = try await frames.picture(index, of: board, half: half)
                 let frame = min(max(0, index), board.frameCount - 1)
+                // What each live story on screen shows: `id=loading` or `id=picture`, comma-separated.
+                let live = self.live.showing(picture.live).map { "\($0.id.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")=\($0.showing.word)" }
                 return StudioResponses.bytes(picture.png, type: "image/png", headers: [
                     HTTPField.Name("X-Studio-Frame")!: "\(frame)",
                     HTTPField.Name("X-Studio-Version")!: "\(board.version)",
+                    HTTPField.Name("X-Studio-Live")!: live.joined(separator: ","),
                 ])
             } catch let problem as StudioProblem {
                 return StudioResponses.problem(problem, status: .internalServerError)

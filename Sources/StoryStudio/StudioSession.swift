@@ -45,9 +45,14 @@ final class StudioSession: Sendable {
     /// Called with each new good reading, before the pages hear of it.
     let reloaded: @Sendable (StudioBoard) -> Void
 
-    init(path: String, hub: StudioHub, reloaded: @escaping @Sendable (StudioBoard) -> Void = { _ in }) {
+    /// What frames draw for a storyboard (`StudioLive.preview`).
+    let preview: @Sendable (Storyboard) -> Storyboard
+
+    init(path: String, hub: StudioHub, preview: @escaping @Sendable (Storyboard) -> Storyboard = { $0 },
+         reloaded: @escaping @Sendable (StudioBoard) -> Void = { _ in }) {
         self.path = path
         self.hub = hub
+        self.preview = preview
         self.reloaded = reloaded
     }
 
@@ -66,7 +71,7 @@ final class StudioSession: Sendable {
         let stampsBefore = stamps(of: StudioBoard.watchedFiles(path, board: board?.board))
         let result: Result<StudioBoard, StudioLoadFailure>
         do {
-            result = .success(try StudioBoard.load(path, version: reading))
+            result = .success(try StudioBoard.load(path, version: reading, preview: preview))
         } catch {
             result = .failure(error)
         }

@@ -101,6 +101,13 @@ public final class FrameStepper {
         return (render.trace.jsonLines, frames)
     }
 
+    /// The stories (indices) on screen at the last frame drawn: one at rest, two mid-turn.
+    public var storiesOnScreen: [Int] {
+        let canvas = render.storyboard.canvas
+        let navigator = render.navigator
+        return navigator.geometry.faces(pageOffset: navigator.pageOffset, width: canvas.width, height: canvas.height).map(\.page)
+    }
+
     /// The timeline time frame `index` shows.
     public func time(ofFrame index: Int) -> Double { Double(index) / render.storyboard.canvas.fps }
 
