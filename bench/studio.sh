@@ -6,13 +6,14 @@
 #   - beside them, the same frames as separate processes: `render --frames N` (the very frame)
 #     and `still --page P --time T` at the time of the frame
 #   - from saving the storyboard to the new frame in the page: p95 (500 ms)
-#   bench/studio.sh [frames]     (default 40 frames per figure)
+#   bench/studio.sh [frames]     (default 40 frames per figure; CONFIGURATION=debug for a debug build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/quiet-build.sh
 count=${1:-40}
-quiet_build -c release --product render-stories
-bin=$PWD/.build/release/render-stories
+configuration=${CONFIGURATION:-release}
+quiet_build -c "$configuration" --product render-stories
+bin=$PWD/.build/$configuration/render-stories
 work=$(mktemp -d)
 studio_pid=
 cleanup() {
@@ -28,5 +29,5 @@ cp samples/demo.json "$work/demo.json"
 studio_pid=$!
 for _ in $(seq 100); do grep -q ' at http' "$work/studio.log" && break; sleep 0.1; done
 url=$(grep -o 'http://[^ ]*' "$work/studio.log")
-echo "studio: $url (demo at 720x1280, $(nproc) cores)"
+echo "studio: $url (demo at 720x1280, $configuration build, $(nproc) cores)"
 python3 bench/studio_bench.py "$url" "$bin" "$work" "$count"

@@ -67,7 +67,7 @@ final class StudioRenderJob: Sendable {
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice
         let lines = LineReader()
-        let hub = self.hub, folder = outputFolder, mp4 = options.mp4 ? clipName : nil
+        let hub = self.hub, mp4 = options.mp4 ? clipName : nil
         errors.fileHandleForReading.readabilityHandler = { handle in
             let data = handle.availableData
             // End of file: Foundation would call again and again with nothing.
@@ -96,7 +96,6 @@ final class StudioRenderJob: Sendable {
                                    report: finished ? "/out/report.html" : nil,
                                    mp4: finished ? mp4.map { "/out/" + $0 } : nil,
                                    message: state == "failed" ? lines.noted.joined(separator: "\n") : nil))
-            _ = folder
         }
         return try running.withLock { running throws(StudioProblem) -> Bool in
             guard running.process == nil else { return false }
