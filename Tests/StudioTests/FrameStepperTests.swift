@@ -47,6 +47,21 @@ final class FrameStepperTests: XCTestCase {
         XCTAssertThrowsError(try stepper.frame(stepper.frameCount), "past the last frame")
     }
 
+    /// A stepper that drew a frame and is asked for a later one (the scrubber moved forward)
+    /// fast-forwards from where it is, and still draws what the render draws there.
+    func testJumpsForwardAsARenderDoes() throws {
+        let board = try StudioHarness.writeDemo(into: folder.path)
+        let storyboard = try Storyboard(contentsOf: board)
+        let stepper = try FrameStepper(storyboard: storyboard)
+        for n in [40, 75, 76, 170, 250, 330] {
+            let out = folder.file("jump-\(n)")
+            let result = try StudioHarness.run(["render", board, "--frames", "\(n)", "--output", out, "--quiet"])
+            XCTAssertEqual(result.status, 0, result.stderr)
+            let rendered = try RGBAImage(contentsOfPNG: StoryRender.framePath(out, n))
+            XCTAssertTrue(Self.samePixels(try stepper.frame(n), rendered), "frame \(n) after a jump")
+        }
+    }
+
     /// Frames differ over the demo, so the comparison above can fail.
     func testDifferentFramesDiffer() throws {
         let storyboard = try Storyboard(contentsOf: try StudioHarness.writeDemo(into: folder.path))
