@@ -32,7 +32,7 @@ final class StudioFrames: Sendable {
     }
 
     private let queue = DispatchQueue(label: "studio frames", qos: .userInitiated)
-    private let steppers = Mutex<[Key: FrameStepper]>([:])
+    private let slots = Mutex<[Key: StepperSlot]>([:])
 
     /// The frame the page asked for last, and the last picture drawn: after an edit the frame
     /// shown is drawn again at once (`prepare`), while the page is still reading the new state,
@@ -74,20 +74,28 @@ final class StudioFrames: Sendable {
         let key = Key(version: board.version, half: half, live: live.generation)
         let frame = min(max(0, index), board.frameCount - 1)
         do {
-            let (image, onScreen) = try steppers.withLock { steppers throws(RenderError) -> (RGBAImage, [Int]) in
-                // Steppers of an older version hold players (and decoders) for nothing.
-                for old in steppers.keys where old.version != key.version || old.live != key.live {
-                    steppers.removeValue(forKey: old)?.close()
+            // Steppers of an older version (or live picture) hold players and decoders for nothing,
+            // and one past the frame asked for cannot go back.
+            var retired: [StepperSlot] = []
+            var slot = slots.withLock { slots -> StepperSlot? in
+                for old in slots.keys where old.version != key.version || old.live != key.live {
+                    retired.append(slots.removeValue(forKey: old)!)
                 }
-                if let stepper = steppers[key], stepper.nextFrame <= frame {
-                    return (try stepper.frame(frame), stepper.storiesOnScreen)
-                }
-                steppers.removeValue(forKey: key)?.close()
-                let preview = live.preview(StudioFrames.sized(board.board, half: half))
-                let stepper = try FrameStepper(storyboard: preview, frameCount: board.frameCount)
-                steppers[key] = stepper
-                return (try stepper.frame(frame), stepper.storiesOnScreen)
+                return slots[key]
             }
+            if let current = slot, current.nextFrame > frame {
+                retired.append(current)
+                slot = nil
+            }
+            // Closing waits for the old stepper's posters and probes: not on a seek's path.
+            for old in retired { DispatchQueue.global(qos: .utility).async { old.close() } }
+            if slot == nil {
+                let preview = live.preview(StudioFrames.sized(board.board, half: half))
+                let fresh = StepperSlot(try FrameStepper(storyboard: preview, frameCount: board.frameCount))
+                slots.withLock { $0[key] = fresh }
+                slot = fresh
+            }
+            let (image, onScreen) = try slot!.draw(frame)
             // Item 7: a live story's source is opened only once its story is on screen here.
             let ids = Set(onScreen.map { board.board.stories[$0].id })
             live.onScreen(ids, of: board.board)
@@ -114,9 +122,25 @@ final class StudioFrames: Sendable {
 
     /// Lets every player go (the server is stopping).
     func close() {
-        steppers.withLock { steppers in
-            for stepper in steppers.values { stepper.close() }
-            steppers.removeAll()
-        }
+        for slot in slots.withLock({ slots in defer { slots.removeAll() }; return Array(slots.values) }) { slot.close() }
     }
+}
+
+/// A stepper in a box of its own, so that one no longer wanted can be closed on another
+/// thread while the next frame is drawn (a `FrameStepper` is not `Sendable`; its lock is).
+final class StepperSlot: Sendable {
+    private let stepper: Mutex<FrameStepper>
+
+    init(_ stepper: sending FrameStepper) {
+        self.stepper = Mutex(stepper)
+    }
+
+    var nextFrame: Int { stepper.withLock { $0.nextFrame } }
+
+    /// Frame `index`, and the stories on screen in it.
+    func draw(_ index: Int) throws(RenderError) -> (RGBAImage, [Int]) {
+        try stepper.withLock { stepper throws(RenderError) in (try stepper.frame(index), stepper.storiesOnScreen) }
+    }
+
+    func close() { stepper.withLock { $0.close() } }
 }
