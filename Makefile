@@ -29,13 +29,17 @@ demo: build
 # cluster, or render live sources in real time: run after the rest, so a failure of the fast
 # ones shows in a minute or two. Matched against `Target.Class/testName`; `make test` runs the
 # others with --skip and these with --filter, so every test runs exactly once.
-SLOW_TESTS := \.(LiveClockTests|LivePublisherTests|LiveSourceTests|RoomAudioThreadTests|RoomTests|RoomRoundThreeTests|FeedPagesTests|ViewerBehaviourTests|OutputRoundThreeLibraryTests|OutputRoundThreeTests|ReportBrowserTests|SlurmRenderTests|ShardedScriptTests)/
+SLOW_TESTS := \.(LiveClockTests|LivePublisherTests|LiveSourceTests|RoomAudioThreadTests|RoomTests|RoomRoundThreeTests|FeedPagesTests|ViewerBehaviourTests|OutputRoundThreeLibraryTests|OutputRoundThreeTests|ReportBrowserTests|SlurmRenderTests|ShardedScriptTests|StudioBrowserTests|StudioSecurityTests|StudioLiveTests)/
 test: test-deps
 	$(SWIFT) build --build-tests
 	@start=$$(date +%s); $(SWIFT) test --skip-build --disable-swift-testing --skip '$(SLOW_TESTS)'; status=$$?; \
 		echo "fast tests: $$(( $$(date +%s) - start )) s"; exit $$status
 	@start=$$(date +%s); $(SWIFT) test --skip-build --disable-swift-testing --filter '$(SLOW_TESTS)'; status=$$?; \
 		echo "slow tests (servers, browser, cluster): $$(( $$(date +%s) - start )) s"; exit $$status
+
+# The sanitizer and fuzz builds leave out the studio (its target, its tests and Hummingbird,
+# which would add minutes to each build): Package.swift reads this (docs/studio.md).
+NO_STUDIO := LIVE_STORIES_NO_STUDIO=1
 
 # ThreadSanitizer over the tests whose code runs threads: decode threads and their queues,
 # the rasterizer's bands, the PNG encoder pool, preload and feed pages (ViewerBehaviourTests),
@@ -44,8 +48,8 @@ test: test-deps
 # runs) exit 66, so the step fails.
 TSAN_TESTS := BoundedQueueTests|ConvertThreadTests|InterruptGateTests|PlayerLifecycleTests|MediaDecodingTests|FrameWriterTests|RasterizerTests|ViewerBehaviourTests|LiveSourceTests|LivePublisherTests|RoomTests|RoomAudioThreadTests
 tsan: test-deps
-	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan
-	TSAN_OPTIONS="suppressions=$(CURDIR)/Tests/Sanitizers/tsan.supp halt_on_error=0 history_size=4" \
+	$(NO_STUDIO) $(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan
+	$(NO_STUDIO) TSAN_OPTIONS="suppressions=$(CURDIR)/Tests/Sanitizers/tsan.supp halt_on_error=0 history_size=4" \
 		$(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan --disable-swift-testing \
 		--filter '$(TSAN_TESTS)'
 
@@ -53,15 +57,15 @@ tsan: test-deps
 # the tests run. Its own build folder. Tests/Sanitizers/lsan.supp names the allocations that
 # XCTest's runtime keeps to the end (not leaks of ours).
 sanitize: test-deps
-	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build-asan
-	ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS="suppressions=$(CURDIR)/Tests/Sanitizers/lsan.supp print_suppressions=0" \
+	$(NO_STUDIO) $(SWIFT) build --build-tests --sanitize=address --scratch-path .build-asan
+	$(NO_STUDIO) ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS="suppressions=$(CURDIR)/Tests/Sanitizers/lsan.supp print_suppressions=0" \
 		$(SWIFT) test --skip-build --sanitize=address --scratch-path .build-asan --disable-swift-testing
 
 # libFuzzer over the parsers, the PNG coder and the deflate bit writer, FUZZ_SECONDS each.
 # A crash writes its input under Tests/Fuzz/crashes/ and fails the run.
 FUZZ_SECONDS ?= 60
 fuzz: test-deps
-	scripts/fuzz.sh $(FUZZ_SECONDS)
+	$(NO_STUDIO) scripts/fuzz.sh $(FUZZ_SECONDS)
 
 # Figures, not pass/fail: time per frame of the demo.
 bench: build

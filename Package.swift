@@ -7,6 +7,12 @@ let ffmpegPackages = ["libavformat-dev", "libavcodec-dev", "libavfilter-dev", "l
 let freetypePackages = ["libfreetype-dev"]
 let photoPackages = ["libheif-dev", "liblcms2-dev"]
 
+/// The studio (`render-stories studio`, issue 31) is a web server on Hummingbird. The sanitizer
+/// and fuzz builds set LIVE_STORIES_NO_STUDIO=1 so they compile neither it nor SwiftNIO: it
+/// has no threads of ours worth sanitizing that the libraries do not already have, and
+/// Hummingbird would add minutes to each of those builds.
+let withStudio = Context.environment["LIVE_STORIES_NO_STUDIO"] == nil
+
 let package = Package(
     name: "live-stories",
     products: [
@@ -16,7 +22,14 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-    ],
+    ] + (withStudio ? [
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+        // Already Hummingbird's own dependencies; named so the studio can use their types
+        // (a quiet logger, custom response headers).
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
+    ] : []),
     targets: [
         // MARK: - C shims
         .systemLibrary(
@@ -91,7 +104,9 @@ let package = Package(
             dependencies: [
                 "StoryPlayer", "Compositor", "CMemoryPolicy",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            ] + (withStudio ? ["StoryStudio"] : []),
+            // `studio` exists only when the StoryStudio target does (see `withStudio`).
+            swiftSettings: withStudio ? [.define("STORY_STUDIO")] : []
         ),
 
         // MARK: - Tests
@@ -113,3 +128,24 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// MARK: - Studio
+// Its own target, so the libraries never depend on the web server; added last, and only when
+// LIVE_STORIES_NO_STUDIO is unset.
+if withStudio {
+    package.targets += [
+        .target(
+            name: "StoryStudio",
+            dependencies: [
+                "StoryPlayer", "Compositor",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            resources: [.embedInCode("Page/studio.html")]
+        ),
+        .testTarget(name: "StudioTests",
+                    dependencies: ["StoryStudio", "render-stories", "StoryPlayer", "Compositor", "StoryTestSupport"]),
+    ]
+}

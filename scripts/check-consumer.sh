@@ -4,6 +4,9 @@
 # committed HEAD is cloned into a temporary folder and tagged 0.0.1 there; nothing here changes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# A consumer never builds the studio; leaving it out of the clone's manifest also spares
+# resolving Hummingbird and SwiftNIO (Package.swift, docs/studio.md).
+export LIVE_STORIES_NO_STUDIO=1
 SWIFT=${SWIFT:-$(command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -25,7 +25,7 @@ struct RenderStories: ParsableCommand {
         2 usage or storyboard error; 3 a story failed and --strict was given.
         """,
         version: LiveStoriesVersion.description,
-        subcommands: [Render.self, Still.self, Check.self, Timeline.self, Report.self, Probe.self, Frames.self, Merge.self],
+        subcommands: [Render.self, Still.self, Check.self, Timeline.self, Report.self, Probe.self, Frames.self, Merge.self] + studioCommand,
         defaultSubcommand: Render.self
     )
 
@@ -58,6 +58,13 @@ struct RenderStories: ParsableCommand {
         }
     }
 }
+
+/// `studio` when the build has the StoryStudio target (Package.swift, LIVE_STORIES_NO_STUDIO).
+#if STORY_STUDIO
+let studioCommand: [ParsableCommand.Type] = [Studio.self]
+#else
+let studioCommand: [ParsableCommand.Type] = []
+#endif
 
 /// Prints to stderr, where messages go so that stdout stays clean for scripts.
 func printError(_ message: String) {

@@ -1,5 +1,3 @@
-import StoryModel
-
 /// The rules of a step of the viewer that the render's players and the planner's item clocks
 /// both follow (`StoryRender.step(to:)`, `FramePlanner`), kept here once so the two cannot
 /// drift: the planner's frame count is the render's because they decide the same way.

@@ -1,6 +1,5 @@
 import Compositor
 import Foundation
-import StoryTrace
 
 // MARK: - The files beside the frames
 

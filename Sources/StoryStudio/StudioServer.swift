@@ -1,0 +1,227 @@
+import Foundation
+import Hummingbird
+import HTTPTypes
+import HummingbirdWebSocket
+import Logging
+import StoryPlayer
+import Synchronization
+
+/// `render-stories studio BOARD.json`: one page on 127.0.0.1 that previews a storyboard frame by
+/// frame, reloads it when it or its media are saved, shows its lifecycle lanes, and runs the
+/// full render (issue 31).
+public final class StudioServer: Sendable {
+    public struct Configuration: Sendable {
+        public var boardPath: String
+        /// 0: a port the system chooses (tests).
+        public var port: Int
+        /// Where the Render button's render writes.
+        public var outputFolder: String
+        /// The render-stories executable the Render button runs.
+        public var executable: String
+        /// Random unless given (tests give none either: they read it from the URL printed).
+        public var token: String
+
+        public init(boardPath: String, port: Int = 4747, outputFolder: String, executable: String,
+                    token: String = StudioServer.randomToken()) {
+            self.boardPath = boardPath
+            self.port = port
+            self.outputFolder = outputFolder
+            self.executable = executable
+            self.token = token
+        }
+    }
+
+    public let configuration: Configuration
+    let hub = StudioHub()
+    let session: StudioSession
+    let live: StudioLive
+    let frames: StudioFrames
+    let job: StudioRenderJob
+    private let boundPort = Atomic<Int>(0)
+
+    public init(_ configuration: Configuration) {
+        var configuration = configuration
+        configuration.boardPath = StudioServer.absolute(configuration.boardPath)
+        configuration.outputFolder = StudioServer.absolute(configuration.outputFolder)
+        self.configuration = configuration
+        let hub = self.hub
+        live = StudioLive { hub.broadcast(["type": "live"]) }
+        frames = StudioFrames(live: live)
+        session = StudioSession(path: configuration.boardPath, hub: hub, preview: { [live] in live.preview($0) }) { [frames] board in
+            frames.prepare(board)
+        }
+        job = StudioRenderJob(executable: configuration.executable, boardPath: configuration.boardPath,
+                              outputFolder: configuration.outputFolder, hub: hub)
+    }
+
+    /// 32 random bytes as hex: the token every request must carry.
+    public static func randomToken() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
+    }
+
+    static func absolute(_ path: String) -> String {
+        let url = URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
+        return url.standardizedFileURL.path
+    }
+
+    /// The page's address, with its token; nil until the server listens.
+    public var url: String? {
+        let port = boundPort.load(ordering: .acquiring)
+        return port == 0 ? nil : "http://127.0.0.1:\(port)/?token=\(configuration.token)"
+    }
+
+    var boardFolder: String { (configuration.boardPath as NSString).deletingLastPathComponent }
+
+    /// Serves until SIGINT or SIGTERM. `started` gets the page's URL once the server listens.
+    public func run(started: @escaping @Sendable (String) -> Void) async throws {
+        session.reload()
+        session.watch()
+        defer {
+            session.stopWatching()
+            job.stop()
+            frames.close()
+            live.close()
+        }
+        let router = Router(context: BasicWebSocketRequestContext.self)
+        router.add(middleware: StudioGuard(token: configuration.token, port: { [self] in boundPort.load(ordering: .acquiring) }))
+        addRoutes(to: router)
+        var logger = Logger(label: "studio")
+        logger.logLevel = .warning
+        let app = Application(
+            router: router,
+            server: .http1WebSocketUpgrade(webSocketRouter: router),
+            // 127.0.0.1 only: the studio reads local files and runs renders, it is never a
+            // service for other machines.
+            configuration: .init(address: .hostname("127.0.0.1", port: configuration.port), serverName: nil),
+            onServerRunning: { [self] channel in
+                boundPort.store(channel.localAddress?.port ?? configuration.port, ordering: .releasing)
+                if let url { started(url) }
+            },
+            logger: logger
+        )
+        try await app.runService()
+    }
+
+    // MARK: - Routes
+
+    private func addRoutes(to router: Router<BasicWebSocketRequestContext>) {
+        router.get("/") { [self] _, _ in
+            var response = StudioResponses.bytes(Array(StudioPage.html.utf8), type: "text/html; charset=utf-8")
+            response.headers[.setCookie] = "\(StudioToken.cookieName)=\(configuration.token); Path=/; HttpOnly; SameSite=Strict"
+            return response
+        }
+        router.get("/api/state") { [self] _, _ in
+            StudioResponses.json(stateJSON())
+        }
+        router.get("/api/frame") { [self] request, _ -> Response in
+            guard let board = session.board else {
+                return StudioResponses.problem(session.problems.first ?? StudioProblem(.storyboard, "no storyboard yet"))
+            }
+            let index = request.uri.queryParameters.get("n").flatMap { Int($0) } ?? 0
+            let half = request.uri.queryParameters.get("half") == "1"
+            do {
+                let picture = try await frames.picture(index, of: board, half: half)
+                let frame = min(max(0, index), board.frameCount - 1)
+                // What each live story on screen shows: `id=loading` or `id=picture`, comma-separated.
+                let live = self.live.showing(picture.live).map { "\($0.id.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")=\($0.showing.word)" }
+                return StudioResponses.bytes(picture.png, type: "image/png", headers: [
+                    HTTPField.Name("X-Studio-Frame")!: "\(frame)",
+                    HTTPField.Name("X-Studio-Version")!: "\(board.version)",
+                    HTTPField.Name("X-Studio-Live")!: live.joined(separator: ","),
+                ])
+            } catch let problem as StudioProblem {
+                return StudioResponses.problem(problem, status: .internalServerError)
+            }
+        }
+        router.post("/api/render") { [self] request, context -> Response in
+            let body = try await request.body.collect(upTo: 64 * 1024)
+            let options = (try? JSONDecoder().decode(StudioRenderJob.Options.self, from: Data(body.readableBytesView))) ?? .init()
+            if let size = options.size, !StudioServer.isCanvasSize(size) {
+                return StudioResponses.problem(StudioProblem(.render, path: "size", "not a size WxH: \(size)"), status: .badRequest)
+            }
+            do {
+                let started = try job.start(options)
+                return StudioResponses.json(["started": started], status: started ? .accepted : .conflict)
+            } catch let problem as StudioProblem {
+                return StudioResponses.problem(problem, status: .internalServerError)
+            }
+        }
+        router.post("/api/cancel") { [self] _, _ in
+            StudioResponses.json(["cancelled": job.cancel()])
+        }
+        router.get("/files/**") { [self] request, _ in
+            serve(request.uri.path, prefix: "/files/", from: boardFolder)
+        }
+        router.get("/out/**") { [self] request, _ in
+            serve(request.uri.path, prefix: "/out/", from: configuration.outputFolder)
+        }
+        router.ws("/ws") { [hub] inbound, outbound, _ in
+            let (id, stream) = hub.subscribe()
+            defer { hub.unsubscribe(id) }
+            let writer = Task {
+                for await text in stream { try await outbound.write(.text(text)) }
+            }
+            // The page sends nothing; reading is how the end of the connection is seen.
+            for try await _ in inbound {}
+            writer.cancel()
+        }
+    }
+
+    /// `WxH` within the sides a canvas may have.
+    static func isCanvasSize(_ text: String) -> Bool {
+        let parts = text.split(separator: "x")
+        guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]) else { return false }
+        return Canvas.sides.contains(w) && Canvas.sides.contains(h)
+    }
+
+    private func serve(_ rawPath: String, prefix: String, from folder: String) -> Response {
+        // The raw path, before any normalising, so `..` is seen as sent.
+        guard rawPath.hasPrefix(prefix) else { return StudioResponses.refusal(.forbidden, "not served") }
+        switch StudioFiles(root: folder).resolve(rawPath.dropFirst(prefix.count)) {
+        case .refused(let reason):
+            return StudioResponses.refusal(.forbidden, reason)
+        case .missing:
+            return StudioResponses.refusal(.notFound, "no such file")
+        case .file(let path):
+            guard let data = FileManager.default.contents(atPath: path) else {
+                return StudioResponses.refusal(.notFound, "cannot read that file")
+            }
+            return StudioResponses.bytes(data, type: StudioFiles.contentType(path))
+        }
+    }
+
+    // MARK: - What the page shows beside the player
+
+    struct State: Encodable {
+        let version: Int
+        let problems: [StudioProblem]
+        let name: String
+        let board: String
+        let output: String
+        let clip: String
+        let width: Int
+        let height: Int
+        let fps: Double
+        let frames: Int
+        let marks: [StudioMark]
+        let live: [String]
+        let max_alive: Int
+        let rendering: Bool
+    }
+
+    func stateJSON() -> String {
+        let board = session.board
+        let canvas = board?.board.canvas
+        let state = State(version: board?.version ?? 0, problems: session.problems,
+                          name: (configuration.boardPath as NSString).lastPathComponent,
+                          board: configuration.boardPath, output: configuration.outputFolder, clip: job.clipName,
+                          width: canvas?.width ?? 0, height: canvas?.height ?? 0, fps: canvas?.fps ?? 30,
+                          frames: board?.frameCount ?? 0, marks: board?.marks ?? [], live: board?.liveStories ?? [],
+                          max_alive: 2, rendering: job.isRunning)
+        let encoded = String(decoding: (try? JSONEncoder().encode(state)) ?? Data("{}".utf8), as: UTF8.self)
+        // The trace's lines are JSON objects already: spliced in as the `events` array.
+        let events = (board?.trace ?? "").split(separator: "\n").joined(separator: ",")
+        return String(encoded.dropLast()) + ",\"events\":[" + events + "]}"
+    }
+}

@@ -1,0 +1,77 @@
+#if STORY_STUDIO
+import ArgumentParser
+import Foundation
+import StoryPlayer
+import StoryStudio
+import Synchronization
+
+/// `render-stories studio BOARD.json`: the live preview page (issue 31, docs/studio.md). Built
+/// only with the StoryStudio target (not in the sanitizer and fuzz builds: Package.swift).
+struct Studio: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Serve a live preview page for a storyboard on 127.0.0.1: scrub, play, hot reload, lanes, render.",
+        discussion: """
+        Prints the page's address with a random token (every request needs it). Saving the \
+        storyboard or a local file it names re-renders the frame shown; errors show in the page \
+        with their JSON paths. The page's Render button runs the `render` command it shows.
+        """
+    )
+
+    @Argument(help: "The storyboard JSON file.")
+    var storyboard: String
+
+    @Option(help: "The port on 127.0.0.1 (0: one the system chooses).")
+    var port = 4747
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("Where the page's Render button writes. Default: out/<storyboard name>.", valueName: "dir"))
+    var output: String?
+
+    @Flag(help: "Open the page in the default browser (xdg-open).")
+    var open = false
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535 (got \(port))") }
+        guard FileManager.default.fileExists(atPath: storyboard) else { throw ValidationError("no such file \(storyboard)") }
+    }
+
+    /// The root command is synchronous (its `main` maps errors to exit codes), so the server runs
+    /// in a task this thread waits for; Hummingbird ends it on SIGINT or SIGTERM.
+    func run() throws {
+        let name = ((storyboard as NSString).lastPathComponent as NSString).deletingPathExtension
+        let server = StudioServer(.init(boardPath: storyboard, port: port, outputFolder: output ?? "out/\(name)",
+                                        executable: Studio.executable))
+        let open = self.open, storyboard = self.storyboard
+        let finished = DispatchSemaphore(value: 0)
+        let failure = Mutex<String?>(nil)
+        Task {
+            do {
+                try await server.run { url in
+                    // Unbuffered: a script (or a test) waits for this line to know the address.
+                    FileHandle.standardOutput.write(Data("studio for \(storyboard) at \(url)\n".utf8))
+                    if open { Studio.openInBrowser(url) }
+                }
+            } catch {
+                failure.withLock { $0 = "\(error)" }
+            }
+            finished.signal()
+        }
+        finished.wait()
+        if let failure = failure.withLock({ $0 }) {
+            printError("error: the studio cannot serve on 127.0.0.1:\(port): \(failure)")
+            throw ExitCode(1)
+        }
+    }
+
+    /// This very executable, which the Render button runs as `render`.
+    static var executable: String {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+    }
+
+    static func openInBrowser(_ url: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["xdg-open", url]
+        try? process.run()
+    }
+}
+#endif
