@@ -11,8 +11,8 @@ extension FramePlanner {
                                     limit: Int? = nil) -> (trace: String, frames: Int) {
         var planner = FramePlanner(storyboard: storyboard, lengths: .probing(storyboard, limits: limits))
         let fps = storyboard.canvas.fps
-        let frames = storyboard.duration.map { Int(($0 * fps - 1e-9).rounded(.up)) }
-            ?? planner.countFrames(limit: limit ?? Int(3600 * fps))
+        let frames = plannedFrames(storyboard)
+            ?? planner.countFrames(limit: limit ?? Int(openEndedLimit * fps))
         // A planned-length storyboard still needs its plays up to its last frame.
         while planner.nextIndex < frames { _ = planner.next() }
         let end = Double(frames) / fps

@@ -42,6 +42,15 @@ public struct FramePlanner: Sendable {
 
     // MARK: - Frames
 
+    /// The longest open-ended render, in seconds: a safety net, since every item has a finite length.
+    public static let openEndedLimit = 3600.0
+
+    /// The frames the storyboard's duration covers (a frame for every started 1/fps), or nil
+    /// when the render runs until the viewer finishes.
+    package static func plannedFrames(_ storyboard: Storyboard) -> Int? {
+        storyboard.duration.map { Int(($0 * storyboard.canvas.fps - 1e-9).rounded(.up)) }
+    }
+
     /// The plan of the next frame.
     public mutating func next() -> FramePlan {
         plan(frame: nextIndex)

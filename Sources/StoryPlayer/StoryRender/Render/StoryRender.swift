@@ -64,7 +64,7 @@ public final class StoryRender {
     var backdrop: BackdropBlur?
 
     /// The longest open-ended render: a safety net, since every item has a finite length.
-    public static let openEndedLimit = 3600.0
+    public static let openEndedLimit = FramePlanner.openEndedLimit
 
     /// How long a virtual render waits at its end for the probes still under way before calling
     /// them off: long enough for a local file's, short enough that a dead server costs little.
@@ -126,7 +126,7 @@ public final class StoryRender {
         try loadFirstFeedPage()
         let canvasSpec = storyboard.canvas
         let fps = canvasSpec.fps
-        let plannedFrames = StoryRender.plannedFrames(storyboard)
+        let plannedFrames = FramePlanner.plannedFrames(storyboard)
         let frameLimit = plannedFrames ?? Int(StoryRender.openEndedLimit * fps)
         // Enough frames in flight to keep every core compressing while the next frame is drawn;
         // the bound is what keeps memory flat. One more than the cores measured as fast as two
@@ -248,12 +248,6 @@ public final class StoryRender {
 
     var defersNewPlayers = false
 
-    /// The frames the storyboard's duration covers (a frame for every started 1/fps), or nil
-    /// when the render runs until the viewer finishes.
-    static func plannedFrames(_ storyboard: Storyboard) -> Int? {
-        storyboard.duration.map { Int(($0 * storyboard.canvas.fps - 1e-9).rounded(.up)) }
-    }
-
     /// The decode limits of a render: the options', with the storyboard's timeouts, protocols and
     /// live latency.
     static func limits(_ limits: DecodeLimits, for storyboard: Storyboard) -> DecodeLimits {
@@ -269,7 +263,7 @@ public final class StoryRender {
     /// source opened once and nothing drawn. A feed's stories arrive page by page over the
     /// network as the viewer moves, which only a render follows, so a feed is counted by one.
     public static func countFrames(_ storyboard: Storyboard, limits: DecodeLimits = DecodeLimits()) throws(RenderError) -> Int {
-        if let planned = plannedFrames(storyboard) { return planned }
+        if let planned = FramePlanner.plannedFrames(storyboard) { return planned }
         let limit = Int(StoryRender.openEndedLimit * storyboard.canvas.fps)
         guard storyboard.feed != nil else {
             let lengths = ItemLengths.probing(storyboard, limits: StoryRender.limits(limits, for: storyboard))
