@@ -26,6 +26,10 @@ package final class LiveEdge: Sendable {
         var pictureLead: Double?
         /// From a playlist's segments as they were listed, relative to its first segment's start.
         var playlistLead: Double?
+        /// Whether `playlistLead` comes from a segment listed after the first read: the first
+        /// read's segments were finished some time before it, so they bound the edge only loosely
+        /// (up to a segment too early).
+        var playlistLeadIsFirm = false
         /// From the playlist's program dates: stream seconds (relative) minus seconds since 1970.
         var programLead: Double?
         /// A picture's time on this line less its timestamp as the source wrote it: how a DASH
@@ -77,11 +81,15 @@ package final class LiveEdge: Sendable {
     /// A playlist's evidence for the current time line: its segments' ends relative to its first
     /// segment's start, minus when each was first listed (monotonic seconds), and, where it has
     /// them, the program dates.
-    func playlistSeen(lead: Double?, programLead: Double?, epoch: Int) {
+    /// `firm` says the segments were listed after the first read, so the lead is tight.
+    func playlistSeen(lead: Double?, programLead: Double?, firm: Bool = true, epoch: Int) {
         state.withLock { state in
             state.hasPlaylist = true
             guard var line = state.lines[epoch] else { return }
-            if let lead { line.playlistLead = Swift.max(line.playlistLead ?? -.infinity, lead) }
+            if let lead {
+                line.playlistLead = Swift.max(line.playlistLead ?? -.infinity, lead)
+                if firm { line.playlistLeadIsFirm = true }
+            }
             if let programLead { line.programLead = programLead }
             state.lines[epoch] = line
         }
@@ -125,6 +133,18 @@ package final class LiveEdge: Sendable {
                 return (base + lead + now - time, .arrival)
             }
             return line.pictureLead.map { ($0 + now - time, .arrival) }
+        }
+    }
+
+    /// Whether the edge of time line `epoch` is known for sure, so that a start far behind it can
+    /// be judged: a playlist's edge is, once a segment has been listed after the first read (or
+    /// the playlist has program dates, or the source is a DASH manifest read with its
+    /// `publishTime`); pictures that are pushed, from the first one.
+    package func isFirm(epoch: Int) -> Bool {
+        state.withLock { state in
+            guard let line = state.lines[epoch] else { return false }
+            if line.programLead != nil || (state.manifestLead != nil && line.shift != nil) { return true }
+            return state.hasPlaylist ? line.playlistLeadIsFirm : line.pictureLead != nil
         }
     }
 

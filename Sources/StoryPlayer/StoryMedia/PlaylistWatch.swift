@@ -47,18 +47,18 @@ package final class PlaylistWatch: Sendable {
             DecoderWorkers.nameThisThread(name)
             defer { done.signal() }
             var ledger = SegmentLedger(start: start, targetDuration: first.targetDuration ?? 1)
-            func publish(_ playlist: HLSPlaylist, at seen: Double) {
+            func publish(_ playlist: HLSPlaylist, at seen: Double, firm: Bool) {
                 let evidence = ledger.add(playlist, seenAt: seen)
-                edge.playlistSeen(lead: evidence.lead, programLead: evidence.programLead, epoch: epoch)
+                edge.playlistSeen(lead: evidence.lead, programLead: evidence.programLead, firm: firm, epoch: epoch)
                 if playlist.hasEnded { edge.markEnded() }
             }
             if let duration = first.targetDuration {
                 edge.suggest(target: LiveLatency.defaultTarget(kind: .hls, targetDuration: duration, presentationDelay: nil))
             }
-            publish(first, at: seenAt)
+            publish(first, at: seenAt, firm: false)
             while !first.hasEnded, gate.sleep(seconds: interval), !retired.load(ordering: .acquiring) {
                 guard let playlist = PlaylistWatch.fetch(url, gate: gate, timeout: timeout) else { continue }
-                publish(playlist, at: LiveEdge.now())
+                publish(playlist, at: LiveEdge.now(), firm: true)
                 if playlist.hasEnded { return }
             }
         }

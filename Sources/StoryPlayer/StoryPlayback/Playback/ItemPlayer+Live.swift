@@ -85,7 +85,8 @@ extension ItemPlayer {
             live.takesSuggestedTarget = false
         }
         if let offset = thread.edge.offset(of: position, epoch: live.epoch, now: LiveEdge.now()),
-           let jump = live.playhead.control(offset: offset.seconds, at: local) {
+           let jump = live.playhead.control(offset: offset.seconds, at: local,
+                                            edgeIsFirm: thread.edge.isFirm(epoch: live.epoch)) {
             position += jump
             live.isCatchingUp = true
         }

@@ -26,10 +26,13 @@ struct LivePlayhead {
     /// Media time of the last tick.
     private var clock: Double?
     private var lastSpeedChange = -Double.infinity
-    /// Media time of the first control step, or of the end of the last rebuffer: until
-    /// `startWindow` has passed, a start far behind the edge jumps at once (a playlist's edge is
-    /// known for sure only once a new segment is listed, up to a segment after the start; after
-    /// a stall, the publisher may send what it held back in one burst).
+    /// Media time of the first control step with the edge known for sure, or of the end of the
+    /// last rebuffer: until `startWindow` has passed from it, a start far behind the edge jumps
+    /// at once. A playlist's edge is known for sure only once a new segment is listed, up to a
+    /// segment after the start, later on a loaded machine: a window counted from the first
+    /// step instead could close before it, leaving the player most of a segment behind its
+    /// target, to be caught up with at 3 % for half a minute. After a stall, the publisher may
+    /// send what it held back in one burst.
     private var startedAt: Double?
     /// While the stream has run dry the clock waits for it: no picture falls due that is not
     /// there, so none that comes late is thrown away for it.
@@ -79,11 +82,12 @@ struct LivePlayhead {
     mutating func unanchor() { position = nil }
 
     /// One step of the controller at media time `now`, given how far the position is behind the
-    /// live edge. Returns how many seconds to jump forward, when it jumps.
-    mutating func control(offset: Double, at now: Double) -> Double? {
+    /// live edge and whether that edge is known for sure yet (a loose one is a lower bound: a
+    /// jump it asks for never overshoots). Returns how many seconds to jump forward, when it jumps.
+    mutating func control(offset: Double, at now: Double, edgeIsFirm: Bool = true) -> Double? {
         guard controlsSpeed, let position else { return nil }
-        if startedAt == nil { startedAt = now }
-        let starting = now - startedAt! < LivePlayhead.startWindow
+        if startedAt == nil, edgeIsFirm { startedAt = now }
+        let starting = startedAt.map { now - $0 < LivePlayhead.startWindow } ?? true
         if offset > maxOffset || (starting && offset > target + LivePlayhead.startTolerance) {
             let jump = offset - target
             self.position = position + jump

@@ -111,6 +111,39 @@ final class LiveClockUnitTests: XCTestCase {
         XCTAssertNil(HLSPlaylist(text: "<html>"), "not a playlist")
     }
 
+    /// The CI failure of 2026-11-27: the first new segment of an ffmpeg HLS stream was listed
+    /// after the start window had closed, the offset rose from 3.0 to 3.8 s (the first read's
+    /// loose edge becoming tight) and stayed there, 0.8 s off a 3 s target. The window counts
+    /// from the first step with the edge known for sure.
+    func testTheStartWindowOpensOnlyOnceTheEdgeIsKnownForSure() {
+        var clock = playhead(target: 3)
+        for t in stride(from: 0.0, through: 3.5, by: 0.5) {
+            XCTAssertNil(clock.control(offset: 3.0, at: t, edgeIsFirm: false), "a loose edge at the target: no jump")
+        }
+        XCTAssertEqual(clock.control(offset: 3.8, at: 4, edgeIsFirm: true) ?? 0, 0.8, accuracy: 1e-9,
+                       "4 s in, the edge known at last: a start too far behind still jumps")
+        XCTAssertNil(clock.control(offset: 3.8, at: 6.6), "2.5 s after that the window has closed")
+        var loose = playhead(target: 3)
+        XCTAssertEqual(loose.control(offset: 3.5, at: 9, edgeIsFirm: false) ?? 0, 0.5, accuracy: 1e-9,
+                       "a loose edge is a lower bound: a jump it asks for never overshoots")
+    }
+
+    func testAPlaylistsEdgeIsKnownForSureOnceANewSegmentIsListed() {
+        let edge = LiveEdge()
+        edge.pictureArrived(time: 0, epoch: 0, now: 50)
+        edge.playlistSeen(lead: 3 - 100, programLead: nil, firm: false, epoch: 0)
+        XCTAssertFalse(edge.isFirm(epoch: 0), "the first read's segments were finished a while before it")
+        edge.playlistSeen(lead: nil, programLead: nil, firm: true, epoch: 0)
+        XCTAssertFalse(edge.isFirm(epoch: 0), "a later read with nothing new")
+        edge.playlistSeen(lead: 4 - 100.2, programLead: nil, firm: true, epoch: 0)
+        XCTAssertTrue(edge.isFirm(epoch: 0))
+        XCTAssertFalse(edge.isFirm(epoch: edge.newEpoch()), "a new time line starts loose")
+        let pushed = LiveEdge()
+        XCTAssertFalse(pushed.isFirm(epoch: 0), "no picture yet")
+        pushed.pictureArrived(time: 0, epoch: 0, now: 50)
+        XCTAssertTrue(pushed.isFirm(epoch: 0), "pushed pictures arrive as they are made")
+    }
+
     func testTheLedgerBoundsTheEdgeByWhenEachSegmentWasListed() {
         var ledger = SegmentLedger(start: 5, targetDuration: 1)
         let first = HLSPlaylist(text: "#EXTM3U\n#EXT-X-MEDIA-SEQUENCE:3\n" + (3...7).map { "#EXTINF:1,\ns\($0).ts\n" }.joined())!
