@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# What shards cost together against one render (figures, not a test):
+#   bench/shard-cost.sh [runs]
+# Renders the demo and a 60 s storyboard whole, then as 2, 4 and 8 shards one after another on
+# this machine (`frames --shards N --shard I` gives each range, as scripts/render-sharded.sh
+# does), and prints the CPU seconds (user + system, GNU time) of each, the medians of RUNS
+# (default 3), and the overhead against the whole render. Each shard opens its sources again,
+# seeks to the keyframe before its first frame and decodes forward from it: that is the overhead.
+# With WHOLE_SECONDS=1 the shards are cut at whole seconds (the clips' keyframes).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source bench/quiet-build.sh
+runs=${1:-3}
+[[ -x /usr/bin/time ]] || { echo "needs GNU time (apt-get install time)" >&2; exit 1; }
+quiet_build -c release --product render-stories
+bin=$PWD/.build/release/render-stories
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+whole_seconds=()
+[[ ${WHOLE_SECONDS:-0} == 1 ]] && whole_seconds=(--whole-seconds)
+
+# Sixty seconds: five stories of the sample clips (3 s each) and a photo, a swipe every 4 s.
+python3 - "$PWD/samples" > "$work/sixty.json" <<'PY'
+import json, sys
+samples = sys.argv[1]
+clips = ["beach", "city", "night", "forest"]
+stories = [{"id": "s%d" % s, "items": [{"uri": "%s/%s.mp4" % (samples, clips[(s + i) % 4])} for i in range(4)]
+            + [{"uri": samples + "/sunset.jpg", "duration": 2}]} for s in range(5)]
+script = [{"at": 4.0 * k + 2, "action": "swipe", "direction": "next" if k % 3 else "previous"} for k in range(14)]
+print(json.dumps({"canvas": {"width": 720, "height": 1280, "fps": 30}, "duration": 60,
+                  "transition": {"style": "cube", "duration": 0.5}, "stories": stories, "script": script}))
+PY
+cp samples/demo.json "$work/demo.json"
+sed -i "s|\"uri\": \"|\"uri\": \"$PWD/samples/|g; s|\"poster\": \"|\"poster\": \"$PWD/samples/|; s|\"picture\": \"|\"picture\": \"$PWD/samples/|" "$work/demo.json"
+
+# CPU seconds (user + system) of one command.
+cpu() { /usr/bin/time -f "%U %S" -o "$work/time" "$@" >/dev/null 2>&1; awk '{print $1 + $2}' "$work/time"; }
+
+# CPU seconds of BOARD rendered as N shards, one after another.
+sharded() {
+  local board=$1 shards=$2 total=0 range seconds
+  for ((i = 0; i < shards; i++)); do
+    range=$("$bin" frames "$board" --shards "$shards" --shard "$i" "${whole_seconds[@]}")
+    [[ -z $range ]] && continue
+    rm -rf "$work/out"
+    seconds=$(cpu "$bin" render "$board" --output "$work/out" --frames "$range" --quiet)
+    total=$(python3 -c "print($total + $seconds)")
+  done
+  echo "$total"
+}
+
+for board in demo sixty; do
+  results=()
+  for _ in $(seq "$runs"); do
+    rm -rf "$work/out"
+    line=$(cpu "$bin" render "$work/$board.json" --output "$work/out" --quiet)
+    for n in 2 4 8; do line+=" $(sharded "$work/$board.json" $n)"; done
+    results+=("$line")
+  done
+  python3 - "$board" "${results[@]}" <<'PY'
+import statistics, sys
+board, rows = sys.argv[1], [list(map(float, r.split())) for r in sys.argv[2:]]
+medians = [statistics.median(column) for column in zip(*rows)]
+print("%s (%d runs, CPU seconds, median):" % (board, len(rows)))
+print("  whole     %7.2f" % medians[0])
+for n, value in zip((2, 4, 8), medians[1:]):
+    print("  %d shards  %7.2f  %.3fx whole" % (n, value, value / medians[0]))
+PY
+done
