@@ -88,8 +88,8 @@ final class ExportFormatCommandTests: XCTestCase {
     }
 
     /// The GIF at the canvas's size and rate, frame for frame beside the PNGs of the same render:
-    /// a palette of 256 colours with dithering stays within 8 levels (of 255) per channel, on
-    /// average over a frame's pixels (measured: see the bound's comment).
+    /// a palette of 256 colours with dithering stays within 3 levels (of 255) per channel, on
+    /// average over a frame's pixels (measured on the demo at 180x320: 0.83 and 0.92).
     func testGIFMeanErrorAgainstThePNGFramesIsBounded() throws {
         let folder = ScratchFolder()
         let out = folder.file("out")
@@ -111,9 +111,9 @@ final class ExportFormatCommandTests: XCTestCase {
                 }
             }
             let mean = Double(total) / Double(count)
-            // The bound: 8 of 255 per channel. A GIF made with the wrong palette (or none) is off
-            // by tens; dithering alone costs a few levels.
-            XCTAssertLessThan(mean, 8, "frame \(frame): mean error \(mean)")
+            // The bound: 3 of 255 per channel, three times what was measured. A GIF made with the
+            // wrong palette (or none) is off by tens; dithering alone costs about one level.
+            XCTAssertLessThan(mean, 3, "frame \(frame): mean error \(mean)")
             XCTAssertGreaterThan(mean, 0, "a GIF is not lossless: frame \(frame) was not compared with its own picture")
         }
     }
