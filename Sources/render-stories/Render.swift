@@ -40,17 +40,44 @@ struct Render: ParsableCommand {
     @Option(help: "virtual: frame n shows n / fps, deterministic. realtime: timeline time is wall-clock time, as on a phone; overrides the storyboard's clock.")
     var clock: PlaybackClock?
 
-    @Option(help: ArgumentHelp("Also write an H.264 MP4 with the stories' sound mixed in (AAC, 48 kHz stereo); while two stories share the screen, each is heard by its share.", valueName: "file.mp4"))
+    @Option(help: ArgumentHelp("Also write an MP4 (H.264, or HEVC with --codec hevc) with the stories' sound mixed in (AAC, 48 kHz stereo); while two stories share the screen, each is heard by its share.", valueName: "file.mp4"))
     var mp4: String?
 
-    @Flag(help: "Write no PNG frames (with --mp4: the clip only).")
+    @Option(help: ArgumentHelp("The --mp4's video codec: h264 (libx264) or hevc (libx265, tagged hvc1). Default: h264.", valueName: "codec"))
+    var codec: MP4Codec?
+
+    @Option(help: ArgumentHelp("Also write a WebM (VP9, or AV1 with --webm-codec av1) with the sound as Opus.", valueName: "file.webm"))
+    var webm: String?
+
+    @Option(help: ArgumentHelp("The --webm's video codec: vp9 (libvpx-vp9) or av1 (SVT-AV1, where this FFmpeg has it). Default: vp9.", valueName: "codec"))
+    var webmCodec: WebMCodec?
+
+    @Option(help: ArgumentHelp("Also write a GIF, its palette made from the frames (palettegen stats_mode=diff, paletteuse with sierra2_4a dithering), at --anim-width and --anim-fps. No sound.", valueName: "file.gif"))
+    var gif: String?
+
+    @Option(help: ArgumentHelp("Also write an animated WebP (libwebp, lossy) at --anim-width and --anim-fps. No sound.", valueName: "file.webp"))
+    var webp: String?
+
+    @Option(help: ArgumentHelp("Also write an animated PNG at --anim-width and --anim-fps. No sound.", valueName: "file.apng"))
+    var apng: String?
+
+    @Option(help: ArgumentHelp("Width of --gif, --webp and --apng (the height follows the canvas; never wider than it).", valueName: "pixels"))
+    var animWidth = ClipOptions.defaultAnimationWidth
+
+    @Option(help: ArgumentHelp("Frame rate of --gif, --webp and --apng (\(ClipOptions.animationRates.spoken)).", valueName: "fps"))
+    var animFps = ClipOptions.defaultAnimationFPS
+
+    @Flag(help: "Write no PNG frames (with --mp4, --webm, --gif, --webp or --apng: those files only).")
     var noPng = false
 
-    @Option(help: "x264 constant rate factor for --mp4 (lower: better and larger).")
-    var crf = ClipOptions.defaultCRF
+    @Option(help: "Constant rate factor of --mp4 and --webm, on each codec's scale (lower: better and larger). Default: 20 for H.264, 24 for HEVC, 32 for VP9, 35 for AV1.")
+    var crf: Int?
 
-    @Option(help: "x264 preset for --mp4 (ultrafast … veryslow).")
-    var preset = ClipOptions.defaultPreset
+    @Option(help: ArgumentHelp("A platform's limits for --mp4: \(PlatformPreset.names.joined(separator: ", ")). Sets the canvas (1080x1920) and frame rate (so not with --size or --fps), H.264 High, closed GOPs, the bit-rate cap and the AAC sound; check any file against them with check-preset. (The x264 speed names given here are still taken, with a note: they are --x264-preset now.)", valueName: "platform"))
+    var preset: String?
+
+    @Option(help: "x264's (and x265's) speed preset for --mp4 (ultrafast … veryslow).")
+    var x264Preset = ClipOptions.defaultPreset
 
     @Option(help: ArgumentHelp("Render only frames A to B-1 (a shard), byte-identical to the same frames of a full render; also A.. (to the end), ..B (from the start) or A (one frame). The trace covers only the range (check it with --shard; join shards with merge).", valueName: "A..B"))
     var frames: FrameRange?
@@ -86,16 +113,43 @@ struct Render: ParsableCommand {
             throw ValidationError("--frames \(frames.text): the range is empty (A..B needs A < B)")
         }
         if let problem = size?.problem { throw ValidationError(problem) }
-        if let mp4, (mp4 as NSString).pathExtension.lowercased() != "mp4" {
-            throw ValidationError("--mp4 \(mp4): the clip is an MP4 file (H.264 and AAC); give its name the .mp4 extension")
+        for (flag, path, format) in exportFiles {
+            if (path as NSString).pathExtension.lowercased() != format.fileExtension {
+                throw ValidationError("\(flag) \(path): give the file the .\(format.fileExtension) extension (\(format.name))")
+            }
         }
         if let threads, !RenderOptions.threadCounts.contains(threads) {
             throw ValidationError("--threads must be \(RenderOptions.threadCounts.spoken)")
         }
-        if noPng && mp4 == nil { throw ValidationError("--no-png needs --mp4: otherwise nothing would be written") }
-        guard (0...51).contains(crf) else { throw ValidationError("--crf must be 0 to 51") }
-        guard ClipOptions.presets.contains(preset) else {
-            throw ValidationError("--preset must be one of \(ClipOptions.presets.joined(separator: ", "))")
+        if noPng && exportFiles.isEmpty {
+            throw ValidationError("--no-png needs --mp4, --webm, --gif, --webp or --apng: otherwise nothing would be written")
+        }
+        if codec != nil && mp4 == nil { throw ValidationError("--codec is the --mp4's codec: give --mp4 too") }
+        if webmCodec != nil && webm == nil { throw ValidationError("--webm-codec is the --webm's codec: give --webm too") }
+        if let crf {
+            for (_, _, format) in exportFiles where !format.isAnimation && !format.crfRange.contains(crf) {
+                throw ValidationError("--crf must be \(format.crfRange.lowerBound) to \(format.crfRange.upperBound) for \(format.name)")
+            }
+        }
+        guard ClipOptions.presets.contains(x264Preset) else {
+            throw ValidationError("--x264-preset must be one of \(ClipOptions.presets.joined(separator: ", "))")
+        }
+        if let preset {
+            if let platform = PlatformPreset.named(preset) {
+                guard mp4 != nil else { throw ValidationError("--preset \(preset) sets the --mp4's encoding: give --mp4 FILE.mp4") }
+                if codec == .hevc { throw ValidationError("--preset \(preset) is H.264: not with --codec hevc") }
+                let fixed = "\(platform.width)x\(platform.height) at \(Int(platform.fps)) fps"
+                if size != nil { throw ValidationError("--preset \(preset) sets the size (\(fixed)): give --preset or --size, not both") }
+                if overrides.fps != nil { throw ValidationError("--preset \(preset) sets the frame rate (\(fixed)): give --preset or --fps, not both") }
+            } else if !ClipOptions.presets.contains(preset) {
+                throw ValidationError("--preset must be one of \(PlatformPreset.names.joined(separator: ", ")) (x264's speed presets are --x264-preset)")
+            }
+        }
+        guard ClipOptions.animationWidths.contains(animWidth) else {
+            throw ValidationError("--anim-width must be \(ClipOptions.animationWidths.lowerBound) to \(ClipOptions.animationWidths.upperBound)")
+        }
+        guard ClipOptions.animationRates.contains(animFps) else {
+            throw ValidationError("--anim-fps must be \(ClipOptions.animationRates.spoken)")
         }
         guard (1...50).contains(sheetColumns) else { throw ValidationError("--sheet-columns must be 1 to 50") }
         guard (1...1000).contains(sheetFrames) else { throw ValidationError("--sheet-frames must be 1 to 1000") }
@@ -103,8 +157,14 @@ struct Render: ParsableCommand {
 
     func run() throws {
         let path = try StoryboardFile.resolve(storyboard)
-        let board = try Storyboard(contentsOf: path).overriding(width: size?.width, height: size?.height,
-                                                               fps: overrides.fps, duration: overrides.duration,
+        let platform = preset.flatMap(PlatformPreset.named)
+        if let preset, platform == nil {
+            printError("note: --preset \(preset) is x264's speed preset, which is --x264-preset now; --preset names a platform (\(PlatformPreset.names.joined(separator: ", ")))")
+        }
+        // A platform preset draws the canvas at the platform's size and rate, as --size and --fps would.
+        let board = try Storyboard(contentsOf: path).overriding(width: platform?.width ?? size?.width,
+                                                               height: platform?.height ?? size?.height,
+                                                               fps: platform?.fps ?? overrides.fps, duration: overrides.duration,
                                                                background: background.color)
         // A typo in a file name is named now, not found when its story fails. The story still
         // fails with its card and the render goes on, unless --strict, which stops here.
@@ -136,11 +196,20 @@ struct Render: ParsableCommand {
             options.frameRange = try frames.resolved(frames: total)
         }
         options.writeFrames = !noPng
-        options.clip = mp4.map {
-            var clip = ClipOptions(path: $0)
-            clip.crf = crf
-            clip.preset = preset
+        let speed = platform == nil ? (preset ?? x264Preset) : x264Preset
+        options.clip = mp4.map { path in
+            if let platform { return platform.clipOptions(path: path, crf: crf ?? ClipOptions.defaultCRF, x264Preset: speed) }
+            var clip = ClipOptions(path: path, format: codec == .hevc ? .mp4HEVC : .mp4H264)
+            if let crf { clip.crf = crf }
+            clip.preset = speed
             return clip
+        }
+        options.exports = exportFiles.filter { $0.format.fileExtension != "mp4" }.map { _, path, format in
+            var export = ClipOptions(path: path, format: format)
+            if let crf, !format.isAnimation { export.crf = crf }
+            export.animationWidth = animWidth
+            export.animationFPS = animFps
+            return export
         }
         do {
             try options.check(for: board)
@@ -214,6 +283,28 @@ struct Render: ParsableCommand {
               + "(\(String(format: "%.1f", summary.framesPerSecond)) fps, peak \(summary.peakAlivePlayers) player\(summary.peakAlivePlayers == 1 ? "" : "s") alive)")
         if strict && summary.hasFailures { throw ExitCode(3) }
     }
+}
+
+extension Render {
+    /// The encoded files asked for, by flag, each with its format.
+    var exportFiles: [(flag: String, path: String, format: ExportFormat)] {
+        let files: [(String, String?, ExportFormat)] = [
+            ("--mp4", mp4, codec == .hevc ? .mp4HEVC : .mp4H264),
+            ("--webm", webm, webmCodec == .av1 ? .webmAV1 : .webmVP9),
+            ("--gif", gif, .gif), ("--webp", webp, .webp), ("--apng", apng, .apng),
+        ]
+        return files.compactMap { flag, path, format in path.map { (flag, $0, format) } }
+    }
+}
+
+/// `--codec`: the MP4's video codec.
+enum MP4Codec: String, ExpressibleByArgument, CaseIterable {
+    case h264, hevc
+}
+
+/// `--webm-codec`: the WebM's video codec.
+enum WebMCodec: String, ExpressibleByArgument, CaseIterable {
+    case vp9, av1
 }
 
 enum StoryboardFile {

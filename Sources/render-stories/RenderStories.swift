@@ -25,7 +25,7 @@ struct RenderStories: ParsableCommand {
         2 usage or storyboard error; 3 a story failed and --strict was given.
         """,
         version: LiveStoriesVersion.description,
-        subcommands: [Render.self, Still.self, Check.self, Timeline.self, Report.self, Probe.self, Frames.self, Merge.self] + studioCommand,
+        subcommands: [Render.self, Still.self, Check.self, CheckPreset.self, Timeline.self, Report.self, Probe.self, Frames.self, Merge.self] + studioCommand,
         defaultSubcommand: Render.self
     )
 

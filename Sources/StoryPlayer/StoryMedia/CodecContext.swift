@@ -158,7 +158,14 @@ struct EncoderSettings {
     var colourRange: AVColorRange?
     var frameRate: AVRational?
     var gopSize: Int32?
+    /// The shortest GOP (`keyint_min`): with `gopSize`, every GOP is that long.
+    var minGOPSize: Int32?
     var maxBFrames: Int32?
+    /// A VBR cap (`rc_max_rate`) and its buffer (`rc_buffer_size`), bits.
+    var maxBitRate: Int64?
+    var bufferSize: Int32?
+    /// The encoder's threads (`thread_count`; 0: as many as it finds useful).
+    var threads: Int32?
     // Sound.
     var sampleRate: Int32?
     var sampleFormat: AVSampleFormat?
@@ -185,6 +192,10 @@ struct EncoderSettings {
         if let frameRate { context.pointee.framerate = frameRate }
         if let gopSize { context.pointee.gop_size = gopSize }
         if let maxBFrames { context.pointee.max_b_frames = maxBFrames }
+        if let minGOPSize { context.pointee.keyint_min = minGOPSize }
+        if let maxBitRate { context.pointee.rc_max_rate = maxBitRate }
+        if let bufferSize { context.pointee.rc_buffer_size = bufferSize }
+        if let threads { context.pointee.thread_count = threads }
         if globalHeader { context.pointee.flags |= Int32(AV_CODEC_FLAG_GLOBAL_HEADER) }
         for option in privateOptions { av_opt_set(context.pointee.priv_data, option.name, option.value, 0) }
     }

@@ -7,8 +7,10 @@ import Synchronization
 /// `avfilter_graph_free`). Its graph and filter contexts do not leave it: pictures go through
 /// `filter(_:into:)`.
 ///
-/// Used by one thread at a time (a converter's); the chain must give one picture out for each
-/// picture in, as per-pixel filters (`zscale`, `tonemap`) do.
+/// Used by one thread at a time (a converter's, or a clip writer's). `filter(_:into:)` is for
+/// chains that give one picture out for each picture in, as per-pixel filters (`zscale`,
+/// `tonemap`) do; `push`/`pull` for the others (an animation's `fps` and `palettegen`), which
+/// may give none, or several, or theirs only at the end.
 final class FilterGraph {
     private var graph: UnsafeMutablePointer<AVFilterGraph>?
     /// Owned by `graph`, freed with it.
@@ -19,9 +21,11 @@ final class FilterGraph {
     static let alive = Atomic<Int>(0)
 
     /// Builds the chain `filters` for pictures of this size and pixel format, run on `threads`
-    /// threads (`nb_threads`; 1: on the caller's alone).
+    /// threads (`nb_threads`; 1: on the caller's alone; 0: as many as libavfilter finds useful).
+    /// Pictures are stamped in `timeBase` (at `frameRate`, when known: `fps` needs both).
     init(filters: String, width: Int32, height: Int32, pixelFormat: Int32, sampleAspectRatio: AVRational,
-         threads: Int32) throws(MediaError) {
+         threads: Int32, timeBase: AVRational = AVRational(num: 1, den: 1),
+         frameRate: AVRational = AVRational(num: 0, den: 1)) throws(MediaError) {
         guard let graph = avfilter_graph_alloc() else { fatalError("avfilter_graph_alloc: out of memory") }
         self.graph = graph
         FilterGraph.alive.add(1, ordering: .relaxed)
@@ -31,8 +35,9 @@ final class FilterGraph {
         }
         // 0/1 is "unknown", as the decoder says it; the converter then takes the stream's.
         let aspect = sampleAspectRatio.den > 0 ? sampleAspectRatio : AVRational(num: 0, den: 1)
-        let arguments = "video_size=\(width)x\(height):pix_fmt=\(pixelFormat):time_base=1/1:"
+        let arguments = "video_size=\(width)x\(height):pix_fmt=\(pixelFormat):time_base=\(timeBase.num)/\(timeBase.den):"
             + "pixel_aspect=\(aspect.num)/\(aspect.den)"
+            + (frameRate.num > 0 ? ":frame_rate=\(frameRate.num)/\(frameRate.den)" : "")
         var status = avfilter_graph_create_filter(&source, avfilter_get_by_name("buffer"), "in", arguments, nil, graph)
         guard status >= 0 else { throw MediaError(.convert, "cannot set up the filter graph's input", averror: status) }
         status = avfilter_graph_create_filter(&sink, avfilter_get_by_name("buffersink"), "out", nil, nil, graph)
@@ -66,6 +71,33 @@ final class FilterGraph {
         guard status >= 0 else { throw MediaError(.convert, "cannot filter the picture", averror: status) }
         status = output.withUnsafeAVFrame { av_buffersink_get_frame(sink, $0) }
         guard status >= 0 else { throw MediaError(.convert, "the filters gave no picture", averror: status) }
+    }
+
+    /// `av_buffersrc_add_frame_flags`: `picture` into the chain (kept by its owner), or nil: the
+    /// end, after which the chain gives what it held back (a GIF's pictures, once its palette is
+    /// known). 0, or a negative AVERROR code.
+    func push(_ picture: Frame?) -> Int32 {
+        guard let source else { preconditionFailure("filtering after close()") }
+        if let injected = FFmpegFaults.injected(.filter) { return injected }
+        guard let picture else { return av_buffersrc_add_frame_flags(source, nil, 0) }
+        return picture.withUnsafeAVFrame { av_buffersrc_add_frame_flags(source, $0, Int32(AV_BUFFERSRC_FLAG_KEEP_REF)) }
+    }
+
+    /// `av_buffersink_get_frame`: the chain's next picture into `output` (unreferenced first):
+    /// 0, EAGAIN when it needs more pictures first, end of file once the end has come through,
+    /// or another negative AVERROR code.
+    func pull(into output: Frame) -> Int32 {
+        guard let sink else { preconditionFailure("filtering after close()") }
+        output.unref()
+        if let injected = FFmpegFaults.injected(.filter) { return injected }
+        return output.withUnsafeAVFrame { av_buffersink_get_frame(sink, $0) }
+    }
+
+    /// The time base of the pictures the chain gives (`av_buffersink_get_time_base`): after
+    /// `fps=15`, 1/15.
+    var outputTimeBase: AVRational {
+        guard let sink else { preconditionFailure("filtering after close()") }
+        return av_buffersink_get_time_base(sink)
     }
 
     func close() {

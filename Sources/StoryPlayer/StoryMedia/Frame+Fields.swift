@@ -85,11 +85,12 @@ extension Frame {
         }
     }
 
-    /// `av_frame_get_buffer` for `samples` samples of planar float stereo at `rate`.
-    func allocateStereoSound(samples: Int32, rate: Int32) -> Int32 {
+    /// `av_frame_get_buffer` for `samples` samples of float stereo at `rate`: planar (AAC), or
+    /// interleaved in one plane (libopus takes no other).
+    func allocateStereoSound(samples: Int32, rate: Int32, interleaved: Bool = false) -> Int32 {
         withUnsafeAVFrame { frame in
             frame.pointee.nb_samples = samples
-            frame.pointee.format = AV_SAMPLE_FMT_FLTP.rawValue
+            frame.pointee.format = (interleaved ? AV_SAMPLE_FMT_FLT : AV_SAMPLE_FMT_FLTP).rawValue
             frame.pointee.sample_rate = rate
             av_channel_layout_default(&frame.pointee.ch_layout, 2)
             return FFmpegFaults.injected(.frameBuffer) ?? av_frame_get_buffer(frame, 0)

@@ -63,6 +63,11 @@ final class Packet {
     var streamIndex: Int32 { withUnsafeAVPacket { $0.pointee.stream_index } }
     /// Whether it holds a keyframe (`AV_PKT_FLAG_KEY`).
     var isKeyframe: Bool { withUnsafeAVPacket { $0.pointee.flags & AV_PKT_FLAG_KEY != 0 } }
+    /// How long the packet shows, in its time base (0: unknown).
+    var duration: Int64 {
+        get { withUnsafeAVPacket { $0.pointee.duration } }
+        set { withUnsafeAVPacket { $0.pointee.duration = newValue } }
+    }
 
     /// Its payload, for the length of `body` (empty when it has none).
     func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {

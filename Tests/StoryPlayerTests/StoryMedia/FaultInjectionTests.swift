@@ -329,6 +329,31 @@ final class FaultInjectionTests: XCTestCase {
         }
     }
 
+    /// A GIF's filters failing, as they are set up or as the second frame goes in: the
+    /// writer throws FFmpeg's error, leaves no file and frees its graph, muxer and encoder.
+    func testTheGIFWriterThrowsWhenItsFiltersFailAndLeaksNothing() throws {
+        let picture = RGBAImage(width: 64, height: 64, fill: .black)
+        for (call, nth, expected) in [(FFmpegCall.configureFilters, 1, "cannot configure the filters"),
+                                      (.filter, 3, "cannot filter a frame for the GIF")] {
+            let folder = ScratchFolder()
+            FFmpegFaults.reset()
+            FFmpegFaults.fail(call, nth: nth, with: Self.ioError)
+            XCTAssertThrowsError(try {
+                var options = ClipOptions(path: folder.file("story.gif"), format: .gif)
+                options.animationWidth = 32
+                let writer = try ClipWriter(options: options, width: 64, height: 64, fps: 10)
+                for index in 0..<3 { try writer.append(frame: picture, index: index) }
+                try writer.finish()
+            }()) { error in
+                let error = error as? MediaError
+                XCTAssertTrue(error?.message.hasPrefix(expected) == true, "\(call) \(nth): \(String(describing: error))")
+                XCTAssertEqual(error?.ffmpegError?.code, Self.ioError)
+            }
+            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path), [], "\(call) \(nth)")
+            XCTAssertTrue(waitForNoFFmpegObjects(), "\(call) \(nth): alive: \(alive)")
+        }
+    }
+
     /// A missing encoder is said to be missing, not a failure to write.
     func testAMissingEncoderIsNotReportedAsAWriteFailure() {
         let error = RenderError.clip(MediaError(.missingEncoder, "this FFmpeg has no libx264 encoder"))

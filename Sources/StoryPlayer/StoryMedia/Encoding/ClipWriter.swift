@@ -2,40 +2,29 @@ internal import CFFmpeg
 import Compositor
 import Foundation
 
-/// Settings of the MP4 clip (`render --mp4`).
-public struct ClipOptions: Sendable {
-    public var path: String
-    /// x264's constant rate factor: lower is better and larger.
-    public var crf = ClipOptions.defaultCRF
-    public var preset = ClipOptions.defaultPreset
-    /// AAC bit rate.
-    public var audioBitRate = 128_000
-
-    public static let defaultCRF = 20
-    public static let defaultPreset = "veryfast"
-    /// libx264's presets, fastest first.
-    public static let presets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower",
-                                 "veryslow", "placebo"]
-
-    public init(path: String) {
-        self.path = path
-    }
-}
-
-/// Writes the rendered frames and the mixed sound as an H.264 + AAC MP4 (libavcodec with libx264,
-/// yuv420p, `+faststart`): into a temporary file, renamed into place when complete. One keyframe
-/// a second, so a clip can be cut or joined at second boundaries.
+/// Writes the rendered frames, and the mixed sound where the format carries it, as one file of
+/// an `ExportFormat`: an MP4 (H.264 or HEVC, with AAC, `+faststart`), a WebM (VP9 or AV1, with
+/// Opus), or an animation (GIF, WebP, APNG) through a filter graph. Into a temporary file,
+/// renamed into place when complete. The videos have closed GOPs of one second unless told
+/// otherwise, so a clip can be cut or joined at second boundaries.
 ///
-/// Used from one thread at a time (the clip queue). Every FFmpeg object has an owner that frees
+/// Used from one thread at a time (its clip queue). Every FFmpeg object has an owner that frees
 /// it, so a writer whose set-up throws half-way leaks nothing.
 package final class ClipWriter {
+    /// What it writes.
+    package let format: ExportFormat
     private let muxer: MuxerContext
     private let video: CodecContext
-    private let audio: CodecContext
+    private let audio: CodecContext?
     private let videoStream: Int32
     private let audioStream: Int32
+    /// An animation's filters (`ClipWriter+Animation`): rate, size, palette or pixel format.
+    private let animation: FilterGraph?
     private let scaler = ScaleContext()
+    /// The encoder's picture (a video), or the animation graph's input picture (RGBA).
     private let picture = Frame()
+    /// What the animation graph gives, before the encoder takes it.
+    private let filtered = Frame()
     private let sound = Frame()
     private let packet = Packet()
     private let temporary: String
@@ -47,64 +36,93 @@ package final class ClipWriter {
     package init(options: ClipOptions, width: Int, height: Int, fps: Double) throws(MediaError) {
         // x264 logs its CPU flags at info level when it opens; the level must be set first.
         FFmpegLogging.configureOnce()
-        guard width % 2 == 0 && height % 2 == 0 else {
-            throw MediaError(.convert, "an MP4 in yuv420p needs an even width and height, not \(width)x\(height)")
+        format = options.format
+        guard format.isAnimation || (width % 2 == 0 && height % 2 == 0) else {
+            throw MediaError(.convert, "\(format.name) in yuv420p needs an even width and height, not \(width)x\(height)")
         }
         path = options.path
         temporary = AtomicFile.temporaryPath(for: options.path)
-        muxer = try MuxerContext(format: "mp4", path: temporary)
+        muxer = try MuxerContext(format: format.muxer, path: temporary)
         let rate = av_d2q(fps, 100_000)
         let globalHeader = muxer.wantsGlobalHeader
 
-        // Video: libx264.
-        guard let x264 = avcodec_find_encoder_by_name("libx264") else {
-            throw MediaError(.missingEncoder, "this FFmpeg has no libx264 encoder")
+        guard let encoder = avcodec_find_encoder_by_name(format.videoEncoder) else {
+            throw MediaError(.missingEncoder, "this FFmpeg has no \(format.videoEncoder) encoder, which the \(format.name) needs")
         }
-        var videoSettings = EncoderSettings(timeBase: AVRational(num: rate.den, den: rate.num))
-        videoSettings.width = Int32(width)
-        videoSettings.height = Int32(height)
-        videoSettings.pixelFormat = AV_PIX_FMT_YUV420P
-        // swscale writes limited-range BT.601 (its default); tagged so, since players
-        // (this one too) guess BT.709 for an untagged HD picture.
-        videoSettings.colourSpace = AVCOL_SPC_SMPTE170M
-        videoSettings.colourRange = AVCOL_RANGE_MPEG
-        videoSettings.frameRate = rate
-        let gop = Int32(max(1, fps.rounded()))
-        videoSettings.gopSize = gop
-        videoSettings.maxBFrames = 2
+        var videoSettings: EncoderSettings
+        if format.isAnimation {
+            let size = options.animationSize(canvasWidth: width, height: height)
+            let graph = try FilterGraph(filters: Self.animationFilters(format, width: size.width, height: size.height,
+                                                                       fps: options.animationFPS),
+                                        width: Int32(width), height: Int32(height),
+                                        pixelFormat: AV_PIX_FMT_RGBA.rawValue,
+                                        sampleAspectRatio: AVRational(num: 1, den: 1), threads: 0,
+                                        timeBase: AVRational(num: rate.den, den: rate.num), frameRate: rate)
+            animation = graph
+            videoSettings = EncoderSettings(timeBase: graph.outputTimeBase)
+            videoSettings.width = Int32(size.width)
+            videoSettings.height = Int32(size.height)
+            videoSettings.frameRate = av_d2q(options.animationFPS, 100_000)
+        } else {
+            animation = nil
+            videoSettings = EncoderSettings(timeBase: AVRational(num: rate.den, den: rate.num))
+            videoSettings.width = Int32(width)
+            videoSettings.height = Int32(height)
+            // swscale writes limited-range BT.601 (its default); tagged so, since players
+            // (this one too) guess BT.709 for an untagged HD picture.
+            videoSettings.colourSpace = AVCOL_SPC_SMPTE170M
+            videoSettings.colourRange = AVCOL_RANGE_MPEG
+            videoSettings.frameRate = rate
+            Self.applyVideoCodec(options, fps: fps, to: &videoSettings)
+        }
+        videoSettings.pixelFormat = format.pixelFormat
         videoSettings.globalHeader = globalHeader
-        videoSettings.privateOptions = [
-            ("crf", String(options.crf)), ("preset", options.preset),
-            // Closed GOPs of one second: segments joined without re-encoding start on a keyframe.
-            ("x264-params", "keyint=\(gop):min-keyint=\(gop):scenecut=0:open-gop=0"),
-        ]
-        video = try CodecContext(encoder: x264, settings: videoSettings, failure: "cannot open libx264")
-        videoStream = muxer.addStream(from: video)
-        guard videoStream >= 0 else { throw MediaError(.open, "cannot add the video stream to the MP4", averror: videoStream) }
+        video = try CodecContext(encoder: encoder, settings: videoSettings, failure: "cannot open \(format.videoEncoder)")
+        // Apple's players take HEVC in MP4 only under the `hvc1` tag (libavformat's default is `hev1`).
+        videoStream = muxer.addStream(from: video, tag: format == .mp4HEVC ? "hvc1" : nil)
+        guard videoStream >= 0 else {
+            throw MediaError(.open, "cannot add the video stream to the \(format.kind)", averror: videoStream)
+        }
 
-        // Audio: AAC, 48 kHz stereo.
-        guard let aac = avcodec_find_encoder(AV_CODEC_ID_AAC) else { throw MediaError(.missingEncoder, "no AAC encoder") }
-        var audioSettings = EncoderSettings(timeBase: AVRational(num: 1, den: Int32(ItemAudio.rate)))
-        audioSettings.sampleRate = Int32(ItemAudio.rate)
-        audioSettings.sampleFormat = AV_SAMPLE_FMT_FLTP
-        audioSettings.bitRate = Int64(options.audioBitRate)
-        audioSettings.stereo = true
-        audioSettings.globalHeader = globalHeader
-        audio = try CodecContext(encoder: aac, settings: audioSettings, failure: "cannot open the AAC encoder")
-        audioStream = muxer.addStream(from: audio)
-        guard audioStream >= 0 else { throw MediaError(.open, "cannot add the audio stream to the MP4", averror: audioStream) }
+        // Sound: AAC (MP4) or Opus (WebM), 48 kHz stereo; none in an animation.
+        if let audioEncoder = format.audioEncoder {
+            guard let codec = avcodec_find_encoder_by_name(audioEncoder) else {
+                throw MediaError(.missingEncoder, "this FFmpeg has no \(audioEncoder) encoder, which the \(format.name) needs")
+            }
+            var audioSettings = EncoderSettings(timeBase: AVRational(num: 1, den: Int32(ItemAudio.rate)))
+            audioSettings.sampleRate = Int32(ItemAudio.rate)
+            audioSettings.sampleFormat = Self.interleavedSound(format) ? AV_SAMPLE_FMT_FLT : AV_SAMPLE_FMT_FLTP
+            audioSettings.bitRate = Int64(options.audioBitRate)
+            audioSettings.stereo = true
+            audioSettings.globalHeader = globalHeader
+            let encoder = try CodecContext(encoder: codec, settings: audioSettings, failure: "cannot open the \(audioEncoder == "aac" ? "AAC" : audioEncoder) encoder")
+            audio = encoder
+            audioStream = muxer.addStream(from: encoder)
+            guard audioStream >= 0 else {
+                throw MediaError(.open, "cannot add the audio stream to the \(format.kind)", averror: audioStream)
+            }
+        } else {
+            audio = nil
+            audioStream = -1
+        }
 
         var status = muxer.openFile(temporary)
         guard status >= 0 else { throw MediaError(.open, "cannot write \(temporary)", averror: status) }
-        status = muxer.writeHeader(options: ["movflags": "+faststart"])
-        guard status >= 0 else { throw MediaError(.open, "cannot start the MP4", averror: status) }
+        status = muxer.writeHeader(options: format.muxerOptions)
+        guard status >= 0 else { throw MediaError(.open, "cannot start the \(format.kind)", averror: status) }
 
-        // The reusable frames.
-        status = picture.allocatePicture(width: Int32(width), height: Int32(height), format: AV_PIX_FMT_YUV420P)
+        // The reusable frames: the canvas as the animation graph takes it (RGBA at the canvas's
+        // size), or the encoder's picture.
+        status = format.isAnimation
+            ? picture.allocatePicture(width: Int32(width), height: Int32(height), format: AV_PIX_FMT_RGBA)
+            : picture.allocatePicture(width: Int32(width), height: Int32(height), format: format.pixelFormat)
         guard status >= 0 else { throw MediaError(.convert, "cannot allocate a video frame", averror: status) }
-        let frameSize = audio.frameSize
-        status = sound.allocateStereoSound(samples: frameSize > 0 ? frameSize : 1024, rate: Int32(ItemAudio.rate))
-        guard status >= 0 else { throw MediaError(.convert, "cannot allocate an audio frame", averror: status) }
+        if let audio {
+            let frameSize = audio.frameSize
+            status = sound.allocateStereoSound(samples: frameSize > 0 ? frameSize : 1024, rate: Int32(ItemAudio.rate),
+                                               interleaved: Self.interleavedSound(format))
+            guard status >= 0 else { throw MediaError(.convert, "cannot allocate an audio frame", averror: status) }
+        }
     }
 
     deinit {
@@ -115,54 +133,90 @@ package final class ClipWriter {
         }
     }
 
+    /// Whether the format carries sound (`append(audio:)` is a no-op otherwise).
+    package var carriesSound: Bool { audio != nil }
+
     /// Frame `index` of the clip: presentation time index / fps.
     package func append(frame image: RGBAImage, index: Int) throws(MediaError) {
         let writable = picture.makeWritable()
-        guard writable >= 0 else { throw MediaError(.convert, "cannot convert a frame for the MP4", averror: writable) }
+        guard writable >= 0 else { throw MediaError(.convert, "cannot convert a frame for the \(format.kind)", averror: writable) }
         let lines = image.pixels.withUnsafeBufferPointer { rgba in
             scaler.scale(rgba: rgba.baseAddress!, width: Int32(image.width), height: Int32(image.height), into: picture)
         }
-        guard lines > 0 else { throw MediaError(.convert, "cannot convert a frame for the MP4", averror: lines) }
+        guard lines > 0 else { throw MediaError(.convert, "cannot convert a frame for the \(format.kind)", averror: lines) }
         picture.pts = Int64(index)
-        try encode(picture, with: video, into: videoStream)
+        if let animation {
+            try filter(picture, through: animation)
+        } else {
+            try encode(picture, with: video, into: videoStream)
+        }
     }
 
     /// Interleaved stereo samples at 48 kHz, following the previous ones.
     package func append(audio samples: [Float]) throws(MediaError) {
+        guard audio != nil else { return }
         pendingAudio.append(contentsOf: samples)
         try writeAudio(flush: false)
     }
 
     /// Flushes the encoders, finishes the file and moves it into place.
     package func finish() throws(MediaError) {
-        try writeAudio(flush: true)
+        if let animation { try filter(nil, through: animation) }
+        if let audio {
+            try writeAudio(flush: true)
+            try encode(nil, with: audio, into: audioStream)
+        }
         try encode(nil, with: video, into: videoStream)
-        try encode(nil, with: audio, into: audioStream)
         var status = muxer.writeTrailer()
-        guard status >= 0 else { throw MediaError(.convert, "cannot finish the MP4", averror: status) }
+        guard status >= 0 else { throw MediaError(.convert, "cannot finish the \(format.kind)", averror: status) }
         status = muxer.closeFile()
-        guard status >= 0 else { throw MediaError(.convert, "cannot close the MP4", averror: status) }
+        guard status >= 0 else { throw MediaError(.convert, "cannot close the \(format.kind)", averror: status) }
         guard rename(temporary, path) == 0 else {
             unlink(temporary)
-            throw MediaError(.convert, "cannot move the MP4 to \(path)", cause: String(cString: strerror(errno)))
+            throw MediaError(.convert, "cannot move the \(format.kind) to \(path)", cause: String(cString: strerror(errno)))
         }
         finished = true
     }
 
+    // MARK: - Animation
+
+    /// Gives `frame` (nil: the end) to the animation's filters and encodes every picture they
+    /// have ready: a GIF's come only at the end, when its palette is known.
+    private func filter(_ frame: Frame?, through graph: FilterGraph) throws(MediaError) {
+        var status = graph.push(frame)
+        guard status >= 0 else { throw MediaError(.convert, "cannot filter a frame for the \(format.kind)", averror: status) }
+        while true {
+            status = graph.pull(into: filtered)
+            if status == FFmpegError.tryAgain || status == FFmpegError.endOfFile { return }
+            guard status >= 0 else { throw MediaError(.convert, "cannot filter a frame for the \(format.kind)", averror: status) }
+            try encode(filtered, with: video, into: videoStream)
+        }
+    }
+
+    // MARK: - Sound
+
     private func writeAudio(flush: Bool) throws(MediaError) {
+        guard let audio else { return }
         let size = Int(sound.sampleCount)
+        let interleaved = Self.interleavedSound(format)
         while pendingAudio.count >= size * 2 || (flush && !pendingAudio.isEmpty) {
             let writable = sound.makeWritable()
             guard writable >= 0 else { throw MediaError(.convert, "cannot reuse the audio frame", averror: writable) }
-            guard let leftPlane = sound.plane(0)?.rows, let rightPlane = sound.plane(1)?.rows else {
-                throw MediaError(.convert, "cannot reuse the audio frame")
-            }
             let available = min(size, pendingAudio.count / 2)
-            let left = UnsafeMutableRawPointer(leftPlane).assumingMemoryBound(to: Float.self)
-            let right = UnsafeMutableRawPointer(rightPlane).assumingMemoryBound(to: Float.self)
-            for i in 0..<size {
-                left[i] = i < available ? pendingAudio[i * 2] : 0
-                right[i] = i < available ? pendingAudio[i * 2 + 1] : 0
+            if interleaved {
+                guard let plane = sound.plane(0)?.rows else { throw MediaError(.convert, "cannot reuse the audio frame") }
+                let samples = UnsafeMutableRawPointer(plane).assumingMemoryBound(to: Float.self)
+                for i in 0..<(size * 2) { samples[i] = i < available * 2 ? pendingAudio[i] : 0 }
+            } else {
+                guard let leftPlane = sound.plane(0)?.rows, let rightPlane = sound.plane(1)?.rows else {
+                    throw MediaError(.convert, "cannot reuse the audio frame")
+                }
+                let left = UnsafeMutableRawPointer(leftPlane).assumingMemoryBound(to: Float.self)
+                let right = UnsafeMutableRawPointer(rightPlane).assumingMemoryBound(to: Float.self)
+                for i in 0..<size {
+                    left[i] = i < available ? pendingAudio[i * 2] : 0
+                    right[i] = i < available ? pendingAudio[i * 2 + 1] : 0
+                }
             }
             pendingAudio.removeFirst(available * 2)
             sound.pts = audioSamplesWritten
@@ -171,6 +225,9 @@ package final class ClipWriter {
         }
     }
 
+    /// libopus takes interleaved samples only; AAC takes planar ones.
+    private static func interleavedSound(_ format: ExportFormat) -> Bool { format.audioEncoder == "libopus" }
+
     private func encode(_ frame: Frame?, with codec: CodecContext, into stream: Int32) throws(MediaError) {
         var status = codec.send(frame: frame)
         guard status >= 0 || status == FFmpegError.endOfFile else { throw MediaError(.convert, "cannot encode", averror: status) }
@@ -178,8 +235,12 @@ package final class ClipWriter {
             status = codec.receive(packet: packet)
             if status == FFmpegError.tryAgain || status == FFmpegError.endOfFile { return }
             guard status >= 0 else { throw MediaError(.convert, "cannot encode", averror: status) }
+            // A picture lasts one tick of its encoder's time base (1/fps). x264 and x265 leave
+            // the duration unset, and the MP4's edit list then ends at the last picture's start,
+            // which players (and ffmpeg) honour by dropping that picture.
+            if stream == videoStream && packet.duration == 0 { packet.duration = 1 }
             status = muxer.write(packet, from: codec.timeBase, stream: stream)
-            guard status >= 0 else { throw MediaError(.convert, "cannot write to the MP4", averror: status) }
+            guard status >= 0 else { throw MediaError(.convert, "cannot write to the \(format.kind)", averror: status) }
         }
     }
 }

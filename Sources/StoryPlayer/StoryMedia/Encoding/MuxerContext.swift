@@ -11,11 +11,12 @@ final class MuxerContext {
     /// Muxers allocated and not yet freed, process-wide (see `FormatContext.alive`).
     static let alive = Atomic<Int>(0)
 
-    /// A muxer for `format` ("mp4") that will write `path`.
+    /// A muxer for `format` ("mp4", "webm", "gif", "webp", "apng") that will write `path`.
     init(format: String, path: String) throws(MediaError) {
         var context: UnsafeMutablePointer<AVFormatContext>?
         let status = FFmpegFaults.injected(.createMuxer) ?? avformat_alloc_output_context2(&context, nil, format, path)
-        guard status >= 0, let context else { throw MediaError(.open, "cannot create an MP4 muxer", averror: status) }
+        guard status >= 0, let context else { throw MediaError(.open, "cannot create \(["mp4", "apng"].contains(format) ? "an" : "a") \(format.uppercased()) muxer",
+                                                            averror: status) }
         pointer = context
         MuxerContext.alive.add(1, ordering: .relaxed)
     }
@@ -29,12 +30,17 @@ final class MuxerContext {
     var wantsGlobalHeader: Bool { context.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0 }
 
     /// A stream carrying `codec`'s output (`avformat_new_stream`, then the encoder's parameters
-    /// with `avcodec_parameters_from_context`); returns its index, or a negative AVERROR code.
-    func addStream(from codec: CodecContext) -> Int32 {
+    /// with `avcodec_parameters_from_context`), under the four-character `tag` when given
+    /// (`hvc1`); returns its index, or a negative AVERROR code.
+    func addStream(from codec: CodecContext, tag: String? = nil) -> Int32 {
         if let injected = FFmpegFaults.injected(.createMuxer) { return injected }
         guard let stream = avformat_new_stream(context, nil) else { return cffmpeg_averror(ENOMEM) }
         stream.pointee.time_base = codec.timeBase
         let status = codec.copyParameters(to: stream.pointee.codecpar)
+        if let tag {
+            precondition(tag.utf8.count == 4, "a codec tag is four characters")
+            stream.pointee.codecpar.pointee.codec_tag = tag.utf8.reversed().reduce(0) { $0 << 8 | UInt32($1) }
+        }
         return status < 0 ? status : stream.pointee.index
     }
 

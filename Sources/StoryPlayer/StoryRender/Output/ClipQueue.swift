@@ -3,20 +3,26 @@ import Dispatch
 import StoryMedia
 import Synchronization
 
-/// Feeds the MP4 writer on a serial queue of its own, in frame order, with a bounded number of
+/// Feeds one clip writer on a serial queue of its own, in frame order, with a bounded number of
 /// frames waiting (x264 is slower than drawing at some sizes; the bound keeps memory flat).
+/// A render with several files has a queue per file, so their encoders run side by side.
 final class ClipQueue: Sendable {
     /// The writer is not thread-safe; it is only used on `queue`, one job at a time, and the
     /// mutex (never contended) lets the compiler check that no two threads hold it.
     private let writer: Mutex<ClipWriter>
-    private let queue = DispatchQueue(label: "live-stories.mp4")
+    private let queue: DispatchQueue
     private let slots = DispatchSemaphore(value: 4)
     private let firstError = Mutex<MediaError?>(nil)
+    /// What the writer writes, and whether it takes sound.
+    let format: ExportFormat
+    let carriesSound: Bool
 
     init(_ writer: sending ClipWriter) {
+        format = writer.format
+        carriesSound = writer.carriesSound
+        queue = DispatchQueue(label: "live-stories.\(writer.format.rawValue)")
         self.writer = Mutex(writer)
     }
-
     /// Queues a frame (none for sound after the last frame) and the sound that follows it.
     func submit(frame: RGBAImage?, index: Int, audio: [Float]) {
         slots.wait()

@@ -2,10 +2,13 @@ import Compositor
 import StoryMedia
 import StoryModel
 
-/// The MP4 of a render (`--mp4`): each frame with its share of 48 kHz sound, mixed from the
-/// stories on screen, through the clip writer's queue. Nothing at all without `--mp4`.
+/// The encoded files of a render (`--mp4`, `--webm`, `--gif`, `--webp`, `--apng`): each frame,
+/// with its share of 48 kHz sound mixed from the stories on screen, through one clip queue per
+/// file, so that the encoders run side by side. The sound is mixed once, and only when a file
+/// carries it. Nothing at all without such a flag.
 struct ClipTrack {
-    private let queue: ClipQueue?
+    private let queues: [ClipQueue]
+    private let wantsSound: Bool
     /// The render's frame that is the clip's first (a shard's clip starts at its range).
     private var firstFrame: Int?
     /// Frames' sound not yet written, oldest first: a live story's waits `FrameSound.lagSeconds`
@@ -14,51 +17,59 @@ struct ClipTrack {
     /// The last frame submitted.
     private var lastFrame: Int?
 
-    init(_ options: ClipOptions?, canvas: Canvas) throws(RenderError) {
-        do {
-            queue = try options.map { options throws(MediaError) in
-                ClipQueue(try ClipWriter(options: options, width: canvas.width, height: canvas.height, fps: canvas.fps))
+    init(_ clips: [ClipOptions], canvas: Canvas) throws(RenderError) {
+        var queues: [ClipQueue] = []
+        for options in clips {
+            do {
+                queues.append(ClipQueue(try ClipWriter(options: options, width: canvas.width, height: canvas.height, fps: canvas.fps)))
+            } catch {
+                throw RenderError.clip(error, format: options.format)
             }
-        } catch {
-            throw RenderError.clip(error)
         }
+        self.queues = queues
+        wantsSound = queues.contains { $0.carriesSound }
     }
 
     /// Queues frame `n` and its sound. `mix` gives the sound of `count` samples at the frame's
     /// time; the counts are rounded per frame from the clip's start, so they never drift.
     mutating func submit(_ canvas: RGBAImage, frame n: Int, fps: Double, mix: (Int) -> FrameSound) {
-        guard let queue else { return }
+        guard !queues.isEmpty else { return }
         let first = firstFrame ?? n
         firstFrame = first
-        let samples = { (k: Int) in Int((Double(k) * Double(ItemAudio.rate) / fps).rounded()) }
-        // Frames a realtime render drew too late are not in the clip, but their time is: their
-        // sound is silence, so the sound after them stays with its pictures.
-        if let last = lastFrame, n > last + 1 {
-            for skipped in (last + 1)..<n {
-                waitingSound.append((skipped, FrameSound(count: samples(skipped + 1 - first) - samples(skipped - first))))
+        var audio: [Float] = []
+        if wantsSound {
+            let samples = { (k: Int) in Int((Double(k) * Double(ItemAudio.rate) / fps).rounded()) }
+            // Frames a realtime render drew too late are not in the clip, but their time is: their
+            // sound is silence, so the sound after them stays with its pictures.
+            if let last = lastFrame, n > last + 1 {
+                for skipped in (last + 1)..<n {
+                    waitingSound.append((skipped, FrameSound(count: samples(skipped + 1 - first) - samples(skipped - first))))
+                }
+            }
+            waitingSound.append((n, mix(samples(n + 1 - first) - samples(n - first))))
+            let lag = Int((FrameSound.lagSeconds * fps).rounded())
+            while let oldest = waitingSound.first, oldest.sound.isComplete || oldest.frame <= n - lag {
+                audio += oldest.sound.resolved()
+                waitingSound.removeFirst()
             }
         }
         lastFrame = n
-        waitingSound.append((n, mix(samples(n + 1 - first) - samples(n - first))))
-        let lag = Int((FrameSound.lagSeconds * fps).rounded())
-        var audio: [Float] = []
-        while let oldest = waitingSound.first, oldest.sound.isComplete || oldest.frame <= n - lag {
-            audio += oldest.sound.resolved()
-            waitingSound.removeFirst()
-        }
-        queue.submit(frame: canvas, index: n - first, audio: audio)
+        for queue in queues { queue.submit(frame: canvas, index: n - first, audio: audio) }
     }
 
-    /// Writes what is queued and closes the file.
+    /// Writes what is queued and closes the files; the first error, naming its file's format.
     mutating func finish() throws(RenderError) {
-        guard let queue else { return }
         let audio = waitingSound.flatMap { $0.sound.resolved() }
         waitingSound.removeAll()
-        if !audio.isEmpty { queue.submit(frame: nil, index: 0, audio: audio) }
-        do {
-            try queue.finish()
-        } catch {
-            throw RenderError.clip(error)
+        var firstError: RenderError?
+        for queue in queues {
+            if !audio.isEmpty { queue.submit(frame: nil, index: 0, audio: audio) }
+            do {
+                try queue.finish()
+            } catch {
+                firstError = firstError ?? RenderError.clip(error, format: queue.format)
+            }
         }
+        if let firstError { throw firstError }
     }
 }

@@ -31,10 +31,12 @@ public struct RenderError: Error, Sendable, CustomStringConvertible {
         self.init(code, message, cause: ErrorText(cause))
     }
 
-    /// The MP4 writer could not start: an FFmpeg without libx264 cannot make the MP4 at all,
-    /// which is not a failure to write it.
-    static func clip(_ error: MediaError) -> RenderError {
-        RenderError(.output, error.code == .missingEncoder ? "cannot make the MP4" : "cannot write the MP4", cause: error)
+    /// A clip writer could not start or finish: an FFmpeg without libx264 (or libx265,
+    /// libvpx-vp9, SVT-AV1, libwebp) cannot make the file at all, which is not a failure to
+    /// write it.
+    static func clip(_ error: MediaError, format: ExportFormat = .mp4H264) -> RenderError {
+        RenderError(.output, error.code == .missingEncoder ? "cannot make the \(format.kind)" : "cannot write the \(format.kind)",
+                    cause: error)
     }
 
     /// A render draws text (error cards, room chips, the contact sheet, the timeline) that a

@@ -33,21 +33,32 @@ public struct RenderOptions: Sendable {
     public var writeFrames = true
     /// Render only these frames (a shard): byte-identical to the same frames of a full render.
     public var frameRange: Range<Int>?
-    /// Also write an MP4 clip with the mixed sound.
+    /// Also write an MP4 clip with the mixed sound (`--mp4`; the report's player plays it).
     public var clip: ClipOptions?
+    /// Also write these files (`--webm`, `--gif`, `--webp`, `--apng`).
+    public var exports: [ClipOptions] = []
+    /// Every encoded file: the MP4, then the others.
+    public var clips: [ClipOptions] { (clip.map { [$0] } ?? []) + exports }
     /// Checked before each frame: once requested, the render stops there and says so.
     public var interruption: RenderInterruption?
 
     /// Refuses, before any work, what a render of `storyboard` with these options cannot do: a
     /// shard (`frameRange`) needs the virtual clock, because a realtime render's frames depend
-    /// on when it ran and cannot be split into byte-identical pieces; an MP4 needs an even size.
+    /// on when it ran and cannot be split into byte-identical pieces; a video (MP4, WebM) needs
+    /// an even size; a GIF, WebP or APNG cannot be made in shards (`ExportFormat.joinsFromShards`).
     /// Nothing is created before this check.
     public func check(for storyboard: Storyboard) throws(RenderError) {
-        if let clip, storyboard.canvas.width % 2 != 0 || storyboard.canvas.height % 2 != 0 {
-            throw RenderError(.options, "--mp4 \(clip.path): an MP4 needs an even width and height, "
-                              + "not \(storyboard.canvas.width)x\(storyboard.canvas.height) (give --size)")
+        let width = storyboard.canvas.width, height = storyboard.canvas.height
+        for clip in clips where !clip.format.isAnimation && (width % 2 != 0 || height % 2 != 0) {
+            throw RenderError(.options, "\(clip.format.flag) \(clip.path): \(clip.format.kind == "MP4" ? "an" : "a") \(clip.format.kind) needs an even width and height, "
+                              + "not \(width)x\(height) (give --size)")
         }
         guard frameRange != nil else { return }
+        for clip in clips where !clip.format.joinsFromShards {
+            throw RenderError(.options, "\(clip.format.flag) \(clip.path) with --frames: \(clip.format.kind == "APNG" ? "an" : "a") "
+                              + "\(clip.format.kind) cannot be joined from shards (one palette, one animation, made of every "
+                              + "frame); render it without --frames (MP4 and WebM shards can be joined)")
+        }
         switch (clock, storyboard.clock) {
         case (.realtime?, _):
             throw RenderError(.options, "--frames needs the virtual clock: a realtime render cannot be split")
@@ -60,12 +71,11 @@ public struct RenderOptions: Sendable {
 
     /// The output files beside the folder, by what they are called in messages.
     var outputFiles: [(what: String, path: String)] {
-        [("contact sheet", contactSheet), ("timeline", timeline), ("MP4", clip?.path)].compactMap { what, path in
-            path.map { (what, $0) }
-        }
+        [("contact sheet", contactSheet), ("timeline", timeline)].compactMap { what, path in path.map { (what, $0) } }
+            + clips.map { ($0.format.kind, $0.path) }
     }
 
-    /// Makes, before any work, the folders of the output files (contact sheet, timeline, MP4),
+    /// Makes, before any work, the folders of the output files (contact sheet, timeline, MP4 and the other encoded files),
     /// as the output folder is made: every output follows one rule. A path that cannot be
     /// written is refused now, not at the end; messages name the path as the user gave it and
     /// say why.

@@ -46,7 +46,7 @@ extension StoryRender {
             canvas.flattenAlpha()
             return canvas
         }
-        guard options.clip != nil || options.contactSheet != nil else { return canvas }
+        guard !options.clips.isEmpty || options.contactSheet != nil else { return canvas }
         var flat = canvas
         flat.flattenAlpha()
         return flat

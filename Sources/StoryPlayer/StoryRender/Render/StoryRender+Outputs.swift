@@ -22,7 +22,7 @@ extension StoryRender {
 
     /// The render's outputs, in the order they take frames and write: the trace and summary
     /// first (a picture that cannot be written must not cost them), then the contact sheet, the
-    /// MP4 and the PNG frames, then the timeline and the report.
+    /// encoded files and the PNG frames, then the timeline and the report.
     func sinks(writer: FrameWriter, plannedFrames: Int?) throws(RenderError) -> [any FrameSink] {
         var sinks: [any FrameSink] = [TraceFiles()]
         if let path = options.contactSheet {
@@ -30,7 +30,7 @@ extension StoryRender {
                                           thumbnails: ThumbnailPicker(wanted: options.sheetFrames, planned: plannedFrames,
                                                                       width: min(storyboard.canvas.width, 180))))
         }
-        if options.clip != nil { sinks.append(try ClipTrack(options.clip, canvas: storyboard.canvas)) }
+        if !options.clips.isEmpty { sinks.append(try ClipTrack(options.clips, canvas: storyboard.canvas)) }
         if options.writeFrames { sinks.append(PNGFrames(writer: writer, folder: options.outputFolder)) }
         if let path = options.timeline { sinks.append(TimelineFile(path: path)) }
         if options.report { sinks.append(ReportFile(clip: options.clip?.path)) }

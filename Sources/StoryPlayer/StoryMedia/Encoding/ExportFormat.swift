@@ -1,0 +1,163 @@
+internal import CFFmpeg
+
+/// The files a render can encode its frames into, each through libavcodec (and, for the
+/// animations, libavfilter): the container, the encoder, and what the format can hold.
+public enum ExportFormat: String, Sendable, CaseIterable {
+    /// `--mp4`: H.264 (libx264) and AAC.
+    case mp4H264 = "mp4-h264"
+    /// `--mp4 --codec hevc`: HEVC (libx265, tagged `hvc1` so Apple's players take it) and AAC.
+    case mp4HEVC = "mp4-hevc"
+    /// `--webm`: VP9 (libvpx-vp9) and Opus.
+    case webmVP9 = "webm-vp9"
+    /// `--webm --webm-codec av1`: AV1 (SVT-AV1) and Opus.
+    case webmAV1 = "webm-av1"
+    /// `--gif`: a palette made from the frames (`palettegen`, `paletteuse`).
+    case gif
+    /// `--webp`: animated WebP (libwebp's animation encoder).
+    case webp
+    /// `--apng`: animated PNG.
+    case apng
+
+    // MARK: - What the format is
+
+    /// What messages call the format, with its codec.
+    public var name: String {
+        switch self {
+        case .mp4H264: "MP4 (H.264)"
+        case .mp4HEVC: "MP4 (HEVC)"
+        case .webmVP9: "WebM (VP9)"
+        case .webmAV1: "WebM (AV1)"
+        case .gif: "GIF"
+        case .webp: "animated WebP"
+        case .apng: "APNG"
+        }
+    }
+
+    /// What messages call the file: "the MP4", "the WebM", "the GIF".
+    public var kind: String {
+        switch self {
+        case .mp4H264, .mp4HEVC: "MP4"
+        case .webmVP9, .webmAV1: "WebM"
+        case .gif: "GIF"
+        case .webp: "WebP"
+        case .apng: "APNG"
+        }
+    }
+
+    /// The flag that asks for it, for messages.
+    public var flag: String {
+        switch self {
+        case .mp4H264, .mp4HEVC: "--mp4"
+        case .webmVP9, .webmAV1: "--webm"
+        case .gif: "--gif"
+        case .webp: "--webp"
+        case .apng: "--apng"
+        }
+    }
+
+    /// The file name's extension the flag asks for.
+    public var fileExtension: String {
+        switch self {
+        case .mp4H264, .mp4HEVC: "mp4"
+        case .webmVP9, .webmAV1: "webm"
+        case .gif: "gif"
+        case .webp: "webp"
+        case .apng: "apng"
+        }
+    }
+
+    /// An animation: no sound, drawn at its own (smaller) size and rate through a filter graph.
+    public var isAnimation: Bool {
+        switch self {
+        case .gif, .webp, .apng: true
+        default: false
+        }
+    }
+
+    /// Whether the clips of a render's shards (`--frames`) can be joined into the whole without
+    /// re-encoding: MP4 and WebM, whose closed GOPs each shard starts on a keyframe. A GIF's
+    /// palette is made from all of its frames, and an animated WebP or APNG is one animation
+    /// with one header: neither can be cut at a shard's edge.
+    public var joinsFromShards: Bool { !isAnimation }
+
+    /// The crf the encoder gets when none is asked for: each codec's own scale. x264's 20 is
+    /// the render's long-standing default; x265's 24, VP9's 32 and SVT-AV1's 35 give about the
+    /// same picture at their scales (FFmpeg's encoding guides: x265 28 ≈ x264 23, VP9 31-ish
+    /// for 1080p, SVT-AV1 35 as its default).
+    public var defaultCRF: Int {
+        switch self {
+        case .mp4H264: 20
+        case .mp4HEVC: 24
+        case .webmVP9: 32
+        case .webmAV1: 35
+        case .gif, .webp, .apng: 0
+        }
+    }
+
+    /// The range of `--crf` for the codec.
+    public var crfRange: ClosedRange<Int> {
+        switch self {
+        case .mp4H264, .mp4HEVC: 0...51
+        case .webmVP9: 0...63
+        case .webmAV1: 1...63
+        case .gif, .webp, .apng: 0...0
+        }
+    }
+
+    // MARK: - How it is made (libavformat, libavcodec)
+
+    /// The muxer (`avformat_alloc_output_context2`'s format name).
+    var muxer: String {
+        switch self {
+        case .mp4H264, .mp4HEVC: "mp4"
+        case .webmVP9, .webmAV1: "webm"
+        case .gif: "gif"
+        case .webp: "webp"
+        case .apng: "apng"
+        }
+    }
+
+    /// The video encoder's name in libavcodec.
+    var videoEncoder: String {
+        switch self {
+        case .mp4H264: "libx264"
+        case .mp4HEVC: "libx265"
+        case .webmVP9: "libvpx-vp9"
+        case .webmAV1: "libsvtav1"
+        case .gif: "gif"
+        case .webp: "libwebp_anim"
+        case .apng: "apng"
+        }
+    }
+
+    /// The sound encoder, for the formats that carry sound.
+    var audioEncoder: String? {
+        switch self {
+        case .mp4H264, .mp4HEVC: "aac"
+        case .webmVP9, .webmAV1: "libopus"
+        case .gif, .webp, .apng: nil
+        }
+    }
+
+    /// The pixel format the encoder takes: 4:2:0 for the videos (what every player decodes);
+    /// the palette `paletteuse` gives for the GIF; 4:2:0 for WebP's lossy frames; RGB for the
+    /// APNG (the frames given to sinks are opaque).
+    var pixelFormat: AVPixelFormat {
+        switch self {
+        case .mp4H264, .mp4HEVC, .webmVP9, .webmAV1, .webp: AV_PIX_FMT_YUV420P
+        case .gif: AV_PIX_FMT_PAL8
+        case .apng: AV_PIX_FMT_RGB24
+        }
+    }
+
+    /// The muxer's options for `avformat_write_header`. The animations loop for ever, as a
+    /// story's GIF is shown (GIF's muxer does by default; WebP's and APNG's play once unless told).
+    var muxerOptions: [String: String] {
+        switch self {
+        case .mp4H264, .mp4HEVC: ["movflags": "+faststart"]
+        case .webmVP9, .webmAV1, .gif: [:]
+        case .webp: ["loop": "0"]
+        case .apng: ["plays": "0"]
+        }
+    }
+}

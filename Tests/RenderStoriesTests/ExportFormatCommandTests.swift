@@ -1,0 +1,147 @@
+import Compositor
+import Foundation
+import XCTest
+
+/// `render --mp4 --codec hevc`, `--webm`, `--gif`, `--webp`, `--apng`: each file decoded again
+/// by ffprobe and ffmpeg (or, for the WebP, read chunk by chunk: FFmpeg 5.1 cannot decode an
+/// animated WebP), with its frame count and size.
+final class ExportFormatCommandTests: XCTestCase {
+    let cli = CommandLineRunner()
+
+    /// Codec, frame count (decoded: `-count_frames`) and size of a file's video, as ffprobe says.
+    func probe(_ path: String) throws -> (codec: String, frames: Int, width: Int, height: Int) {
+        let data = try ExternalProgram.run("/usr/bin/ffprobe", ["-v", "error", "-count_frames", "-select_streams", "v:0",
+                                                                "-show_entries", "stream=codec_name,nb_read_frames,width,height",
+                                                                "-of", "json", path])
+        let root = try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let stream = try XCTUnwrap((root["streams"] as? [[String: Any]])?.first, path)
+        return (stream["codec_name"] as? String ?? "", Int(stream["nb_read_frames"] as? String ?? "") ?? -1,
+                stream["width"] as? Int ?? 0, stream["height"] as? Int ?? 0)
+    }
+
+    /// The canvas size (VP8X) and the frames (ANMF chunks) of an animated WebP.
+    func webpAnimation(_ path: String) throws -> (frames: Int, width: Int, height: Int) {
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        XCTAssertEqual(Array(bytes[0..<4]), Array("RIFF".utf8))
+        XCTAssertEqual(Array(bytes[8..<12]), Array("WEBP".utf8))
+        var offset = 12, frames = 0, width = 0, height = 0
+        func le(_ at: Int, _ count: Int) -> Int { (0..<count).reduce(0) { $0 | Int(bytes[at + $1]) << (8 * $1) } }
+        while offset + 8 <= bytes.count {
+            let fourCC = String(decoding: bytes[offset..<offset + 4], as: UTF8.self)
+            let size = le(offset + 4, 4)
+            if fourCC == "VP8X" {
+                width = le(offset + 12, 3) + 1
+                height = le(offset + 15, 3) + 1
+            }
+            if fourCC == "ANMF" { frames += 1 }
+            offset += 8 + size + size % 2
+        }
+        return (frames, width, height)
+    }
+
+    func testEveryFormatDecodesWithItsFrameCountAndSize() throws {
+        let folder = ScratchFolder()
+        // 2 s at 10 fps: 20 frames at 180x320; the animations at 90 px wide and 5 fps: 10 frames at 90x160.
+        let result = try cli.run(["render", cli.demo, "--output", folder.file("out"), "--size", "180x320", "--fps", "10",
+                                  "--duration", "2", "--no-png", "--quiet",
+                                  "--mp4", folder.file("a.mp4"), "--codec", "hevc", "--webm", folder.file("a.webm"),
+                                  "--gif", folder.file("a.gif"), "--webp", folder.file("a.webp"), "--apng", folder.file("a.apng"),
+                                  "--anim-width", "90", "--anim-fps", "5"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let hevc = try probe(folder.file("a.mp4"))
+        XCTAssertEqual(hevc.codec, "hevc")
+        XCTAssertEqual(hevc.frames, 20)
+        XCTAssertEqual([hevc.width, hevc.height], [180, 320])
+        let tag = String(decoding: try ExternalProgram.run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries",
+                                                                             "stream=codec_tag_string", "-of", "csv=p=0", folder.file("a.mp4")]),
+                         as: UTF8.self)
+        XCTAssertEqual(tag.trimmingCharacters(in: .whitespacesAndNewlines), "hvc1", "Apple's players need the hvc1 tag")
+        let vp9 = try probe(folder.file("a.webm"))
+        XCTAssertEqual(vp9.codec, "vp9")
+        XCTAssertEqual(vp9.frames, 20)
+        XCTAssertEqual([vp9.width, vp9.height], [180, 320])
+        let sound = try ExternalProgram.run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "a:0", "-show_entries",
+                                                                 "stream=codec_name,sample_rate", "-of", "csv=p=0", folder.file("a.webm")])
+        XCTAssertEqual(String(decoding: sound, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines), "opus,48000")
+        for (file, codec) in [("a.gif", "gif"), ("a.apng", "apng")] {
+            let animation = try probe(folder.file(file))
+            XCTAssertEqual(animation.codec, codec)
+            XCTAssertEqual(animation.frames, 10, file)
+            XCTAssertEqual([animation.width, animation.height], [90, 160], file)
+        }
+        let webp = try webpAnimation(folder.file("a.webp"))
+        XCTAssertEqual(webp.frames, 10)
+        XCTAssertEqual([webp.width, webp.height], [90, 160])
+    }
+
+    func testWebMInAV1WhereSVTAV1IsPresent() throws {
+        let encoders = String(decoding: try ExternalProgram.run("/usr/bin/ffmpeg", ["-hide_banner", "-encoders"]), as: UTF8.self)
+        guard encoders.contains("libsvtav1") else { throw XCTSkip("this FFmpeg has no SVT-AV1") }
+        let folder = ScratchFolder()
+        let result = try cli.run(["render", cli.demo, "--output", folder.file("out"), "--size", "180x320", "--fps", "10",
+                                  "--duration", "1", "--no-png", "--quiet", "--webm", folder.file("a.webm"), "--webm-codec", "av1"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let av1 = try probe(folder.file("a.webm"))
+        XCTAssertEqual(av1.codec, "av1")
+        XCTAssertEqual(av1.frames, 10)
+        XCTAssertEqual([av1.width, av1.height], [180, 320])
+    }
+
+    /// The GIF at the canvas's size and rate, frame for frame beside the PNGs of the same render:
+    /// a palette of 256 colours with dithering stays within 3 levels (of 255) per channel, on
+    /// average over a frame's pixels (measured on the demo at 180x320: 0.83 and 0.92).
+    func testGIFMeanErrorAgainstThePNGFramesIsBounded() throws {
+        let folder = ScratchFolder()
+        let out = folder.file("out")
+        let result = try cli.run(["render", cli.demo, "--output", out, "--size", "180x320", "--fps", "10", "--duration", "2",
+                                  "--quiet", "--gif", folder.file("a.gif"), "--anim-width", "180", "--anim-fps", "10"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        for frame in [5, 15] {
+            let decoded = folder.file("gif-\(frame).png")
+            try ExternalProgram.run("/usr/bin/ffmpeg", ["-v", "error", "-i", folder.file("a.gif"), "-vf", "select=eq(n\\,\(frame))",
+                                                        "-frames:v", "1", "-pix_fmt", "rgba", decoded])
+            let gif = try RGBAImage(contentsOfPNG: decoded)
+            let png = try RGBAImage(contentsOfPNG: out + String(format: "/frame-%06d.png", frame))
+            XCTAssertEqual([gif.width, gif.height], [png.width, png.height])
+            var total = 0, count = 0
+            for i in 0..<(png.width * png.height) {
+                for channel in 0..<3 {
+                    total += abs(Int(gif.pixels[i * 4 + channel]) - Int(png.pixels[i * 4 + channel]))
+                    count += 1
+                }
+            }
+            let mean = Double(total) / Double(count)
+            // The bound: 3 of 255 per channel, three times what was measured. A GIF made with the
+            // wrong palette (or none) is off by tens; dithering alone costs about one level.
+            XCTAssertLessThan(mean, 3, "frame \(frame): mean error \(mean)")
+            XCTAssertGreaterThan(mean, 0, "a GIF is not lossless: frame \(frame) was not compared with its own picture")
+        }
+    }
+
+    func testAnimationsRefuseShardsNamingTheFlag() throws {
+        let folder = ScratchFolder()
+        for flag in ["--gif", "--webp", "--apng"] {
+            let file = folder.file("a." + (flag == "--gif" ? "gif" : String(flag.dropFirst(2))))
+            let result = try cli.run(["render", cli.demo, "--output", folder.file("out"), "--size", "90x160", "--fps", "5",
+                                      "--frames", "0..5", "--no-png", flag, file])
+            XCTAssertEqual(result.status, 2, result.stderr)
+            XCTAssertTrue(result.stderr.contains(flag) && result.stderr.contains("--frames"), result.stderr)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: file))
+        }
+    }
+
+    func testUsageErrorsNameTheFlag() throws {
+        let folder = ScratchFolder()
+        let cases: [([String], String)] = [
+            (["--gif", folder.file("a.png")], "--gif"),
+            (["--codec", "hevc"], "--codec"),
+            (["--webm", folder.file("a.webm"), "--crf", "70"], "--crf"),
+            (["--gif", folder.file("a.gif"), "--anim-fps", "0"], "--anim-fps"),
+        ]
+        for (arguments, flag) in cases {
+            let result = try cli.run(["render", cli.demo, "--output", folder.file("out")] + arguments)
+            XCTAssertEqual(result.status, 2, "\(arguments): \(result.stderr)")
+            XCTAssertTrue(result.stderr.contains(flag), "\(arguments): \(result.stderr)")
+        }
+    }
+}
