@@ -35,6 +35,12 @@ public struct RenderOptions: Sendable {
     public var frameRange: Range<Int>?
     /// Also write an MP4 clip with the mixed sound.
     public var clip: ClipOptions?
+    /// The platform whose safe area captions keep inside (`--safe-zones`); nil: 20 % above the
+    /// bottom (`CaptionLayout`).
+    public var safeZones: PlatformSafeZones?
+    /// Draw `safeZones`' guides into every frame and the MP4 (`--burn-guides`): otherwise an
+    /// export never shows them.
+    public var burnGuides = false
     /// Checked before each frame: once requested, the render stops there and says so.
     public var interruption: RenderInterruption?
 
@@ -46,6 +52,9 @@ public struct RenderOptions: Sendable {
         if let clip, storyboard.canvas.width % 2 != 0 || storyboard.canvas.height % 2 != 0 {
             throw RenderError(.options, "--mp4 \(clip.path): an MP4 needs an even width and height, "
                               + "not \(storyboard.canvas.width)x\(storyboard.canvas.height) (give --size)")
+        }
+        if burnGuides && safeZones == nil {
+            throw RenderError(.options, "--burn-guides needs --safe-zones: which platform's guides to draw")
         }
         guard frameRange != nil else { return }
         switch (clock, storyboard.clock) {
