@@ -78,6 +78,29 @@ final class CaptionRenderTests: XCTestCase {
         }
     }
 
+    /// Mid-turn the caption is drawn on its story's face (the decorated copy), so it turns with
+    /// the cube; the next story, without captions, shows none once the turn has landed.
+    func testACaptionTurnsWithItsStory() throws {
+        let folder = ScratchFolder()
+        _ = folder.write("a.vtt", Array("WEBVTT\n\n00:00.000 --> 00:03.000\nFirst story\n".utf8))
+        try RGBAImage(width: 180, height: 320, fill: RGBAColor(red: 20, green: 30, blue: 60)).writePNG(to: folder.file("dark.png"))
+        let board = try Storyboard(json: Data("""
+        {"canvas": {"width": 180, "height": 320, "fps": 10}, "duration": 1.5,
+         "stories": [{"id": "a", "captions": "a.vtt", "items": [{"uri": "dark.png", "duration": 3}]},
+                     {"id": "b", "items": [{"uri": "dark.png", "duration": 3}]}],
+         "script": [{"at": 0.5, "action": "swipe", "direction": "next"}]}
+        """.utf8), folder: folder.path)
+        var uncaptioned = board
+        uncaptioned.stories[0].captions = nil
+        let (_, _, out) = try render(board) { $0.overlay = false }
+        let (_, _, plain) = try render(uncaptioned) { $0.overlay = false }
+        let frame = { (folder: ScratchFolder, n: Int) in try Data(contentsOf: URL(fileURLWithPath: StoryRender.framePath(folder.path, n))) }
+        XCTAssertGreaterThan(try whitePixels(StoryRender.framePath(out.path, 2)).band, 5, "at rest on the first story")
+        // The turning face is shaded, so its caption is no longer white: it is there all the same.
+        XCTAssertNotEqual(try frame(out, 6), try frame(plain, 6), "mid-turn, on the first story's face")
+        XCTAssertEqual(try frame(out, 12), try frame(plain, 12), "landed on the second story, which has none")
+    }
+
     /// `still` draws the caption of its time, and the guides only when asked.
     func testStillDrawsTheCaptionAndTheGuides() throws {
         let folder = ScratchFolder()
