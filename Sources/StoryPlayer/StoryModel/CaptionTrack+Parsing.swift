@@ -84,8 +84,9 @@ extension CaptionTrack {
     static func seconds(_ text: String) -> Double? {
         let parts = text.replacingOccurrences(of: ",", with: ".").split(separator: ":", omittingEmptySubsequences: false)
         guard (2...3).contains(parts.count) else { return nil }
+        // Hours up to a million: far past any item's length, and far from overflowing the sum.
         let wholeNumbers = parts.dropLast().map { Int($0) }
-        guard wholeNumbers.allSatisfy({ $0 != nil && $0! >= 0 }), let last = parts.last,
+        guard wholeNumbers.allSatisfy({ $0 != nil && (0..<1_000_000).contains($0!) }), let last = parts.last,
               last.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }), let secondsPart = Double(last),
               secondsPart < 60 else { return nil }
         let (hours, minutes) = parts.count == 3 ? (wholeNumbers[0]!, wholeNumbers[1]!) : (0, wholeNumbers[0]!)

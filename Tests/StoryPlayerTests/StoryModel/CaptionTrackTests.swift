@@ -48,6 +48,10 @@ final class CaptionTrackTests: XCTestCase {
             XCTAssertEqual("\(error)", "line 1: expected a cue: a line \"start --> end\" (e.g. 00:00:01.000 --> 00:00:02.500)")
         }
         XCTAssertThrowsError(try CaptionTrack(text: "WEBVTT\n")) { error in XCTAssertEqual("\(error)", "no cues") }
+        // Numbers that would overflow the sum are not times, not a crash.
+        XCTAssertNil(CaptionTrack.seconds("99999999999999999:00:00.000"))
+        XCTAssertNil(CaptionTrack.seconds("-1:00.000"))
+        XCTAssertEqual(CaptionTrack.seconds("1:02:03.5"), 3723.5)
     }
 
     func testTheStoryboardKeyResolvesAgainstItsFolderAndNamesMissingFiles() throws {

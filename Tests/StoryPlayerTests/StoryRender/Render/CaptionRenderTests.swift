@@ -76,6 +76,15 @@ final class CaptionRenderTests: XCTestCase {
                 XCTAssertEqual(white.all, 0, "frame \(n)")
             }
         }
+        // A shard that starts on the second item knows how long the first played.
+        let (_, _, shard) = try render(board) {
+            $0.overlay = false
+            $0.frameRange = 11..<19
+        }
+        for n in 11..<19 {
+            XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: StoryRender.framePath(out.path, n))),
+                           try Data(contentsOf: URL(fileURLWithPath: StoryRender.framePath(shard.path, n))), "frame \(n) of the shard")
+        }
     }
 
     /// Mid-turn the caption is drawn on its story's face (the decorated copy), so it turns with
