@@ -102,6 +102,15 @@ public final class CaptionRenderer {
         return drew
     }
 
+    /// libass's version as loaded (`ass_library_version`), e.g. "0.17.1": the number's hex digits
+    /// are the version's decimal ones (0x01701000 is 0 · 17 · 01 · build 000).
+    public static var version: String {
+        let digits = String(UInt32(bitPattern: ass_library_version()), radix: 16)
+        let padded = String(repeating: "0", count: max(0, 8 - digits.count)) + digits
+        let parts = [padded.prefix(1), padded.dropFirst(1).prefix(2), padded.dropFirst(3).prefix(2)].map { Int($0) ?? 0 }
+        return parts.map(String.init).joined(separator: ".")
+    }
+
     /// Media seconds as libass's whole milliseconds, to the nearest: frame times (n / fps) are
     /// not exact in binary, and a cue starting on a frame's time must show on that frame.
     static func milliseconds(_ seconds: Double) -> Int64 {
