@@ -14,6 +14,10 @@ final class StoryCaptions {
     let layout: CaptionLayout
     private var tracks: [Storyboard.CaptionSource: CaptionTrack]
     private var renderers: [Storyboard.CaptionSource: CaptionRenderer] = [:]
+    /// The most renderers kept: each holds its own copy of the fonts (a few MB), and a frame needs
+    /// at most two faces' captions, so a storyboard with many captioned stories does not keep one
+    /// per story it has passed. Making one again costs a few milliseconds, once per story shown.
+    static let keptRenderers = 4
     /// Files that could not be read or drawn, once each, as notices (`path: why`).
     private(set) var problems: [String] = []
 
@@ -67,6 +71,7 @@ final class StoryCaptions {
     private func renderer(for key: Storyboard.CaptionSource) -> CaptionRenderer? {
         guard let source = tracks.keys.first(where: { $0.story == key.story && $0.item == key.item }) else { return nil }
         if let made = renderers[source] { return made }
+        if renderers.count >= StoryCaptions.keptRenderers { renderers.removeAll() }
         do {
             let made = try CaptionRenderer(tracks[source]!, layout: layout)
             renderers[source] = made

@@ -125,5 +125,13 @@ final class CaptionRenderTests: XCTestCase {
         let top = (10 * 180 + 90) * 4, middle = (160 * 180 + 90) * 4
         XCTAssertGreaterThan(Int(guided.pixels[top]), Int(before.pixels[top]) + 30)
         XCTAssertEqual(guided.pixels[middle..<middle + 4], before.pixels[middle..<middle + 4])
+        // With reels' zones the caption sits above its bottom 35 %; by default below it.
+        let rows = { (image: RGBAImage) in
+            stride(from: 0, to: image.pixels.count, by: 4).filter { image.pixels[$0] > 230 && image.pixels[$0 + 1] > 230 }.map { $0 / 4 / 180 }
+        }
+        let reels = try StillRender.render(board, pageOffset: 0, time: 1.5, overlay: false, safeZones: .reels).image
+        XCTAssertFalse(rows(reels).isEmpty)
+        XCTAssertTrue(rows(reels).allSatisfy { Double($0) < 0.65 * 320 && Double($0) > 0.14 * 320 }, "\(rows(reels))")
+        XCTAssertTrue(rows(during).allSatisfy { Double($0) > 0.65 * 320 && Double($0) < 0.80 * 320 }, "\(rows(during))")
     }
 }
