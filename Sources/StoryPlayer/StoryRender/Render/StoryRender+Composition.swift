@@ -104,6 +104,10 @@ extension StoryRender {
             if overlay { drawOverlay(on: &copy, story: index, at: t) }
             if let caption { captions.draw(on: &copy, for: caption) }
             overlayCopies.put(copy)
+            // A lent picture goes back to its player as it was: the face shows the copy, and the
+            // player's picture (shown again next frame, a photo's for its whole item) never
+            // keeps a caption past its cue.
+            if let lent = lentPictures.removeValue(forKey: index) { lent.player.giveBack(texture) }
             texture = copy
         }
     }

@@ -110,6 +110,25 @@ final class CaptionRenderTests: XCTestCase {
         XCTAssertEqual(try frame(out, 12), try frame(plain, 12), "landed on the second story, which has none")
     }
 
+    /// A player's picture lent for a turning face is given back as it was: the caption goes on a
+    /// copy, so once the cue has ended and the drag has gone back, the story at rest shows none.
+    func testACaptionIsNeverLeftOnAPlayersPicture() throws {
+        let folder = ScratchFolder()
+        _ = folder.write("a.vtt", Array("WEBVTT\n\n00:00.000 --> 00:00.700\nFirst story\n".utf8))
+        try RGBAImage(width: 180, height: 320, fill: RGBAColor(red: 20, green: 30, blue: 60)).writePNG(to: folder.file("dark.png"))
+        let board = try Storyboard(json: Data("""
+        {"canvas": {"width": 180, "height": 320, "fps": 10}, "duration": 2,
+         "stories": [{"id": "a", "captions": "a.vtt", "items": [{"uri": "dark.png", "duration": 3}]},
+                     {"id": "b", "items": [{"uri": "dark.png", "duration": 3}]}],
+         "script": [{"at": 0.3, "action": "drag", "to": 0.3, "over": 0.2}, {"at": 0.8, "action": "release"}]}
+        """.utf8), folder: folder.path)
+        let (_, _, out) = try render(board) { $0.overlay = false }
+        XCTAssertGreaterThan(try whitePixels(StoryRender.framePath(out.path, 1)).band, 5, "the cue, at rest")
+        for n in 15..<20 {
+            XCTAssertEqual(try whitePixels(StoryRender.framePath(out.path, n)).all, 0, "frame \(n): back at rest after the cue")
+        }
+    }
+
     /// `still` draws the caption of its time, and the guides only when asked.
     func testStillDrawsTheCaptionAndTheGuides() throws {
         let folder = ScratchFolder()
