@@ -20,7 +20,7 @@ extension StoryRender {
             if options.overlay, navigator.overlayOpacity(at: t) > 0 {
                 clock.measure(.overlay) { drawOverlay(on: &canvas, story: placements[0].page, at: t) }
             }
-            if let shown = shownItem(story: placements[0].page), captions.shows(shown) {
+            if let shown = captionedItem(story: placements[0].page), captions.shows(shown) {
                 clock.measure(.overlay) { captions.draw(on: &canvas, for: shown) }
             }
             // The copies kept for turns wait for the next one; at rest they are just memory.
@@ -85,7 +85,7 @@ extension StoryRender {
     /// the last frame (the frame's faces are gone by then, so the copy is again this render's alone).
     func decorate(_ texture: inout RGBAImage, story index: Int, at t: Double, slot: Int) {
         let overlay = options.overlay && navigator.overlayOpacity(at: t) > 0
-        let caption = shownItem(story: index).flatMap { captions.shows($0) ? $0 : nil }
+        let caption = captionedItem(story: index).flatMap { captions.shows($0) ? $0 : nil }
         guard overlay || caption != nil else { return }
         clock.measure(.overlay) {
             if caption == nil, lentPictures[index] != nil, slot < overlayBands.count {
@@ -131,9 +131,11 @@ extension StoryRender {
         precondition(lentPictures.isEmpty, "a lent picture not on any face")
     }
 
-    /// The frame plan's item on screen for story `index`.
-    func shownItem(story index: Int) -> FramePlan.ShownItem? {
-        framePlan?.shown.first { $0.story == index }
+    /// The frame plan's item on screen for story `index`, when it may show a caption: not when
+    /// its play failed (its error card says why; a caption over it would read as the story).
+    func captionedItem(story index: Int) -> FramePlan.ShownItem? {
+        guard players.indices.contains(index), players[index].current?.isFailed != true else { return nil }
+        return framePlan?.shown.first { $0.story == index }
     }
 
     func drawOverlay(on picture: inout RGBAImage, story index: Int, at t: Double) {

@@ -129,6 +129,23 @@ final class CaptionRenderTests: XCTestCase {
         }
     }
 
+    /// A story whose media fails shows its error card, without its caption over it.
+    func testAFailedStoryShowsNoCaption() throws {
+        let folder = ScratchFolder()
+        _ = folder.write("a.vtt", Array("WEBVTT\n\n00:00.000 --> 00:01.000\nNot here\n".utf8))
+        var board = try Storyboard(json: Data("""
+        {"canvas": {"width": 180, "height": 320, "fps": 10}, "duration": 0.5,
+         "stories": [{"id": "a", "captions": "a.vtt", "items": [{"uri": "gone.png", "duration": 1}]}]}
+        """.utf8), folder: folder.path)
+        let (_, _, out) = try render(board) { $0.overlay = false }
+        board.stories[0].captions = nil
+        let (_, _, plain) = try render(board) { $0.overlay = false }
+        for n in 0..<5 {
+            XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: StoryRender.framePath(out.path, n))),
+                           try Data(contentsOf: URL(fileURLWithPath: StoryRender.framePath(plain.path, n))), "frame \(n)")
+        }
+    }
+
     /// `still` draws the caption of its time, and the guides only when asked.
     func testStillDrawsTheCaptionAndTheGuides() throws {
         let folder = ScratchFolder()
