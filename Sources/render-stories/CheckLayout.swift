@@ -14,7 +14,7 @@ struct CheckLayout: ParsableCommand {
         tiktok its right rail, the lower 20 % and the top 10 %. Prints one line per element \
         inside a zone (JSON path: what, where) and exits 1 if there is any, 0 if there is none, \
         2 for a usage or storyboard error. Captions are placed as `render` places them: 20 % \
-        above the bottom, or inside a platform's safe area with --safe-zones. The overlay draws \
+        above the bottom and 6 % in at the sides, or inside a platform's safe area with --safe-zones. The overlay draws \
         no text (progress segments only), so it is not checked.
 
         Example:
@@ -25,7 +25,7 @@ struct CheckLayout: ParsableCommand {
     @Argument(help: "The storyboard JSON file.")
     var storyboard: String
 
-    @Option(help: "The platform whose zones to check against: reels, stories or tiktok.")
+    @Option(help: "The platform whose zones to check against.")
     var platform: PlatformSafeZones
 
     @Option(help: ArgumentHelp("Check captions placed as `render --safe-zones NAME` places them.", valueName: "NAME"))

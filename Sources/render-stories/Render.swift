@@ -30,7 +30,7 @@ struct Render: ParsableCommand {
     @Flag(help: "Draw no UI over the stories.")
     var noOverlay = false
 
-    @Option(help: ArgumentHelp("Place captions inside this platform's safe area: reels (above the bottom 35 %, 6 % in at the sides), stories (above the bottom 20 %) or tiktok (above the bottom 20 %, left of the right rail). Default: 20 % above the bottom. Its guides are not drawn unless --burn-guides.", valueName: "NAME"))
+    @Option(help: ArgumentHelp("Place captions inside this platform's safe area: reels (above the bottom 35 %, 6 % in at the sides), stories (above the bottom 20 %) or tiktok (above the bottom 20 %, left of the right rail). Default: 20 % above the bottom, 6 % in at the sides. Its guides are not drawn unless --burn-guides.", valueName: "NAME"))
     var safeZones: PlatformSafeZones?
 
     @Flag(help: "Also draw the --safe-zones guides (a translucent tint with an outline) into every frame and the MP4.")

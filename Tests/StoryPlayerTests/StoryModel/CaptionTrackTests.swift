@@ -54,6 +54,29 @@ final class CaptionTrackTests: XCTestCase {
         XCTAssertEqual(CaptionTrack.seconds("1:02:03.5"), 3723.5)
     }
 
+    /// Mangled files (bytes changed, lines cut, cues shuffled) give cues or a ParseError, never a
+    /// crash or a cue that ends before it starts.
+    func testMangledFilesNeverCrash() {
+        let valid = Array("WEBVTT\n\n1\n00:00:01.000 --> 00:00:02.500 align:start\n<b>Hi</b> &amp; <i>there\n\n02:03.000 --> 02:04.000\nBye\n".utf8)
+        let alphabet = Array("0123456789:.,-> \n<>/&;biuWEBVTT".utf8)
+        var random = SplitMix64(seed: 32)
+        for _ in 0..<3000 {
+            var bytes = valid
+            for _ in 0..<Int.random(in: 1...6, using: &random) {
+                let at = Int.random(in: 0..<bytes.count, using: &random)
+                switch Int.random(in: 0..<3, using: &random) {
+                case 0: bytes[at] = alphabet.randomElement(using: &random)!
+                case 1: bytes.remove(at: at)
+                default: bytes.insert(alphabet.randomElement(using: &random)!, at: at)
+                }
+                if bytes.isEmpty { bytes = [0x0A] }
+            }
+            if let track = try? CaptionTrack(text: String(decoding: bytes, as: UTF8.self)) {
+                XCTAssertTrue(track.cues.allSatisfy { $0.end > $0.start && $0.start >= 0 })
+            }
+        }
+    }
+
     func testTheStoryboardKeyResolvesAgainstItsFolderAndNamesMissingFiles() throws {
         let folder = ScratchFolder()
         _ = folder.write("item.vtt", Array("WEBVTT\n\n00:00.000 --> 00:01.000\nHi\n".utf8))
