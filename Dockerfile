@@ -1,4 +1,4 @@
-# live-stories on Debian 12 with the Swift toolchain, the FFmpeg, libpng, FreeType, libheif and Little CMS -dev packages and DejaVu fonts.
+# live-stories on Debian 12 with the Swift toolchain, the FFmpeg, libpng, FreeType, libheif, Little CMS and libass -dev packages and DejaVu fonts.
 # Not built or run in this project's CI (no Docker engine there); kept minimal and standard.
 #   docker build -t live-stories .
 #   docker run --rm -v "$PWD/work:/work" live-stories render /work/board.json --output /work/out
@@ -10,7 +10,7 @@ RUN scripts/install-deps.sh && swift build -c release --product render-stories
 FROM swift:6.0-bookworm-slim
 RUN apt-get update \
  && apt-get install -y --no-install-recommends libavformat59 libavcodec59 libavfilter8 libswscale6 libswresample4 libavutil57 libpng16-16 \
-    libfreetype6 libheif1 liblcms2-2 fonts-dejavu-core \
+    libfreetype6 libheif1 liblcms2-2 libass9 fonts-dejavu-core \
  && rm -rf /var/lib/apt/lists/*
 COPY --from=build /src/.build/release/render-stories /usr/local/bin/render-stories
 ENTRYPOINT ["render-stories"]

@@ -6,6 +6,7 @@ import PackageDescription
 let ffmpegPackages = ["libavformat-dev", "libavcodec-dev", "libavfilter-dev", "libswscale-dev", "libswresample-dev", "libavutil-dev"]
 let freetypePackages = ["libfreetype-dev"]
 let photoPackages = ["libheif-dev", "liblcms2-dev"]
+let captionPackages = ["libass-dev"]
 
 /// The studio (`render-stories studio`, issue 31) is a web server on Hummingbird. The sanitizer
 /// and fuzz builds set LIVE_STORIES_NO_STUDIO=1 so they compile neither it nor SwiftNIO: it
@@ -47,6 +48,8 @@ let package = Package(
         // a photo's embedded ICC profile (Display P3, Adobe RGB) to sRGB.
         .systemLibrary(name: "CHEIF", pkgConfig: "libheif", providers: [.apt(photoPackages)]),
         .systemLibrary(name: "CLittleCMS", pkgConfig: "lcms2", providers: [.apt(photoPackages)]),
+        // Captions: libass draws WebVTT and SRT cues (made into an ASS track) as players draw subtitles.
+        .systemLibrary(name: "CLibass", pkgConfig: "libass", providers: [.apt(captionPackages)]),
         // libpng reports errors with setjmp/longjmp, which Swift frames cannot survive,
         // so every libpng call lives in this C target and returns plain error codes. It also
         // holds the deflate coder for the run-length and Huffman-only strategies (zlib's
@@ -71,12 +74,12 @@ let package = Package(
         // Sources/StoryPlayer/, and the StoryPlayer product re-exports them.
         // The storyboard and its JSON: what a user writes.
         .target(name: "StoryModel", dependencies: ["Compositor"], path: "Sources/StoryPlayer/StoryModel"),
-        // The FFmpeg, libheif and Little CMS owners, decoding, probing, sound, the clip's encoder,
-        // and the concurrency primitives the decode threads share. The only target that imports
-        // the C libraries.
+        // The FFmpeg, libheif, Little CMS and libass owners, decoding, probing, sound, captions, the
+        // clip's encoder, and the concurrency primitives the decode threads share. The only target
+        // that imports the C libraries.
         .target(
             name: "StoryMedia",
-            dependencies: ["StoryModel", "CFFmpeg", "CHEIF", "CLittleCMS", "Compositor"],
+            dependencies: ["StoryModel", "CFFmpeg", "CHEIF", "CLittleCMS", "CLibass", "Compositor"],
             path: "Sources/StoryPlayer/StoryMedia",
             // The fault seam (`FFmpegFaults`) exists in debug builds only, which is what the
             // tests run; a release build (the CLI users run) has none of it, as swift-system

@@ -16,15 +16,16 @@ command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
 modules=(libavformat:libavformat-dev libavcodec:libavcodec-dev libswscale:libswscale-dev
          libavutil:libavutil-dev libswresample:libswresample-dev libpng:libpng-dev zlib:zlib1g-dev
          freetype2:libfreetype-dev libavfilter:libavfilter-dev
-         libheif:libheif-dev lcms2:liblcms2-dev)
+         libheif:libheif-dev lcms2:liblcms2-dev libass:libass-dev)
 for entry in "${modules[@]}"; do
   module=${entry%%:*} package=${entry#*:}
   if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists "$module"; then
     missing+=("$package")
   fi
 done
-# The pictures' text (error cards, labels, contact sheet, timeline) is DejaVu Sans, read from
-# Debian's path (Sources/Compositor/Typeface+Standard.swift).
+# The pictures' text (error cards, labels, contact sheet, timeline) and the captions (libass,
+# given the files themselves) are DejaVu Sans, read from Debian's path
+# (Sources/Compositor/Typeface+Standard.swift).
 for font in DejaVuSans.ttf DejaVuSans-Bold.ttf; do
   [[ -f /usr/share/fonts/truetype/dejavu/$font ]] || missing+=(fonts-dejavu-core)
 done

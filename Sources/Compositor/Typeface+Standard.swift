@@ -32,6 +32,10 @@ extension Typeface {
         return process.terminationStatus == 0 && FileManager.default.isReadableFile(atPath: path) ? path : nil
     }
 
+    /// The font file of `weight` (as `locate` finds it), for a renderer that reads fonts itself
+    /// (libass, for captions), so its text is the same DejaVu Sans as the pictures'.
+    public static func fontFile(_ weight: Weight) -> String? { locate(weight) }
+
     private static let loaded: [Weight: Result<Typeface, CompositorError>] = Dictionary(
         uniqueKeysWithValues: Weight.allCases.map { weight in
             (weight, Result { () throws(CompositorError) in

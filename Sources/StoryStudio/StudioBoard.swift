@@ -36,6 +36,12 @@ struct StudioBoard: Sendable {
         guard missing.isEmpty else {
             throw StudioLoadFailure(problems: missing.map { StudioProblem(.storyboard, path: $0.path, "no such file \($0.file)") })
         }
+        // So is a captions file that cannot be read (`render` exits 2 on it).
+        do {
+            try board.checkCaptions()
+        } catch {
+            throw StudioLoadFailure(problems: StudioProblem.all(error))
+        }
         do {
             let (trace, count) = try StudioLanes.trace(of: preview(board))
             let fps = board.canvas.fps
@@ -71,6 +77,7 @@ struct StudioBoard: Sendable {
             files.append(source.location)
         }
         add(board.backdrop?.picture)
+        files += board.captionSources.map(\.file)
         for story in board.stories {
             add(story.poster)
             for item in story.items {

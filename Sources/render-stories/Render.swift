@@ -30,6 +30,12 @@ struct Render: ParsableCommand {
     @Flag(help: "Draw no UI over the stories.")
     var noOverlay = false
 
+    @Option(help: ArgumentHelp("Place captions inside this platform's safe area: reels (above the bottom 35 %, 6 % in at the sides), stories (above the bottom 20 %) or tiktok (above the bottom 20 %, left of the right rail). Default: 20 % above the bottom, 6 % in at the sides. Its guides are not drawn unless --burn-guides.", valueName: "NAME"))
+    var safeZones: PlatformSafeZones?
+
+    @Flag(help: "Also draw the --safe-zones guides (a translucent tint with an outline) into every frame and the MP4.")
+    var burnGuides = false
+
     @OptionGroup var background: BackgroundArguments
 
     @OptionGroup var png: PNGArguments
@@ -121,6 +127,9 @@ struct Render: ParsableCommand {
         if let threads, !RenderOptions.threadCounts.contains(threads) {
             throw ValidationError("--threads must be \(RenderOptions.threadCounts.spoken)")
         }
+        if burnGuides && safeZones == nil {
+            throw ValidationError("--burn-guides needs --safe-zones NAME: which platform's guides to draw")
+        }
         if noPng && exportFiles.isEmpty {
             throw ValidationError("--no-png needs --mp4, --webm, --gif, --webp or --apng: otherwise nothing would be written")
         }
@@ -171,10 +180,14 @@ struct Render: ParsableCommand {
         let missing = board.missingLocalFiles
         for file in missing { printError("\(strict ? "error" : "warning"): \(file)") }
         if strict && !missing.isEmpty { throw ExitCode(2) }
+        // A captions file that is there but cannot be read is a storyboard error (exit 2).
+        try board.checkCaptions()
         let folder = output ?? "out/" + ((path as NSString).lastPathComponent as NSString).deletingPathExtension
         var options = RenderOptions(outputFolder: folder)
         options.png = png.options
         options.overlay = !noOverlay
+        options.safeZones = safeZones
+        options.burnGuides = burnGuides
         if let threads { options.threads = threads }
         options.clock = clock
         options.contactSheet = contactSheet

@@ -20,12 +20,13 @@ struct RenderStories: ParsableCommand {
           render-stories timeline out/board/lifecycle.jsonl --output lifecycle.png
           render-stories report out/board        # out/board/report.html
           render-stories probe https://example.com/live/index.m3u8
+          render-stories check-layout board.json --platform reels
 
-        Exit codes: 0 success; 1 output cannot be written, or `check` found violations; \
+        Exit codes: 0 success; 1 output cannot be written, or `check` found violations, or `check-layout` text in a platform's zones; \
         2 usage or storyboard error; 3 a story failed and --strict was given.
         """,
         version: LiveStoriesVersion.description,
-        subcommands: [Render.self, Still.self, Check.self, CheckPreset.self, Timeline.self, Report.self, Probe.self, Frames.self, Merge.self] + studioCommand,
+        subcommands: [Render.self, Still.self, Check.self, CheckPreset.self, CheckLayout.self, Timeline.self, Report.self, Probe.self, Frames.self, Merge.self] + studioCommand,
         defaultSubcommand: Render.self
     )
 

@@ -33,6 +33,9 @@ struct Still: ParsableCommand {
     @Flag(help: "Draw no UI over the stories.")
     var noOverlay = false
 
+    @Option(help: ArgumentHelp("Draw this platform's UI zones as a translucent guide (reels, stories or tiktok), and place captions inside its safe area.", valueName: "NAME"))
+    var safeZones: PlatformSafeZones?
+
     @OptionGroup var background: BackgroundArguments
 
     @OptionGroup var png: PNGArguments
@@ -61,7 +64,8 @@ struct Still: ParsableCommand {
             printError("error: cannot write \(output): \(error)")
             throw ExitCode(1)
         }
-        let still = try StillRender.render(board, pageOffset: page, time: time, overlay: !noOverlay)
+        try board.checkCaptions()
+        let still = try StillRender.render(board, pageOffset: page, time: time, overlay: !noOverlay, safeZones: safeZones)
         for problem in still.problems { printError("story failed: \(problem)") }
         for participant in still.failedParticipants { printError("participant failed: \(participant)") }
         var image = still.image

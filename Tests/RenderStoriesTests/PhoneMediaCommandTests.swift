@@ -45,12 +45,12 @@ final class PhoneMediaCommandTests: XCTestCase {
         XCTAssertTrue(probe.stdout.contains("holds 3 images (a HEIF burst or sequence)"), probe.stdout + probe.stderr)
     }
 
-    /// `--version` names the photo libraries too.
+    /// `--version` names the photo libraries too, and libass (captions).
     func testVersionNamesLibheifAndLittleCMS() throws {
         let result = try cli.run(["--version"])
         XCTAssertEqual(result.status, 0, result.stderr)
         let lines = result.stdout.split(separator: "\n").map(String.init)
-        for pattern in [#"^libheif \d+\.\d+\.\d+$"#, #"^Little CMS 2\.\d+$"#] {
+        for pattern in [#"^libheif \d+\.\d+\.\d+$"#, #"^Little CMS 2\.\d+$"#, #"^libass 0\.\d+\.\d+$"#] {
             XCTAssertTrue(lines.contains { $0.range(of: pattern, options: .regularExpression) != nil }, "\(pattern): \(result.stdout)")
         }
     }

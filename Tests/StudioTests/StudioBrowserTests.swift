@@ -99,6 +99,27 @@ final class StudioBrowserTests: XCTestCase {
         try browser.command(["op": "screenshot", "path": StudioHarness.packageRoot.appendingPathComponent("docs/studio.png").path])
     }
 
+    /// Issue 32 item 4: the safe-zones select lays the platform's zones over the frame, from the
+    /// same table as `still --safe-zones`, and none is drawn into the frame itself.
+    func testTheSafeZonesSelectLaysTheZonesOverTheFrame() throws {
+        try waitForShown(0)
+        let before = try browser.shownPNG()
+        _ = try browser.js("""
+            (() => { const s = document.getElementById('safe-zones'); s.value = 'reels';
+              s.dispatchEvent(new Event('change')); return true; })()
+            """)
+        XCTAssertEqual(try number("document.querySelectorAll('#zones div').length"), Double(PlatformSafeZones.reels.zones.count))
+        XCTAssertEqual(try browser.js("document.querySelector('#zones div').title") as? String, "reels: top 14 %")
+        XCTAssertEqual(try number("document.getElementById('zones').offsetWidth"), try number("document.getElementById('frame').offsetWidth"))
+        XCTAssertEqual(try browser.shownPNG(), before, "the frame itself has no zones")
+        _ = try browser.js("""
+            (() => { const s = document.getElementById('safe-zones'); s.value = '';
+              s.dispatchEvent(new Event('change')); return true; })()
+            """)
+        XCTAssertEqual(try number("document.querySelectorAll('#zones div').length"), 0)
+        XCTAssertEqual(try browser.consoleErrors(), [])
+    }
+
     /// A drag asks for half-size frames; its release for the full one.
     func testDraggingShowsHalfSizeFrames() throws {
         try waitForShown(0)

@@ -23,6 +23,7 @@ public enum LiveStoriesVersion {
         FreeType \(DrawingLibraries.freetype)
         libheif \(HEIFPhoto.version)
         Little CMS \(ColourProfile.version)
+        libass \(CaptionRenderer.version)
         """
     }
 }

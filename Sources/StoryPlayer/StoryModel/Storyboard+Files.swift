@@ -11,7 +11,7 @@ extension Storyboard {
         public var description: String { "\(path): no such file \(file)" }
     }
 
-    /// Every local file the storyboard names (items, posters, room participants and avatars)
+    /// Every local file the storyboard names (items, posters, captions, room participants and avatars)
     /// that does not exist, so a typo is named before a render, not found at its end.
     public var missingLocalFiles: [MissingFile] {
         var missing: [MissingFile] = []
@@ -20,8 +20,13 @@ extension Storyboard {
                   !FileManager.default.fileExists(atPath: source.location) else { return }
             missing.append(MissingFile(path: path, file: source.location))
         }
+        func checkFile(_ file: String?, _ path: String) {
+            guard let file, !FileManager.default.fileExists(atPath: file) else { return }
+            missing.append(MissingFile(path: path, file: file))
+        }
         for (s, story) in stories.enumerated() {
             check(story.poster, "stories[\(s)].poster")
+            checkFile(story.captions, "stories[\(s)].captions")
             for (i, item) in story.items.enumerated() {
                 if let room = item.room {
                     for (p, participant) in room.participants.enumerated() {
@@ -31,6 +36,7 @@ extension Storyboard {
                 } else {
                     check(item.source, "stories[\(s)].items[\(i)].uri")
                     check(item.poster, "stories[\(s)].items[\(i)].poster")
+                    checkFile(item.captions, "stories[\(s)].items[\(i)].captions")
                 }
             }
         }

@@ -124,6 +124,7 @@ extension Storyboard {
             id = "story\(index + 1)"
         }
         let poster = reader.string("poster").map(resolve)
+        let captions = Storyboard.captions(&reader, resolve: resolve)
         if let room = try Storyboard.room(&reader, path: path, resolve: resolve) {
             reader.rejectUnknownKeys()
             return Story(id: id, poster: poster, items: [room])
@@ -142,7 +143,9 @@ extension Storyboard {
             if let item { items.append(item) }
         }
         reader.rejectUnknownKeys()
-        return Story(id: id, poster: poster, items: items)
+        var story = Story(id: id, poster: poster, items: items)
+        story.captions = captions
+        return story
     }
 
     private static func item(_ value: JSONValue, path: String, problems: StoryboardProblems,
@@ -154,12 +157,36 @@ extension Storyboard {
         let itemPoster = item.string("poster").map(resolve)
         let latency = Storyboard.latency(&item)
         let toneMap = item.choice("tonemap", of: ToneMapCurve.self)
+        let captions = Storyboard.captions(&item, resolve: resolve)
         item.rejectUnknownKeys()
         guard let uri else { throw item.missing("uri") }
         guard !uri.isEmpty else { throw StoryboardError(path: item.path("uri"), message: "must not be empty") }
         var story = StoryItem(source: resolve(uri), duration: duration, isLive: live ?? MediaSource.isLive(uri: uri), poster: itemPoster)
         story.latency = latency
+        story.captions = captions
         if let toneMap { story.source.toneMap = toneMap }
         return story
+    }
+
+    /// `captions` (a story's or an item's): a local WebVTT or SRT file, resolved as `uri`s are.
+    /// Its text is read when a render needs it (`loadCaptions`), so a missing one is named as
+    /// missing media is.
+    private static func captions(_ reader: inout ObjectReader, resolve: (String) -> MediaSource) -> String? {
+        guard let name = reader.string("captions") else { return nil }
+        let path = reader.path("captions")
+        guard !name.isEmpty else {
+            reader.problems.record(StoryboardError(path: path, message: "must not be empty"))
+            return nil
+        }
+        let source = resolve(name)
+        if let refusal = source.refusal {
+            reader.problems.record(StoryboardError(path: path, message: refusal))
+            return nil
+        }
+        guard !source.isRemote else {
+            reader.problems.record(StoryboardError(path: path, message: "must be a local WebVTT or SRT file, not a URL"))
+            return nil
+        }
+        return source.location
     }
 }

@@ -233,6 +233,9 @@ public struct Story: Sendable, Equatable {
     /// A still shown before the first frame arrives.
     public var poster: MediaSource?
     public var items: [StoryItem]
+    /// A WebVTT or SRT file (its path resolved), for the items without their own, on the story's
+    /// time (`Storyboard+Captions`).
+    public var captions: String?
 
     public init(id: String, poster: MediaSource? = nil, items: [StoryItem]) {
         self.id = id
@@ -255,6 +258,8 @@ public struct StoryItem: Sendable, Equatable {
     public var room: Room?
     /// The item's own `latency` block, over the storyboard's.
     public var latency: LiveLatency?
+    /// A WebVTT or SRT file (its path resolved), on the item's media time.
+    public var captions: String?
 
     public init(source: MediaSource, duration: Double? = nil, isLive: Bool = false, poster: MediaSource? = nil) {
         self.source = source

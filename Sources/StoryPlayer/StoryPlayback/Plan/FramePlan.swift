@@ -13,6 +13,10 @@ public struct FramePlan: Sendable, Equatable {
         public var item: Int
         /// The item's own time (time since it began, less the time it was held).
         public var mediaTime: Double
+        /// The story's time: how long each of the story's items before this one played (its
+        /// planned length when it has not played in this render: a tap back, a shard), plus
+        /// `mediaTime`. A story's captions run on it.
+        public var storyTime: Double
         /// How far through the item it is, 0…1 (0 while its length is unknown).
         public var progress: Double
         /// Whether its player exists at this frame (create-on-play / drop-on-stop).

@@ -26,6 +26,9 @@ public struct FramePlanner: Sendable {
     private var lengths: [[Double?]]
     /// The item clock of each story whose player exists, by story.
     private var clocks: [Int: ItemClock] = [:]
+    /// How long each item played when it last ended by playing to its end, by story then item:
+    /// the story's time (`FramePlan.ShownItem.storyTime`) adds up the items before the current one.
+    private var playedLengths: [Int: [Int: Double]] = [:]
     /// Every play so far, in the order they began.
     public private(set) var plays: [PlannedPlay] = []
     /// The next frame `next()` plans.
@@ -68,7 +71,10 @@ public struct FramePlanner: Sendable {
             let clock = clocks[story].flatMap { $0.item == item ? $0 : nil }
             let local = clock?.mediaTime(at: t) ?? 0
             let length = lengths[story][item]
-            return FramePlan.ShownItem(story: story, item: item, mediaTime: local,
+            let before = (0..<item).reduce(0.0) { sum, earlier in
+                sum + (playedLengths[story]?[earlier] ?? lengths[story][earlier] ?? 0)
+            }
+            return FramePlan.ShownItem(story: story, item: item, mediaTime: local, storyTime: before + local,
                                        progress: length.map { $0 > 0 ? min(max(local / $0, 0), 1) : 0 } ?? 0,
                                        plays: playing.contains(story))
         }
@@ -109,6 +115,7 @@ public struct FramePlanner: Sendable {
         guard follower?.itemHasEnded(story: story, planned: planned, at: t) ?? planned else { return }
         clock.ended = true
         clocks[story] = clock
+        playedLengths[story, default: [:]][clock.item] = clock.mediaTime(at: t)
         follower?.followItemEnd(story: story, at: t)
         navigator.currentItemEnded(at: t)
         advanceViewer(to: t, following: follower)

@@ -39,6 +39,12 @@ public struct RenderOptions: Sendable {
     public var exports: [ClipOptions] = []
     /// Every encoded file: the MP4, then the others.
     public var clips: [ClipOptions] { (clip.map { [$0] } ?? []) + exports }
+    /// The platform whose safe area captions keep inside (`--safe-zones`); nil: 20 % above the
+    /// bottom (`CaptionLayout`).
+    public var safeZones: PlatformSafeZones?
+    /// Draw `safeZones`' guides into every frame and the MP4 (`--burn-guides`): otherwise an
+    /// export never shows them.
+    public var burnGuides = false
     /// Checked before each frame: once requested, the render stops there and says so.
     public var interruption: RenderInterruption?
 
@@ -52,6 +58,9 @@ public struct RenderOptions: Sendable {
         for clip in clips where !clip.format.isAnimation && (width % 2 != 0 || height % 2 != 0) {
             throw RenderError(.options, "\(clip.format.flag) \(clip.path): \(clip.format.kind == "MP4" ? "an" : "a") \(clip.format.kind) needs an even width and height, "
                               + "not \(width)x\(height) (give --size)")
+        }
+        if burnGuides && safeZones == nil {
+            throw RenderError(.options, "--burn-guides needs --safe-zones: which platform's guides to draw")
         }
         guard frameRange != nil else { return }
         for clip in clips where !clip.format.joinsFromShards {

@@ -6,10 +6,13 @@ import StoryModel
 /// time, with its picture decoded (never the loading state), and with the overlay a render's
 /// frame has there (the progress segments at that media time) unless `overlay` is false. A live
 /// room is drawn as a render draws it at that time (`StillRender+Room`). For transition stills.
+/// Each story's caption at that time is drawn on its face (its first item's, else the story's:
+/// the first item's media time is the story's time); `safeZones` places the captions inside that
+/// platform's safe area and draws its zones over the whole picture as a guide.
 public enum StillRender {
     public static func render(_ storyboard: Storyboard, pageOffset: Double, time: Double,
                               limits: DecodeLimits = DecodeLimits(), overlay: Bool = true,
-                              threads: Int = Rasterizer.defaultThreadCount)
+                              threads: Int = Rasterizer.defaultThreadCount, safeZones: PlatformSafeZones? = nil)
         throws(StoryboardError) -> (image: RGBAImage, problems: [String], failedParticipants: [String]) {
         let last = Double(storyboard.stories.count - 1)
         guard pageOffset >= 0 && pageOffset <= last else {
@@ -18,6 +21,7 @@ public enum StillRender {
         let canvas = storyboard.canvas
         let placements = storyboard.transition.geometry.faces(pageOffset: pageOffset, width: canvas.width, height: canvas.height)
         var problems: [String] = [], failedParticipants: [String] = []
+        let captions = StoryCaptions(storyboard: storyboard, platform: safeZones)
         let faces = placements.map { placement -> TexturedFace in
             let story = storyboard.stories[placement.page]
             var texture: RGBAImage
@@ -35,10 +39,13 @@ public enum StillRender {
                 StoryOverlay.drawSegments(on: &texture, count: story.items.count, current: 0,
                                           progress: length > 0 ? time / length : 0, inset: storyboard.overlayInset, opacity: 1)
             }
+            captions.draw(on: &texture, story: placement.page, item: 0, mediaTime: time, storyTime: time)
             return TexturedFace(texture: texture, placement: placement)
         }
         var image = RGBAImage(width: canvas.width, height: canvas.height, fill: canvas.background)
         Rasterizer(threads: threads).draw(faces, background: canvas.background, into: &image)
+        if let safeZones { image.drawSafeZoneGuides(safeZones) }
+        problems += captions.problems
         return (image, problems, failedParticipants)
     }
 }

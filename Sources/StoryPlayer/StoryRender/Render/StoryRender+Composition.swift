@@ -20,6 +20,9 @@ extension StoryRender {
             if options.overlay, navigator.overlayOpacity(at: t) > 0 {
                 clock.measure(.overlay) { drawOverlay(on: &canvas, story: placements[0].page, at: t) }
             }
+            if let shown = captionedItem(story: placements[0].page), captions.shows(shown) {
+                clock.measure(.overlay) { captions.draw(on: &canvas, for: shown) }
+            }
             // The copies kept for turns wait for the next one; at rest they are just memory.
             overlayCopies.removeAll()
         } else {
@@ -73,17 +76,19 @@ extension StoryRender {
     }
 
     /// The story's overlay drawn into its face's texture: the progress segments (which so turn
-    /// with the cube), faded out while a finger holds the story.
+    /// with the cube), faded out while a finger holds the story, and its caption, if one shows.
     ///
-    /// A picture its player lent (`texture(forStory:at:)`) is drawn on in place: only the rows the
-    /// segments cover are kept, to put back once the frame is drawn. Any other texture (a poster,
-    /// a crossfade, an error card, a room) is copied first, into the copy made for the face's
-    /// `slot` on the last frame (the frame's faces are gone by then, so the copy is again this
-    /// render's alone).
+    /// A picture its player lent (`texture(forStory:at:)`) is drawn on in place when only the
+    /// segments go on it: only the rows they cover are kept, to put back once the frame is drawn.
+    /// Any other texture (a poster, a crossfade, an error card, a room), or one with a caption
+    /// (which may cover any rows), is copied first, into the copy made for the face's `slot` on
+    /// the last frame (the frame's faces are gone by then, so the copy is again this render's alone).
     func decorate(_ texture: inout RGBAImage, story index: Int, at t: Double, slot: Int) {
-        guard options.overlay, navigator.overlayOpacity(at: t) > 0 else { return }
+        let overlay = options.overlay && navigator.overlayOpacity(at: t) > 0
+        let caption = captionedItem(story: index).flatMap { captions.shows($0) ? $0 : nil }
+        guard overlay || caption != nil else { return }
         clock.measure(.overlay) {
-            if lentPictures[index] != nil, slot < overlayBands.count {
+            if caption == nil, lentPictures[index] != nil, slot < overlayBands.count {
                 let rows = StoryOverlay.segmentRows(width: texture.width, height: texture.height,
                                                     inset: storyboard.overlayInset)
                 texture.copyTopRows(rows, into: &overlayBands[slot])
@@ -96,8 +101,13 @@ extension StoryRender {
                 copy = kept
                 copy.copyPixels(from: texture)
             }
-            drawOverlay(on: &copy, story: index, at: t)
+            if overlay { drawOverlay(on: &copy, story: index, at: t) }
+            if let caption { captions.draw(on: &copy, for: caption) }
             overlayCopies.put(copy)
+            // A lent picture goes back to its player as it was: the face shows the copy, and the
+            // player's picture (shown again next frame, a photo's for its whole item) never
+            // keeps a caption past its cue.
+            if let lent = lentPictures.removeValue(forKey: index) { lent.player.giveBack(texture) }
             texture = copy
         }
     }
@@ -119,6 +129,13 @@ extension StoryRender {
             lent.player.giveBack(faces[slot].texture)
         }
         precondition(lentPictures.isEmpty, "a lent picture not on any face")
+    }
+
+    /// The frame plan's item on screen for story `index`, when it may show a caption: not when
+    /// its play failed (its error card says why; a caption over it would read as the story).
+    func captionedItem(story index: Int) -> FramePlan.ShownItem? {
+        guard players.indices.contains(index), players[index].current?.isFailed != true else { return nil }
+        return framePlan?.shown.first { $0.story == index }
     }
 
     func drawOverlay(on picture: inout RGBAImage, story index: Int, at t: Double) {

@@ -8,7 +8,7 @@ import StoryPlayback
 extension StoryRender: PlanFollower {
     /// Navigation and lifecycle up to frame `n`: the planner decides, the players follow.
     func step(toFrame n: Int) {
-        _ = planner.plan(frame: n, following: self)
+        framePlan = planner.plan(frame: n, following: self)
     }
 
     // The calls below come while the planner steps: they read the viewer from their arguments,

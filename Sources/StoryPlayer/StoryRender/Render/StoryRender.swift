@@ -70,6 +70,11 @@ public final class StoryRender {
     /// them off: long enough for a local file's, short enough that a dead server costs little.
     static let probeWaitAtEnd = 1.0
 
+    /// The captions of the storyboard's stories, drawn on their faces (`StoryCaptions`).
+    let captions: StoryCaptions
+    /// The plan of the frame last stepped to: the media time each caption is drawn at.
+    var framePlan: FramePlan?
+
     /// The error card of each failed play, made once (player id → card).
     var errorCards: [Int: RGBAImage] = [:]
 
@@ -94,6 +99,7 @@ public final class StoryRender {
                                 waitsForLoads: playback == .virtual,
                                 knownMissing: Set(storyboard.missingLocalFiles.map(\.file)))
         feed = storyboard.feed.map { FeedPages(feed: $0, folder: storyboard.folder, timeout: storyboard.timeouts.open) }
+        captions = StoryCaptions(storyboard: storyboard, platform: options.safeZones)
         addPlayers(for: stories)
     }
 
@@ -176,6 +182,8 @@ public final class StoryRender {
             var canvas = writer.reusableCanvas()
                 ?? RGBAImage(width: canvasSpec.width, height: canvasSpec.height, fill: canvasSpec.background)
             compose(at: t, into: &canvas)
+            // The guides are the screen's, over the whole frame; only when asked for in an export.
+            if options.burnGuides, let platform = options.safeZones { canvas.drawSafeZoneGuides(platform) }
             let opaque = flattenedForOpaqueOutputs(&canvas)
             let frame = DrawnFrame(index: n, time: t, fps: fps, canvas: canvas, opaque: opaque) { count in
                 self.mix(at: t, count: count)
@@ -286,7 +294,7 @@ public final class StoryRender {
     /// Messages about the render that are not errors (a poster that failed to load, a gesture
     /// ignored): its own, then preload problems in story order, then the viewer's.
     public var notices: [String] {
-        warnings + preloadProblems.keys.sorted().flatMap { preloadProblems[$0]! } + navigator.notices
+        warnings + captions.problems + preloadProblems.keys.sorted().flatMap { preloadProblems[$0]! } + navigator.notices
     }
 
     // MARK: - Set-up and clean-up

@@ -1,0 +1,49 @@
+import Compositor
+
+// MARK: - Text inside a platform's UI zones (`check-layout`)
+
+/// Text the viewer draws that a platform's own UI would cover: one element, one zone.
+public struct LayoutWarning: Sendable, Equatable, CustomStringConvertible {
+    /// The JSON path of what puts the text there, e.g. `stories[0].items[1].captions`.
+    public let path: String
+    public let message: String
+
+    public var description: String { "\(path): \(message)" }
+}
+
+extension Storyboard {
+    /// Where the text of this storyboard's frames falls against `platform`'s zones
+    /// (`PlatformSafeZones`): one warning for each element inside a zone.
+    ///
+    /// The elements with text are the captions (each `captions` key, its box as `CaptionLayout`
+    /// places it: for `captionsPlacedFor` when a render gives `--safe-zones`, else at the default
+    /// margin; as tall as the file's longest cue, two lines when the file cannot be read). The
+    /// overlay draws no text (its progress segments sit where every platform draws its own), and
+    /// the storyboard has no call-to-action element, so neither is checked.
+    public func layoutWarnings(for platform: PlatformSafeZones,
+                               captionsPlacedFor placement: PlatformSafeZones? = nil) -> [LayoutWarning] {
+        let layout = CaptionLayout(width: canvas.width, height: canvas.height, platform: placement)
+        let tracks = loadCaptions().tracks
+        var warnings: [LayoutWarning] = []
+        for source in captionSources {
+            let box = layout.box(lines: tracks[source]?.mostLines ?? 2)
+            for zone in platform.zones where zone.overlaps(x: box.x, y: box.y) {
+                let sideways = zone.x != 0...1
+                let extent = (sideways ? "x \(Storyboard.percentRange(box.x)), " : "") + "y \(Storyboard.percentRange(box.y))"
+                warnings.append(LayoutWarning(path: source.path,
+                                              message: "the caption box (\(extent)) falls in \(platform.possessive) \(zone.name)"))
+            }
+        }
+        return warnings
+    }
+
+    /// "70–80 %".
+    static func percentRange(_ range: ClosedRange<Double>) -> String {
+        "\(Int((range.lowerBound * 100).rounded()))–\(Int((range.upperBound * 100).rounded())) %"
+    }
+}
+
+extension PlatformSafeZones {
+    /// "reels'", "tiktok's": how a message says the zone is the platform's.
+    public var possessive: String { rawValue.hasSuffix("s") ? "\(rawValue)'" : "\(rawValue)'s" }
+}
