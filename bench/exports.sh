@@ -10,6 +10,8 @@
 # ffmpeg, `ffmpeg -i frame-%06d.png` with the same encoder, options and filters (and, for the
 # formats with sound, silent 48 kHz sound encoded as ours is), PNG decoding included. The target
 # is ours-draw / ffmpeg <= 1.1.
+# Run it with the release binary on an otherwise idle machine: with a debug binary the drawing
+# dominates, and the draw column's own noise swamps the encode's share.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/quiet-build.sh
@@ -29,7 +31,8 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 render=("$bin" render samples/demo.json --size "$size" --fps "$fps" --duration "$seconds" --quiet)
 "${render[@]}" --output "$work/frames" >/dev/null
-anim_width=480
+# As the render does: 480 px wide, never wider than the canvas, both sides even.
+anim_width=$(( (width < 480 ? width : 480) / 2 * 2 ))
 anim_height=$(python3 -c "print(round($anim_width * $height / $width / 2) * 2)")
 anim="fps=15,scale=$anim_width:$anim_height:flags=lanczos"
 silence=(-f lavfi -i "anullsrc=r=48000:cl=stereo" -shortest)

@@ -121,7 +121,9 @@ struct Render: ParsableCommand {
         if let problem = size?.problem { throw ValidationError(problem) }
         for (flag, path, format) in exportFiles {
             if (path as NSString).pathExtension.lowercased() != format.fileExtension {
-                throw ValidationError("\(flag) \(path): give the file the .\(format.fileExtension) extension (\(format.name))")
+                let article = ["MP4", "APNG"].contains(format.kind) ? "an" : "a"
+                throw ValidationError("\(flag) \(path): the clip is \(article) \(format.kind) file; give its name the "
+                                      + ".\(format.fileExtension) extension")
             }
         }
         if let threads, !RenderOptions.threadCounts.contains(threads) {

@@ -118,6 +118,28 @@ final class ExportFormatCommandTests: XCTestCase {
         }
     }
 
+    /// Shards' MP4 and WebM clips start on a keyframe of a closed GOP, so ffmpeg's concat
+    /// demuxer joins them without re-encoding (as scripts/render-sharded.sh does) into every frame.
+    func testMP4AndWebMShardsJoinWithoutReencoding() throws {
+        let folder = ScratchFolder()
+        for range in ["0..10", "10..20"] {
+            let result = try cli.run(["render", cli.demo, "--output", folder.file(range), "--size", "180x320", "--fps", "10",
+                                      "--duration", "2", "--frames", range, "--no-png", "--quiet",
+                                      "--mp4", folder.file(range + ".mp4"), "--webm", folder.file(range + ".webm")])
+            XCTAssertEqual(result.status, 0, result.stderr)
+        }
+        for (format, codec) in [("mp4", "h264"), ("webm", "vp9")] {
+            let list = folder.file("\(format).txt")
+            try Data(["0..10", "10..20"].map { "file '\(folder.file($0 + "." + format))'\n" }.joined().utf8)
+                .write(to: URL(fileURLWithPath: list))
+            let joined = folder.file("joined." + format)
+            try ExternalProgram.run("/usr/bin/ffmpeg", ["-v", "error", "-f", "concat", "-safe", "0", "-i", list, "-c", "copy", joined])
+            let probed = try probe(joined)
+            XCTAssertEqual(probed.codec, codec)
+            XCTAssertEqual(probed.frames, 20, format)
+        }
+    }
+
     func testAnimationsRefuseShardsNamingTheFlag() throws {
         let folder = ScratchFolder()
         for flag in ["--gif", "--webp", "--apng"] {
