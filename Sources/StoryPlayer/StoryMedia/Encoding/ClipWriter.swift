@@ -10,6 +10,10 @@ public struct ClipOptions: Sendable {
     public var preset = ClipOptions.defaultPreset
     /// AAC bit rate.
     public var audioBitRate = 128_000
+    /// The sound is written after the last frame (`--loudness` holds it to measure it whole):
+    /// the muxer keeps the video packets until it comes (`max_interleave_delta` 0), so the file
+    /// is interleaved all the same.
+    public var soundAfterFrames = false
 
     public static let defaultCRF = 20
     public static let defaultPreset = "veryfast"
@@ -96,7 +100,7 @@ package final class ClipWriter {
 
         var status = muxer.openFile(temporary)
         guard status >= 0 else { throw MediaError(.open, "cannot write \(temporary)", averror: status) }
-        status = muxer.writeHeader(options: ["movflags": "+faststart"])
+        status = muxer.writeHeader(options: ["movflags": "+faststart"].merging(options.soundAfterFrames ? ["max_interleave_delta": "0"] : [:]) { $1 })
         guard status >= 0 else { throw MediaError(.open, "cannot start the MP4", averror: status) }
 
         // The reusable frames.
