@@ -52,6 +52,9 @@ struct Render: ParsableCommand {
     @Option(help: "x264 preset for --mp4 (ultrafast … veryslow).")
     var preset = ClipOptions.defaultPreset
 
+    @Option(help: ArgumentHelp("Bring the MP4's sound to this integrated loudness (EBU R128) with one gain, its true peak at most -1 dBTP: a number of LUFS from -70 to -5, or ebu (-23). Needs --mp4; summary.json reports the loudness measured before and after.", valueName: "LUFS|ebu"))
+    var loudness: String?
+
     @Option(help: ArgumentHelp("Render only frames A to B-1 (a shard), byte-identical to the same frames of a full render; also A.. (to the end), ..B (from the start) or A (one frame). The trace covers only the range (check it with --shard; join shards with merge).", valueName: "A..B"))
     var frames: FrameRange?
 
@@ -93,6 +96,16 @@ struct Render: ParsableCommand {
             throw ValidationError("--threads must be \(RenderOptions.threadCounts.spoken)")
         }
         if noPng && mp4 == nil { throw ValidationError("--no-png needs --mp4: otherwise nothing would be written") }
+        if let loudness {
+            guard LoudnessTarget(argument: loudness) != nil else {
+                throw ValidationError("--loudness \(loudness): give \(LoudnessTarget.spoken)")
+            }
+            if mp4 == nil { throw ValidationError("--loudness needs --mp4: it sets the loudness of the MP4's sound") }
+            if frames != nil {
+                throw ValidationError("--loudness cannot be used with --frames: loudness is measured over the whole clip, "
+                                      + "and a shard holds only part of it")
+            }
+        }
         guard (0...51).contains(crf) else { throw ValidationError("--crf must be 0 to 51") }
         guard ClipOptions.presets.contains(preset) else {
             throw ValidationError("--preset must be one of \(ClipOptions.presets.joined(separator: ", "))")
@@ -142,6 +155,7 @@ struct Render: ParsableCommand {
             clip.preset = preset
             return clip
         }
+        options.loudness = loudness.flatMap(LoudnessTarget.init(argument:))
         do {
             try options.check(for: board)
         } catch {

@@ -13,12 +13,22 @@ struct ClipTrack {
     private var waitingSound: [(frame: Int, sound: FrameSound)] = []
     /// The last frame submitted.
     private var lastFrame: Int?
+    private let path: String?
+    /// `--loudness`: the sound measured and held until the frames are written
+    /// (`ClipTrack+Loudness`).
+    private var loudnessPass: LoudnessPass?
+    /// What `--loudness` did, once the clip is finished.
+    private(set) var loudness: LoudnessFigures?
 
-    init(_ options: ClipOptions?, canvas: Canvas) throws(RenderError) {
+    init(_ options: ClipOptions?, loudness target: LoudnessTarget? = nil, canvas: Canvas) throws(RenderError) {
+        path = options?.path
         do {
             queue = try options.map { options throws(MediaError) in
-                ClipQueue(try ClipWriter(options: options, width: canvas.width, height: canvas.height, fps: canvas.fps))
+                var options = options
+                options.soundAfterFrames = target != nil
+                return ClipQueue(try ClipWriter(options: options, width: canvas.width, height: canvas.height, fps: canvas.fps))
             }
+            if let target, queue != nil { loudnessPass = try LoudnessPass(target: target) }
         } catch {
             throw RenderError.clip(error)
         }
@@ -26,7 +36,7 @@ struct ClipTrack {
 
     /// Queues frame `n` and its sound. `mix` gives the sound of `count` samples at the frame's
     /// time; the counts are rounded per frame from the clip's start, so they never drift.
-    mutating func submit(_ canvas: RGBAImage, frame n: Int, fps: Double, mix: (Int) -> FrameSound) {
+    mutating func submit(_ canvas: RGBAImage, frame n: Int, fps: Double, mix: (Int) -> FrameSound) throws(RenderError) {
         guard let queue else { return }
         let first = firstFrame ?? n
         firstFrame = first
@@ -46,6 +56,14 @@ struct ClipTrack {
             audio += oldest.sound.resolved()
             waitingSound.removeFirst()
         }
+        if loudnessPass != nil {
+            do {
+                try loudnessPass!.hold(audio)
+            } catch {
+                throw RenderError.clip(error)
+            }
+            audio = []
+        }
         queue.submit(frame: canvas, index: n - first, audio: audio)
     }
 
@@ -54,8 +72,16 @@ struct ClipTrack {
         guard let queue else { return }
         let audio = waitingSound.flatMap { $0.sound.resolved() }
         waitingSound.removeAll()
-        if !audio.isEmpty { queue.submit(frame: nil, index: 0, audio: audio) }
         do {
+            if var pass = loudnessPass {
+                loudnessPass = nil
+                try pass.hold(audio)
+                let figures = try pass.release(into: queue)
+                try queue.finish()
+                if let path { loudness = try LoudnessPass.measured(figures, clip: path) }
+                return
+            }
+            if !audio.isEmpty { queue.submit(frame: nil, index: 0, audio: audio) }
             try queue.finish()
         } catch {
             throw RenderError.clip(error)

@@ -35,6 +35,8 @@ public struct RenderOptions: Sendable {
     public var frameRange: Range<Int>?
     /// Also write an MP4 clip with the mixed sound.
     public var clip: ClipOptions?
+    /// Bring the MP4's sound to this loudness (`--loudness`): needs `clip`, and a whole render.
+    public var loudness: LoudnessTarget?
     /// Checked before each frame: once requested, the render stops there and says so.
     public var interruption: RenderInterruption?
 
@@ -47,7 +49,14 @@ public struct RenderOptions: Sendable {
             throw RenderError(.options, "--mp4 \(clip.path): an MP4 needs an even width and height, "
                               + "not \(storyboard.canvas.width)x\(storyboard.canvas.height) (give --size)")
         }
+        if loudness != nil && clip == nil {
+            throw RenderError(.options, "--loudness needs --mp4: it sets the loudness of the MP4's sound")
+        }
         guard frameRange != nil else { return }
+        if loudness != nil {
+            throw RenderError(.options, "--loudness cannot be used with --frames: loudness is measured over the whole clip, "
+                              + "and a shard holds only part of it")
+        }
         switch (clock, storyboard.clock) {
         case (.realtime?, _):
             throw RenderError(.options, "--frames needs the virtual clock: a realtime render cannot be split")
