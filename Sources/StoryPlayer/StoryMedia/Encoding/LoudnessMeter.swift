@@ -47,6 +47,8 @@ package final class LoudnessMeter {
     package static let alive = Atomic<Int>(0)
 
     package init() throws(MediaError) {
+        // ebur128 prints its summary at info level when the graph is freed; errors only.
+        FFmpegLogging.configureOnce()
         guard let graph = avfilter_graph_alloc() else { fatalError("avfilter_graph_alloc: out of memory") }
         self.graph = graph
         LoudnessMeter.alive.add(1, ordering: .relaxed)
