@@ -52,7 +52,9 @@ struct Render: ParsableCommand {
     @Option(help: "x264 preset for --mp4 (ultrafast … veryslow).")
     var preset = ClipOptions.defaultPreset
 
-    @Option(help: ArgumentHelp("Bring the MP4's sound to this integrated loudness (EBU R128) with one gain, its true peak at most -1 dBTP: a number of LUFS from -70 to -5, or ebu (-23). Needs --mp4; summary.json reports the loudness measured before and after.", valueName: "LUFS|ebu"))
+    // Unconditional: in "--loudness -14" the "-14" is the value, not a flag.
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Bring the MP4's sound to this integrated loudness (EBU R128) with one gain, its true peak at most -1 dBTP: a number of LUFS from -70 to -5, or ebu (-23). Needs --mp4; summary.json reports the loudness measured before and after.", valueName: "LUFS|ebu"))
     var loudness: String?
 
     @Option(help: ArgumentHelp("Render only frames A to B-1 (a shard), byte-identical to the same frames of a full render; also A.. (to the end), ..B (from the start) or A (one frame). The trace covers only the range (check it with --shard; join shards with merge).", valueName: "A..B"))
