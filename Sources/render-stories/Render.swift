@@ -85,6 +85,11 @@ struct Render: ParsableCommand {
     @Option(help: "x264's (and x265's) speed preset for --mp4 (ultrafast … veryslow).")
     var x264Preset = ClipOptions.defaultPreset
 
+    // Unconditional: in "--loudness -14" the "-14" is the value, not a flag.
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Bring the MP4's sound to this integrated loudness (EBU R128) with one gain, its true peak at most -1 dBTP: a number of LUFS from -70 to -5, or ebu (-23). Needs --mp4; summary.json reports the loudness measured before and after.", valueName: "LUFS|ebu"))
+    var loudness: String?
+
     @Option(help: ArgumentHelp("Render only frames A to B-1 (a shard), byte-identical to the same frames of a full render; also A.. (to the end), ..B (from the start) or A (one frame). The trace covers only the range (check it with --shard; join shards with merge).", valueName: "A..B"))
     var frames: FrameRange?
 
@@ -128,6 +133,16 @@ struct Render: ParsableCommand {
         }
         if let threads, !RenderOptions.threadCounts.contains(threads) {
             throw ValidationError("--threads must be \(RenderOptions.threadCounts.spoken)")
+        }
+        if let loudness {
+            guard LoudnessTarget(argument: loudness) != nil else {
+                throw ValidationError("--loudness \(loudness): give \(LoudnessTarget.spoken)")
+            }
+            if mp4 == nil { throw ValidationError("--loudness needs --mp4: it sets the loudness of the MP4's sound") }
+            if frames != nil {
+                throw ValidationError("--loudness cannot be used with --frames: loudness is measured over the whole clip, "
+                                      + "and a shard holds only part of it")
+            }
         }
         if burnGuides && safeZones == nil {
             throw ValidationError("--burn-guides needs --safe-zones NAME: which platform's guides to draw")
@@ -226,6 +241,7 @@ struct Render: ParsableCommand {
             export.animationFPS = animFps
             return export
         }
+        options.loudness = loudness.flatMap(LoudnessTarget.init(argument:))
         do {
             try options.check(for: board)
         } catch {

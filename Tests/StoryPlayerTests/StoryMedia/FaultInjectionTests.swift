@@ -28,7 +28,7 @@ final class FaultInjectionTests: XCTestCase {
          "scale": ScaleContext.alive.load(ordering: .relaxed), "resample": ResampleContext.alive.load(ordering: .relaxed),
          "frame": Frame.alive.load(ordering: .relaxed), "packet": Packet.alive.load(ordering: .relaxed),
          "muxer": MuxerContext.alive.load(ordering: .relaxed), "filter": FilterGraph.alive.load(ordering: .relaxed),
-         "page": FeedPageStream.alive.load(ordering: .relaxed)]
+         "page": FeedPageStream.alive.load(ordering: .relaxed), "loudness": LoudnessMeter.alive.load(ordering: .relaxed)]
     }
 
     /// Decode threads free their objects as they end, shortly after a render returns.
@@ -318,6 +318,42 @@ final class FaultInjectionTests: XCTestCase {
             XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path), [], "\(call)")
             XCTAssertTrue(waitForNoFFmpegObjects(), "\(call): alive: \(alive)")
         }
+    }
+
+    /// The loudness meter (`--loudness`): its graph failing to configure, or sound failing to go
+    /// through it, throws with the code and frees the meter; in a render, the MP4 is not written
+    /// and the render says why.
+    func testLoudnessMeterCallsFailingReachTheCaller() throws {
+        FFmpegFaults.fail(.configureFilters, with: Self.ioError)
+        XCTAssertThrowsError(try LoudnessMeter()) { assertInjected($0, "cannot configure the loudness meter", .configureFilters) }
+        FFmpegFaults.reset()
+        do {
+            let meter = try LoudnessMeter()
+            FFmpegFaults.fail(.filter, with: Self.ioError)
+            let tone = [Float](repeating: 0.1, count: 9600)
+            XCTAssertThrowsError(try tone.withUnsafeBufferPointer { try meter.add($0) }) {
+                assertInjected($0, "cannot measure the loudness", .filter)
+            }
+        }
+        XCTAssertTrue(waitForNoFFmpegObjects(), "alive: \(alive)")
+
+        let folder = ScratchFolder()
+        let board = try Storyboard.parse("""
+        {"canvas": {"width": 72, "height": 128, "fps": 10}, "duration": 1,
+         "stories": [{"id": "a", "items": [{"uri": "\(Fixture.sample("beach.mp4"))"}]}]}
+        """)
+        FFmpegFaults.reset()
+        FFmpegFaults.fail(.filter, nth: 3, with: Self.ioError)
+        XCTAssertThrowsError(try render(board, into: folder) { options in
+            options.writeFrames = false
+            options.clip = ClipOptions(path: folder.file("clip.mp4"))
+            options.loudness = .ebu
+        }) { error in
+            XCTAssertTrue("\(error)".contains("cannot write the MP4: cannot measure the loudness"), "\(error)")
+        }
+        FFmpegFaults.reset()
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder.file("clip.mp4")), "no MP4")
+        XCTAssertTrue(waitForNoFFmpegObjects(), "alive: \(alive)")
     }
 
     /// Every call a test can fail is one some test above fails (so a new case comes with its test).

@@ -20,6 +20,10 @@ public struct ClipOptions: Sendable {
     /// a phone-sized canvas at 30 fps would be tens of megabytes.
     public var animationWidth = ClipOptions.defaultAnimationWidth
     public var animationFPS = ClipOptions.defaultAnimationFPS
+    /// The sound is written after the last frame (`--loudness` holds it to measure it whole):
+    /// the muxer keeps the video packets until it comes (`max_interleave_delta` 0), so the file
+    /// is interleaved all the same.
+    public var soundAfterFrames = false
 
     public static let defaultCRF = ExportFormat.mp4H264.defaultCRF
     public static let defaultPreset = "veryfast"

@@ -108,7 +108,7 @@ package final class ClipWriter {
 
         var status = muxer.openFile(temporary)
         guard status >= 0 else { throw MediaError(.open, "cannot write \(temporary)", averror: status) }
-        status = muxer.writeHeader(options: format.muxerOptions)
+        status = muxer.writeHeader(options: format.muxerOptions.merging(options.soundAfterFrames ? ["max_interleave_delta": "0"] : [:]) { $1 })
         guard status >= 0 else { throw MediaError(.open, "cannot start the \(format.kind)", averror: status) }
 
         // The reusable frames: the canvas as the animation graph takes it (RGBA at the canvas's

@@ -55,7 +55,7 @@ struct PNGFrames: FrameSink {
 
 extension ClipTrack: FrameSink {
     mutating func take(_ frame: DrawnFrame) throws(RenderError) {
-        submit(frame.opaque, frame: frame.index, fps: frame.fps, mix: frame.mix)
+        try submit(frame.opaque, frame: frame.index, fps: frame.fps, mix: frame.mix)
     }
 
     mutating func endFrames(_ ending: FramesEnding) throws(RenderError) {

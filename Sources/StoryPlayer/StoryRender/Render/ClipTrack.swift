@@ -16,10 +16,18 @@ struct ClipTrack {
     private var waitingSound: [(frame: Int, sound: FrameSound)] = []
     /// The last frame submitted.
     private var lastFrame: Int?
+    /// The file whose decoded sound `--loudness` measures afterwards: the first that carries sound.
+    private let measuredPath: String?
+    /// `--loudness`: the sound measured and held until the frames are written
+    /// (`ClipTrack+Loudness`).
+    private var loudnessPass: LoudnessPass?
+    /// What `--loudness` did, once the files are finished.
+    private(set) var loudness: LoudnessFigures?
 
-    init(_ clips: [ClipOptions], canvas: Canvas) throws(RenderError) {
+    init(_ clips: [ClipOptions], loudness target: LoudnessTarget? = nil, canvas: Canvas) throws(RenderError) {
         var queues: [ClipQueue] = []
-        for options in clips {
+        for var options in clips {
+            options.soundAfterFrames = target != nil && !options.format.isAnimation
             do {
                 queues.append(ClipQueue(try ClipWriter(options: options, width: canvas.width, height: canvas.height, fps: canvas.fps)))
             } catch {
@@ -28,11 +36,19 @@ struct ClipTrack {
         }
         self.queues = queues
         wantsSound = queues.contains { $0.carriesSound }
+        measuredPath = zip(clips, queues).first { $0.1.carriesSound }?.0.path
+        if let target, wantsSound {
+            do {
+                loudnessPass = try LoudnessPass(target: target)
+            } catch {
+                throw RenderError.clip(error)
+            }
+        }
     }
 
     /// Queues frame `n` and its sound. `mix` gives the sound of `count` samples at the frame's
     /// time; the counts are rounded per frame from the clip's start, so they never drift.
-    mutating func submit(_ canvas: RGBAImage, frame n: Int, fps: Double, mix: (Int) -> FrameSound) {
+    mutating func submit(_ canvas: RGBAImage, frame n: Int, fps: Double, mix: (Int) -> FrameSound) throws(RenderError) {
         guard !queues.isEmpty else { return }
         let first = firstFrame ?? n
         firstFrame = first
@@ -52,6 +68,14 @@ struct ClipTrack {
                 audio += oldest.sound.resolved()
                 waitingSound.removeFirst()
             }
+            if loudnessPass != nil {
+                do {
+                    try loudnessPass!.hold(audio)
+                } catch {
+                    throw RenderError.clip(error)
+                }
+                audio = []
+            }
         }
         lastFrame = n
         for queue in queues { queue.submit(frame: canvas, index: n - first, audio: audio) }
@@ -61,9 +85,19 @@ struct ClipTrack {
     mutating func finish() throws(RenderError) {
         let audio = waitingSound.flatMap { $0.sound.resolved() }
         waitingSound.removeAll()
+        var figures: LoudnessFigures?
+        if var pass = loudnessPass {
+            loudnessPass = nil
+            do {
+                try pass.hold(audio)
+                figures = try pass.release(into: queues.filter(\.carriesSound))
+            } catch {
+                throw RenderError.clip(error)
+            }
+        }
         var firstError: RenderError?
         for queue in queues {
-            if !audio.isEmpty { queue.submit(frame: nil, index: 0, audio: audio) }
+            if figures == nil && !audio.isEmpty { queue.submit(frame: nil, index: 0, audio: audio) }
             do {
                 try queue.finish()
             } catch {
@@ -71,5 +105,12 @@ struct ClipTrack {
             }
         }
         if let firstError { throw firstError }
+        if let figures, let measuredPath {
+            do {
+                loudness = try LoudnessPass.measured(figures, clip: measuredPath)
+            } catch {
+                throw RenderError.clip(error)
+            }
+        }
     }
 }

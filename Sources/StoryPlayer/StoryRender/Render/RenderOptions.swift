@@ -45,6 +45,8 @@ public struct RenderOptions: Sendable {
     /// Draw `safeZones`' guides into every frame and the MP4 (`--burn-guides`): otherwise an
     /// export never shows them.
     public var burnGuides = false
+    /// Bring the MP4's sound to this loudness (`--loudness`): needs `clip`, and a whole render.
+    public var loudness: LoudnessTarget?
     /// Checked before each frame: once requested, the render stops there and says so.
     public var interruption: RenderInterruption?
 
@@ -62,7 +64,14 @@ public struct RenderOptions: Sendable {
         if burnGuides && safeZones == nil {
             throw RenderError(.options, "--burn-guides needs --safe-zones: which platform's guides to draw")
         }
+        if loudness != nil && clip == nil {
+            throw RenderError(.options, "--loudness needs --mp4: it sets the loudness of the MP4's sound")
+        }
         guard frameRange != nil else { return }
+        if loudness != nil {
+            throw RenderError(.options, "--loudness cannot be used with --frames: loudness is measured over the whole clip, "
+                              + "and a shard holds only part of it")
+        }
         for clip in clips where !clip.format.joinsFromShards {
             throw RenderError(.options, "\(clip.format.flag) \(clip.path) with --frames: \(clip.format.kind == "APNG" ? "an" : "a") "
                               + "\(clip.format.kind) cannot be joined from shards (one palette, one animation, made of every "

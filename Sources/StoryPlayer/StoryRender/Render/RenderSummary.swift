@@ -53,6 +53,8 @@ public struct RenderSummary: Sendable {
     public var frameRange: Range<Int>?
         /// Time-to-first-frame spans of every play that showed a picture, per story id.
     public var spans: [String: [FirstFrameSpans]] = [:]
+    /// What `--loudness` measured and did to the MP4's sound.
+    public var loudness: LoudnessFigures?
 
     /// Mean CPU milliseconds per frame of each stage.
     public var stageMilliseconds: [PipelineStage: Double] {
@@ -186,7 +188,7 @@ public struct RenderSummary: Sendable {
           "non_encode_share": \(JSONText.number(nonEncodeShare)),
           "clock": \(JSONText.string(clock.rawValue)),\(timelineFPS.map { "\n  \"timeline_fps\": \(JSONText.number($0))," } ?? "")\(frameRange.map { "\n  \"frame_range\": [\($0.lowerBound), \($0.upperBound)],\n  \"timeline_frames\": \(timelineFrames)," } ?? "")
           "poster_misses": \(posterMisses),\(feedPages.map { "\n  \"feed_pages\": \($0)," } ?? "")
-          "late_frames": [\(lateFrames.map(String.init).joined(separator: ", "))],\(clockStartedAt.map { "\n  \"clock_started_at\": \(JSONText.number($0))," } ?? "")
+          "late_frames": [\(lateFrames.map(String.init).joined(separator: ", "))],\(loudness.map { "\n  \"loudness\": \($0.json)," } ?? "")\(clockStartedAt.map { "\n  \"clock_started_at\": \(JSONText.number($0))," } ?? "")
           "first_frame": \(RenderSummary.spanStatistics(spans.values.flatMap { $0 })),
           "failed_stories": [\(failed)],
           "failed_participants": [\(failedParticipantFields.joined(separator: ", "))],

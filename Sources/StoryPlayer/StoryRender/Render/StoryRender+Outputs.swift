@@ -30,7 +30,7 @@ extension StoryRender {
                                           thumbnails: ThumbnailPicker(wanted: options.sheetFrames, planned: plannedFrames,
                                                                       width: min(storyboard.canvas.width, 180))))
         }
-        if !options.clips.isEmpty { sinks.append(try ClipTrack(options.clips, canvas: storyboard.canvas)) }
+        if !options.clips.isEmpty { sinks.append(try ClipTrack(options.clips, loudness: options.loudness, canvas: storyboard.canvas)) }
         if options.writeFrames { sinks.append(PNGFrames(writer: writer, folder: options.outputFolder)) }
         if let path = options.timeline { sinks.append(TimelineFile(path: path)) }
         if options.report { sinks.append(ReportFile(clip: options.clip?.path)) }

@@ -211,6 +211,8 @@ public final class StoryRender {
         }
         for player in players where player.isPlaying { player.stop(at: finalTime) }
         for index in sinks.indices { try sinks[index].endFrames(FramesEnding(lateFrames: lateFrames)) }
+        let loudness = sinks.lazy.compactMap { ($0 as? ClipTrack)?.loudness }.first
+        if let notice = loudness?.notice { warnings.append(notice) }
         // Every preload requested is in the trace, complete, before the trace is cut or written;
         // a probe still waiting for a server is called off rather than waited out.
         // The virtual clock's trace must not depend on how fast the render ran: a probe of a
@@ -228,6 +230,7 @@ public final class StoryRender {
         }
         var summary = summarize(frames: frames, framesCovered: framesCovered)
         summary.interrupted = interrupted != nil
+        summary.loudness = loudness
         let written = sinks.lazy.compactMap { $0 as? PNGFrames }.first?.written
         let ending = RenderEnding(summary: summary, trace: trace, folder: folder, fps: fps, writtenFrames: written)
         for sink in sinks { try sink.write(ending) }
