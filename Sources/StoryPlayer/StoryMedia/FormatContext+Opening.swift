@@ -44,7 +44,11 @@ extension FormatContext {
         defer { gate.disarm() }
         let format: FormatContext
         do {
-            format = try FormatContext(url: source.ffmpegURL, name: source.description, options: options, gate: gate)
+            // A live HLS demuxer's segments are noted: where it started is where the live edge
+            // is measured from (`DemuxerOpenings`).
+            let openings = isLive && LiveSourceKind(source) == .hls ? DemuxerOpenings() : nil
+            format = try FormatContext(url: source.ffmpegURL, name: source.description, options: options, gate: gate,
+                                       openings: openings)
         } catch {
             throw explain(error, gate: gate, waiting: "opening \(source)", seconds: limits.timeouts.open)
         }

@@ -16,6 +16,9 @@ final class FormatContext {
     private let gate: InterruptGate?
     /// The input a DASH feed gives the demuxer (`init(input:)`), closed with it.
     private let input: DASHInput?
+    /// What the demuxer opened, when asked to note it (`DemuxerOpenings`): FFmpeg holds it
+    /// unretained as the context's `opaque`, so the context keeps it.
+    private let openings: DemuxerOpenings?
 
     /// Demuxers allocated and not yet freed, process-wide: how tests and benchmarks see that a
     /// stopped player's FFmpeg objects really went away.
@@ -24,8 +27,10 @@ final class FormatContext {
     /// `avformat_open_input` with the given options (protocol whitelist, timeouts).
     /// `name` is how messages refer to the source (a path rather than the `file:` URL opened).
     /// Blocking calls run under `gate`'s interrupt callback.
-    convenience init(url: String, name: String, options: [String: String], gate: InterruptGate?) throws(MediaError) {
-        try self.init(opening: url, input: nil, name: name, options: options, gate: gate)
+    /// With `openings`, the URLs the demuxer opens (its playlist and segments) are noted there.
+    convenience init(url: String, name: String, options: [String: String], gate: InterruptGate?,
+                     openings: DemuxerOpenings? = nil) throws(MediaError) {
+        try self.init(opening: url, input: nil, name: name, options: options, gate: gate, openings: openings)
     }
 
     /// `avformat_open_input` on `input` (`AVFMT_FLAG_CUSTOM_IO`), probing its format: a DASH
@@ -36,9 +41,10 @@ final class FormatContext {
     }
 
     private init(opening url: String, input: DASHInput?, name: String, options: [String: String],
-                 gate: InterruptGate?) throws(MediaError) {
+                 gate: InterruptGate?, openings: DemuxerOpenings? = nil) throws(MediaError) {
         self.gate = gate
         self.input = input
+        self.openings = openings
         guard let allocated = avformat_alloc_context() else {
             input?.close()
             throw MediaError(.open, "cannot open \(name)", cause: "out of memory")
@@ -46,6 +52,7 @@ final class FormatContext {
         FormatContext.alive.add(1, ordering: .relaxed)
         if let gate { allocated.pointee.interrupt_callback = gate.callback }
         input?.install(in: allocated)
+        openings?.install(in: allocated)
         var context: UnsafeMutablePointer<AVFormatContext>? = allocated
         var dictionary = FFmpegDictionary(options)
         let status: Int32
@@ -67,6 +74,9 @@ final class FormatContext {
         }
         pointer = context
     }
+
+    /// The URLs the demuxer opened, in order, when it was asked to note them.
+    var openedURLs: [String] { openings?.urls ?? [] }
 
     /// Why a DASH feed stopped, when its segments could not be fetched.
     var inputFailure: MediaError? { input?.failure }

@@ -12,6 +12,8 @@ package struct HLSPlaylist: Sendable, Equatable {
         let duration: Double
         /// When its first picture was made (seconds since 1970), from `EXT-X-PROGRAM-DATE-TIME`.
         let programDate: Double?
+        /// Its URI as the playlist writes it (often relative to the playlist).
+        var uri = ""
     }
 
     var targetDuration: Double?
@@ -51,7 +53,7 @@ package struct HLSPlaylist: Sendable, Equatable {
                 if let bandwidth {
                     variants.append((line, bandwidth))
                 } else if let segmentDuration = duration {
-                    segments.append(Segment(sequence: sequence, duration: segmentDuration, programDate: programDate))
+                    segments.append(Segment(sequence: sequence, duration: segmentDuration, programDate: programDate, uri: line))
                     sequence += 1
                 }
                 duration = nil
@@ -59,6 +61,21 @@ package struct HLSPlaylist: Sendable, Equatable {
                 bandwidth = nil
             }
         }
+    }
+
+    /// The sequence number of the segment whose URL the demuxer opened first among `openedURLs`
+    /// (in the order it opened them): where it really started, which `startSequence()` only
+    /// predicts from a read that may be a segment older than the demuxer's own. URLs are matched
+    /// by their path's last component, as a relative URI is resolved against the playlist's.
+    package func sequence(openedFirstAmong openedURLs: [String]) -> Int? {
+        func name(_ url: String) -> Substring {
+            let path = url.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+            return path.split(separator: "/").last ?? path
+        }
+        for url in openedURLs {
+            if let segment = segments.first(where: { !$0.uri.isEmpty && name($0.uri) == name(url) }) { return segment.sequence }
+        }
+        return nil
     }
 
     /// The sequence number FFmpeg's demuxer starts a live playlist at (its `live_start_index`,

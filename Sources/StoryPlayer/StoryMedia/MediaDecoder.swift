@@ -217,6 +217,9 @@ package final class MediaDecoder {
         return track.timeline.startSeconds - audio.timeline.startSeconds
     }
 
+    /// The URLs a live HLS demuxer opened so far, in order (its playlist, then its segments).
+    package var openedURLs: [String] { format?.openedURLs ?? [] }
+
     /// Every audio and video stream of the source, as the container describes it now.
     var streams: [StreamFacts] {
         if let photoFacts { return [.video(index: 0, codec: photoFacts.codec, width: photoFacts.width, height: photoFacts.height, fps: 0)] }

@@ -37,11 +37,13 @@ package final class PlaylistWatch: Sendable {
         fetchText(url, gate: gate, timeout: timeout).flatMap(HLSPlaylist.init(text:))
     }
 
-    /// Starts watching `url`, whose first fetch (`first`, at monotonic `seenAt`) told where the
-    /// demuxer starts; evidence goes to `edge` for time line `epoch`.
-    package init(url: String, first: HLSPlaylist, seenAt: Double, epoch: Int, edge: LiveEdge, gate: InterruptGate,
-         timeout: Double, name: String) {
-        let start = first.startSequence() ?? 0
+    /// Starts watching `url`, whose first fetch was `first`, at monotonic `seenAt`; evidence goes
+    /// to `edge` for time line `epoch`. The demuxer started at segment `start` when its opening
+    /// said so (`DemuxerOpenings`); else where `first` predicts, which is a segment early when
+    /// the publisher listed one between that fetch and the demuxer's own.
+    package init(url: String, first: HLSPlaylist, seenAt: Double, start known: Int? = nil, epoch: Int, edge: LiveEdge,
+                 gate: InterruptGate, timeout: Double, name: String) {
+        let start = known ?? first.startSequence() ?? 0
         let interval = min(0.25, max(0.05, (first.targetDuration ?? 1) / 4))
         let thread = Thread { [self] in
             DecoderWorkers.nameThisThread(name)

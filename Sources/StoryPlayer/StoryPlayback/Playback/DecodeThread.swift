@@ -184,8 +184,9 @@ private struct Worker {
         }
         decoder.decodesSound = isLive
         var watch = playlist.map {
-            PlaylistWatch(url: $0.url, first: $0.playlist, seenAt: seen, epoch: epoch, edge: edge, gate: watchGate,
-                          timeout: limits.timeouts.open, name: playlistName)
+            PlaylistWatch(url: $0.url, first: $0.playlist, seenAt: seen,
+                          start: $0.playlist.sequence(openedFirstAmong: decoder.openedURLs), epoch: epoch, edge: edge,
+                          gate: watchGate, timeout: limits.timeouts.open, name: playlistName)
         }
         if isLive, source.isRemote, LiveSourceKind(source) == .dash {
             watch = PlaylistWatch(dash: source.ffmpegURL, edge: edge, gate: watchGate,

@@ -144,6 +144,16 @@ final class LiveClockUnitTests: XCTestCase {
         XCTAssertTrue(pushed.isFirm(epoch: 0), "pushed pictures arrive as they are made")
     }
 
+    func testTheSegmentTheDemuxerOpenedFirstSaysWhereItStarted() throws {
+        let playlist = try XCTUnwrap(HLSPlaylist(text: "#EXTM3U\n#EXT-X-MEDIA-SEQUENCE:7\n" + (7...11).map { "#EXTINF:1,\nlive\($0).ts\n" }.joined()))
+        XCTAssertEqual(playlist.startSequence(), 9, "three from the end, as FFmpeg's live_start_index")
+        let opened = ["http://127.0.0.1:8080/hls/live.m3u8", "http://127.0.0.1:8080/hls/live10.ts", "http://127.0.0.1:8080/hls/live11.ts"]
+        XCTAssertEqual(playlist.sequence(openedFirstAmong: opened), 10, "a segment later than predicted")
+        XCTAssertEqual(playlist.sequence(openedFirstAmong: ["http://h/live.m3u8?token=1", "http://h/live9.ts?token=1"]), 9)
+        XCTAssertNil(playlist.sequence(openedFirstAmong: ["http://h/live.m3u8", "http://h/live12.ts"]), "not listed in this read")
+        XCTAssertNil(playlist.sequence(openedFirstAmong: []))
+    }
+
     func testTheLedgerBoundsTheEdgeByWhenEachSegmentWasListed() {
         var ledger = SegmentLedger(start: 5, targetDuration: 1)
         let first = HLSPlaylist(text: "#EXTM3U\n#EXT-X-MEDIA-SEQUENCE:3\n" + (3...7).map { "#EXTINF:1,\ns\($0).ts\n" }.joined())!
