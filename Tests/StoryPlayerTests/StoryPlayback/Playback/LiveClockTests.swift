@@ -80,7 +80,7 @@ final class LiveClockTests: LiveServerTestCase {
     func assertHLSIsSmooth(_ publisher: ClockCodedPublisher) throws {
         let url = try hlsPlaylist(from: publisher)
         for clock in PlaybackClock.allCases {
-            let (reading, stop, _) = try watch(board(url, clock: clock))
+            let (reading, stop, events) = try watch(board(url, clock: clock))
             XCTAssertGreaterThanOrEqual(reading.distinctPerSecond, LiveClockTests.smooth(clock),
                                         "\(publisher) HLS, \(clock) clock: distinct pictures a second (it was 1.3-1.5 realtime, ~4 virtual)")
             let live = try XCTUnwrap(stop.live, "a live player's stop has its live figures")
@@ -97,7 +97,8 @@ final class LiveClockTests: LiveServerTestCase {
                 // offset each second and how old the pictures on screen were, read from them.
                 XCTAssertEqual(live.offsetMs!.p50, 3000, accuracy: 500 * LiveClockTests.slack,
                                "the controller holds the measured offset at the target; offsets "
-                               + "\(live.series.map { "\($0.t): \($0.ms)" }), latency from the frames \(latency) ms")
+                               + "\(live.series.map { "\($0.t): \($0.ms)" }), latency from the frames \(latency) ms, "
+                               + "events \(events.map(\.event.rawValue))")
             }
         }
     }
