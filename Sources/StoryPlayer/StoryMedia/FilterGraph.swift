@@ -42,8 +42,19 @@ final class FilterGraph {
         guard status >= 0 else { throw MediaError(.convert, "cannot set up the filter graph's input", averror: status) }
         status = avfilter_graph_create_filter(&sink, avfilter_get_by_name("buffersink"), "out", nil, nil, graph)
         guard status >= 0 else { throw MediaError(.convert, "cannot set up the filter graph's output", averror: status) }
-        // The chain's open ends: its input is fed by our source, its output drains into our sink.
-        // Parsing links them and hands back what it left unlinked; the defer frees that.
+        status = FilterGraph.parse(filters, into: graph, between: source, and: sink)
+        guard status >= 0 else { throw MediaError(.convert, "cannot build the filters \(filters)", averror: status) }
+        status = avfilter_graph_config(graph, nil)
+        guard status >= 0 else { throw MediaError(.convert, "cannot configure the filters \(filters)", averror: status) }
+    }
+
+    /// `avfilter_graph_parse_ptr` of `filters` into `graph`, its chain's open ends linked to
+    /// `source` and `sink`: the chain's input is fed by our source, its output drains into our
+    /// sink. Parsing hands back what it left unlinked; that is freed here
+    /// (`avfilter_inout_free`). Shared by every filter graph this program builds.
+    static func parse(_ filters: String, into graph: UnsafeMutablePointer<AVFilterGraph>,
+                      between source: UnsafeMutablePointer<AVFilterContext>?,
+                      and sink: UnsafeMutablePointer<AVFilterContext>?) -> Int32 {
         var outputs = avfilter_inout_alloc(), inputs = avfilter_inout_alloc()
         defer {
             avfilter_inout_free(&outputs)
@@ -54,10 +65,7 @@ final class FilterGraph {
         chainInput.pointee.filter_ctx = source
         chainOutput.pointee.name = av_strdup("out")
         chainOutput.pointee.filter_ctx = sink
-        status = avfilter_graph_parse_ptr(graph, filters, &inputs, &outputs, nil)
-        guard status >= 0 else { throw MediaError(.convert, "cannot build the filters \(filters)", averror: status) }
-        status = avfilter_graph_config(graph, nil)
-        guard status >= 0 else { throw MediaError(.convert, "cannot configure the filters \(filters)", averror: status) }
+        return avfilter_graph_parse_ptr(graph, filters, &inputs, &outputs, nil)
     }
 
     /// Runs `picture` through the chain into `output` (unreferenced first):

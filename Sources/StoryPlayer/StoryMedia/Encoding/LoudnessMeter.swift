@@ -63,18 +63,7 @@ package final class LoudnessMeter {
         guard status >= 0 else { throw MediaError(.convert, "cannot set up the loudness meter's input", averror: status) }
         status = avfilter_graph_create_filter(&sink, avfilter_get_by_name("abuffersink"), "out", nil, nil, graph)
         guard status >= 0 else { throw MediaError(.convert, "cannot set up the loudness meter's output", averror: status) }
-        // As in `FilterGraph`: the chain's open ends are our source and sink.
-        var outputs = avfilter_inout_alloc(), inputs = avfilter_inout_alloc()
-        defer {
-            avfilter_inout_free(&outputs)
-            avfilter_inout_free(&inputs)
-        }
-        guard let chainInput = outputs, let chainOutput = inputs else { fatalError("avfilter_inout_alloc: out of memory") }
-        chainInput.pointee.name = av_strdup("in")
-        chainInput.pointee.filter_ctx = source
-        chainOutput.pointee.name = av_strdup("out")
-        chainOutput.pointee.filter_ctx = sink
-        status = avfilter_graph_parse_ptr(graph, filters, &inputs, &outputs, nil)
+        status = FilterGraph.parse(filters, into: graph, between: source, and: sink)
         guard status >= 0 else { throw MediaError(.convert, "cannot build the loudness meter \(filters)", averror: status) }
         status = avfilter_graph_config(graph, nil)
         guard status >= 0 else { throw MediaError(.convert, "cannot configure the loudness meter", averror: status) }
