@@ -62,6 +62,36 @@ final class RoomPainterTests: XCTestCase {
         }
     }
 
+    // MARK: - The large area written straight into the canvas
+
+    /// The large area drawn straight into the canvas has the pixels of the way it was drawn
+    /// before: its content made at the area's size (`fitted`, or the prepared content) and
+    /// pasted over the background with rounded corners. Pictures of every shape: the fitted
+    /// size (no rescale), a landscape camera (a fill beside it), one wider than the area, one
+    /// of 1 pixel (a flat fill), at sizes whose corners and halves round differently.
+    func testLargeAreaDrawnInPlaceMatchesThePastedContent() {
+        for (width, height) in [(720, 1280), (361, 641), (144, 256)] {
+            let layout = RoomLayout(width: width, height: height)
+            let area = layout.large
+            let fitted = layout.fittedVideoSize(for: (360, 640))
+            let pictures = [TestPictures.ramp(width: fitted.width, height: fitted.height),
+                            TestPictures.ramp(width: 320, height: 180, blue: 40),
+                            TestPictures.ramp(width: 2000, height: 300, blue: 90),
+                            TestPictures.ramp(width: 33, height: 400, blue: 140),
+                            TestPictures.solid(RGBAColor(red: 200, green: 10, blue: 10), width: 1, height: 1)]
+            let content = layout.avatarContent(TestPictures.ramp(width: 64, height: 64), failed: true)
+            let cases: [(RoomPicture.Large, RGBAImage)] = pictures.map {
+                (.picture($0), RoomPicture.fitted($0, width: Int(area.width), height: Int(area.height)))
+            } + [(.content(content), content)]
+            for (n, (large, made)) in cases.enumerated() {
+                var expected = RGBAImage(width: width, height: height, fill: RoomPicture.background)
+                expected.paste(made, x: Int(area.x), y: Int(area.y), cornerRadius: layout.cornerRadius)
+                let drawn = RoomPicture.render(large: large, strip: [], layout: layout)
+                XCTAssertTrue(drawn == expected, "\(width)x\(height), case \(n): the large area differs from the pasted content")
+            }
+        }
+    }
+
     // MARK: - Only what changed is drawn
 
     /// The large area is drawn again only for a new key: a different picture under the same key
