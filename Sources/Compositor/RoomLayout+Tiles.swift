@@ -18,7 +18,7 @@ extension RoomLayout {
 
     /// Whether every slot's tile can be redrawn alone: the tiles' rectangles are apart from
     /// each other and from the large area, so no pixel is drawn by two parts. At the usual
-    /// sizes they are (16 pixels apart at 720 wide); on a canvas under about 290 pixels wide a
+    /// sizes from 720 wide up they are; on a canvas under about 600 pixels wide a
     /// ring's anti-aliased edge reaches into the next slot's, and `RoomPainter` then redraws
     /// the whole strip when any tile changes.
     public var tilesApart: Bool {
