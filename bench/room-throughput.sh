@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# Throughput of a live room beside a two-story cube turn, at 720x1280 (figures, not a test).
-# The room is samples/room.json (4 participants: one video decoded large, four audio players,
-# the dominant speaker measured from the sound); the cube is two sample clips with a swipe.
+# Throughput of live rooms of 2, 4 and 9 participants beside a two-story cube turn, at
+# 720x1280 (figures, not a test), and the peak RSS of the 9-participant room.
+# The 4-room is samples/room.json (one video decoded large, an audio player per participant,
+# the dominant speaker measured from the sound); the 2- and 9-rooms are made here from the same
+# samples (the 9-room repeats the four sources under other ids; its strip shows a "+N" chip,
+# as RoomPicture does for more participants than slots). The cube is two sample clips with a swipe.
 # Release build, RUNS renders each (default 5), alternated; medians of ms per frame.
 #   bench/room-throughput.sh [runs]
 set -euo pipefail
@@ -18,17 +21,43 @@ cat > "$work/cube.json" <<JSON
              {"id": "city", "items": [{"uri": "$PWD/samples/city.mp4"}]}],
  "script": [{"at": 1, "action": "swipe", "direction": "next"}]}
 JSON
-cube=() room=()
+# A room of N participants from the four sample sources, repeated (ids ana, ben, cy, dee, ana2, …).
+make_room() {
+  python3 - "$PWD/samples" "$1" > "$2" <<'PY'
+import json, sys
+samples, count = sys.argv[1], int(sys.argv[2])
+names = ["ana", "ben", "cy", "dee"]
+people = []
+for i in range(count):
+    name = names[i % 4]
+    suffix = "" if i < 4 else str(i // 4 + 1)
+    people.append({"id": name + suffix, "uri": f"{samples}/room-{name}.mp4", "avatar": f"{samples}/avatar-{name}.jpg"})
+print(json.dumps({"canvas": {"width": 720, "height": 1280, "fps": 30, "background": "#101014"},
+                  "stories": [{"id": "panel", "room": {"participants": people}, "duration": 10}]}))
+PY
+}
+make_room 2 "$work/room2.json"
+make_room 9 "$work/room9.json"
+cube=() room2=() room4=() room9=()
 per_frame() { python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); print(1000*s["wall_seconds"]/s["frames"])' "$1/summary.json"; }
 for _ in $(seq "$runs"); do
   "$bin" render "$work/cube.json" --output "$work/cube" --quiet; cube+=("$(per_frame "$work/cube")")
-  "$bin" render samples/room.json --duration 3 --output "$work/room" --quiet; room+=("$(per_frame "$work/room")")
+  "$bin" render "$work/room2.json" --duration 3 --output "$work/room2" --quiet; room2+=("$(per_frame "$work/room2")")
+  "$bin" render samples/room.json --duration 3 --output "$work/room4" --quiet; room4+=("$(per_frame "$work/room4")")
+  "$bin" render "$work/room9.json" --duration 3 --output "$work/room9" --quiet; room9+=("$(per_frame "$work/room9")")
 done
-python3 - "$runs" "${cube[@]}" "${room[@]}" <<'PY'
+python3 - "$runs" "${cube[@]}" "${room2[@]}" "${room4[@]}" "${room9[@]}" <<'PY'
 import statistics, sys
 runs = int(sys.argv[1]); values = [float(v) for v in sys.argv[2:]]
-for label, part in (("two-story cube", values[:runs]), ("4-participant room", values[runs:])):
+labels = ("two-story cube", "2-participant room", "4-participant room", "9-participant room")
+for n, label in enumerate(labels):
+    part = values[n * runs:(n + 1) * runs]
     m = statistics.median(part)
     print(f"{label:<20} median {m:6.2f} ms/frame ({1000 / m:5.1f} fps)  min {min(part):.2f} max {max(part):.2f}  ({runs} runs, 720x1280)")
 PY
-python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); print("room stages (CPU ms per frame, last run):", s["stages_ms"])' "$work/room/summary.json"
+for n in 2 4 9; do
+  python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); print(f"{sys.argv[2]}-room stages (CPU ms per frame, last run):", s["stages_ms"])' "$work/room$n/summary.json" "$n"
+done
+# Peak resident memory of one more 9-participant render (GNU time's %M, kilobytes).
+/usr/bin/time -f %M -o "$work/rss" "$bin" render "$work/room9.json" --duration 3 --output "$work/room9-rss" --quiet
+echo "9-participant room peak RSS: $(( $(cat "$work/rss") / 1024 )) MB"

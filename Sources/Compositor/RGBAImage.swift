@@ -108,6 +108,19 @@ public struct RGBAImage: Sendable, Equatable {
             for i in words.indices { words[i] = word }
         }
     }
+
+    /// Fills the rectangle of `columns` × `rows` (which must lie inside the picture) with one
+    /// colour: a region put back to the background before it is drawn again.
+    public mutating func fill(_ color: RGBAColor, columns: Range<Int>, rows: Range<Int>) {
+        precondition(columns.lowerBound >= 0 && columns.upperBound <= width && rows.lowerBound >= 0 && rows.upperBound <= height,
+                     "filling outside the picture")
+        let width = self.width
+        pixels.withUnsafeMutableBytes { raw in
+            let words = raw.bindMemory(to: UInt32.self)
+            let word = color.packed
+            for y in rows { for x in columns { words[y * width + x] = word } }
+        }
+    }
 }
 
 /// An 8-bit RGBA colour.

@@ -16,12 +16,7 @@ extension RoomPicture {
         guard picture.width > 0, picture.height > 0, width > 0, height > 0 else {
             return RGBAImage(width: max(1, width), height: max(1, height), fill: placeholder)
         }
-        let fit = min(Double(width) / Double(picture.width), Double(height) / Double(picture.height))
-        var w = max(1, min(width, Int((Double(picture.width) * fit).rounded())))
-        var h = max(1, min(height, Int((Double(picture.height) * fit).rounded())))
-        if abs(w - picture.width) <= 2, abs(h - picture.height) <= 2, picture.width <= width, picture.height <= height {
-            (w, h) = (picture.width, picture.height)
-        }
+        let (w, h) = fittedSize(picture, width: width, height: height)
         let shown = picture.scaled(width: w, height: h)
         guard w < width || h < height else { return shown }
         let x = (width - w) / 2, y = (height - h) / 2
@@ -30,12 +25,52 @@ extension RoomPicture {
         return content
     }
 
+    /// The size `fitted` shows `picture` at in a `width`×`height` area.
+    static func fittedSize(_ picture: RGBAImage, width: Int, height: Int) -> (width: Int, height: Int) {
+        let fit = min(Double(width) / Double(picture.width), Double(height) / Double(picture.height))
+        var w = max(1, min(width, Int((Double(picture.width) * fit).rounded())))
+        var h = max(1, min(height, Int((Double(picture.height) * fit).rounded())))
+        if abs(w - picture.width) <= 2, abs(h - picture.height) <= 2, picture.width <= width, picture.height <= height {
+            (w, h) = (picture.width, picture.height)
+        }
+        return (w, h)
+    }
+
+    /// `fitted(picture, width:height:)` written straight into `canvas` with its top left at
+    /// (`x`, `y`) (the area must lie inside the canvas): the same pixels, without the area's
+    /// own picture made and then copied, twice, on every frame of a room.
+    static func drawFitted(_ picture: RGBAImage, on canvas: inout RGBAImage, x: Int, y: Int, width: Int, height: Int) {
+        guard picture.width > 0, picture.height > 0 else {
+            canvas.fill(placeholder, columns: x..<(x + width), rows: y..<(y + height))
+            return
+        }
+        let (w, h) = fittedSize(picture, width: width, height: height)
+        let shown = picture.scaled(width: w, height: h)
+        let hx = (width - w) / 2, hy = (height - h) / 2
+        if w < width || h < height {
+            let small = fillSource(picture, width: width, height: height)
+            if small.width >= 2, small.height >= 2 {
+                small.upscale(width: width, height: height, outside: (hx, hy, w, h), into: &canvas, at: (x, y))
+            } else {
+                // As `upscaled` does for a fill under 2 pixels: the one colour, everywhere.
+                canvas.fill(small[0, 0], columns: x..<(x + width), rows: y..<(y + height))
+            }
+        }
+        canvas.paste(shown, x: x + hx, y: y + hy)
+    }
+
     /// `picture` cropped to cover a `width`×`height` area, blurred and darkened, at that size,
     /// except under `hole` (left unwritten: the picture goes there). It is made from a copy about
     /// 32 pixels across, where a strong blur costs next to nothing, then scaled up (bilinear,
     /// which smooths it further) only where it shows: cheap enough for every frame.
     static func blurredFill(_ picture: RGBAImage, width: Int, height: Int,
                             under hole: (x: Int, y: Int, width: Int, height: Int)) -> RGBAImage {
+        fillSource(picture, width: width, height: height).upscaled(width: width, height: height, outside: hole)
+    }
+
+    /// The blurred fill before it is scaled up: `picture`'s middle in the area's shape, about
+    /// 32 pixels across, blurred and darkened.
+    static func fillSource(_ picture: RGBAImage, width: Int, height: Int) -> RGBAImage {
         let small = picture.boxReduced(by: max(1, max(picture.width, picture.height) / 32))
         // The middle of the picture, in the area's shape.
         let aspect = Double(width) / Double(height)
@@ -49,7 +84,7 @@ extension RoomPicture {
                                  width: cropWidth, height: cropHeight)
         fill = fill.blurred(radius: max(1, min(cropWidth, cropHeight) / 6))
         fill.darken(by: fillBrightness)
-        return fill.upscaled(width: width, height: height, outside: hole)
+        return fill
     }
 }
 
@@ -59,24 +94,35 @@ extension RGBAImage {
     func upscaled(width: Int, height: Int, outside hole: (x: Int, y: Int, width: Int, height: Int)) -> RGBAImage {
         guard self.width >= 2, self.height >= 2 else { return RGBAImage(width: width, height: height, fill: self[0, 0]) }
         var out = RGBAImage(width: width, height: height)
+        upscale(width: width, height: height, outside: hole, into: &out, at: (0, 0))
+        return out
+    }
+
+    /// `upscaled`'s pixels written straight into `target` with their top left at `origin`
+    /// (the rectangle must lie inside it): a room's large area drawn without a picture of its
+    /// own made, filled and copied on every frame.
+    func upscale(width: Int, height: Int, outside hole: (x: Int, y: Int, width: Int, height: Int),
+                 into target: inout RGBAImage, at origin: (x: Int, y: Int)) {
+        precondition(self.width >= 2 && self.height >= 2, "upscaling a picture under 2 pixels")
         let sampler = BilinearSampler(texture: self)
         let holeRows = hole.y..<(hole.y + hole.height)
         let left = 0..<min(width, max(0, hole.x)), right = min(width, max(0, hole.x + hole.width))..<width
+        let stride = target.width
         pixels.withUnsafeBufferPointer { source in
             let base = UnsafeRawPointer(source.baseAddress!)
-            out.pixels.withUnsafeMutableBytes { target in
+            target.pixels.withUnsafeMutableBytes { target in
                 for y in 0..<height {
                     let v = (Float(y) + 0.5) / Float(height)
+                    let row = (origin.y + y) * stride + origin.x
                     for columns in holeRows.contains(y) ? [left, right] : [0..<width] {
                         for x in columns {
                             let value = sampler.sample(base, u: (Float(x) + 0.5) / Float(width), v: v)
-                            target.storeBytes(of: BilinearSampler.pack(value), toByteOffset: (y * width + x) * 4, as: UInt32.self)
+                            target.storeBytes(of: BilinearSampler.pack(value), toByteOffset: (row + x) * 4, as: UInt32.self)
                         }
                     }
                 }
             }
         }
-        return out
     }
 
     /// The `width`×`height` part of the picture whose top left is (`x`, `y`); the rectangle must

@@ -102,62 +102,64 @@ public enum RoomPicture {
     public static let muteColor = RGBAColor(red: 0xe0, green: 0x40, blue: 0x40)
     public static let errorColor = RGBAColor(red: 0xff, green: 0x30, blue: 0x30)
 
-    /// The room at this moment, `width`×`height`. The strip shows the first entries in order; when
-    /// more come than fit, the last slot is a `+N` chip.
+    /// The room at this moment, `width`×`height`, drawn whole: the reference `RoomPainter` draws
+    /// the same pixels as, redrawing only what changed. The strip shows the first entries in
+    /// order; when more come than fit, the last slot is a `+N` chip.
     public static func render(large: Large, strip: [StripEntry], layout: RoomLayout) -> RGBAImage {
         var canvas = RGBAImage(width: layout.width, height: layout.height, fill: background)
         drawLarge(large, on: &canvas, layout: layout)
-        let shown = strip.count > layout.slots.count ? layout.slots.count - 1 : strip.count
-        for (slot, entry) in zip(layout.slots, strip.prefix(shown)) {
-            drawAvatar(entry, at: slot, layout: layout, on: &canvas)
-        }
-        if strip.count > shown, let slot = layout.slots.last {
-            let radius = layout.avatarDiameter / 2
-            canvas.fillRoundedRect(x: slot.x - radius, y: slot.y - radius, width: 2 * radius, height: 2 * radius,
-                                   radius: radius, color: placeholder)
-            let label = "+\(strip.count - shown)"
-            // In proportion to the chip, as on a phone; a floor only where glyphs would be no size at all.
-            let size = max(5, Int((layout.avatarDiameter * 0.36).rounded()))
-            let face = Typeface.bold, metrics = face.metrics(size: size)
-            face.draw(label, x: Int(slot.x) - face.width(of: label, size: size) / 2,
-                      y: Int(slot.y) - (metrics.ascent + metrics.descent) / 2, size: size, color: .white, on: &canvas)
+        for (slot, tile) in zip(layout.slots, tiles(strip, layout: layout)) {
+            drawTile(tile, at: slot, layout: layout, on: &canvas)
         }
         return canvas
     }
 
-    private static func drawLarge(_ large: Large, on canvas: inout RGBAImage, layout: RoomLayout) {
+    /// Draws the large area's content straight into the canvas, over the background (which
+    /// its rounded corners blend with): the pixels of the content made at the area's size and
+    /// pasted with rounded corners, without making that picture on every frame.
+    static func drawLarge(_ large: Large, on canvas: inout RGBAImage, layout: RoomLayout) {
         let area = layout.large
         guard area.width >= 2, area.height >= 2 else { return }
-        var content = RGBAImage(width: Int(area.width), height: Int(area.height), fill: placeholder)
+        let x = Int(area.x), y = Int(area.y), w = Int(area.width), h = Int(area.height)
+        guard x >= 0, y >= 0, x + w <= canvas.width, y + h <= canvas.height else {
+            // An area outside the canvas (never at the layout's sizes): the content made, then clipped.
+            let content: RGBAImage
+            switch large {
+            case .picture(let picture): content = fitted(picture, width: w, height: h)
+            case .avatar(let avatar, let failed): content = layout.avatarContent(avatar, failed: failed)
+            case .content(let prepared): content = prepared
+            }
+            canvas.paste(content, x: x, y: y, cornerRadius: layout.cornerRadius)
+            return
+        }
         switch large {
         case .picture(let picture):
-            content = fitted(picture, width: content.width, height: content.height)
+            drawFitted(picture, on: &canvas, x: x, y: y, width: w, height: h)
         case .avatar(let avatar, let failed):
-            content = layout.avatarContent(avatar, failed: failed)
+            canvas.paste(layout.avatarContent(avatar, failed: failed), x: x, y: y)
         case .content(let prepared):
-            content = prepared
+            canvas.paste(prepared, x: x, y: y)
         }
-        canvas.paste(content, x: Int(area.x), y: Int(area.y), cornerRadius: layout.cornerRadius)
+        canvas.roundCorners(x: x, y: y, width: w, height: h, radius: layout.cornerRadius, over: background)
     }
 
-    private static func drawAvatar(_ entry: StripEntry, at centre: SIMD2<Double>, layout: RoomLayout, on canvas: inout RGBAImage) {
+    static func drawAvatar(avatar: RGBAImage?, ring: UInt8?, muted: Bool, failed: Bool, at centre: SIMD2<Double>,
+                           layout: RoomLayout, on canvas: inout RGBAImage) {
         let radius = layout.avatarDiameter / 2
-        if let level = entry.speakingLevel {
-            // The ring's brightness follows the current level.
-            let value = UInt8(max(60, min(255, 60 + level * 195)))
+        if let value = ring {
             canvas.drawArc(cx: centre.x, cy: centre.y, radius: radius + layout.gap * 0.3, thickness: max(1.5, layout.gap * 0.25),
                            start: 0, end: 2 * .pi, color: RGBAColor(red: value, green: value, blue: value))
         }
-        if let avatar = entry.avatar {
+        if let avatar {
             canvas.drawCircular(avatar.centreSquare(), cx: centre.x, cy: centre.y, radius: radius)
         } else {
             canvas.fillRoundedRect(x: centre.x - radius, y: centre.y - radius, width: 2 * radius, height: 2 * radius,
                                    radius: radius, color: placeholder)
         }
         let markRadius = radius * 0.3
-        if entry.failed {
+        if failed {
             drawErrorMark(on: &canvas, cx: centre.x + radius * 0.7, cy: centre.y + radius * 0.7, radius: markRadius)
-        } else if entry.muted {
+        } else if muted {
             // A mute mark: a red disc with a white bar across it.
             let cx = centre.x + radius * 0.7, cy = centre.y + radius * 0.7
             canvas.fillRoundedRect(x: cx - markRadius, y: cy - markRadius, width: 2 * markRadius, height: 2 * markRadius,
@@ -178,6 +180,34 @@ public enum RoomPicture {
 }
 
 extension RGBAImage {
+    /// Rounds off the corners of the `width`×`height` rectangle at (`x`, `y`) (inside this
+    /// picture) over `background`: each corner pixel becomes what `paste(_:x:y:cornerRadius:)`
+    /// makes of the rectangle's pixel pasted over a canvas of `background` there, so a picture
+    /// written straight into the canvas ends as a pasted one does.
+    public mutating func roundCorners(x: Int, y: Int, width w: Int, height h: Int, radius: Double, over background: RGBAColor) {
+        let fw = Double(w), fh = Double(h), r = max(0, min(radius, fw / 2, fh / 2))
+        let corner = r > 0 ? Int(r.rounded(.up)) : 0
+        guard corner > 0 else { return }
+        let targetWidth = width
+        let under = [Double(background.red), Double(background.green), Double(background.blue)]
+        pixels.withUnsafeMutableBytes { out in
+            for row in Array(0..<min(corner, h)) + Array(max(corner, h - corner)..<h) {
+                let py = Double(row) + 0.5
+                let dy = py < r ? r - py : (py > fh - r ? py - (fh - r) : 0)
+                for column in Array(0..<min(corner, w)) + Array(max(corner, w - corner)..<w) {
+                    let px = Double(column) + 0.5
+                    let dx = px < r ? r - px : (px > fw - r ? px - (fw - r) : 0)
+                    let coverage = dx > 0 && dy > 0 ? min(1, max(0, r + 0.5 - (dx * dx + dy * dy).squareRoot())) : 1
+                    let i = ((y + row) * targetWidth + x + column) * 4
+                    for c in 0..<3 {
+                        out[i + c] = UInt8((under[c] * (1 - coverage) + Double(out[i + c]) * coverage).rounded())
+                    }
+                    out[i + 3] = 255
+                }
+            }
+        }
+    }
+
     /// Copies `picture` into this one with its top left at (`x`, `y`), clipped to this picture;
     /// with `cornerRadius`, its corners are rounded off (anti-aliased), showing this picture there.
     /// Rows are copied whole; only the corner squares are blended pixel by pixel.

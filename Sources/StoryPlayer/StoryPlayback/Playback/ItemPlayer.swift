@@ -52,7 +52,12 @@ public final class ItemPlayer {
     var media: MediaFacts?
     /// The newest picture with a presentation time ≤ the media time asked for. The first one
     /// past it waits at the head of the decode thread's queue until its time comes.
-    var shown: (time: Double, image: RGBAImage)?
+    var shown: (time: Double, image: RGBAImage)? {
+        didSet { shownVersion &+= 1 }
+    }
+    /// Counts every change of `shown`: a room draws its large area again only for a new one
+    /// (a picture's time alone may repeat across a live stream's discontinuity).
+    package private(set) var shownVersion = 0
     /// Whether `shown`'s picture is lent out for the frame being drawn (`lendPicture()`).
     var isLent = false
     var pendingSpans: FirstFrameSpans?

@@ -50,7 +50,12 @@ package final class RoomStage {
     private var measuredUntil = 0.0
     private var video: (seat: Int, player: ItemPlayer)?
     private var shownLarge: Int?
-    private var lastFrame: RGBAImage?
+    /// Draws each frame over the last, only what changed (the large area when its picture is
+    /// new, the strip's slots whose tile changed).
+    private var painter: RoomPainter
+    /// The last frame when it was a cross-fade's (else the painter's last picture is the last
+    /// frame): what a switch of the large participant fades from.
+    private var lastFaded: RGBAImage?
     private var fade: (from: RGBAImage, start: Double)?
     private var lastTime: Double
     /// In a shard's fast-forward the room still follows its sound and switches its large
@@ -67,6 +72,7 @@ package final class RoomStage {
         self.waits = waits
         lastTime = t
         layout = RoomLayout(width: canvas.width, height: canvas.height)
+        painter = RoomPainter(layout: layout)
         // Every participant's thread starts at once, so the sources open side by side. With the
         // virtual clock the room waits for each to say what it is (bounded by the open
         // timeout), so its first decisions are those of every run; with the realtime clock it
@@ -194,14 +200,21 @@ package final class RoomStage {
         follow(local: local, at: t)
         let large = order[0]
         var content: RoomPicture.Large?
+        var key: RoomPainter.LargeKey?
         if let video, video.seat == large {
             if let picture = video.player.picture(at: t) {
                 content = .picture(picture)
+                // A new picture from the player is a new version; the same one is not drawn again.
+                key = RoomPainter.LargeKey(source: video.player.id, version: video.player.shownVersion)
             } else if video.player.isFailed {
                 seats[large].failed = true
             }
         }
-        if content == nil { content = .content(avatarContent(large)) }
+        if content == nil {
+            content = .content(avatarContent(large))
+            // Player ids are not negative: a seat's prepared content is keyed apart from them.
+            key = RoomPainter.LargeKey(source: -1 - large, version: seats[large].failed ? 1 : 0)
+        }
         let strip = order.dropFirst().map { index in
             let seat = seats[index]
             let level = speaker.levels[seat.participant.id] ?? -.infinity
@@ -209,16 +222,17 @@ package final class RoomStage {
                                           speakingLevel: speaker.isSpeaking(seat.participant.id) ? min(1, max(0, (level + 50) / 50)) : nil,
                                           muted: !seat.hasSound, failed: seat.failed)
         }
-        var frame = clock.measure(.overlay) { RoomPicture.render(large: content!, strip: strip, layout: layout) }
+        var frame = clock.measure(.overlay) { painter.render(large: content!, key: key, strip: strip) }
+        lastFaded = nil
         if let fade {
             let amount = (t - fade.start) / RoomStage.crossfade
             if amount < 1 {
                 frame = fade.from.crossfaded(to: frame, amount: max(0, amount))
+                lastFaded = frame
             } else {
                 self.fade = nil
             }
         }
-        lastFrame = frame
         return frame
     }
 
@@ -235,7 +249,7 @@ package final class RoomStage {
     private func switchLarge(to seat: Int, at t: Double) {
         // In a shard's fast-forward nothing was drawn to fade from: a shard that starts within
         // a cross-fade shows the new participant without it (the one difference from a full render).
-        if shownLarge != nil, let lastFrame { fade = (lastFrame, t) }
+        if shownLarge != nil, let lastFrame = lastFaded ?? painter.lastPicture { fade = (lastFrame, t) }
         shownLarge = seat
         stopVideo(at: t)
         let participant = seats[seat].participant
