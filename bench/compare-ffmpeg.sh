@@ -7,8 +7,14 @@
 #
 # The clips are encoded at the bit rates phones and upload sites use for stories (YouTube's
 # recommended upload rate: 5 Mbit/s at 720p30, 8 Mbit/s at 1080p30), so decoding costs what it
-# costs for real stories. CLIP_BITRATE overrides it: a rate such as 12M, or "crf" for x264's
-# CRF 23, which spends ~47 Mbit/s on this noise and makes decoding the largest stage.
+# costs for real stories. CLIP_BITRATE overrides it: a rate such as 12M, "crf" for x264's
+# CRF 23, which spends ~47 Mbit/s on this noise and makes decoding the largest stage, or "heavy"
+# for CRF 18, as phones record (they spend what the picture needs, and sensor noise needs a lot).
+# CLIP_CODEC picks the encoder: h264 (libx264, the default) or hevc (libx265, tagged hvc1 as
+# phones tag it). The heavy case of issue 33 is
+#   CLIP_BITRATE=heavy bench/compare-ffmpeg.sh 1080x1920
+#   CLIP_BITRATE=heavy CLIP_CODEC=hevc bench/compare-ffmpeg.sh 1080x1920
+# Every run prints the clips it made: codec, size and bit rate (ffprobe).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/quiet-build.sh
@@ -27,8 +33,19 @@ seconds=$(python3 -c "print($frames / 30 + 1)")
 if [[ -z ${CLIP_BITRATE:-} ]]; then
   CLIP_BITRATE=$([[ $width -ge 1080 ]] && echo 8M || echo 5M)
 fi
+codec=${CLIP_CODEC:-h264}
+case $codec in
+  h264) encoder=(-c:v libx264 -preset veryfast) ;;
+  hevc)
+    ffmpeg -hide_banner -encoders 2>/dev/null | grep -q libx265 ||
+      { echo "CLIP_CODEC=hevc needs an ffmpeg CLI built with libx265" >&2; exit 1; }
+    encoder=(-c:v libx265 -preset veryfast -tag:v hvc1 -x265-params log-level=error) ;;
+  *) echo "CLIP_CODEC is h264 or hevc, not $codec" >&2; exit 1 ;;
+esac
 if [[ $CLIP_BITRATE == crf ]]; then
   rate=(-crf 23)
+elif [[ $CLIP_BITRATE == heavy ]]; then
+  rate=(-crf 18)
 else
   rate=(-b:v "$CLIP_BITRATE" -maxrate "$CLIP_BITRATE" -bufsize "$CLIP_BITRATE")
 fi
@@ -36,7 +53,10 @@ fi
 for clip in a b; do
   hue=$([[ $clip == a ]] && echo 0 || echo 120)
   ffmpeg -v error -y -f lavfi -i "testsrc2=s=${size}:r=30:d=$seconds,hue=h=$hue,noise=alls=20:allf=t" \
-    -c:v libx264 -preset veryfast "${rate[@]}" -pix_fmt yuv420p "$work/$clip.mp4"
+    "${encoder[@]}" "${rate[@]}" -pix_fmt yuv420p "$work/$clip.mp4"
+  ffprobe -v error -select_streams v:0 -show_entries stream=codec_name,codec_tag_string,width,height,pix_fmt,bit_rate \
+    -of csv=p=0 "$work/$clip.mp4" |
+    awk -F, -v clip="$clip" '{printf "clip %s: %s (%s) %sx%s %s, %.1f Mbit/s\n", clip, $1, $2, $3, $4, $5, $6 / 1e6}'
 done
 cat > "$work/board.json" <<JSON
 {"canvas": {"width": $width, "height": $height, "fps": 30},
@@ -62,8 +82,9 @@ export bin work level frames
 # Measured in every round, between the renders, because on a shared machine one measurement
 # moves by 20-30 %: the figures below are medians over the rounds, of both sides alike.
 # User and system time both, as the render's stage clock (CLOCK_THREAD_CPUTIME_ID) counts both.
-# From four cores up the render decodes a playing video on two frame threads
-# (DecodeLimits.playbackThreads), which costs CPU for wall time: the floor is also measured so, as
+# From four cores up, and from two for a heavy stream such as CLIP_BITRATE=heavy's (0.5 bits a
+# pixel or more: DecodeLimits.heavyPlaybackThreads), the render decodes a playing video on two
+# frame threads (DecodeLimits.playbackThreads), which costs CPU for wall time: the floor is also measured so, as
 # a second line.
 decode_cpu() {
   ffmpeg -benchmark -threads "${3:-1}" -i "$1" -frames:v "$2" -f null - 2>&1 |
@@ -87,7 +108,7 @@ bytes_a=$(cat "$work"/A/frame-*.png | wc -c)
 bytes_b=$(cat "$work"/B/*.png | wc -c)
 count_a=$(ls "$work"/A/frame-*.png | wc -l)
 count_b=$(ls "$work"/B/*.png | wc -l)
-python3 - "$work/a.times" "$work/b.times" "$bytes_a" "$bytes_b" "$count_a" "$count_b" "$size" "$level" "$CLIP_BITRATE" <<'PY'
+python3 - "$work/a.times" "$work/b.times" "$bytes_a" "$bytes_b" "$count_a" "$count_b" "$size" "$level" "$CLIP_BITRATE $codec" <<'PY'
 import statistics, sys
 def load(path):
     rows = [line.split() for line in open(path) if line.strip() and line[0].isdigit()]

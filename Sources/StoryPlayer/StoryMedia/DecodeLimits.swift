@@ -15,9 +15,25 @@ public struct DecodeLimits: Sendable {
     /// cores they no longer buy time: with each picture converted on a thread of its own
     /// (`DecodeThread`), the decode thread and the render's own work fill both cores, and one
     /// decoder thread rendered as fast as two (bench board 682 against 682 ms, one story at rest
-    /// 497 against 503 ms). Live sources keep one thread: frame threads hold a picture back per
+    /// 497 against 503 ms). That holds for story bit rates; a heavy stream is another matter
+    /// (`heavyPlaybackThreads`). Live sources keep one thread: frame threads hold a picture back per
     /// thread, and a live story shows the newest.
     public var playbackThreads: Int = max(1, min(2, ProcessInfo.processInfo.activeProcessorCount / 2))
+    /// Decoder threads of a playing recorded video whose stream is heavy (`heavyBitsPerPixel`):
+    /// two from two cores up. A noisy CRF-18 clip as phones record it spends ~3 bits a pixel and
+    /// costs ~35 ms a picture to decode at 720x1280 on one thread, three times what the rest of a
+    /// frame costs (convert, raster, PNG): a story at rest then waits on its one decode thread
+    /// while the other core idles, and frame threads put both cores to work (issue 33; see
+    /// `decoderThreads(for:)`).
+    public var heavyPlaybackThreads: Int = min(2, ProcessInfo.processInfo.activeProcessorCount)
+    /// Bits per pixel (the stream's bit rate over width × height × frame rate) from which a
+    /// stream is heavy. Story bit rates (5 Mbit/s at 720p30, 8 at 1080p30) spend 0.13-0.18;
+    /// x264's CRF 23 on sensor noise 1.7, CRF 18 about 3.
+    public var heavyBitsPerPixel: Double = 0.5
+    /// Set by the player for a playing recorded video: its decoder opens with
+    /// `heavyPlaybackThreads` when the stream is heavy. nil for everything else (posters, probes,
+    /// live sources, which keep one thread: see `playbackThreads`).
+    package var heavyDecoderThreads: Int?
     /// Converted pictures a decode thread may hold ahead of the one shown (memory: each is one
     /// canvas, 8 MB at 1080x1920). The next picture waits in this queue until its time, and the
     /// thread converts only when there is room, so one is enough to overlap decoding with the

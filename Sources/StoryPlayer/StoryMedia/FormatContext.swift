@@ -183,7 +183,8 @@ final class FormatContext {
                                  channels: Int(parameters.pointee.ch_layout.nb_channels),
                                  sampleRate: Int(parameters.pointee.sample_rate), timeline: StreamTimeline(stream),
                                  duration: duration != cffmpeg_nopts_value() && duration > 0 ? duration : nil,
-                                 colourTransfer: parameters.pointee.color_trc, colourPrimaries: parameters.pointee.color_primaries)
+                                 colourTransfer: parameters.pointee.color_trc, colourPrimaries: parameters.pointee.color_primaries,
+                                 bitRate: parameters.pointee.bit_rate)
     }
 
     /// Every stream the container knows now, in order.
@@ -252,6 +253,9 @@ struct StreamDescription {
     /// What the container says of its colour (an MP4's `colr` box).
     let colourTransfer: AVColorTransferCharacteristic
     let colourPrimaries: AVColorPrimaries
+    /// Bits per second, as the container says (an MP4's `btrt` box, or its size over its
+    /// length); 0 when unknown.
+    let bitRate: Int64
 
     /// FFmpeg's name of the codec (`avcodec_get_name`), e.g. "h264".
     var codecName: String { String(cString: avcodec_get_name(codecID)) }

@@ -139,7 +139,10 @@ package final class MediaDecoder {
         isStill = format.formatName == "image2" || format.formatName.hasSuffix("_pipe")
         let status = format.bestStream(AVMEDIA_TYPE_VIDEO)
         if status >= 0 {
-            track = try VideoTrack(stream: status, of: format, limits: limits, threads: isStill ? 1 : limits.decoderThreads)
+            // A picture is one keyframe: threads would only add their start-up.
+            var trackLimits = limits
+            if isStill { (trackLimits.decoderThreads, trackLimits.heavyDecoderThreads) = (1, nil) }
+            track = try VideoTrack(stream: status, of: format, limits: trackLimits)
         } else if !self.waitsForVideo {
             throw MediaError(.noVideoStream, "no video stream in \(source)", averror: status)
         }
@@ -338,7 +341,7 @@ package final class MediaDecoder {
         let index = packet.streamIndex
         guard let type = format.mediaType(ofStream: index) else { return }
         if track == nil, waitsForVideo, type == AVMEDIA_TYPE_VIDEO {
-            track = try VideoTrack(stream: index, of: format, limits: limits, threads: limits.decoderThreads)
+            track = try VideoTrack(stream: index, of: format, limits: limits)
         }
         guard let track, index == track.index else {
             if type == AVMEDIA_TYPE_AUDIO {

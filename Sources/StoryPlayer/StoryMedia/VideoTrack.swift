@@ -25,15 +25,18 @@ struct VideoTrack {
     /// back to the whole container's).
     let duration: Double?
 
-    /// `avcodec_open2` for stream `index` of `format` with `threads` decoder threads, refusing
-    /// pictures over the pixel limit.
-    init(stream index: Int32, of format: FormatContext, limits: DecodeLimits, threads: Int) throws(MediaError) {
+    /// `avcodec_open2` for stream `index` of `format` with the decoder threads `limits` give its
+    /// bit rate (`DecodeLimits.decoderThreads(bitRate:…)`), refusing pictures over the pixel limit.
+    init(stream index: Int32, of format: FormatContext, limits: DecodeLimits) throws(MediaError) {
         guard let stream = format.description(ofStream: index) else { preconditionFailure("a video track of a stream the demuxer has") }
         let width = stream.width, height = stream.height
         if width * height > limits.maxPixels {
             throw MediaError(.tooLarge, "picture is \(width)x\(height), more than the limit of \(limits.maxPixels) pixels")
         }
         self.index = index
+        // A heavy stream playing opens on frame threads (`DecodeLimits.heavyPlaybackThreads`).
+        let threads = limits.decoderThreads(bitRate: stream.bitRate, width: width, height: height,
+                                            frameRate: format.frameRate(ofStream: index))
         codec = try format.openDecoder(stream: index, maxPixels: limits.maxPixels, threads: threads)
         codedWidth = width
         codedHeight = height

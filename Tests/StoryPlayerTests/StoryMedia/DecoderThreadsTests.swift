@@ -91,4 +91,38 @@ final class DecoderThreadsTests: XCTestCase {
         // Charged once: the threads' time is taken picture by picture, never added up again.
         XCTAssertLessThan(two / one, 2, "decode CPU on two threads \(two) s against \(one) s on one")
     }
+
+    /// A playing stream that spends `heavyBitsPerPixel` or more opens on `heavyPlaybackThreads`
+    /// frame threads (issue 33: a heavy story at rest waited on one decode thread); a lighter one,
+    /// a still, or a decoder not playing keeps `decoderThreads`. The pictures stay the same:
+    /// `testFrameThreadsDecodeTheSamePictures`.
+    func testAHeavyStreamPlaysOnFrameThreads() throws {
+        func threads(heavyFrom bitsPerPixel: Double, playing: Bool = true, uri: String = Fixture.sample("night.mp4")) throws -> Int {
+            var limits = DecodeLimits()
+            limits.decoderThreads = 1
+            limits.heavyBitsPerPixel = bitsPerPixel
+            limits.heavyDecoderThreads = playing ? 2 : nil
+            let decoder = try MediaDecoder(source: MediaSource(uri: uri, relativeTo: "/"), limits: limits)
+            defer { decoder.close() }
+            return decoder.decoderThreads
+        }
+        XCTAssertEqual(try threads(heavyFrom: 0.0001), 2, "the sample counts as heavy from a tiny threshold")
+        XCTAssertEqual(try threads(heavyFrom: 1000), 1, "and as light from a huge one")
+        XCTAssertEqual(try threads(heavyFrom: 0.0001, playing: false), 1, "posters and probes keep one thread")
+        XCTAssertEqual(try threads(heavyFrom: 0.0001, uri: Fixture.path("odd.png")), 1, "a still keeps one thread")
+    }
+
+    /// The threshold in bits per pixel: 5 Mbit/s at 720p30 is light, x264's CRF 18 on noise
+    /// (84 Mbit/s) heavy; a stream whose bit rate is unknown is not heavy.
+    func testBitsPerPixelDecideWhatIsHeavy() {
+        var limits = DecodeLimits()
+        limits.decoderThreads = 1
+        limits.heavyDecoderThreads = 2
+        XCTAssertEqual(limits.decoderThreads(bitRate: 5_000_000, width: 720, height: 1280, frameRate: 30), 1)
+        XCTAssertEqual(limits.decoderThreads(bitRate: 84_000_000, width: 720, height: 1280, frameRate: 30), 2)
+        XCTAssertEqual(limits.decoderThreads(bitRate: 0, width: 720, height: 1280, frameRate: 30), 1)
+        XCTAssertEqual(limits.decoderThreads(bitRate: 84_000_000, width: 720, height: 1280, frameRate: 0), 1)
+        limits.heavyDecoderThreads = nil
+        XCTAssertEqual(limits.decoderThreads(bitRate: 84_000_000, width: 720, height: 1280, frameRate: 30), 1)
+    }
 }

@@ -49,6 +49,7 @@ final class DecodeThread: Sendable {
         let playing = {
             var playing = limits
             playing.decoderThreads = isLive ? 1 : limits.playbackThreads
+            playing.heavyDecoderThreads = isLive ? nil : limits.heavyPlaybackThreads
             return playing
         }()
         let thread = Thread { [self] in
