@@ -7,6 +7,11 @@
 # (default 3), and the overhead against the whole render. Each shard opens its sources again,
 # seeks to the keyframe before its first frame and decodes forward from it: that is the overhead.
 # With WHOLE_SECONDS=1 the shards are cut at whole seconds (the clips' keyframes).
+# The overhead is split as each shard's summary.json says (`shard_cost`, summed over shards):
+# opening (sources opened again for items begun before the shard), seeking, and decoding
+# forward (pictures decoded after the seek but never shown); "rest" is what none of them
+# explains (the shards' preloads, start-up, the fast-forward's navigation). BOARDS="sixty"
+# runs one board only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/quiet-build.sh
@@ -36,20 +41,28 @@ sed -i "s|\"uri\": \"|\"uri\": \"$PWD/samples/|g; s|\"poster\": \"|\"poster\": \
 # CPU seconds (user + system) of one command.
 cpu() { /usr/bin/time -f "%U %S" -o "$work/time" "$@" >/dev/null 2>&1; awk '{print $1 + $2}' "$work/time"; }
 
-# CPU seconds of BOARD rendered as N shards, one after another.
+# CPU seconds of BOARD rendered as N shards, one after another, then the shards' opening,
+# seeking and decoding-forward CPU seconds (summed from their summaries), joined by commas.
 sharded() {
-  local board=$1 shards=$2 total=0 range seconds
+  local board=$1 shards=$2 total=0 range seconds split="0 0 0"
   for ((i = 0; i < shards; i++)); do
     range=$("$bin" frames "$board" --shards "$shards" --shard "$i" "${whole_seconds[@]}")
     [[ -z $range ]] && continue
     rm -rf "$work/out"
     seconds=$(cpu "$bin" render "$board" --output "$work/out" --frames "$range" --quiet)
     total=$(python3 -c "print($total + $seconds)")
+    split=$(python3 - "$work/out/summary.json" $split <<'PY'
+import json, sys
+cost = json.load(open(sys.argv[1])).get("shard_cost", {})
+parts = [cost.get(k, {}).get("cpu_seconds", 0) for k in ("opening", "seeking", "decoding_forward")]
+print(" ".join(str(float(a) + b) for a, b in zip(sys.argv[2:], parts)))
+PY
+)
   done
-  echo "$total"
+  echo "$total,${split// /,}"
 }
 
-for board in demo sixty; do
+for board in ${BOARDS:-demo sixty}; do
   results=()
   for _ in $(seq "$runs"); do
     rm -rf "$work/out"
@@ -59,11 +72,17 @@ for board in demo sixty; do
   done
   python3 - "$board" "${results[@]}" <<'PY'
 import statistics, sys
-board, rows = sys.argv[1], [list(map(float, r.split())) for r in sys.argv[2:]]
-medians = [statistics.median(column) for column in zip(*rows)]
+board = sys.argv[1]
+# Each row: whole, then per shard count "total,opening,seeking,forward".
+rows = [[list(map(float, cell.split(","))) for cell in r.split()] for r in sys.argv[2:]]
+whole = statistics.median(row[0][0] for row in rows)
 print("%s (%d runs, CPU seconds, median):" % (board, len(rows)))
-print("  whole     %7.2f" % medians[0])
-for n, value in zip((2, 4, 8), medians[1:]):
-    print("  %d shards  %7.2f  %.3fx whole" % (n, value, value / medians[0]))
+print("  whole     %7.2f" % whole)
+for column, n in enumerate((2, 4, 8), start=1):
+    total, opening, seeking, forward = (statistics.median(row[column][k] for row in rows) for k in range(4))
+    overhead = total - whole
+    rest = overhead - opening - seeking - forward
+    print("  %d shards  %7.2f  %.3fx whole  overhead %6.2f = opening %5.2f + seeking %5.2f + decoding forward %5.2f + rest %6.2f"
+          % (n, total, total / whole, overhead, opening, seeking, forward, rest))
 PY
 done

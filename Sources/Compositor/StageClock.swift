@@ -24,6 +24,9 @@ public enum PipelineStage: String, Sendable, CaseIterable {
 /// compared with the render's wall time to see how busy the cores were.
 public final class StageClock: Sendable {
     private let totals = Mutex<[PipelineStage: Double]>([:])
+    /// A shard's cost of reaching its first frame, apart from the stages (which it overlaps:
+    /// decoding forward is decode time too).
+    private let shard = Mutex(ShardCost())
 
     public init() {}
 
@@ -38,6 +41,25 @@ public final class StageClock: Sendable {
     public func add(_ stage: PipelineStage, _ seconds: Double) {
         totals.withLock { $0[stage, default: 0] += seconds }
     }
+
+    /// Adds `count` of a shard's `part` and the CPU seconds they took (`ShardCost`).
+    public func addShardCost(_ part: ShardCost.Part, count: Int = 1, seconds: Double) {
+        shard.withLock {
+            $0[part].count += count
+            $0[part].cpuSeconds += seconds
+        }
+    }
+
+    /// Counts pictures a shard's decoding forward saved: discarded by the decoder, or not converted.
+    public func addShardSavings(droppable: Int = 0, unconverted: Int = 0) {
+        shard.withLock {
+            $0.droppablePackets += droppable
+            $0.unconvertedPictures += unconverted
+        }
+    }
+
+    /// A shard's cost of reaching its first frame so far.
+    public var shardCost: ShardCost { shard.withLock { $0 } }
 
     /// CPU seconds charged to each stage so far.
     public var seconds: [PipelineStage: Double] {

@@ -111,6 +111,14 @@ final class CodecContext {
         return frame.withUnsafeAVFrame { avcodec_receive_frame(pointer, $0) }
     }
 
+    /// Whether the decoder drops the pictures of the packets sent from now on that no other
+    /// picture refers to (`skip_frame` = `AVDISCARD_NONREF`, else `AVDISCARD_DEFAULT`). Frame
+    /// threads take the setting with each packet, so it can change from one packet to the next.
+    var dropsNonReferences: Bool {
+        get { pointer?.pointee.skip_frame == AVDISCARD_NONREF }
+        set { context.pointee.skip_frame = newValue ? AVDISCARD_NONREF : AVDISCARD_DEFAULT }
+    }
+
     /// `avcodec_flush_buffers`: forgets the pictures in flight (after a seek, or an early drain),
     /// so the decoder takes packets again.
     func flush() {

@@ -61,6 +61,8 @@ final class Packet {
 
     /// The stream the packet belongs to (`stream_index`).
     var streamIndex: Int32 { withUnsafeAVPacket { $0.pointee.stream_index } }
+    /// Its presentation timestamp (`pts`), in its stream's time base.
+    var presentationTimestamp: Int64 { withUnsafeAVPacket { $0.pointee.pts } }
     /// Whether it holds a keyframe (`AV_PKT_FLAG_KEY`).
     var isKeyframe: Bool { withUnsafeAVPacket { $0.pointee.flags & AV_PKT_FLAG_KEY != 0 } }
     /// How long the packet shows, in its time base (0: unknown).

@@ -64,6 +64,8 @@ package final class MediaDecoder {
     /// Set by `firstPicture()`: the input ends after the first keyframe the decoder accepts.
     private var drainsAfterKeyframe = false
     private var drainedEarly = false
+    /// A shard's decoding forward after `seek(to:)`: which pictures need not be decoded.
+    private var forwardDiscard: ForwardDiscard?
     private let gate: InterruptGate
     /// What has arrived, for the player (shared by every connection of one play).
     let reception: SourceReception
@@ -352,6 +354,10 @@ package final class MediaDecoder {
         }
         reception.countVideo()
         if firstPacketAt == nil { firstPacketAt = InterruptGate.now() }
+        if var discard = forwardDiscard {
+            track.codec.dropsNonReferences = discard.mayDrop(time: track.timeline.seconds(packet.presentationTimestamp))
+            forwardDiscard = discard
+        }
         let sent = track.codec.send(packet)
         if sent < 0 && sent != FFmpegError.tryAgain {
             // A damaged packet: skip it, as players do, and keep going.
@@ -417,9 +423,22 @@ package final class MediaDecoder {
         let status = format.seek(stream: track.index, to: track.timeline.timestamp(seconds))
         guard status >= 0 else { throw MediaError(.seek, "cannot seek to \(seconds) s", averror: status) }
         track.codec.flush()
+        track.codec.dropsNonReferences = false
+        forwardDiscard = nil
         inputDone = false
         outputDone = false
     }
+
+    /// Lets the decoder leave undecoded, from here on, the pictures that cannot be the newest at
+    /// or before media time `seconds` and that no picture refers to (`ForwardDiscard`): a
+    /// shard's decoding forward from the keyframe it seeked to. Every picture it returns is
+    /// decoded exactly as without this; only some older than `seconds` never come.
+    package func dropUnneededPictures(before seconds: Double) {
+        forwardDiscard = ForwardDiscard(startAt: seconds)
+    }
+
+    /// Packets sent so far with leave to drop them (`dropUnneededPictures(before:)`).
+    package var droppablePackets: Int { forwardDiscard?.marked ?? 0 }
 }
 
 // MARK: - HEIF photos

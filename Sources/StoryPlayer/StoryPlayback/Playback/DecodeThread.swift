@@ -199,6 +199,9 @@ private struct Worker {
     func run() {
         var decoder: MediaDecoder
         var watch: PlaylistWatch?
+        // A shard's player that starts mid-item opens its source again (the shard before opened
+        // it too): what that costs is the shard's opening (`ShardCost`).
+        let openingFrom = StageClock.threadCPUSeconds()
         do {
             (decoder, watch) = try open(epoch: edge.epoch)
         } catch {
@@ -206,7 +209,10 @@ private struct Worker {
             return
         }
         defer { watch?.retire(waitingUpTo: 0.5) }
-        if startAt > 0 && !decoder.isStill && !isLive {
+        if startAt > 0 { clock?.addShardCost(.opening, seconds: StageClock.threadCPUSeconds() - openingFrom) }
+        let forwards = startAt > 0 && !decoder.isStill && !isLive
+        if forwards {
+            let seekingFrom = StageClock.threadCPUSeconds()
             do {
                 try clock.measure(.decode) { () throws(MediaError) in try decoder.seek(to: startAt) }
             } catch {
@@ -214,6 +220,13 @@ private struct Worker {
                 close(decoder)
                 return
             }
+            clock?.addShardCost(.seeking, seconds: StageClock.threadCPUSeconds() - seekingFrom)
+            decoder.dropUnneededPictures(before: startAt)
+        }
+        var forward = ForwardPass(startAt: forwards ? startAt : nil)
+        defer {
+            clock?.addShardCost(.decodingForward, count: forward.passedOver, seconds: forward.passedOverSeconds)
+            clock?.addShardSavings(droppable: decoder.droppablePackets, unconverted: forward.passedOver)
         }
         let openMs = milliseconds(since: started)
         let facts = MediaFacts(decoder, isLive: isLive)
@@ -232,10 +245,14 @@ private struct Worker {
                 var backlog = PushBacklog(isPushed: isLive && LiveSourceKind(source) == .push)
                 defer { skip.count(passedOver: backlog.passedOver) }
                 while !gate.isStopped {
-                    let picture = try clock.measure(.decode) { () throws(MediaError) in try decoder.nextPicture() }
-                    chargeWorkers(of: decoder)
+                    let decodingFrom = StageClock.threadCPUSeconds()
+                    let picture = try decoder.nextPicture()
+                    // Charged here rather than through `measure`, so the shard's decoding forward
+                    // can be told the same seconds.
+                    let decodeSeconds = StageClock.threadCPUSeconds() - decodingFrom + decoder.takeWorkerCPUSeconds()
+                    clock?.add(.decode, decodeSeconds)
                     guard let picture else {
-                        for held in backlog.flush() {
+                        for held in forward.flush() + backlog.flush() {
                             guard queue.put(.decoded(time: held.time, picture: held.picture, spans: held.spans)) else { return }
                         }
                         break
@@ -278,8 +295,10 @@ private struct Worker {
                     // Live pictures wait for room as a file's do: a segment's burst is played on
                     // its own clock, not thinned to its last picture. Catching up is the
                     // player's call (`LivePlayhead`), by passing pictures over unconverted.
-                    for next in backlog.take(PushBacklog.Picture(time: time, picture: picture, spans: spans), now: LiveEdge.now()) {
-                        guard queue.put(.decoded(time: next.time, picture: next.picture, spans: next.spans)) else { return }
+                    for ready in forward.take(PushBacklog.Picture(time: time, picture: picture, spans: spans), seconds: decodeSeconds) {
+                        for next in backlog.take(ready, now: LiveEdge.now()) {
+                            guard queue.put(.decoded(time: next.time, picture: next.picture, spans: next.spans)) else { return }
+                        }
                     }
                     if decoder.isStill {
                         queue.put(.end)
@@ -291,6 +310,11 @@ private struct Worker {
                 failure = error
             }
             if gate.isStopped { return }
+            // A picture held by the decoding forward when the data failed is the item's last, and
+            // shown, as the whole render shows it.
+            for held in forward.flush() {
+                guard queue.put(.decoded(time: held.time, picture: held.picture, spans: held.spans)) else { return }
+            }
             guard isLive else {
                 // Recorded items do not reconnect: a network error fails them, a clean end ends them.
                 if let failure, source.isRemote || !spansSent {

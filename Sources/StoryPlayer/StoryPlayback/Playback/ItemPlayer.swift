@@ -84,7 +84,8 @@ public final class ItemPlayer {
 
     package init(id: Int, itemIndex: Int, item: StoryItem, storyID: String, startedAt: Double,
          size: (width: Int, height: Int), limits: DecodeLimits, clock: StageClock?, waits: Bool,
-         deferred: Bool = false, roomPins: [String: Bool] = [:], participant: String? = nil, trace: LifecycleTrace) {
+         deferred: Bool = false, factsBook: MediaFactsBook? = nil, roomPins: [String: Bool] = [:], participant: String? = nil,
+         trace: LifecycleTrace) {
         self.id = id
         self.participant = participant
         self.itemIndex = itemIndex
@@ -111,10 +112,20 @@ public final class ItemPlayer {
         }
         if deferred {
             isDeferred = true
+            // Opened for its length alone, which a whole render learns from the play it decodes:
+            // the shard's opening (`ShardCost`).
+            let openingFrom = StageClock.threadCPUSeconds()
             do {
-                let decoder = try MediaDecoder(source: item.source, limits: limits, isLive: item.isLive)
-                media = MediaFacts(decoder, isLive: item.isLive)
-                decoder.close()
+                if let known = item.isLive ? nil : factsBook?.facts(of: item.source) {
+                    media = known
+                } else {
+                    let decoder = try MediaDecoder(source: item.source, limits: limits, isLive: item.isLive)
+                    let facts = MediaFacts(decoder, isLive: item.isLive)
+                    media = facts
+                    if !item.isLive { factsBook?.keep(facts, of: item.source) }
+                    clock?.addShardCost(.opening, seconds: StageClock.threadCPUSeconds() - openingFrom + decoder.takeWorkerCPUSeconds())
+                    decoder.close()
+                }
                 trace.record(.opened, t: startedAt, story: storyID, item: tracedItem, player: id, participant: participant)
                 // Its first frame was shown during the fast-forward, where nothing is drawn.
                 firstFrameAt = startedAt

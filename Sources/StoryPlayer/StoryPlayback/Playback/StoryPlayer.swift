@@ -43,6 +43,9 @@ public final class StoryPlayer {
     /// New players open their media only to learn its length, and decode nothing (a shard's
     /// fast-forward through the frames before its range).
     public var defersDecoding = false
+    /// Where deferred players find the facts of a source opened before in the render, and keep
+    /// what they learn (`MediaFactsBook`); nil: each opens its source.
+    package var factsBook: MediaFactsBook?
 
     /// Starts item `item` at timeline time `t` with a brand-new player.
     @discardableResult
@@ -58,7 +61,7 @@ public final class StoryPlayer {
         if !isRoom { trace.record(.play, t: t, story: story.id, item: item, player: id) }
         let player = ItemPlayer(id: id, itemIndex: item, item: story.items[item], storyID: story.id, startedAt: t,
                                 size: size, limits: limits, clock: clock, waits: waits, deferred: defersDecoding,
-                                roomPins: roomPins, trace: trace)
+                                factsBook: factsBook, roomPins: roomPins, trace: trace)
         current = player
         return player
     }

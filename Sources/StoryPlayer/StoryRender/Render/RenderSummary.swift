@@ -55,6 +55,8 @@ public struct RenderSummary: Sendable {
     public var spans: [String: [FirstFrameSpans]] = [:]
     /// What `--loudness` measured and did to the MP4's sound.
     public var loudness: LoudnessFigures?
+    /// A shard's cost of reaching its first frame (`shard_cost`); nil for a whole render.
+    public var shardCost: ShardCost?
 
     /// Mean CPU milliseconds per frame of each stage.
     public var stageMilliseconds: [PipelineStage: Double] {
@@ -163,6 +165,17 @@ public struct RenderSummary: Sendable {
             + "\"first_frame_ms\": \(statistics(spans.map(\.firstFrameMs)))}"
     }
 
+    /// A shard's `shard_cost`: its opening, seeking and decoding forward, each a count and CPU
+    /// seconds, and the pictures the decoding forward was spared.
+    static func shardCostJSON(_ cost: ShardCost) -> String {
+        func figure(_ name: String, _ figure: ShardCost.Figure) -> String {
+            "{\"\(name)\": \(figure.count), \"cpu_seconds\": \(JSONText.number(figure.cpuSeconds))}"
+        }
+        return "{\"opening\": \(figure("sources", cost.opening)), \"seeking\": \(figure("seeks", cost.seeking)), "
+            + "\"decoding_forward\": \(figure("pictures", cost.decodingForward)), "
+            + "\"droppable_packets\": \(cost.droppablePackets), \"unconverted_pictures\": \(cost.unconvertedPictures)}"
+    }
+
     /// `summary.json`, keys in a fixed order.
     public var json: String {
         let storyLines = stories.map { story in
@@ -186,7 +199,7 @@ public struct RenderSummary: Sendable {
           "cores": \(cores),
           "pipeline_efficiency": \(JSONText.number(pipelineEfficiency)),
           "non_encode_share": \(JSONText.number(nonEncodeShare)),
-          "clock": \(JSONText.string(clock.rawValue)),\(timelineFPS.map { "\n  \"timeline_fps\": \(JSONText.number($0))," } ?? "")\(frameRange.map { "\n  \"frame_range\": [\($0.lowerBound), \($0.upperBound)],\n  \"timeline_frames\": \(timelineFrames)," } ?? "")
+          "clock": \(JSONText.string(clock.rawValue)),\(timelineFPS.map { "\n  \"timeline_fps\": \(JSONText.number($0))," } ?? "")\(frameRange.map { "\n  \"frame_range\": [\($0.lowerBound), \($0.upperBound)],\n  \"timeline_frames\": \(timelineFrames)," } ?? "")\(shardCost.map { "\n  \"shard_cost\": \(RenderSummary.shardCostJSON($0))," } ?? "")
           "poster_misses": \(posterMisses),\(feedPages.map { "\n  \"feed_pages\": \($0)," } ?? "")
           "late_frames": [\(lateFrames.map(String.init).joined(separator: ", "))],\(loudness.map { "\n  \"loudness\": \($0.json)," } ?? "")\(clockStartedAt.map { "\n  \"clock_started_at\": \(JSONText.number($0))," } ?? "")
           "first_frame": \(RenderSummary.spanStatistics(spans.values.flatMap { $0 })),

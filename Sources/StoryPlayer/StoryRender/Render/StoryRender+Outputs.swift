@@ -11,6 +11,7 @@ extension StoryRender {
                                     stageSeconds: clock.seconds, cores: Rasterizer.defaultThreadCount)
         summary.clock = playback
         summary.frameRange = options.frameRange
+        summary.shardCost = options.frameRange == nil ? nil : clock.shardCost
         summary.timelineFPS = storyboard.canvas.fps
         summary.lateFrames = lateFrames
         summary.clockStartedAt = clockStartedAt

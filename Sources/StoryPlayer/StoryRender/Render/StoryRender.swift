@@ -108,6 +108,7 @@ public final class StoryRender {
         players += newStories.map {
             let player = StoryPlayer(story: $0, canvas: storyboard.canvas, limits: limits, clock: clock, playback: playback, trace: trace)
             player.defersDecoding = defersNewPlayers
+            player.factsBook = factsBook
             return player
         }
     }
@@ -258,6 +259,8 @@ public final class StoryRender {
     }
 
     var defersNewPlayers = false
+    /// What a shard's deferred players learned of each file, so each is opened once.
+    let factsBook = MediaFactsBook()
 
     /// The decode limits of a render: the options', with the storyboard's timeouts, protocols and
     /// live latency.
