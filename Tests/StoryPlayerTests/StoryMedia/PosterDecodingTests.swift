@@ -42,3 +42,45 @@ final class PosterDecodingTests: XCTestCase {
         XCTAssertTrue(summary.json.contains("\"preload\": "))
     }
 }
+
+// MARK: - Loading cards made when first shown
+
+extension PosterDecodingTests {
+    /// A loading card is blurred the first time a face shows it, not when its poster loads
+    /// (most are never shown, and each shard's preload window would blur them all again). It has
+    /// the pixels it had when the preload made it: the poster at a quarter of the canvas, blurred
+    /// by the look's radius and darkened. Items that share a poster share one card.
+    func testALoadingCardIsTheBlurredPosterMadeOnceWhenFirstShown() throws {
+        let board = try Storyboard.parse("""
+        {"canvas": {"width": 144, "height": 256, "fps": 10}, "duration": 1,
+         "stories": [{"id": "a", "poster": "\(Fixture.sample("sunset.jpg"))",
+                      "items": [{"uri": "\(Fixture.sample("beach.mp4"))"}, {"uri": "\(Fixture.sample("city.mp4"))"}]},
+                     {"id": "b", "items": [{"uri": "\(Fixture.sample("city.mp4"))"}]}]}
+        """)
+        let clock = StageClock()
+        let posters = PosterLibrary(canvas: board.canvas, look: board.loading, limits: DecodeLimits(), clock: clock)
+        posters.request([0, 1], stories: board.stories)
+        posters.waitForRequests()
+        XCTAssertGreaterThan(clock.seconds[.overlay] ?? 0, 0, "the avatars are made with the posters")
+        let beforeCards = (clock.seconds[.overlay] ?? 0)
+
+        func expectedCard(_ name: String) throws -> RGBAImage {
+            let source = MediaSource(uri: Fixture.sample(name), relativeTo: "/")
+            let poster = try PictureLoader.load(source, width: 144 / 4, height: 256 / 4, limits: DecodeLimits())
+            var card = poster.blurred(radius: Int((board.loading.blur * 144 / 720 / 4).rounded()))
+            card.darken(by: PosterLibrary.darkening)
+            return card
+        }
+        let first = try XCTUnwrap(posters.card(story: 0, item: 0))
+        XCTAssertGreaterThan((clock.seconds[.overlay] ?? 0), beforeCards, "the card is blurred when first asked for")
+        XCTAssertEqual(first, try expectedCard("sunset.jpg"), "the story's poster, blurred and darkened")
+        let madeOnce = (clock.seconds[.overlay] ?? 0)
+        XCTAssertEqual(posters.card(story: 0, item: 1), first, "the story's items share its poster's card")
+        XCTAssertEqual(posters.card(story: 0, item: 0), first)
+        XCTAssertEqual((clock.seconds[.overlay] ?? 0), madeOnce, "a card is blurred once, then kept")
+        XCTAssertEqual(posters.card(story: 1, item: 0), try expectedCard("city.mp4"), "an item's own first frame")
+        XCTAssertEqual(posters.picture(story: 1, item: 0, at: 0, ring: false),
+                       try expectedCard("city.mp4").scaled(width: 144, height: 256))
+        XCTAssertNil(posters.card(story: 1, item: 5), "no such item")
+    }
+}

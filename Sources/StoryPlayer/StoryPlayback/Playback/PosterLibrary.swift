@@ -14,7 +14,12 @@ import Synchronization
 package final class PosterLibrary: Sendable {
     /// What one preload brought in for a story.
     package struct Entry: Sendable {
-        var cards: [RGBAImage?]
+        /// Each item's poster, sharp at a quarter of the canvas, named by its source (items
+        /// that share a poster share the name), or nil when the item has none.
+        var posters: [String?]
+        var sharp: [String: RGBAImage]
+        /// The loading backgrounds made so far, by poster (`card(ofPoster:)`).
+        var cards: [String: RGBAImage]
         var avatars: [RGBAImage?]
         package var probe: MediaProbe?
         package var loaded: [String]
@@ -50,7 +55,8 @@ package final class PosterLibrary: Sendable {
     static let reduction = 4
     static let darkening = 0.72
 
-    /// Charged with the loads' CPU time: opening and decoding under `.preload`, the cards under `.overlay`.
+    /// Charged with the loads' CPU time: opening and decoding under `.preload`, the cards under
+    /// `.overlay` (on the thread that first shows one).
     private let clock: StageClock?
     /// The virtual clock: `picture` waits for a story still loading instead of showing the
     /// background, so that frames do not depend on how long loading took.
@@ -157,8 +163,27 @@ package final class PosterLibrary: Sendable {
     /// none (the background of a failed story's error card). Waits as `picture` does.
     package func card(story: Int, item: Int) -> RGBAImage? {
         if waitsForLoads { wait(for: story) }
-        let entry = state.withLock { $0.entries[story] }
-        return entry.flatMap { item < $0.cards.count ? $0.cards[item] : nil }
+        return card(story: story, item: item, of: state.withLock { $0.entries[story] })
+    }
+
+    /// The blurred, darkened card of an item's poster, made the first time it is shown and kept.
+    /// Made on demand, not when the poster loads: most items' cards are never shown (an item
+    /// shows one only while its player has no picture), and a shard's preload window would make
+    /// them all again at its start. The blur is the same either way, so the pixels are too.
+    private func card(story: Int, item: Int, of entry: Entry?) -> RGBAImage? {
+        guard let entry, item < entry.posters.count, let key = entry.posters[item],
+              let poster = entry.sharp[key] else { return nil }
+        if let made = entry.cards[key] { return made }
+        let radius = Int((look.blur * Double(canvas.width) / 720 / Double(PosterLibrary.reduction)).rounded())
+        let card = clock.measure(.overlay) {
+            var card = poster.blurred(radius: radius)
+            card.darken(by: PosterLibrary.darkening)
+            return card
+        }
+        // The probe thread may have replaced the entry meanwhile (with the same posters): the
+        // card goes into whichever entry is there now.
+        state.withLock { $0.entries[story]?.cards[key] = card }
+        return card
     }
 
     /// Under the virtual clock a story still loading is waited for; otherwise a story whose
@@ -170,7 +195,7 @@ package final class PosterLibrary: Sendable {
             if entry == nil { state.misses += 1 }
             return entry
         }
-        let card = entry.flatMap { item < $0.cards.count ? $0.cards[item] : nil }
+        let card = card(story: story, item: item, of: entry)
         // A face is opaque, as every story picture is: one that shows the background shows its
         // colour without its alpha (black for "transparent").
         var picture = card?.scaled(width: canvas.width, height: canvas.height)
@@ -186,10 +211,9 @@ package final class PosterLibrary: Sendable {
 
     private func loadPosters(_ story: Story) -> Entry {
         let small = (max(2, canvas.width / PosterLibrary.reduction), max(2, canvas.height / PosterLibrary.reduction))
-        let radius = Int((look.blur * Double(canvas.width) / 720 / Double(PosterLibrary.reduction)).rounded())
         let avatarSide = max(2, Int(96 * Double(canvas.width) / 720))
-        var entry = Entry(cards: [], avatars: [], probe: nil, loaded: [], problems: [])
-        var cache: [String: (RGBAImage, RGBAImage)] = [:]
+        var entry = Entry(posters: [], sharp: [:], cards: [:], avatars: [], probe: nil, loaded: [], problems: [])
+        var cache: [String: RGBAImage] = [:]
         for item in story.items {
             let source: MediaSource
             if let poster = item.poster ?? story.poster {
@@ -197,13 +221,13 @@ package final class PosterLibrary: Sendable {
             } else if !item.isLive && !item.source.isRemote && item.source.refusal == nil {
                 source = item.source
             } else {
-                entry.cards.append(nil)
+                entry.posters.append(nil)
                 entry.avatars.append(nil)
                 continue
             }
-            if let cached = cache[source.location] {
-                entry.cards.append(cached.0)
-                entry.avatars.append(cached.1)
+            if let avatar = cache[source.location] {
+                entry.posters.append(source.location)
+                entry.avatars.append(avatar)
                 continue
             }
             do {
@@ -215,22 +239,18 @@ package final class PosterLibrary: Sendable {
                 let poster = try clock.measure(.preload) { () throws(MediaError) in
                     try PictureLoader.load(source, width: small.0, height: small.1, limits: posterLimits)
                 }
-                let makeCards = {
-                    var card = poster.blurred(radius: radius)
-                    card.darken(by: PosterLibrary.darkening)
-                    return (card, poster.centreSquare().scaled(width: avatarSide, height: avatarSide))
-                }
-                let (card, avatar) = clock.measure(.overlay, makeCards)
-                cache[source.location] = (card, avatar)
-                entry.cards.append(card)
+                let avatar = clock.measure(.overlay) { poster.centreSquare().scaled(width: avatarSide, height: avatarSide) }
+                cache[source.location] = avatar
+                entry.posters.append(source.location)
+                entry.sharp[source.location] = poster
                 entry.avatars.append(avatar)
             } catch {
-                entry.cards.append(nil)
+                entry.posters.append(nil)
                 entry.avatars.append(nil)
                 if !isKnownMissing(source) { entry.problems.append("story \(story.id): poster not loaded: \(error)") }
             }
         }
-        if entry.cards.contains(where: { $0 != nil }) { entry.loaded.append("poster") }
+        if entry.posters.contains(where: { $0 != nil }) { entry.loaded.append("poster") }
         return entry
     }
 
