@@ -25,8 +25,13 @@ runs=${RUNS:-5}
 width=${size%x*} height=${size#*x}
 command -v ffmpeg >/dev/null || { echo "needs the ffmpeg CLI (apt-get install ffmpeg)" >&2; exit 1; }
 [[ -x /usr/bin/time ]] || { echo "needs GNU time (apt-get install time)" >&2; exit 1; }
-quiet_build -c release --product render-stories
-bin=$PWD/.build/release/render-stories
+# RENDER_STORIES=PATH measures another build (an older commit's, for a before-and-after) as it is.
+if [[ -n ${RENDER_STORIES:-} ]]; then
+  bin=$(realpath "$RENDER_STORIES")
+else
+  quiet_build -c release --product render-stories
+  bin=$PWD/.build/release/render-stories
+fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 seconds=$(python3 -c "print($frames / 30 + 1)")

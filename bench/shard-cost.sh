@@ -17,8 +17,13 @@ cd "$(dirname "$0")/.."
 source bench/quiet-build.sh
 runs=${1:-3}
 [[ -x /usr/bin/time ]] || { echo "needs GNU time (apt-get install time)" >&2; exit 1; }
-quiet_build -c release --product render-stories
-bin=$PWD/.build/release/render-stories
+# RENDER_STORIES=PATH measures another build (an older commit's, for a before-and-after) as it is.
+if [[ -n ${RENDER_STORIES:-} ]]; then
+  bin=$(realpath "$RENDER_STORIES")
+else
+  quiet_build -c release --product render-stories
+  bin=$PWD/.build/release/render-stories
+fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 whole_seconds=()
