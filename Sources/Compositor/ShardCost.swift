@@ -29,8 +29,6 @@ public struct ShardCost: Sendable, Equatable {
     /// one already sent at or before the shard's start): the decoder skips those that are not
     /// references, sparing their decoding.
     public var droppablePackets = 0
-    /// Pictures decoded forward and passed over before conversion to RGBA: their conversion was saved.
-    public var unconvertedPictures = 0
 
     public init() {}
 

@@ -51,11 +51,8 @@ public final class StageClock: Sendable {
     }
 
     /// Counts pictures a shard's decoding forward saved: discarded by the decoder, or not converted.
-    public func addShardSavings(droppable: Int = 0, unconverted: Int = 0) {
-        shard.withLock {
-            $0.droppablePackets += droppable
-            $0.unconvertedPictures += unconverted
-        }
+    public func addShardSavings(droppable: Int = 0) {
+        shard.withLock { $0.droppablePackets += droppable }
     }
 
     /// A shard's cost of reaching its first frame so far.

@@ -226,7 +226,7 @@ private struct Worker {
         var forward = ForwardPass(startAt: forwards ? startAt : nil)
         defer {
             clock?.addShardCost(.decodingForward, count: forward.passedOver, seconds: forward.passedOverSeconds)
-            clock?.addShardSavings(droppable: decoder.droppablePackets, unconverted: forward.passedOver)
+            clock?.addShardSavings(droppable: decoder.droppablePackets)
         }
         let openMs = milliseconds(since: started)
         let facts = MediaFacts(decoder, isLive: isLive)
@@ -252,7 +252,7 @@ private struct Worker {
                     let decodeSeconds = StageClock.threadCPUSeconds() - decodingFrom + decoder.takeWorkerCPUSeconds()
                     clock?.add(.decode, decodeSeconds)
                     guard let picture else {
-                        for held in forward.flush() + backlog.flush() {
+                        for held in backlog.flush() {
                             guard queue.put(.decoded(time: held.time, picture: held.picture, spans: held.spans)) else { return }
                         }
                         break
@@ -295,10 +295,9 @@ private struct Worker {
                     // Live pictures wait for room as a file's do: a segment's burst is played on
                     // its own clock, not thinned to its last picture. Catching up is the
                     // player's call (`LivePlayhead`), by passing pictures over unconverted.
-                    for ready in forward.take(PushBacklog.Picture(time: time, picture: picture, spans: spans), seconds: decodeSeconds) {
-                        for next in backlog.take(ready, now: LiveEdge.now()) {
-                            guard queue.put(.decoded(time: next.time, picture: next.picture, spans: next.spans)) else { return }
-                        }
+                    forward.count(time: time, seconds: decodeSeconds)
+                    for next in backlog.take(PushBacklog.Picture(time: time, picture: picture, spans: spans), now: LiveEdge.now()) {
+                        guard queue.put(.decoded(time: next.time, picture: next.picture, spans: next.spans)) else { return }
                     }
                     if decoder.isStill {
                         queue.put(.end)
@@ -310,11 +309,6 @@ private struct Worker {
                 failure = error
             }
             if gate.isStopped { return }
-            // A picture held by the decoding forward when the data failed is the item's last, and
-            // shown, as the whole render shows it.
-            for held in forward.flush() {
-                guard queue.put(.decoded(time: held.time, picture: held.picture, spans: held.spans)) else { return }
-            }
             guard isLive else {
                 // Recorded items do not reconnect: a network error fails them, a clean end ends them.
                 if let failure, source.isRemote || !spansSent {

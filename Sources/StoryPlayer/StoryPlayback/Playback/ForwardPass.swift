@@ -1,51 +1,42 @@
 /// A shard's decoding forward, on the decode thread: of the pictures from the keyframe it
 /// seeked to up to the media time its player starts at, only the newest is shown (the player
 /// passes the others over at once, `ItemPlayer.advance`, which takes every picture up to 1e-9 s
-/// past its media time and keeps the last). So the others are passed over here, before the
-/// convert thread spends a swscale on each; the player receives what it would have kept.
+/// past its media time and keeps the last). This counts those others and their decode CPU, for
+/// the shard's `decoding_forward`.
+///
+/// It only counts: every picture is still queued and converted. Holding the older ones back
+/// before conversion drew different bytes from the whole render's at an item's end (the demo
+/// at 90x160 and 8 fps, shard 80..116, frame 87: the ended night clip's last picture, on the
+/// cube's edge), which `ShardForwardTests.testAShardEndingAnItemDrawsTheWholeRendersBytes`
+/// keeps; the conversions it saved were about 1 ms each, a few hundred per 8-shard render.
 struct ForwardPass {
     /// The media time the player starts at, with the player's slack.
     private let until: Double
-    /// The newest picture so far at or before `until`, not yet queued.
-    private var held: PushBacklog.Picture?
-    /// Whether a picture past `until` came: from then on every picture is queued as decoded.
+    /// Whether a picture at or before `until` came, and what it took to decode.
+    private var heldSeconds: Double?
+    /// Whether a picture past `until` came: from then on nothing is counted.
     private(set) var isDone: Bool
-    /// Pictures passed over, and the decode CPU seconds they took.
+    /// Pictures the player passes over, and the decode CPU seconds they took.
     private(set) var passedOver = 0
     private(set) var passedOverSeconds = 0.0
 
-    /// A pass to `startAt`; none (every picture queued) when `startAt` is nil.
+    /// A pass to `startAt`; none (nothing counted) when `startAt` is nil.
     init(startAt: Double?) {
         until = (startAt ?? 0) + 1e-9
         isDone = startAt == nil
     }
 
-    /// A picture decoded, in presentation order, that took `seconds` of CPU to decode: the
-    /// pictures to queue now, oldest first.
-    mutating func take(_ picture: PushBacklog.Picture, seconds: Double) -> [PushBacklog.Picture] {
-        guard !isDone else { return [picture] }
-        guard picture.time <= until else {
+    /// A picture decoded at `time`, in presentation order, that took `seconds` of CPU to decode.
+    mutating func count(time: Double, seconds: Double) {
+        guard !isDone else { return }
+        guard time <= until else {
             isDone = true
-            return (held.map { [$0] } ?? []) + [picture]
+            return
         }
-        var picture = picture
-        if let older = held {
+        if let older = heldSeconds {
             passedOver += 1
-            passedOverSeconds += heldSeconds
-            // The first picture carries the first-frame spans, whichever is shown.
-            if picture.spans == nil { picture.spans = older.spans }
+            passedOverSeconds += older
         }
-        held = picture
         heldSeconds = seconds
-        return []
-    }
-
-    private var heldSeconds = 0.0
-
-    /// The picture still held when the data ends: it is the item's last, and is shown.
-    mutating func flush() -> [PushBacklog.Picture] {
-        defer { held = nil }
-        isDone = true
-        return held.map { [$0] } ?? []
     }
 }

@@ -173,7 +173,7 @@ public struct RenderSummary: Sendable {
         }
         return "{\"opening\": \(figure("sources", cost.opening)), \"seeking\": \(figure("seeks", cost.seeking)), "
             + "\"decoding_forward\": \(figure("pictures", cost.decodingForward)), "
-            + "\"droppable_packets\": \(cost.droppablePackets), \"unconverted_pictures\": \(cost.unconvertedPictures)}"
+            + "\"droppable_packets\": \(cost.droppablePackets)}"
     }
 
     /// `summary.json`, keys in a fixed order.
