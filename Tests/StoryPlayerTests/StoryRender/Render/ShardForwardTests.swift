@@ -17,11 +17,7 @@ final class ShardForwardTests: XCTestCase {
         for start in [38, 41, 47, 53, 58, 64, 71, 77, 84, 287, 296, 301] {
             let range = start..<(start + 2)
             let (shard, _, folder) = try render(board) { $0.frameRange = range }
-            for n in range {
-                let a = try Data(contentsOf: URL(fileURLWithPath: StoryRender.framePath(wholeFolder.path, n)))
-                let b = try Data(contentsOf: URL(fileURLWithPath: StoryRender.framePath(folder.path, n)))
-                XCTAssertEqual(a, b, "frame \(n) of shard \(range)")
-            }
+            try assertSameFrames(range, in: folder, as: wholeFolder)
             let cost = try XCTUnwrap(shard.shardCost)
             XCTAssertGreaterThan(cost.opening.count, 0, "\(range) opened its playing item again")
             passedOver += cost.decodingForward.count
@@ -50,11 +46,7 @@ extension ShardForwardTests {
         // 10.4 s: inside the fourth item, three passed over.
         let range = 312..<315
         let (shard, _, shardFolder) = try render(board) { $0.frameRange = range }
-        for n in range {
-            let a = try Data(contentsOf: URL(fileURLWithPath: StoryRender.framePath(wholeFolder.path, n)))
-            let b = try Data(contentsOf: URL(fileURLWithPath: StoryRender.framePath(shardFolder.path, n)))
-            XCTAssertEqual(a, b, "frame \(n)")
-        }
+        try assertSameFrames(range, in: shardFolder, as: wholeFolder)
         // The first item's deferred open, then the fourth's decode thread; not one per item.
         XCTAssertEqual(try XCTUnwrap(shard.shardCost).opening.count, 2)
     }
@@ -71,10 +63,16 @@ extension ShardForwardTests {
         let (_, _, wholeFolder) = try render(board)
         let range = 80..<116
         let (_, _, folder) = try render(board) { $0.frameRange = range }
+        try assertSameFrames(range, in: folder, as: wholeFolder)
+    }
+
+    /// Each frame of `range` in the shard's `folder` has the bytes of the whole render's.
+    private func assertSameFrames(_ range: Range<Int>, in folder: ScratchFolder, as whole: ScratchFolder,
+                                  file: StaticString = #filePath, line: UInt = #line) throws {
         for n in range {
-            let a = try Data(contentsOf: URL(fileURLWithPath: StoryRender.framePath(wholeFolder.path, n)))
+            let a = try Data(contentsOf: URL(fileURLWithPath: StoryRender.framePath(whole.path, n)))
             let b = try Data(contentsOf: URL(fileURLWithPath: StoryRender.framePath(folder.path, n)))
-            XCTAssertEqual(a, b, "frame \(n) of shard \(range)")
+            XCTAssertEqual(a, b, "frame \(n) of shard \(range)", file: file, line: line)
         }
     }
 }
