@@ -35,10 +35,14 @@ public struct DecodeLimits: Sendable {
     /// live sources, which keep one thread: see `playbackThreads`).
     package var heavyDecoderThreads: Int?
     /// Converted pictures a decode thread may hold ahead of the one shown (memory: each is one
-    /// canvas, 8 MB at 1080x1920). The next picture waits in this queue until its time, and the
-    /// thread converts only when there is room, so one is enough to overlap decoding with the
-    /// render: alternating runs at 720x1280 were as fast as with two.
-    public var queuedPictures: Int = 1
+    /// canvas, 8 MB at 1080x1920). The player looks at the next picture before it shows the
+    /// current one (is it due too?), and that next picture waits in this queue until its
+    /// time. With room for one, the convert thread then had nowhere to put the picture after
+    /// it and stood idle while the frame was drawn, and the frame waited for that conversion:
+    /// a room at 720x1280, whose large video converts in about 4 ms and draws in about 8,
+    /// took 12-13 ms a frame. With two it takes 8-9 (`bench/room-throughput.sh`); a cube of
+    /// two stories, whose frames draw in a third of that, is as fast either way.
+    public var queuedPictures: Int = 2
     /// Waiting limits for network sources.
     public var timeouts = Timeouts()
     /// The storyboard's `protocols`, narrowing each source's own list.
