@@ -91,35 +91,6 @@ public final class BackdropBlur {
 }
 
 extension RGBAImage {
-    /// The picture shrunk by a whole `factor`, each pixel the mean of the block it covers (the
-    /// last row and column of blocks may be cut short).
-    public func boxReduced(by factor: Int) -> RGBAImage {
-        guard factor > 1 else { return self }
-        let w = max(1, (width + factor - 1) / factor), h = max(1, (height + factor - 1) / factor)
-        var out = [UInt8](repeating: 255, count: w * h * 4)
-        pixels.withUnsafeBufferPointer { source in
-            for by in 0..<h {
-                let y0 = by * factor, y1 = min(height, y0 + factor)
-                for bx in 0..<w {
-                    let x0 = bx * factor, x1 = min(width, x0 + factor)
-                    var r = 0, g = 0, b = 0
-                    for y in y0..<y1 {
-                        var i = (y * width + x0) * 4
-                        for _ in x0..<x1 {
-                            r += Int(source[i]); g += Int(source[i + 1]); b += Int(source[i + 2])
-                            i += 4
-                        }
-                    }
-                    let count = (y1 - y0) * (x1 - x0), o = (by * w + bx) * 4
-                    out[o] = UInt8((r + count / 2) / count)
-                    out[o + 1] = UInt8((g + count / 2) / count)
-                    out[o + 2] = UInt8((b + count / 2) / count)
-                }
-            }
-        }
-        return RGBAImage(width: w, height: h, pixels: out)
-    }
-
     /// The variance of the pixels' brightness (mean of R, G, B) in a rectangle: a measure of
     /// local contrast, which a blur lowers.
     public func brightnessVariance(x: Int, y: Int, width w: Int, height h: Int) -> Double {

@@ -71,8 +71,9 @@ extension RoomPicture {
     /// The blurred fill before it is scaled up: `picture`'s middle in the area's shape, about
     /// 32 pixels across, blurred and darkened.
     static func fillSource(_ picture: RGBAImage, width: Int, height: Int) -> RGBAImage {
-        let small = picture.boxReduced(by: max(1, max(picture.width, picture.height) / 32))
-        // The middle of the picture, in the area's shape.
+        let factor = max(1, max(picture.width, picture.height) / 32)
+        let small = RGBAImage.reducedSize(width: picture.width, height: picture.height, by: factor)
+        // The middle of the picture, in the area's shape: only those blocks are reduced.
         let aspect = Double(width) / Double(height)
         var cropWidth = small.width, cropHeight = small.height
         if Double(cropWidth) / Double(cropHeight) > aspect {
@@ -80,8 +81,8 @@ extension RoomPicture {
         } else {
             cropHeight = max(1, min(small.height, Int((Double(cropWidth) / aspect).rounded())))
         }
-        var fill = small.cropped(x: (small.width - cropWidth) / 2, y: (small.height - cropHeight) / 2,
-                                 width: cropWidth, height: cropHeight)
+        let left = (small.width - cropWidth) / 2, top = (small.height - cropHeight) / 2
+        var fill = picture.boxReduced(by: factor, blockColumns: left..<(left + cropWidth), blockRows: top..<(top + cropHeight))
         fill = fill.blurred(radius: max(1, min(cropWidth, cropHeight) / 6))
         fill.darken(by: fillBrightness)
         return fill
@@ -101,23 +102,50 @@ extension RGBAImage {
     /// `upscaled`'s pixels written straight into `target` with their top left at `origin`
     /// (the rectangle must lie inside it): a room's large area drawn without a picture of its
     /// own made, filled and copied on every frame.
+    ///
+    /// The same arithmetic as `BilinearSampler.sample` at each pixel's centre, in the same order,
+    /// so the same bytes, arranged by what each step depends on: a column's texel pair and
+    /// weight, then each texel row blended across for every column (`a + (b - a) * fx`), then
+    /// each pixel only the vertical step between two of those rows. The picture is about
+    /// 32 pixels across and the area hundreds, so nearly all of the work is that last step.
     func upscale(width: Int, height: Int, outside hole: (x: Int, y: Int, width: Int, height: Int),
                  into target: inout RGBAImage, at origin: (x: Int, y: Int)) {
         precondition(self.width >= 2 && self.height >= 2, "upscaling a picture under 2 pixels")
         let sampler = BilinearSampler(texture: self)
+        // Each texel row blended across, per column: R, G and B apart (`across[(row * 3 + c) * width + x]`).
+        var across = [Float](repeating: 0, count: self.height * 3 * width)
+        pixels.withUnsafeBufferPointer { source in
+            let base = UnsafeRawPointer(source.baseAddress!)
+            across.withUnsafeMutableBufferPointer { across in
+                for x in 0..<width {
+                    let (x0, _, fx, _) = sampler.footprint(u: (Float(x) + 0.5) / Float(width), v: 0)
+                    for row in 0..<self.height {
+                        let pair = base.loadUnaligned(fromByteOffset: (row * self.width + x0) * 4, as: UInt64.self)
+                        for c in 0..<3 {
+                            let shift = UInt64(c * 8)
+                            let a = Float(pair >> shift & 0xFF), b = Float(pair >> (shift + 32) & 0xFF)
+                            across[(row * 3 + c) * width + x] = a + (b - a) * fx
+                        }
+                    }
+                }
+            }
+        }
         let holeRows = hole.y..<(hole.y + hole.height)
         let left = 0..<min(width, max(0, hole.x)), right = min(width, max(0, hole.x + hole.width))..<width
         let stride = target.width
-        pixels.withUnsafeBufferPointer { source in
-            let base = UnsafeRawPointer(source.baseAddress!)
+        across.withUnsafeBufferPointer { across in
+            let across = across.baseAddress!
             target.pixels.withUnsafeMutableBytes { target in
                 for y in 0..<height {
-                    let v = (Float(y) + 0.5) / Float(height)
+                    let (_, y0, _, fy) = sampler.footprint(u: 0, v: (Float(y) + 0.5) / Float(height))
+                    let upper = across + y0 * 3 * width, lower = upper + 3 * width
                     let row = (origin.y + y) * stride + origin.x
                     for columns in holeRows.contains(y) ? [left, right] : [0..<width] {
                         for x in columns {
-                            let value = sampler.sample(base, u: (Float(x) + 0.5) / Float(width), v: v)
-                            target.storeBytes(of: BilinearSampler.pack(value), toByteOffset: (row + x) * 4, as: UInt32.self)
+                            let r = upper[x] + (lower[x] - upper[x]) * fy
+                            let g = upper[width + x] + (lower[width + x] - upper[width + x]) * fy
+                            let b = upper[2 * width + x] + (lower[2 * width + x] - upper[2 * width + x]) * fy
+                            target.storeBytes(of: BilinearSampler.pack(SIMD4(r, g, b, 0)), toByteOffset: (row + x) * 4, as: UInt32.self)
                         }
                     }
                 }
