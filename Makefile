@@ -53,13 +53,19 @@ tsan: test-deps
 		$(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan --disable-swift-testing \
 		--filter '$(TSAN_TESTS)'
 
-# AddressSanitizer with leak checks over the whole test suite, and over every render-stories
-# the tests run. Its own build folder. Tests/Sanitizers/lsan.supp names the allocations that
+# AddressSanitizer with leak checks over the test suite, and over every render-stories the
+# tests run. Its own build folder. Tests/Sanitizers/lsan.supp names the allocations that
 # XCTest's runtime keeps to the end (not leaks of ours).
+# LiveClockTests is left out here: its assertions are about time (pictures a second, latency
+# from the live edge, catching up after a stall), which ASan's 2-3x slowdown makes a matter of
+# luck, and it took 170 of the run's 830 s. The code it drives (live demuxing, decoding,
+# reconnects) runs under ASan in LiveSourceTests and LivePublisherTests, with the same servers.
+ASAN_SKIP := \.LiveClockTests/
 sanitize: test-deps
 	$(NO_STUDIO) $(SWIFT) build --build-tests --sanitize=address --scratch-path .build-asan
 	$(NO_STUDIO) ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS="suppressions=$(CURDIR)/Tests/Sanitizers/lsan.supp print_suppressions=0" \
-		$(SWIFT) test --skip-build --sanitize=address --scratch-path .build-asan --disable-swift-testing
+		$(SWIFT) test --skip-build --sanitize=address --scratch-path .build-asan --disable-swift-testing \
+		--skip '$(ASAN_SKIP)'
 
 # libFuzzer over the parsers, the PNG coder and the deflate bit writer, FUZZ_SECONDS each.
 # A crash writes its input under Tests/Fuzz/crashes/ and fails the run.
