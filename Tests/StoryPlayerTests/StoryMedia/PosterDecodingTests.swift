@@ -83,4 +83,56 @@ extension PosterDecodingTests {
                        try expectedCard("city.mp4").scaled(width: 144, height: 256))
         XCTAssertNil(posters.card(story: 1, item: 5), "no such item")
     }
+
+    /// A shard's fast-forward defers its preloads: nothing is decoded or probed for them, and
+    /// the stories' trace events come back from `collect` never (they fall before the shard's
+    /// range). A poster a frame then shows is loaded when asked for, with the pixels an eager
+    /// load gives; requests after the deferral load as always.
+    func testDeferredPreloadsLoadOnlyWhatAFrameShows() throws {
+        let board = try Storyboard.parse("""
+        {"canvas": {"width": 144, "height": 256, "fps": 10}, "duration": 1,
+         "stories": [{"id": "a", "items": [{"uri": "\(Fixture.sample("beach.mp4"))"}]},
+                     {"id": "b", "items": [{"uri": "\(Fixture.sample("city.mp4"))"}]},
+                     {"id": "c", "items": [{"uri": "\(Fixture.sample("sunset.jpg"))", "duration": 1}]}]}
+        """)
+        let eager = PosterLibrary(canvas: board.canvas, look: board.loading, limits: DecodeLimits(), waitsForLoads: true)
+        eager.request([0, 1, 2], stories: board.stories)
+        eager.waitForRequests()
+
+        let clock = StageClock()
+        let posters = PosterLibrary(canvas: board.canvas, look: board.loading, limits: DecodeLimits(), clock: clock, waitsForLoads: true)
+        posters.defersLoads(true)
+        XCTAssertEqual(posters.request([0, 1], stories: board.stories), [0, 1], "deferred requests are still requests (traced)")
+        posters.waitForRequests()
+        XCTAssertEqual(clock.seconds[.preload] ?? 0, 0, "nothing was decoded or probed")
+        XCTAssertTrue(posters.collect().isEmpty, "nothing loaded, nothing to report")
+        posters.defersLoads(false)
+        XCTAssertEqual(posters.request([0, 1, 2], stories: board.stories), [2], "a deferred story is not requested again")
+        posters.waitForRequests()
+        XCTAssertEqual(posters.collect().map(\.story), [2], "only the story requested after the deferral is reported")
+        let afterThird = clock.seconds[.preload] ?? 0
+        XCTAssertGreaterThan(afterThird, 0)
+        XCTAssertEqual(posters.picture(story: 1, item: 0, at: 0, ring: false), eager.picture(story: 1, item: 0, at: 0, ring: false),
+                       "a deferred poster shown is loaded then, the same as an eager load")
+        XCTAssertGreaterThan(clock.seconds[.preload] ?? 0, afterThird, "story b's poster was decoded when shown")
+        let afterB = clock.seconds[.preload] ?? 0
+        XCTAssertEqual(posters.card(story: 1, item: 0), eager.card(story: 1, item: 0))
+        XCTAssertEqual(posters.card(story: 2, item: 0), eager.card(story: 2, item: 0))
+        XCTAssertEqual(clock.seconds[.preload] ?? 0, afterB, "each poster is decoded once")
+        XCTAssertTrue(posters.collect().isEmpty, "a deferred story loaded on demand is not reported")
+    }
+
+    /// Deferral is the virtual clock's only: a realtime render shows the background for a
+    /// poster not loaded yet, so it loads every window as it comes.
+    func testARealtimeLibraryDoesNotDefer() throws {
+        let board = try Storyboard.parse("""
+        {"canvas": {"width": 144, "height": 256, "fps": 10}, "duration": 1,
+         "stories": [{"id": "a", "items": [{"uri": "\(Fixture.sample("beach.mp4"))"}]}]}
+        """)
+        let posters = PosterLibrary(canvas: board.canvas, look: board.loading, limits: DecodeLimits(), waitsForLoads: false)
+        posters.defersLoads(true)
+        posters.request([0], stories: board.stories)
+        posters.waitForRequests()
+        XCTAssertEqual(posters.collect().map(\.story), [0])
+    }
 }

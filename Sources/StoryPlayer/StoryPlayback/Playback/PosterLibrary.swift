@@ -47,6 +47,10 @@ package final class PosterLibrary: Sendable {
         var finished: [Int: DispatchGroup] = [:]
         var unreported: [(story: Int, entry: Entry)] = []
         var misses = 0
+        /// Requests made while loads are deferred (`defersLoads`), not begun: loaded only if a
+        /// frame shows one of their posters.
+        var deferred: [Int: Story] = [:]
+        var defersLoads = false
     }
     private let state = Mutex(State())
     /// Times a face needed a poster that was not loaded yet (it showed the background).
@@ -81,25 +85,41 @@ package final class PosterLibrary: Sendable {
         !source.isRemote && knownMissing.contains(source.location)
     }
 
+    /// While set (a shard's fast-forward, under the virtual clock), a request only marks its
+    /// stories as requested. Their preload events fall before the shard's range, so the shard's
+    /// trace drops them, and the shard that covers them loads and reports them; a poster is
+    /// loaded here only if one of this shard's frames shows it, when it is waited for (`wait`).
+    /// Each shard loading its whole first window was most of what a shard costs beyond its
+    /// frames: 20 first pictures decoded, 0.34 of the 0.5 CPU s of a one-frame shard of the
+    /// 60 s bench board (issue 33).
+    package func defersLoads(_ defers: Bool) {
+        guard waitsForLoads else { return }
+        state.withLock { $0.defersLoads = defers }
+    }
+
     /// Starts loading the stories in `indices` that were never requested. Stories in `playing`
     /// get no metadata probe: their own player is opening the same source and learns it at once
     /// (and some sources, such as an SRT listener, take a single caller).
     /// Returns the stories it started, in the order of `indices`.
     @discardableResult
     package func request(_ indices: [Int], stories: [Story], playing: Set<Int> = []) -> [Int] {
-        let fresh: [(Int, DispatchGroup, DispatchGroup)] = state.withLock { state in
+        let (fresh, groups): ([Int], [(DispatchGroup, DispatchGroup)]) = state.withLock { state in
             let fresh = indices.filter { !state.requested.contains($0) }
             state.requested.formUnion(fresh)
-            return fresh.map { index in
+            if state.defersLoads {
+                for index in fresh { state.deferred[index] = stories[index] }
+                return (fresh, [])
+            }
+            return (fresh, fresh.map { index in
                 let posters = DispatchGroup(), finished = DispatchGroup()
                 posters.enter()
                 finished.enter()
                 state.loading[index] = posters
                 state.finished[index] = finished
-                return (index, posters, finished)
-            }
+                return (posters, finished)
+            })
         }
-        for (index, posters, finished) in fresh {
+        for (index, (posters, finished)) in zip(fresh, groups) {
             let story = stories[index]
             let probe = !playing.contains(index)
             queue.async { [self] in
@@ -117,12 +137,17 @@ package final class PosterLibrary: Sendable {
                 }
             }
         }
-        return fresh.map(\.0)
+        return fresh
     }
 
-    /// Waits for one story's load, if it was requested.
+    /// Waits for one story's load, if it was requested; a deferred one is loaded now, on this
+    /// thread (its posters only: the probe only tells the trace, which drops its event).
     func wait(for story: Int) {
-        let done = state.withLock { $0.loading[story] }
+        let (done, deferred) = state.withLock { state in (state.loading[story], state.deferred.removeValue(forKey: story)) }
+        if let deferred {
+            let entry = loadPosters(deferred)
+            state.withLock { $0.entries[story] = entry }
+        }
         done?.wait()
     }
 

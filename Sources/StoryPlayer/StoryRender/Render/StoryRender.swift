@@ -143,14 +143,16 @@ public final class StoryRender {
         defer { writer.close() }
         var frames = 0
         var endTime = 0.0
+        // A shard that starts late defers its players and preloads until its first frame,
+        // from the first window on.
+        let shard = ShardPlan(range: options.frameRange)
+        if shard.startsLate { setDeferred(true) }
         // Posters of the first window start loading now, while the first player opens its
         // source; the realtime clock waits for them before it starts running.
         planner.appendStories(requestPreloads(navigator))
         if playback == .realtime { settlePreloads(at: 0, waiting: true) }
         var sinks = try sinks(writer: writer, plannedFrames: plannedFrames)
         var pacing = FramePacing(clock: playback, fps: fps)
-        let shard = ShardPlan(range: options.frameRange)
-        if shard.startsLate { setDeferred(true) }
         var interrupted: Int32?
         for n in 0..<frameLimit {
             if let signal = options.interruption?.requested {
@@ -256,6 +258,7 @@ public final class StoryRender {
     func setDeferred(_ deferred: Bool) {
         for player in players { player.defersDecoding = deferred }
         defersNewPlayers = deferred
+        posters.defersLoads(deferred)
     }
 
     var defersNewPlayers = false
