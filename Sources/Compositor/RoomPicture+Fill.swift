@@ -73,19 +73,27 @@ extension RoomPicture {
     static func fillSource(_ picture: RGBAImage, width: Int, height: Int) -> RGBAImage {
         let factor = max(1, max(picture.width, picture.height) / 32)
         let small = RGBAImage.reducedSize(width: picture.width, height: picture.height, by: factor)
-        // The middle of the picture, in the area's shape: only those blocks are reduced.
-        let aspect = Double(width) / Double(height)
-        var cropWidth = small.width, cropHeight = small.height
-        if Double(cropWidth) / Double(cropHeight) > aspect {
-            cropWidth = max(1, min(small.width, Int((Double(cropHeight) * aspect).rounded())))
-        } else {
-            cropHeight = max(1, min(small.height, Int((Double(cropWidth) / aspect).rounded())))
-        }
-        let left = (small.width - cropWidth) / 2, top = (small.height - cropHeight) / 2
-        var fill = picture.boxReduced(by: factor, blockColumns: left..<(left + cropWidth), blockRows: top..<(top + cropHeight))
-        fill = fill.blurred(radius: max(1, min(cropWidth, cropHeight) / 6))
+        // Only the blocks of the middle are reduced.
+        let crop = fillCrop(reducedWidth: small.width, reducedHeight: small.height, width: width, height: height)
+        var fill = picture.boxReduced(by: factor, blockColumns: crop.x..<(crop.x + crop.width), blockRows: crop.y..<(crop.y + crop.height))
+        fill = fill.blurred(radius: max(1, min(crop.width, crop.height) / 6))
         fill.darken(by: fillBrightness)
         return fill
+    }
+}
+
+extension RoomPicture {
+    /// The middle of a picture reduced to `reducedWidth`×`reducedHeight`, in the shape of a
+    /// `width`×`height` area: what the blurred fill keeps of it.
+    static func fillCrop(reducedWidth: Int, reducedHeight: Int, width: Int, height: Int) -> (x: Int, y: Int, width: Int, height: Int) {
+        let aspect = Double(width) / Double(height)
+        var cropWidth = reducedWidth, cropHeight = reducedHeight
+        if Double(cropWidth) / Double(cropHeight) > aspect {
+            cropWidth = max(1, min(reducedWidth, Int((Double(cropHeight) * aspect).rounded())))
+        } else {
+            cropHeight = max(1, min(reducedHeight, Int((Double(cropWidth) / aspect).rounded())))
+        }
+        return ((reducedWidth - cropWidth) / 2, (reducedHeight - cropHeight) / 2, cropWidth, cropHeight)
     }
 }
 

@@ -105,15 +105,10 @@ final class RoomFillTests: XCTestCase {
 
     static func referenceFillSource(_ picture: RGBAImage, width: Int, height: Int) -> RGBAImage {
         let small = referenceBoxReduced(picture, by: max(1, max(picture.width, picture.height) / 32))
-        let aspect = Double(width) / Double(height)
-        var cropWidth = small.width, cropHeight = small.height
-        if Double(cropWidth) / Double(cropHeight) > aspect {
-            cropWidth = max(1, min(small.width, Int((Double(cropHeight) * aspect).rounded())))
-        } else {
-            cropHeight = max(1, min(small.height, Int((Double(cropWidth) / aspect).rounded())))
-        }
-        var fill = small.cropped(x: (small.width - cropWidth) / 2, y: (small.height - cropHeight) / 2,
-                                 width: cropWidth, height: cropHeight)
+        // The crop is the same rule before and after (`fillCrop`); the reduction is what changed.
+        let crop = RoomPicture.fillCrop(reducedWidth: small.width, reducedHeight: small.height, width: width, height: height)
+        let (cropWidth, cropHeight) = (crop.width, crop.height)
+        var fill = small.cropped(x: crop.x, y: crop.y, width: cropWidth, height: cropHeight)
         fill = fill.blurred(radius: max(1, min(cropWidth, cropHeight) / 6))
         fill.darken(by: RoomPicture.fillBrightness)
         return fill

@@ -90,8 +90,8 @@ package final class PosterLibrary: Sendable {
     /// trace drops them, and the shard that covers them loads and reports them; a poster is
     /// loaded here only if one of this shard's frames shows it, when it is waited for (`wait`).
     /// Each shard loading its whole first window was most of what a shard costs beyond its
-    /// frames: 20 first pictures decoded, 0.34 of the 0.5 CPU s of a one-frame shard of the
-    /// 60 s bench board (issue 33).
+    /// frames: about 20 first pictures decoded and 3 sources probed, 0.24-0.30 of the
+    /// 0.45-0.66 CPU s of a one-frame shard of the 60 s bench board (issue 33).
     package func defersLoads(_ defers: Bool) {
         guard waitsForLoads else { return }
         state.withLock { $0.defersLoads = defers }
