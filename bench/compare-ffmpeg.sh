@@ -42,7 +42,9 @@ codec=${CLIP_CODEC:-h264}
 case $codec in
   h264) encoder=(-c:v libx264 -preset veryfast) ;;
   hevc)
-    ffmpeg -hide_banner -encoders 2>/dev/null | grep -q libx265 ||
+    # Not `| grep -q`: grep would exit at the first match, and ffmpeg's SIGPIPE would fail the
+    # pipeline under pipefail.
+    [[ $(ffmpeg -hide_banner -encoders 2>/dev/null) == *libx265* ]] ||
       { echo "CLIP_CODEC=hevc needs an ffmpeg CLI built with libx265" >&2; exit 1; }
     encoder=(-c:v libx265 -preset veryfast -tag:v hvc1 -x265-params log-level=error) ;;
   *) echo "CLIP_CODEC is h264 or hevc, not $codec" >&2; exit 1 ;;
