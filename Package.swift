@@ -35,7 +35,10 @@ let package = Package(
         // MARK: - C shims
         .systemLibrary(
             name: "CFFmpeg",
-            pkgConfig: "libavformat libavcodec libavfilter libswscale libswresample libavutil",
+            // libavfilter is not linked: its headers are here for its types, and StoryMedia's
+            // FilterLibrary opens it when a filter is first needed (its 30-odd dependencies cost
+            // every process 60 ms of CPU at start).
+            pkgConfig: "libavformat libavcodec libswscale libswresample libavutil",
             providers: [.apt(ffmpegPackages)]
         ),
         // Text: FreeType rasterizes the glyphs of a font Debian ships (fonts-dejavu-core).

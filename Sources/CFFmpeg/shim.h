@@ -14,6 +14,8 @@
 #include <libavutil/opt.h>
 #include <libavutil/error.h>
 #include <libavutil/pixdesc.h>
+// libavfilter: its types only. It is not linked; StoryMedia's FilterLibrary opens it (dlopen)
+// the first time a filter graph is built, so a call made straight to it fails to link.
 #include <libavfilter/avfilter.h>
 #include <libavfilter/buffersrc.h>
 #include <libavfilter/buffersink.h>

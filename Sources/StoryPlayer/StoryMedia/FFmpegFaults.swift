@@ -15,10 +15,11 @@ enum FFmpegCall: Sendable, Hashable, CaseIterable {
     /// Pictures: `av_frame_get_buffer`, `av_frame_make_writable`, `av_frame_apply_cropping`,
     /// `sws_getCachedContext` (`scaleContext`), `sws_scale`.
     case frameBuffer, makeWritable, crop, scaleContext, scale
-    /// Tone mapping: `avfilter_graph_create_filter` + `avfilter_graph_parse_ptr` +
+    /// Filters (tone mapping, animations, loudness): `dlopen` + `dlsym` of libavfilter
+    /// (`loadFilters`, `FilterLibrary`), `avfilter_graph_create_filter` + `avfilter_graph_parse_ptr` +
     /// `avfilter_graph_config` (`configureFilters`), `av_buffersrc_add_frame_flags` +
     /// `av_buffersink_get_frame` (`filter`).
-    case configureFilters, filter
+    case loadFilters, configureFilters, filter
     /// Sound: `swr_alloc_set_opts2` + `swr_set_matrix` + `swr_init` (`openResampler`), `swr_convert`.
     case openResampler, resample
     /// The MP4 muxer: `avformat_alloc_output_context2` + `avformat_new_stream` (`createMuxer`),

@@ -12,6 +12,8 @@ import Synchronization
 /// `tonemap`) do; `push`/`pull` for the others (an animation's `fps` and `palettegen`), which
 /// may give none, or several, or theirs only at the end.
 final class FilterGraph {
+    /// libavfilter's functions (opened on the first graph: `FilterLibrary`).
+    private let library: FilterLibrary
     private var graph: UnsafeMutablePointer<AVFilterGraph>?
     /// Owned by `graph`, freed with it.
     private var source: UnsafeMutablePointer<AVFilterContext>?
@@ -26,7 +28,8 @@ final class FilterGraph {
     init(filters: String, width: Int32, height: Int32, pixelFormat: Int32, sampleAspectRatio: AVRational,
          threads: Int32, timeBase: AVRational = AVRational(num: 1, den: 1),
          frameRate: AVRational = AVRational(num: 0, den: 1)) throws(MediaError) {
-        guard let graph = avfilter_graph_alloc() else { fatalError("avfilter_graph_alloc: out of memory") }
+        library = try FilterLibrary.loaded()
+        guard let graph = library.allocateGraph() else { fatalError("avfilter_graph_alloc: out of memory") }
         self.graph = graph
         FilterGraph.alive.add(1, ordering: .relaxed)
         graph.pointee.nb_threads = threads
@@ -38,13 +41,13 @@ final class FilterGraph {
         let arguments = "video_size=\(width)x\(height):pix_fmt=\(pixelFormat):time_base=\(timeBase.num)/\(timeBase.den):"
             + "pixel_aspect=\(aspect.num)/\(aspect.den)"
             + (frameRate.num > 0 ? ":frame_rate=\(frameRate.num)/\(frameRate.den)" : "")
-        var status = avfilter_graph_create_filter(&source, avfilter_get_by_name("buffer"), "in", arguments, nil, graph)
+        var status = library.createFilter(&source, library.filterNamed("buffer"), "in", arguments, nil, graph)
         guard status >= 0 else { throw MediaError(.convert, "cannot set up the filter graph's input", averror: status) }
-        status = avfilter_graph_create_filter(&sink, avfilter_get_by_name("buffersink"), "out", nil, nil, graph)
+        status = library.createFilter(&sink, library.filterNamed("buffersink"), "out", nil, nil, graph)
         guard status >= 0 else { throw MediaError(.convert, "cannot set up the filter graph's output", averror: status) }
-        status = FilterGraph.parse(filters, into: graph, between: source, and: sink)
+        status = FilterGraph.parse(filters, into: graph, between: source, and: sink, library: library)
         guard status >= 0 else { throw MediaError(.convert, "cannot build the filters \(filters)", averror: status) }
-        status = avfilter_graph_config(graph, nil)
+        status = library.configureGraph(graph, nil)
         guard status >= 0 else { throw MediaError(.convert, "cannot configure the filters \(filters)", averror: status) }
     }
 
@@ -54,18 +57,18 @@ final class FilterGraph {
     /// (`avfilter_inout_free`). Shared by every filter graph this program builds.
     static func parse(_ filters: String, into graph: UnsafeMutablePointer<AVFilterGraph>,
                       between source: UnsafeMutablePointer<AVFilterContext>?,
-                      and sink: UnsafeMutablePointer<AVFilterContext>?) -> Int32 {
-        var outputs = avfilter_inout_alloc(), inputs = avfilter_inout_alloc()
+                      and sink: UnsafeMutablePointer<AVFilterContext>?, library: FilterLibrary) -> Int32 {
+        var outputs = library.allocateEnds(), inputs = library.allocateEnds()
         defer {
-            avfilter_inout_free(&outputs)
-            avfilter_inout_free(&inputs)
+            library.freeEnds(&outputs)
+            library.freeEnds(&inputs)
         }
         guard let chainInput = outputs, let chainOutput = inputs else { fatalError("avfilter_inout_alloc: out of memory") }
         chainInput.pointee.name = av_strdup("in")
         chainInput.pointee.filter_ctx = source
         chainOutput.pointee.name = av_strdup("out")
         chainOutput.pointee.filter_ctx = sink
-        return avfilter_graph_parse_ptr(graph, filters, &inputs, &outputs, nil)
+        return library.parseGraph(graph, filters, &inputs, &outputs, nil)
     }
 
     /// Runs `picture` through the chain into `output` (unreferenced first):
@@ -75,9 +78,9 @@ final class FilterGraph {
         guard let source, let sink else { preconditionFailure("filtering after close()") }
         output.unref()
         if let injected = FFmpegFaults.injected(.filter) { throw MediaError(.convert, "cannot filter the picture", averror: injected) }
-        var status = picture.withUnsafeAVFrame { av_buffersrc_add_frame_flags(source, $0, Int32(AV_BUFFERSRC_FLAG_KEEP_REF)) }
+        var status = picture.withUnsafeAVFrame { library.addFrame(source, $0, Int32(AV_BUFFERSRC_FLAG_KEEP_REF)) }
         guard status >= 0 else { throw MediaError(.convert, "cannot filter the picture", averror: status) }
-        status = output.withUnsafeAVFrame { av_buffersink_get_frame(sink, $0) }
+        status = output.withUnsafeAVFrame { library.takeFrame(sink, $0) }
         guard status >= 0 else { throw MediaError(.convert, "the filters gave no picture", averror: status) }
     }
 
@@ -87,8 +90,8 @@ final class FilterGraph {
     func push(_ picture: Frame?) -> Int32 {
         guard let source else { preconditionFailure("filtering after close()") }
         if let injected = FFmpegFaults.injected(.filter) { return injected }
-        guard let picture else { return av_buffersrc_add_frame_flags(source, nil, 0) }
-        return picture.withUnsafeAVFrame { av_buffersrc_add_frame_flags(source, $0, Int32(AV_BUFFERSRC_FLAG_KEEP_REF)) }
+        guard let picture else { return library.addFrame(source, nil, 0) }
+        return picture.withUnsafeAVFrame { library.addFrame(source, $0, Int32(AV_BUFFERSRC_FLAG_KEEP_REF)) }
     }
 
     /// `av_buffersink_get_frame`: the chain's next picture into `output` (unreferenced first):
@@ -98,19 +101,19 @@ final class FilterGraph {
         guard let sink else { preconditionFailure("filtering after close()") }
         output.unref()
         if let injected = FFmpegFaults.injected(.filter) { return injected }
-        return output.withUnsafeAVFrame { av_buffersink_get_frame(sink, $0) }
+        return output.withUnsafeAVFrame { library.takeFrame(sink, $0) }
     }
 
     /// The time base of the pictures the chain gives (`av_buffersink_get_time_base`): after
     /// `fps=15`, 1/15.
     var outputTimeBase: AVRational {
         guard let sink else { preconditionFailure("filtering after close()") }
-        return av_buffersink_get_time_base(sink)
+        return library.sinkTimeBase(sink)
     }
 
     func close() {
         if graph != nil {
-            avfilter_graph_free(&graph)
+            library.freeGraph(&graph)
             FilterGraph.alive.subtract(1, ordering: .relaxed)
         }
         source = nil

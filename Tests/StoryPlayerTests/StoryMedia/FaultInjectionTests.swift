@@ -232,12 +232,14 @@ final class FaultInjectionTests: XCTestCase {
         }
     }
 
-    /// An HDR picture's filter graph: configuring it or running a picture through it failing
-    /// throws from the conversion, and the graph is freed with the decoder.
+    /// An HDR picture's filter graph: libavfilter failing to load, the graph failing to
+    /// configure, or a picture failing to go through it throws from the conversion, and the
+    /// graph is freed with the decoder.
     func testToneMappingCallsFailingReachTheCaller() throws {
         let folder = ScratchFolder()
         let clip = try HDRMedia.clip(transfer: "arib-std-b67", in: folder)
-        for (call, expected) in [(FFmpegCall.configureFilters, "cannot configure the filters"), (.filter, "cannot filter the picture")] {
+        for (call, expected) in [(FFmpegCall.loadFilters, "cannot load libavfilter.so."),
+                                 (.configureFilters, "cannot configure the filters"), (.filter, "cannot filter the picture")] {
             FFmpegFaults.reset()
             do {
                 let hdr = try MediaDecoder(source: MediaSource(uri: clip, relativeTo: "/"), limits: DecodeLimits())
@@ -324,6 +326,9 @@ final class FaultInjectionTests: XCTestCase {
     /// through it, throws with the code and frees the meter; in a render, the MP4 is not written
     /// and the render says why.
     func testLoudnessMeterCallsFailingReachTheCaller() throws {
+        FFmpegFaults.fail(.loadFilters, with: Self.ioError)
+        XCTAssertThrowsError(try LoudnessMeter()) { assertInjected($0, "cannot load libavfilter.so.", .loadFilters) }
+        FFmpegFaults.reset()
         FFmpegFaults.fail(.configureFilters, with: Self.ioError)
         XCTAssertThrowsError(try LoudnessMeter()) { assertInjected($0, "cannot configure the loudness meter", .configureFilters) }
         FFmpegFaults.reset()

@@ -26,6 +26,8 @@ package struct LoudnessMeasurement: Sendable, Equatable {
 ///
 /// Used by one thread at a time.
 package final class LoudnessMeter {
+    /// libavfilter's functions (opened on the first graph: `FilterLibrary`).
+    private let library: FilterLibrary
     private var graph: UnsafeMutablePointer<AVFilterGraph>?
     /// Owned by `graph`, freed with it.
     private var source: UnsafeMutablePointer<AVFilterContext>?
@@ -49,7 +51,8 @@ package final class LoudnessMeter {
     package init() throws(MediaError) {
         // ebur128 prints its summary at info level when the graph is freed; errors only.
         FFmpegLogging.configureOnce()
-        guard let graph = avfilter_graph_alloc() else { fatalError("avfilter_graph_alloc: out of memory") }
+        library = try FilterLibrary.loaded()
+        guard let graph = library.allocateGraph() else { fatalError("avfilter_graph_alloc: out of memory") }
         self.graph = graph
         LoudnessMeter.alive.add(1, ordering: .relaxed)
         // The meter's arithmetic is cheap; a thread of its own would cost more than it saves.
@@ -59,13 +62,13 @@ package final class LoudnessMeter {
             throw MediaError(.convert, "cannot configure the loudness meter", averror: injected)
         }
         let arguments = "sample_rate=\(ItemAudio.rate):sample_fmt=fltp:channel_layout=stereo:time_base=1/\(ItemAudio.rate)"
-        var status = avfilter_graph_create_filter(&source, avfilter_get_by_name("abuffer"), "in", arguments, nil, graph)
+        var status = library.createFilter(&source, library.filterNamed("abuffer"), "in", arguments, nil, graph)
         guard status >= 0 else { throw MediaError(.convert, "cannot set up the loudness meter's input", averror: status) }
-        status = avfilter_graph_create_filter(&sink, avfilter_get_by_name("abuffersink"), "out", nil, nil, graph)
+        status = library.createFilter(&sink, library.filterNamed("abuffersink"), "out", nil, nil, graph)
         guard status >= 0 else { throw MediaError(.convert, "cannot set up the loudness meter's output", averror: status) }
-        status = FilterGraph.parse(filters, into: graph, between: source, and: sink)
+        status = FilterGraph.parse(filters, into: graph, between: source, and: sink, library: library)
         guard status >= 0 else { throw MediaError(.convert, "cannot build the loudness meter \(filters)", averror: status) }
-        status = avfilter_graph_config(graph, nil)
+        status = library.configureGraph(graph, nil)
         guard status >= 0 else { throw MediaError(.convert, "cannot configure the loudness meter", averror: status) }
         status = block.allocateStereoSound(samples: Int32(LoudnessMeter.blockSamples), rate: Int32(ItemAudio.rate))
         guard status >= 0 else { throw MediaError(.convert, "cannot allocate the loudness meter's frame", averror: status) }
@@ -75,7 +78,7 @@ package final class LoudnessMeter {
 
     func close() {
         if graph != nil {
-            avfilter_graph_free(&graph)
+            library.freeGraph(&graph)
             LoudnessMeter.alive.subtract(1, ordering: .relaxed)
         }
         source = nil
@@ -132,13 +135,13 @@ package final class LoudnessMeter {
         if let injected = FFmpegFaults.injected(.filter) { throw MediaError(.convert, "cannot measure the loudness", averror: injected) }
         var status: Int32
         if let frame {
-            status = frame.withUnsafeAVFrame { av_buffersrc_add_frame_flags(source, $0, Int32(AV_BUFFERSRC_FLAG_KEEP_REF)) }
+            status = frame.withUnsafeAVFrame { library.addFrame(source, $0, Int32(AV_BUFFERSRC_FLAG_KEEP_REF)) }
         } else {
-            status = av_buffersrc_add_frame_flags(source, nil, 0)
+            status = library.addFrame(source, nil, 0)
         }
         guard status >= 0 else { throw MediaError(.convert, "cannot measure the loudness", averror: status) }
         while true {
-            status = measured.withUnsafeAVFrame { av_buffersink_get_frame(sink, $0) }
+            status = measured.withUnsafeAVFrame { library.takeFrame(sink, $0) }
             if status == FFmpegError.tryAgain || status == FFmpegError.endOfFile { return }
             guard status >= 0 else { throw MediaError(.convert, "cannot measure the loudness", averror: status) }
             read(measured)
