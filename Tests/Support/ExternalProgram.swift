@@ -22,15 +22,24 @@ public enum ExternalProgram {
         process.executableURL = URL(fileURLWithPath: program)
         process.arguments = arguments
         if let folder { process.currentDirectoryURL = URL(fileURLWithPath: folder) }
-        let out = Pipe(), err = Pipe()
+        let out = Pipe()
         process.standardOutput = out
+        // Standard error goes to a file, not a second pipe: while standard output is read to its
+        // end, a program that writes more than a pipe holds (64 KB) to stderr (the dynamic
+        // loader's LD_DEBUG log, a long FFmpeg error) would block, and both sides would wait.
+        let errorPath = FileManager.default.temporaryDirectory
+            .appendingPathComponent("external-stderr-\(UUID().uuidString)").path
+        guard FileManager.default.createFile(atPath: errorPath, contents: nil),
+              let err = FileHandle(forWritingAtPath: errorPath) else {
+            throw Failed(message: "cannot create \(errorPath) for \(program)'s standard error")
+        }
+        defer { try? FileManager.default.removeItem(atPath: errorPath) }
         process.standardError = err
         try process.run()
-        // Standard output is read to its end before standard error: the tools here print little
-        // on stderr, never enough to fill its pipe while stdout is being read.
+        try? err.close()
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
+        let stderr = FileManager.default.contents(atPath: errorPath) ?? Data()
         return Outcome(status: process.terminationStatus, stdout: stdout, stderr: stderr)
     }
 
