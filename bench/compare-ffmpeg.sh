@@ -25,7 +25,8 @@ runs=${RUNS:-5}
 width=${size%x*} height=${size#*x}
 command -v ffmpeg >/dev/null || { echo "needs the ffmpeg CLI (apt-get install ffmpeg)" >&2; exit 1; }
 [[ -x /usr/bin/time ]] || { echo "needs GNU time (apt-get install time)" >&2; exit 1; }
-# RENDER_STORIES=PATH measures another build (an older commit's, for a before-and-after) as it is.
+# RENDER_STORIES=PATH measures another build as it is; ANCHOR=PATH renders a second build in the
+# same rounds (a before-and-after from one run; see run_anchor).
 if [[ -n ${RENDER_STORIES:-} ]]; then
   bin=$(realpath "$RENDER_STORIES")
 else
@@ -74,14 +75,19 @@ cat > "$work/board.json" <<JSON
 JSON
 
 run_a() { "$bin" render "$work/board.json" --output "$work/A" --png-level "$level" >/dev/null; }
+# ANCHOR=PATH: another build (the commit before a change) rendered in the same rounds, right
+# after A: on a shared machine two runs of this script a minute apart differ by more than most
+# changes, so a before-and-after is read from one run.
+anchor=${ANCHOR:+$(realpath "$ANCHOR")}
+run_anchor() { "$anchor" render "$work/board.json" --output "$work/N" --png-level "$level" >/dev/null; }
 run_b() {
   mkdir -p "$work/B"
   ffmpeg -v error -y -i "$work/a.mp4" -i "$work/b.mp4" \
     -filter_complex "[0][1]xfade=transition=slideleft:duration=1:offset=1,format=rgb24" \
     -frames:v "$frames" -compression_level "$level" -pred up "$work/B/%06d.png"
 }
-export -f run_a run_b
-export bin work level frames
+export -f run_a run_b run_anchor
+export bin work level frames anchor
 # Each run starts from an empty folder, with earlier runs' files on disk (sync), so that no
 # run's time includes deleting old output or the kernel writing back the other side's files.
 # What decoding alone costs, measured with FFmpeg's own decoder on one thread: story a shows its
@@ -102,6 +108,10 @@ for _ in $(seq "$runs"); do
   rm -rf "$work/A" && sync
   /usr/bin/time -f "%e %M" -a -o "$work/a.times" bash -c run_a
   python3 -c 'import json, sys; print(json.dumps(json.load(open(sys.argv[1]))))' "$work/A/summary.json" >> "$work/a.summaries"
+  if [[ -n $anchor ]]; then
+    rm -rf "$work/N" && sync
+    /usr/bin/time -f "%e %M" -a -o "$work/anchor.times" bash -c run_anchor
+  fi
   rm -rf "$work/B" && sync
   /usr/bin/time -f "%e %M" -a -o "$work/b.times" bash -c run_b
   floor_a=$(decode_cpu "$work/a.mp4" "$shown_a")
@@ -128,6 +138,17 @@ print(f"  wall   A render-stories {ma:7.2f} s   B ffmpeg {mb:7.2f} s   A/B {ma/m
 print(f"  bytes  A {ba/1e6:10.1f} MB   B {bb/1e6:10.1f} MB   A/B {ba/bb:.2f}")
 print(f"  RSS    A {max(ra)/1024:10.0f} MB   B {max(rb)/1024:10.0f} MB")
 PY
+if [[ -n $anchor ]]; then
+  python3 - "$work/a.times" "$work/anchor.times" "$work/b.times" "$anchor" <<'PY'
+import statistics, sys
+def walls(path):
+    return [float(line.split()[0]) for line in open(path) if line.strip() and line[0].isdigit()]
+ta, tn, tb = walls(sys.argv[1]), walls(sys.argv[2]), walls(sys.argv[3])
+ma, mn, mb = statistics.median(ta), statistics.median(tn), statistics.median(tb)
+print(f"  anchor {sys.argv[4]}: wall {mn:.2f} s (runs: {', '.join(f'{t:.2f}' for t in tn)}), anchor/B {mn/mb:.2f}; "
+      f"A {ma:.2f} s (runs: {', '.join(f'{t:.2f}' for t in ta)}), A/anchor {ma/mn:.3f}")
+PY
+fi
 python3 - "$work/a.summaries" "$work/floors" "$frames" "$work/threaded-floors" <<'PY'
 import json, statistics, sys
 summaries = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
