@@ -57,11 +57,22 @@ enum ClockCode {
             guard let startedAt else { return [] }
             return codes.enumerated().compactMap { n, code in
                 guard let code else { return nil }
-                let due = Int64(((startedAt + Double(n) / fps) * 1000).rounded(.down))
-                var made = (due & ~0xFFFF_FFFF) | Int64(code.millis)
-                if made > due + (1 << 31) { made -= 1 << 32 }
-                return Double(due - made)
+                return (due(n, startedAt: startedAt) - made(code, frame: n, startedAt: startedAt)) * 1000
             }
+        }
+
+        /// When frame `n` was due, in seconds since 1970.
+        func due(_ n: Int, startedAt: Double) -> Double {
+            Double(Int64(((startedAt + Double(n) / fps) * 1000).rounded(.down))) / 1000
+        }
+
+        /// When `code`, shown in frame `n`, was made, in seconds since 1970: its 32 bits of
+        /// milliseconds placed in the 2^32 ms span around when the frame was due.
+        func made(_ code: Code, frame n: Int, startedAt: Double) -> Double {
+            let due = Int64((self.due(n, startedAt: startedAt) * 1000).rounded())
+            var made = (due & ~0xFFFF_FFFF) | Int64(code.millis)
+            if made > due + (1 << 31) { made -= 1 << 32 }
+            return Double(made) / 1000
         }
 
         var latencyP50: Double? {
@@ -159,9 +170,14 @@ enum ClockCodedPublisher: String, CaseIterable {
 extension ServerSet {
     /// Starts a clock-coded publisher. Foundation starts each child as the leader of a process
     /// group of its own, so the shell's trap stops the generator and the encoder both, by group.
-    func publishClockCoded(_ publisher: ClockCodedPublisher, to output: ClockCodedPublisher.Output) throws -> ServerProcess {
+    /// `after` seconds delays it within its own shell, so a test can start it from its own
+    /// thread: one started from a dispatch worker thread inherited that thread's blocked
+    /// signals, its shell never ran the trap, and the test hung in `tearDown`.
+    func publishClockCoded(_ publisher: ClockCodedPublisher, to output: ClockCodedPublisher.Output,
+                           after delay: Double = 0) throws -> ServerProcess {
         try LiveServers.require(publisher.programs)
-        return try start("bash", ["-c", "trap 'trap - TERM INT; kill -- -$$' TERM INT; \(publisher.command(output)) & wait"],
+        let command = delay > 0 ? "{ sleep \(delay); \(publisher.command(output)); }" : publisher.command(output)
+        return try start("bash", ["-c", "trap 'trap - TERM INT; kill -- -$$' TERM INT; \(command) & wait"],
                          name: "clock-\(publisher.rawValue)-\(UUID().uuidString.prefix(8))")
     }
 }
