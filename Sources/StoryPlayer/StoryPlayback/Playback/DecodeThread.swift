@@ -40,6 +40,12 @@ final class DecodeThread: Sendable {
     /// How long `stop()` waits for the thread before leaving it to finish on its own.
     static let stopWait: Double = 0.08
 
+    /// How long a live source waits before reconnect try `attempt`: 0.25 s, doubling, at most
+    /// 2 s, so a publisher back within a second is caught at once and a dead one is not hammered.
+    static func reconnectDelay(attempt: Int) -> Double {
+        min(0.25 * pow(2, Double(attempt - 1)), 2)
+    }
+
     /// `startAt` > 0 seeks to the last keyframe before that media time and decodes forward from
     /// there (a shard starting mid-item), instead of decoding from the beginning.
     init(source: MediaSource, isLive: Bool, limits: DecodeLimits, width: Int, height: Int,
@@ -332,7 +338,7 @@ private struct Worker {
             while reopened == nil && reconnects < limits.timeouts.retries {
                 reconnects += 1
                 guard queue.put(.reconnect(attempt: reconnects, reason: "\(reason)")) else { return }
-                guard gate.sleep(seconds: min(0.25 * pow(2, Double(reconnects - 1)), 2)) else { return }
+                guard gate.sleep(seconds: DecodeThread.reconnectDelay(attempt: reconnects)) else { return }
                 do {
                     watch?.retire(waitingUpTo: 0.5)
                     watch = nil

@@ -14,10 +14,12 @@ struct ParticipantFacts: Sendable {
 }
 
 /// What a participant's sound thread sends the room, in order: `opened` or `failed` first, then
-/// sound until `end` or `failed`.
+/// sound (with a live source's reconnects between) until `end` or `failed`.
 enum ParticipantSoundEvent: Sendable {
     case opened(ParticipantFacts)
     case sound(SoundBlock)
+    /// A live source's connection dropped or its data stopped; this is reconnect try `attempt`.
+    case reconnect(attempt: Int, reason: String)
     case end
     case failed(MediaError)
 }
@@ -27,8 +29,11 @@ enum ParticipantSoundEvent: Sendable {
 ///
 /// The thread probes the source, loads the avatar, opens the audio (`ItemAudio`) and reads it
 /// block by block into a bounded queue; it owns every FFmpeg object it makes and frees them as
-/// it ends. Each read runs under the thread's `InterruptGate` armed with the read timeout, so a
-/// stalled server fails the participant (`.timeout`), and a read error is a failure, not an end.
+/// it ends. Each read runs under the thread's `InterruptGate` armed with the read timeout. A
+/// live source whose connection drops, or whose data stops for the read timeout, reconnects as a
+/// live item does (`timeouts.retries` tries with the same backoff), because a publisher on a
+/// phone drops and comes back; its sound goes on where it left off. A recorded source that
+/// stalls or breaks fails the participant: a read error is a failure, not an end.
 ///
 /// The render thread owns the rest: the samples taken from the queue, kept from about a second
 /// behind the room's position. With the virtual clock it waits for the sound it needs (the
@@ -57,17 +62,27 @@ final class ParticipantSound {
     private(set) var ended = false
     /// Why the participant failed after it opened, until `takeFailure()` hands it on.
     private var failure: MediaError?
+    /// Reconnect tries the thread has reported, until `takeReconnects()` hands them on.
+    private var reconnects: [(attempt: Int, reason: String)] = []
     private var stopped = false
     /// `close()` has waited for the thread once (its semaphore is signalled once).
     private var waitedForEnd = false
 
-    /// Starts the thread for `participant`; `open(waiting:)` then says what it found.
+    /// How far behind its arrival a live participant's sound is heard with the realtime clock:
+    /// room for the network's jitter, so the sound for a moment has come when the room mixes
+    /// it. Near the push protocols' 0.1 s target (`LiveLatency.defaultTarget`), at which the
+    /// large participant's video plays, so the voice stays with the lips.
+    static let playoutDelay = 0.2
+
+    /// Starts the thread for `participant` as the room comes on screen (the room's media time
+    /// 0); `open(waiting:)` then says what it found.
     init(participant: RoomParticipant, limits: DecodeLimits, waits: Bool, name: String) {
         self.waits = waits
         let channel = channel
+        let roomStart = ContinuousClock.now
         let thread = Thread {
             DecoderWorkers.nameThisThread(name)
-            ParticipantSound.run(participant, limits: limits, channel: channel)
+            ParticipantSound.run(participant, limits: limits, waits: waits, roomStart: roomStart, channel: channel)
             channel.queue.close()
             channel.finished.store(true, ordering: .releasing)
             channel.done.signal()
@@ -82,7 +97,8 @@ final class ParticipantSound {
 
     /// Probes and opens the participant's source, then decodes its sound until it ends, fails
     /// or the gate is stopped. Everything FFmpeg it makes is freed here, before it returns.
-    private static func run(_ participant: RoomParticipant, limits: DecodeLimits, channel: Channel) {
+    private static func run(_ participant: RoomParticipant, limits: DecodeLimits, waits: Bool, roomStart: ContinuousClock.Instant,
+                            channel: Channel) {
         var facts = ParticipantFacts()
         facts.avatar = participant.avatar.flatMap { try? PictureLoader.load($0, width: 256, height: 256, limits: limits) }
         var probeLimits = limits
@@ -113,18 +129,73 @@ final class ParticipantSound {
         }
         facts.hasSound = audio != nil
         guard channel.queue.put(.opened(facts)), let audio else { return }
+        read(audio, of: participant, limits: limits, waits: waits, roomStart: roomStart, channel: channel)
+    }
+
+    /// Reads `audio` block by block into the queue, each block at its time on the room's clock;
+    /// a live participant's dropped connection is opened again, up to `timeouts.retries` times.
+    private static func read(_ opened: ItemAudio, of participant: RoomParticipant, limits: DecodeLimits, waits: Bool,
+                             roomStart: ContinuousClock.Instant, channel: Channel) {
+        var audio = opened
         defer { audio.close() }
+        var reconnects = 0
+        // Where this connection's sound goes on the room's clock, set by its first block:
+        // - live, realtime clock: where it arrived, plus the playout delay. Its timestamps say
+        //   nothing of the room's clock, which ran while the source opened; placed by them, the
+        //   sound lay behind what the room mixed and was never heard.
+        // - otherwise at its timestamps, and after a reconnect (the virtual clock waited for it)
+        //   where the last connection's sound ended.
+        var shift: Double?
+        var soundEnd: Double?
         while !channel.gate.isStopped {
+            let failure: MediaError?
             do throws(MediaError) {
-                guard let block = try audio.nextBlock() else {
-                    channel.queue.put(.end)
-                    return
+                if var block = try audio.nextBlock() {
+                    if shift == nil {
+                        if participant.isLive && !waits {
+                            let arrived = (ContinuousClock.now - roomStart).seconds + playoutDelay
+                            shift = max(arrived, soundEnd ?? -.infinity) - block.time
+                        } else {
+                            shift = (soundEnd ?? block.time) - block.time
+                        }
+                    }
+                    block.time += shift ?? 0
+                    soundEnd = block.time + Double(block.samples.count / 2) / Double(ItemAudio.rate)
+                    guard block.samples.isEmpty || channel.queue.put(.sound(block)) else { return }
+                    continue
                 }
-                guard block.samples.isEmpty || channel.queue.put(.sound(block)) else { return }
+                failure = nil
             } catch {
-                channel.queue.put(.failed(error))
+                failure = error
+            }
+            if channel.gate.isStopped { return }
+            guard participant.isLive else {
+                channel.queue.put(failure.map { .failed($0) } ?? .end)
                 return
             }
+            // A live stream has no natural end: whatever stopped it, reconnect with the live
+            // items' bounded backoff.
+            var reason: any Error & Sendable = failure ?? ErrorText("the stream ended")
+            var reopened: ItemAudio?
+            while reopened == nil && reconnects < limits.timeouts.retries {
+                reconnects += 1
+                guard channel.queue.put(.reconnect(attempt: reconnects, reason: "\(reason)")),
+                      channel.gate.sleep(seconds: DecodeThread.reconnectDelay(attempt: reconnects)) else { return }
+                do throws(MediaError) {
+                    reopened = try ItemAudio(source: participant.source, limits: limits, isLive: true, gate: channel.gate)
+                } catch {
+                    reason = error
+                }
+            }
+            guard let next = reopened else {
+                if !channel.gate.isStopped {
+                    channel.queue.put(.failed(MediaError(.read, "live stream lost after \(reconnects) reconnects", cause: reason)))
+                }
+                return
+            }
+            audio.close()
+            audio = next
+            shift = nil
         }
     }
 
@@ -145,7 +216,7 @@ final class ParticipantSound {
         case .failed(let error):
             ended = true
             return .failure(error)
-        case .sound, .end:
+        case .sound, .reconnect, .end:
             preconditionFailure("a participant's thread says what it opened before it sends sound")
         }
     }
@@ -173,8 +244,9 @@ final class ParticipantSound {
             }
             switch event {
             case .sound(let block):
-                if bufferStart == nil { bufferStart = block.time }
-                buffer.append(contentsOf: block.samples)
+                place(block)
+            case .reconnect(let attempt, let reason):
+                if !stopped { reconnects.append((attempt, reason)) }
             case .failed(let error):
                 ended = true
                 if !stopped { failure = error }
@@ -184,10 +256,36 @@ final class ParticipantSound {
         }
     }
 
+    /// The longest gap in a participant's sound filled with silence: a reconnect's. A longer one
+    /// (timestamps that jump) starts the buffer again at the block.
+    static let longestGap = 10.0
+
+    /// Adds `block` to the buffer where its time says: after a gap (a reconnect) the silence
+    /// between comes first, so what follows is heard when it was said, not straight after the
+    /// sound before the drop.
+    private func place(_ block: SoundBlock) {
+        let gap = bufferedUntil.map { block.time - $0 } ?? 0
+        if !gap.isFinite || gap > ParticipantSound.longestGap {
+            buffer.removeAll(keepingCapacity: true)
+            bufferStart = nil
+        } else if gap * rate >= 48 {
+            // Under a millisecond is the rounding of blocks that follow each other.
+            buffer.append(contentsOf: repeatElement(0, count: Int((gap * rate).rounded()) * 2))
+        }
+        if bufferStart == nil { bufferStart = block.time }
+        buffer.append(contentsOf: block.samples)
+    }
+
     /// A failure after the source opened, once.
     func takeFailure() -> MediaError? {
         defer { failure = nil }
         return failure
+    }
+
+    /// The reconnect tries that came with the sound taken so far, once each.
+    func takeReconnects() -> [(attempt: Int, reason: String)] {
+        defer { reconnects.removeAll() }
+        return reconnects
     }
 
     /// `count` stereo frames (2 × `count` floats) from media time `start`; silence where there

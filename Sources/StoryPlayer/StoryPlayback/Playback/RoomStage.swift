@@ -163,10 +163,15 @@ package final class RoomStage {
         noteSoundFailures(at: t)
     }
 
-    /// Traces a participant whose sound failed after it opened (a stall past the read timeout,
-    /// a read error) as failed, at `t`; the room goes on without its sound.
+    /// Traces a live participant's reconnect tries, and a participant whose sound failed after
+    /// it opened (a recorded source that stalls past the read timeout or breaks, a live one
+    /// past its retries) as failed, at `t`; the room goes on without its sound.
     private func noteSoundFailures(at t: Double) {
         for index in seats.indices {
+            for (attempt, reason) in seats[index].sound.takeReconnects() {
+                trace.record(.reconnect, t: t, story: storyID, player: seats[index].audioPlayer, error: reason, attempt: attempt,
+                             participant: seats[index].participant.id, media: "audio")
+            }
             guard let error = seats[index].sound.takeFailure() else { continue }
             seats[index].failed = true
             trace.record(.failed, t: t, story: storyID, player: seats[index].audioPlayer, error: error.description,

@@ -1,4 +1,4 @@
-import Compositor
+@testable import Compositor
 import Foundation
 import Synchronization
 @testable import StoryMedia
@@ -64,6 +64,87 @@ extension LiveClockTests {
                                         "\(family): distinct pictures a second in the last 1.5 s")
             let latency = try XCTUnwrap(tail.latencyP50, "\(family): the last 1.5 s")
             XCTAssertLessThan(latency, 1000 * LiveClockTests.slack, "\(family): back near the edge after the return")
+        }
+    }
+}
+
+// MARK: - A room participant that drops and comes back
+
+extension LiveClockTests {
+    /// The same drop and return for a live room's participant, published by each family with
+    /// its sound: the participant is not failed, its sound thread and its video player both
+    /// reconnect (traced with its id), its pictures come back in the large area, read from the
+    /// frames, and its voice comes back in the MP4. It used to be failed for good at the drop.
+    func testARoomParticipantThatDropsAndReturnsIsSeenAndHeardAgain() throws {
+        try LiveServers.require("nginx")
+        let port = try servers.rtmpServer()
+        // A second participant, silent and without video, so the live one stays large.
+        let quiet = servers.folder.file("quiet.m4a")
+        let made = try servers.start("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "anullsrc=r=48000:cl=stereo", "-t", "14",
+                                                "-c:a", "aac", quiet], name: "quiet")
+        made.process.waitUntilExit()
+        XCTAssertEqual(made.process.terminationStatus, 0, made.output)
+        for family in ClockCodedPublisher.allCases {
+            let url = "rtmp://127.0.0.1:\(port)/live/room-\(family.rawValue)"
+            let leaving = try servers.publishClockCoded(family, to: .rtmp(url: url))
+            guard LiveServers.waitUntil(20, { (try? MediaProbe.run(url, timeouts: Timeouts(open: 1.5, read: 1.5))) != nil }) else {
+                throw LiveServers.unavailable("\(family) RTMP never became playable: \(leaving.output)")
+            }
+            let returning = try servers.publishClockCoded(family, to: .rtmp(url: url), after: 5)
+            defer { returning.stop() }
+            let dropped = Mutex<Double?>(nil)
+            DispatchQueue.global().asyncAfter(deadline: .now() + 3) {
+                leaving.stop()
+                dropped.withLock { $0 = Date().timeIntervalSince1970 }
+            }
+            let board = try Storyboard.parse("""
+            {"canvas": {"width": 360, "height": 640, "fps": 30}, "duration": 12, "clock": "realtime",
+             "timeouts": {"open": 3, "read": 1, "retries": 6},
+             "stories": [{"id": "panel", "room": {"participants": [{"id": "dee", "uri": "\(url)"}, {"id": "zoe", "uri": "quiet.m4a"}]},
+                          "duration": 30}]}
+            """, folder: servers.folder.path)
+            let output = ScratchFolder()
+            let (summary, events, _) = try render(board, into: output, threads: 1) { options in
+                options.clip = ClipOptions(path: output.file("room.mp4"))
+            }
+            let gone = try XCTUnwrap(dropped.withLock { $0 }, "the first publisher was stopped")
+            XCTAssertEqual(events.of(.failed).map { $0.error ?? "" }, [], "\(family): the participant came back within its retries")
+            XCTAssertEqual(summary.failedParticipants.map(\.participant), [], "\(family)")
+            let reconnects = events.of(.reconnect)
+            XCTAssertTrue(reconnects.contains { $0.participant == "dee" && $0.media == "audio" }, "\(family): \(reconnects.map(\.jsonLine))")
+            XCTAssertTrue(reconnects.contains { $0.participant == "dee" && $0.media == nil }, "\(family): \(reconnects.map(\.jsonLine))")
+            XCTAssertEqual(TraceCheck.check(events.map(\.jsonLine).joined(separator: "\n"), maxAlive: 1, maxAudio: 2), [])
+
+            // The large area, read as the publisher drew it: its video is fitted whole and centred.
+            let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: output.file("summary.json"))))
+                                     as? [String: Any])
+            let startedAt = try XCTUnwrap(json["clock_started_at"] as? Double)
+            let layout = RoomLayout(width: 360, height: 640)
+            let fitted = layout.fittedVideoSize(for: (ClockCode.width, ClockCode.height))
+            let left = Int((layout.largeCentre.x - Double(fitted.width) / 2).rounded())
+            let top = Int((layout.largeCentre.y - Double(fitted.height) / 2).rounded())
+            let codes = try (0..<summary.frames).map { n -> ClockCode.Code? in
+                let frame = try RGBAImage(contentsOfPNG: StoryRender.framePath(output.path, n))
+                return ClockCode.read(frame.cropped(x: left, y: top, width: fitted.width, height: fitted.height))
+            }
+            let reading = ClockCode.Reading(codes: codes, fps: 30, startedAt: startedAt)
+            let back = codes.indices.first { n in codes[n].map { reading.made($0, frame: n, startedAt: startedAt) > gone } ?? false }
+            XCTAssertNotNil(back, "\(family): the participant's pictures after the drop reach the large area")
+            let tail = ClockCode.Reading(codes: Array(codes.suffix(45)), fps: 30, startedAt: startedAt + Double(codes.count - 45) / 30)
+            XCTAssertGreaterThanOrEqual(tail.distinctPerSecond, LiveClockTests.smooth(.realtime), "\(family): the last 1.5 s")
+
+            // And its voice: the publisher's tone in the clip's last seconds, silence while it was away.
+            let raw = output.file("room.f32")
+            let decoded = try servers.start("ffmpeg", ["-v", "error", "-i", output.file("room.mp4"), "-vn", "-ac", "1", "-ar", "8000",
+                                                       "-f", "f32le", raw], name: "decode-\(family.rawValue)")
+            decoded.process.waitUntilExit()
+            let samples = try Data(contentsOf: URL(fileURLWithPath: raw)).withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+            func level(_ from: Double, _ to: Double) -> Double {
+                DominantSpeaker.rms(Array(samples[min(samples.count, Int(from * 8000))..<min(samples.count, Int(to * 8000))]))
+            }
+            XCTAssertGreaterThan(level(1, 2.5), 0.02, "\(family): the tone before the drop")
+            XCTAssertLessThan(level(3.8, 4.8), 0.005, "\(family): silence while it was away (dropped at 3 s, back after 5 s)")
+            XCTAssertGreaterThan(level(10, 12), 0.02, "\(family): the tone after the return")
         }
     }
 }
