@@ -125,6 +125,12 @@ package struct ObjectReader {
         return StoryboardError(path: path(key), message: "missing")
     }
 
+    /// Whether `key` is present, whatever its value; it counts as read (a caller that rejects
+    /// it says why itself, rather than "unknown key").
+    mutating func present(_ key: String) -> Bool {
+        take(key) != nil
+    }
+
     /// Whether `key` was present but unusable (and so already noted).
     func hasInvalidValue(_ key: String) -> Bool {
         invalid[key] != nil

@@ -41,6 +41,11 @@ extension Storyboard {
                 isLive: entry.bool("live") ?? byProtocol))
             entry.rejectUnknownKeys()
         }
+        // The storyboard's own shape invites a room's length inside the room; it is the story's.
+        if room.present("duration") {
+            reader.problems.record(StoryboardError(path: room.path("duration"),
+                                                   message: "a room lasts its story's \"duration\": put it beside \"room\", at \(reader.path("duration"))"))
+        }
         room.rejectUnknownKeys()
         var item = StoryItem(source: participants[0].source, duration: duration)
         item.room = Room(participants: participants)
