@@ -1,16 +1,55 @@
 internal import CFFmpeg
 import Synchronization
 
-/// Owns a libavfilter graph of one video chain: a `buffer` source, the filters of a
-/// description such as `"zscale=t=linear,format=gbrpf32le"`, and a `buffersink`
+/// What feeds a filter graph, and so its two ends: pictures of one shape (`buffer` and
+/// `buffersink`) or sound (`abuffer` and `abuffersink`).
+enum FilterInput {
+    /// Pictures of this size and pixel format, stamped in `timeBase` (at `frameRate`, when
+    /// known: `fps` needs both).
+    case pictures(width: Int32, height: Int32, pixelFormat: Int32, sampleAspectRatio: AVRational,
+                  timeBase: AVRational, frameRate: AVRational)
+    /// Planar float stereo at `rate` samples a second, stamped in samples.
+    case stereoSound(rate: Int)
+
+    var source: String {
+        switch self {
+        case .pictures: "buffer"
+        case .stereoSound: "abuffer"
+        }
+    }
+
+    var sink: String {
+        switch self {
+        case .pictures: "buffersink"
+        case .stereoSound: "abuffersink"
+        }
+    }
+
+    /// The source filter's options.
+    var arguments: String {
+        switch self {
+        case .pictures(let width, let height, let pixelFormat, let sampleAspectRatio, let timeBase, let frameRate):
+            // 0/1 is "unknown", as the decoder says it; the converter then takes the stream's.
+            let aspect = sampleAspectRatio.den > 0 ? sampleAspectRatio : AVRational(num: 0, den: 1)
+            return "video_size=\(width)x\(height):pix_fmt=\(pixelFormat):time_base=\(timeBase.num)/\(timeBase.den):"
+                + "pixel_aspect=\(aspect.num)/\(aspect.den)"
+                + (frameRate.num > 0 ? ":frame_rate=\(frameRate.num)/\(frameRate.den)" : "")
+        case .stereoSound(let rate):
+            return "sample_rate=\(rate):sample_fmt=fltp:channel_layout=stereo:time_base=1/\(rate)"
+        }
+    }
+}
+
+/// Owns a libavfilter graph of one chain: a source (`FilterInput`), the filters of a
+/// description such as `"zscale=t=linear,format=gbrpf32le"`, and a sink
 /// (`avfilter_graph_alloc`, `avfilter_graph_parse_ptr`, `avfilter_graph_config` /
-/// `avfilter_graph_free`). Its graph and filter contexts do not leave it: pictures go through
-/// `filter(_:into:)`.
+/// `avfilter_graph_free`). Its graph and filter contexts do not leave it: pictures and sound go
+/// through `filter(_:into:)` or `push`/`pull`.
 ///
-/// Used by one thread at a time (a converter's, or a clip writer's). `filter(_:into:)` is for
-/// chains that give one picture out for each picture in, as per-pixel filters (`zscale`,
-/// `tonemap`) do; `push`/`pull` for the others (an animation's `fps` and `palettegen`), which
-/// may give none, or several, or theirs only at the end.
+/// Used by one thread at a time (a converter's, a clip writer's, or a loudness meter's).
+/// `filter(_:into:)` is for chains that give one picture out for each picture in, as per-pixel
+/// filters (`zscale`, `tonemap`) do; `push`/`pull` for the others (an animation's `fps` and
+/// `palettegen`, the `ebur128` meter), which may give none, or several, or theirs only at the end.
 final class FilterGraph {
     /// libavfilter's functions (opened on the first graph: `FilterLibrary`).
     private let library: FilterLibrary
@@ -25,37 +64,41 @@ final class FilterGraph {
     /// Builds the chain `filters` for pictures of this size and pixel format, run on `threads`
     /// threads (`nb_threads`; 1: on the caller's alone; 0: as many as libavfilter finds useful).
     /// Pictures are stamped in `timeBase` (at `frameRate`, when known: `fps` needs both).
-    init(filters: String, width: Int32, height: Int32, pixelFormat: Int32, sampleAspectRatio: AVRational,
-         threads: Int32, timeBase: AVRational = AVRational(num: 1, den: 1),
-         frameRate: AVRational = AVRational(num: 0, den: 1)) throws(MediaError) {
+    convenience init(filters: String, width: Int32, height: Int32, pixelFormat: Int32, sampleAspectRatio: AVRational,
+                     threads: Int32, timeBase: AVRational = AVRational(num: 1, den: 1),
+                     frameRate: AVRational = AVRational(num: 0, den: 1)) throws(MediaError) {
+        try self.init(filters: filters, input: .pictures(width: width, height: height, pixelFormat: pixelFormat,
+                                                         sampleAspectRatio: sampleAspectRatio, timeBase: timeBase, frameRate: frameRate),
+                      threads: threads)
+    }
+
+    /// Builds the chain `filters` fed by `input`, run on `threads` threads. `name` is what its
+    /// errors call it ("cannot configure the loudness meter"); by default, the filters.
+    init(filters: String, input: FilterInput, threads: Int32, name: String? = nil) throws(MediaError) {
+        let name = name ?? "the filters \(filters)"
         library = try FilterLibrary.loaded()
         guard let graph = library.allocateGraph() else { fatalError("avfilter_graph_alloc: out of memory") }
         self.graph = graph
         FilterGraph.alive.add(1, ordering: .relaxed)
         graph.pointee.nb_threads = threads
         if let injected = FFmpegFaults.injected(.configureFilters) {
-            throw MediaError(.convert, "cannot configure the filters \(filters)", averror: injected)
+            throw MediaError(.convert, "cannot configure \(name)", averror: injected)
         }
-        // 0/1 is "unknown", as the decoder says it; the converter then takes the stream's.
-        let aspect = sampleAspectRatio.den > 0 ? sampleAspectRatio : AVRational(num: 0, den: 1)
-        let arguments = "video_size=\(width)x\(height):pix_fmt=\(pixelFormat):time_base=\(timeBase.num)/\(timeBase.den):"
-            + "pixel_aspect=\(aspect.num)/\(aspect.den)"
-            + (frameRate.num > 0 ? ":frame_rate=\(frameRate.num)/\(frameRate.den)" : "")
-        var status = library.createFilter(&source, library.filterNamed("buffer"), "in", arguments, nil, graph)
-        guard status >= 0 else { throw MediaError(.convert, "cannot set up the filter graph's input", averror: status) }
-        status = library.createFilter(&sink, library.filterNamed("buffersink"), "out", nil, nil, graph)
-        guard status >= 0 else { throw MediaError(.convert, "cannot set up the filter graph's output", averror: status) }
+        var status = library.createFilter(&source, library.filterNamed(input.source), "in", input.arguments, nil, graph)
+        guard status >= 0 else { throw MediaError(.convert, "cannot set up the input of \(name)", averror: status) }
+        status = library.createFilter(&sink, library.filterNamed(input.sink), "out", nil, nil, graph)
+        guard status >= 0 else { throw MediaError(.convert, "cannot set up the output of \(name)", averror: status) }
         status = FilterGraph.parse(filters, into: graph, between: source, and: sink, library: library)
-        guard status >= 0 else { throw MediaError(.convert, "cannot build the filters \(filters)", averror: status) }
+        guard status >= 0 else { throw MediaError(.convert, "cannot build \(name)", averror: status) }
         status = library.configureGraph(graph, nil)
-        guard status >= 0 else { throw MediaError(.convert, "cannot configure the filters \(filters)", averror: status) }
+        guard status >= 0 else { throw MediaError(.convert, "cannot configure \(name)", averror: status) }
     }
 
     /// `avfilter_graph_parse_ptr` of `filters` into `graph`, its chain's open ends linked to
     /// `source` and `sink`: the chain's input is fed by our source, its output drains into our
     /// sink. Parsing hands back what it left unlinked; that is freed here
-    /// (`avfilter_inout_free`). Shared by every filter graph this program builds.
-    static func parse(_ filters: String, into graph: UnsafeMutablePointer<AVFilterGraph>,
+    /// (`avfilter_inout_free`).
+    private static func parse(_ filters: String, into graph: UnsafeMutablePointer<AVFilterGraph>,
                       between source: UnsafeMutablePointer<AVFilterContext>?,
                       and sink: UnsafeMutablePointer<AVFilterContext>?, library: FilterLibrary) -> Int32 {
         var outputs = library.allocateEnds(), inputs = library.allocateEnds()

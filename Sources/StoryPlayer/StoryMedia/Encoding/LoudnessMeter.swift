@@ -13,11 +13,9 @@ package struct LoudnessMeasurement: Sendable, Equatable {
 
 // MARK: - The meter
 
-/// Owns a libavfilter graph `abuffer → ebur128=peak=true:metadata=1 → abuffersink`
-/// (`avfilter_graph_alloc`, `avfilter_graph_parse_ptr`, `avfilter_graph_config` /
-/// `avfilter_graph_free`) that measures 48 kHz stereo float sound as it is added: FFmpeg's own
-/// EBU R128 meter, the one `ffmpeg -af ebur128` runs, so our figures and the user's agree.
-/// Its graph and filter contexts do not leave it.
+/// Measures 48 kHz stereo float sound as it is added, through a `FilterGraph`
+/// `abuffer → ebur128=peak=true:metadata=1 → abuffersink`: FFmpeg's own EBU R128 meter, the one
+/// `ffmpeg -af ebur128` runs, so our figures and the user's agree.
 ///
 /// The filter says what it measured in each frame's metadata (`lavfi.r128.I`, and the running
 /// true peak of each channel, `lavfi.r128.true_peaks_chN`, linear), printed with three
@@ -26,12 +24,7 @@ package struct LoudnessMeasurement: Sendable, Equatable {
 ///
 /// Used by one thread at a time.
 package final class LoudnessMeter {
-    /// libavfilter's functions (opened on the first graph: `FilterLibrary`).
-    private let library: FilterLibrary
-    private var graph: UnsafeMutablePointer<AVFilterGraph>?
-    /// Owned by `graph`, freed with it.
-    private var source: UnsafeMutablePointer<AVFilterContext>?
-    private var sink: UnsafeMutablePointer<AVFilterContext>?
+    private var graph: FilterGraph?
     private let block = Frame()
     private let measured = Frame()
     private var samplesAdded: Int64 = 0
@@ -45,44 +38,27 @@ package final class LoudnessMeter {
     /// ebur128 reports this until a 400 ms block is above it: nothing was measured.
     static let absoluteGate = -70.0
 
-    /// Meters allocated and not yet freed, process-wide (see `FormatContext.alive`).
+    /// Meters made and not yet freed, process-wide (see `FormatContext.alive`).
     package static let alive = Atomic<Int>(0)
 
     package init() throws(MediaError) {
         // ebur128 prints its summary at info level when the graph is freed; errors only.
         FFmpegLogging.configureOnce()
-        library = try FilterLibrary.loaded()
-        guard let graph = library.allocateGraph() else { fatalError("avfilter_graph_alloc: out of memory") }
-        self.graph = graph
-        LoudnessMeter.alive.add(1, ordering: .relaxed)
         // The meter's arithmetic is cheap; a thread of its own would cost more than it saves.
-        graph.pointee.nb_threads = 1
-        let filters = "ebur128=peak=true:metadata=1"
-        if let injected = FFmpegFaults.injected(.configureFilters) {
-            throw MediaError(.convert, "cannot configure the loudness meter", averror: injected)
-        }
-        let arguments = "sample_rate=\(ItemAudio.rate):sample_fmt=fltp:channel_layout=stereo:time_base=1/\(ItemAudio.rate)"
-        var status = library.createFilter(&source, library.filterNamed("abuffer"), "in", arguments, nil, graph)
-        guard status >= 0 else { throw MediaError(.convert, "cannot set up the loudness meter's input", averror: status) }
-        status = library.createFilter(&sink, library.filterNamed("abuffersink"), "out", nil, nil, graph)
-        guard status >= 0 else { throw MediaError(.convert, "cannot set up the loudness meter's output", averror: status) }
-        status = FilterGraph.parse(filters, into: graph, between: source, and: sink, library: library)
-        guard status >= 0 else { throw MediaError(.convert, "cannot build the loudness meter \(filters)", averror: status) }
-        status = library.configureGraph(graph, nil)
-        guard status >= 0 else { throw MediaError(.convert, "cannot configure the loudness meter", averror: status) }
-        status = block.allocateStereoSound(samples: Int32(LoudnessMeter.blockSamples), rate: Int32(ItemAudio.rate))
+        graph = try FilterGraph(filters: "ebur128=peak=true:metadata=1", input: .stereoSound(rate: ItemAudio.rate), threads: 1,
+                                name: "the loudness meter")
+        LoudnessMeter.alive.add(1, ordering: .relaxed)
+        let status = block.allocateStereoSound(samples: Int32(LoudnessMeter.blockSamples), rate: Int32(ItemAudio.rate))
         guard status >= 0 else { throw MediaError(.convert, "cannot allocate the loudness meter's frame", averror: status) }
     }
 
     deinit { close() }
 
     func close() {
-        if graph != nil {
-            library.freeGraph(&graph)
-            LoudnessMeter.alive.subtract(1, ordering: .relaxed)
-        }
-        source = nil
-        sink = nil
+        guard let graph else { return }
+        graph.close()
+        self.graph = nil
+        LoudnessMeter.alive.subtract(1, ordering: .relaxed)
     }
 
     // MARK: - Measuring
@@ -131,21 +107,14 @@ package final class LoudnessMeter {
     }
 
     private func send(_ frame: Frame?) throws(MediaError) {
-        guard let source, let sink else { preconditionFailure("measuring after close()") }
-        if let injected = FFmpegFaults.injected(.filter) { throw MediaError(.convert, "cannot measure the loudness", averror: injected) }
-        var status: Int32
-        if let frame {
-            status = frame.withUnsafeAVFrame { library.addFrame(source, $0, Int32(AV_BUFFERSRC_FLAG_KEEP_REF)) }
-        } else {
-            status = library.addFrame(source, nil, 0)
-        }
+        guard let graph else { preconditionFailure("measuring after close()") }
+        var status = graph.push(frame)
         guard status >= 0 else { throw MediaError(.convert, "cannot measure the loudness", averror: status) }
         while true {
-            status = measured.withUnsafeAVFrame { library.takeFrame(sink, $0) }
+            status = graph.pull(into: measured)
             if status == FFmpegError.tryAgain || status == FFmpegError.endOfFile { return }
             guard status >= 0 else { throw MediaError(.convert, "cannot measure the loudness", averror: status) }
             read(measured)
-            measured.unref()
         }
     }
 
