@@ -5,7 +5,7 @@
 FROM swift:6.0-bookworm AS build
 WORKDIR /src
 COPY . .
-RUN scripts/install-deps.sh && swift build -c release --product render-stories --static-swift-stdlib
+RUN scripts/install-deps.sh && scripts/build-release.sh
 
 FROM swift:6.0-bookworm-slim
 RUN apt-get update \

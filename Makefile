@@ -12,14 +12,10 @@ deps:
 test-deps:
 	@scripts/install-deps.sh --test
 
-# The command line links Swift's runtime and Foundation statically: binding their symbols at
-# every start cost about 35 ms of CPU (of 140), which each shard of a sharded render paid again.
-# bench/quiet-build.sh builds it the same way; a build without the flag works the same, and
-# switching between the two rebuilds everything.
-RELEASE_BUILD := build -c release --product render-stories --static-swift-stdlib
-
+# The release build (Swift's runtime linked statically; why, in the script): the same command
+# for the benches and the Dockerfile.
 build: deps
-	$(SWIFT) $(RELEASE_BUILD)
+	SWIFT=$(SWIFT) scripts/build-release.sh
 
 # Renders samples/demo.json into out/demo/, with the report page to look at it in a browser.
 demo: build

@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/quiet-build.sh
 runs=${1:-5}
-quiet_build -c release --product render-stories
+quiet_release_build
 bin=.build/release/render-stories
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT

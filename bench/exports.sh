@@ -24,7 +24,7 @@ command -v ffmpeg >/dev/null || { echo "needs the ffmpeg CLI (apt-get install ff
 if [[ -n ${RENDER_STORIES:-} ]]; then
   bin=$RENDER_STORIES
 else
-  quiet_build -c release --product render-stories
+  quiet_release_build
   bin=$PWD/.build/release/render-stories
 fi
 work=$(mktemp -d)

@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 source bench/quiet-build.sh
 tries=${1:-5}
 scripts/install-deps.sh --test
-quiet_build -c release --product render-stories
+quiet_release_build
 bin=$PWD/.build/release/render-stories
 source bench/live-servers.sh
 ours_ms() { "$bin" probe "$1" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["first_frame_ms"])'; }

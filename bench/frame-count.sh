@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/quiet-build.sh
 runs=${1:-5}
-quiet_build -c release --product render-stories
+quiet_release_build
 bin=$PWD/.build/release/render-stories
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -22,7 +22,7 @@ shift || true
 protocols=("$@")
 ((${#protocols[@]})) || protocols=(hls dash rtmp srt http-ts)
 scripts/install-deps.sh --test
-quiet_build -c release --product render-stories
+quiet_release_build
 bin=$PWD/.build/release/render-stories
 code=$PWD/Tests/Support/clock-code.py
 source bench/live-servers.sh

@@ -13,7 +13,7 @@ size=${2:-360x640}
 if [[ -n ${RENDER_STORIES:-} ]]; then
   bin=$RENDER_STORIES
 else
-  quiet_build -c release --product render-stories
+  quiet_release_build
   bin=$PWD/.build/release/render-stories
 fi
 work=$(mktemp -d)

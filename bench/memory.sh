@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/quiet-build.sh
-quiet_build -c release --product render-stories
+quiet_release_build
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 clips=(beach.mp4 city.mp4 night.mp4 forest.mp4)

@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 source bench/quiet-build.sh
 runs=${1:-5}
 scripts/install-deps.sh --test
-quiet_build -c release --product render-stories
+quiet_release_build
 bin=$PWD/.build/release/render-stories
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -14,7 +14,7 @@ source bench/quiet-build.sh
 sizes=("${@:-720x1280}")
 runs=${RUNS:-5}
 command -v ffmpeg >/dev/null || { echo "needs the ffmpeg CLI (apt-get install ffmpeg)" >&2; exit 1; }
-quiet_build -c release --product render-stories
+quiet_release_build
 bin=$PWD/.build/release/render-stories
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -21,7 +21,7 @@ runs=${1:-3}
 if [[ -n ${RENDER_STORIES:-} ]]; then
   bin=$(realpath "$RENDER_STORIES")
 else
-  quiet_build -c release --product render-stories
+  quiet_release_build
   bin=$PWD/.build/release/render-stories
 fi
 work=$(mktemp -d)

@@ -16,7 +16,7 @@ cd "$(dirname "$0")/.."
 source bench/quiet-build.sh
 duration=${1:-600}
 scripts/install-deps.sh --test
-quiet_build -c release --product render-stories
+quiet_release_build
 bin=$PWD/.build/release/render-stories
 source bench/live-servers.sh
 

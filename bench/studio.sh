@@ -12,7 +12,11 @@ cd "$(dirname "$0")/.."
 source bench/quiet-build.sh
 count=${1:-40}
 configuration=${CONFIGURATION:-release}
-quiet_build -c "$configuration" --product render-stories
+if [[ $configuration == release ]]; then
+  quiet_release_build
+else
+  quiet_build -c "$configuration" --product render-stories
+fi
 bin=$PWD/.build/$configuration/render-stories
 work=$(mktemp -d)
 studio_pid=
