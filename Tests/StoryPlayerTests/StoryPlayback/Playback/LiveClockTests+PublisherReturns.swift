@@ -11,6 +11,29 @@ import XCTest
 // MARK: - A publisher that drops and comes back
 
 extension LiveClockTests {
+    /// A publisher of `family` on `url` that drops and comes back: the first ends 3 s from now
+    /// (as the render starts), the second starts 2 s after that.
+    final class DroppingPublishers: Sendable {
+        let returning: ServerProcess
+        /// When the first one had gone, in seconds since 1970.
+        let dropped = Mutex<Double?>(nil)
+
+        init(returning: ServerProcess) { self.returning = returning }
+    }
+
+    func dropAndReturn(_ family: ClockCodedPublisher, url: String) throws -> DroppingPublishers {
+        let leaving = try servers.publishClockCoded(family, to: .rtmp(url: url))
+        guard LiveServers.waitUntil(20, { (try? MediaProbe.run(url, timeouts: Timeouts(open: 1.5, read: 1.5))) != nil }) else {
+            throw LiveServers.unavailable("\(family) RTMP never became playable: \(leaving.output)")
+        }
+        let publishers = DroppingPublishers(returning: try servers.publishClockCoded(family, to: .rtmp(url: url), after: 5))
+        DispatchQueue.global().asyncAfter(deadline: .now() + 3) {
+            leaving.stop()
+            publishers.dropped.withLock { $0 = Date().timeIntervalSince1970 }
+        }
+        return publishers
+    }
+
     /// A phone on a train: the publisher's connection drops (its process ends, as an app killed
     /// by the system does) and a new one publishes to the same name 2 s later. The viewer must
     /// hold the last picture through the gap, then show the new publisher's pictures, smoothly
@@ -21,22 +44,12 @@ extension LiveClockTests {
         let port = try servers.rtmpServer()
         for family in ClockCodedPublisher.allCases {
             let url = "rtmp://127.0.0.1:\(port)/live/returns-\(family.rawValue)"
-            let leaving = try servers.publishClockCoded(family, to: .rtmp(url: url))
-            guard LiveServers.waitUntil(20, { (try? MediaProbe.run(url, timeouts: Timeouts(open: 1.5, read: 1.5))) != nil }) else {
-                throw LiveServers.unavailable("\(family) RTMP never became playable: \(leaving.output)")
-            }
-            // The first publisher ends 3 s into the render; the second starts 2 s after that.
-            let returning = try servers.publishClockCoded(family, to: .rtmp(url: url), after: 5)
-            defer { returning.stop() }
-            let dropped = Mutex<Double?>(nil)
-            DispatchQueue.global().asyncAfter(deadline: .now() + 3) {
-                leaving.stop()
-                dropped.withLock { $0 = Date().timeIntervalSince1970 }
-            }
+            let publishers = try dropAndReturn(family, url: url)
+            defer { publishers.returning.stop() }
             let board = try board(url, clock: .realtime, seconds: 13,
                                   extra: #", "timeouts": {"open": 3, "read": 1, "retries": 6}"#)
             let (reading, _, events) = try watch(board)
-            let gone = try XCTUnwrap(dropped.withLock { $0 }, "the first publisher was stopped")
+            let gone = try XCTUnwrap(publishers.dropped.withLock { $0 }, "the first publisher was stopped")
             let failed = events.of(.failed).map { $0.error ?? "" }
             XCTAssertEqual(failed, [], "\(family): a publisher that comes back within the retries is not a failure")
             XCTAssertGreaterThanOrEqual(events.of(.reconnect).count, 1, "\(family): \(events.map(\.event.rawValue))")
@@ -86,17 +99,8 @@ extension LiveClockTests {
         XCTAssertEqual(made.process.terminationStatus, 0, made.output)
         for family in ClockCodedPublisher.allCases {
             let url = "rtmp://127.0.0.1:\(port)/live/room-\(family.rawValue)"
-            let leaving = try servers.publishClockCoded(family, to: .rtmp(url: url))
-            guard LiveServers.waitUntil(20, { (try? MediaProbe.run(url, timeouts: Timeouts(open: 1.5, read: 1.5))) != nil }) else {
-                throw LiveServers.unavailable("\(family) RTMP never became playable: \(leaving.output)")
-            }
-            let returning = try servers.publishClockCoded(family, to: .rtmp(url: url), after: 5)
-            defer { returning.stop() }
-            let dropped = Mutex<Double?>(nil)
-            DispatchQueue.global().asyncAfter(deadline: .now() + 3) {
-                leaving.stop()
-                dropped.withLock { $0 = Date().timeIntervalSince1970 }
-            }
+            let publishers = try dropAndReturn(family, url: url)
+            defer { publishers.returning.stop() }
             let board = try Storyboard.parse("""
             {"canvas": {"width": 360, "height": 640, "fps": 30}, "duration": 12, "clock": "realtime",
              "timeouts": {"open": 3, "read": 1, "retries": 6},
@@ -107,7 +111,7 @@ extension LiveClockTests {
             let (summary, events, _) = try render(board, into: output, threads: 1) { options in
                 options.clip = ClipOptions(path: output.file("room.mp4"))
             }
-            let gone = try XCTUnwrap(dropped.withLock { $0 }, "the first publisher was stopped")
+            let gone = try XCTUnwrap(publishers.dropped.withLock { $0 }, "the first publisher was stopped")
             XCTAssertEqual(events.of(.failed).map { $0.error ?? "" }, [], "\(family): the participant came back within its retries")
             XCTAssertEqual(summary.failedParticipants.map(\.participant), [], "\(family)")
             let reconnects = events.of(.reconnect)
