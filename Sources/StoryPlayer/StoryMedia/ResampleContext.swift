@@ -20,6 +20,17 @@ final class ResampleContext {
         try self.init(codec.soundLayout, rate: rate)
     }
 
+    /// As `init(from:rate:)`, for a decoder that may not know its sound yet (a live MPEG-TS
+    /// stream analysed for 0.1 s): an unknown rate and format are taken as float at `rate`,
+    /// which the first frame corrects (`accepts`, `init(for:rate:)`). Only for an owner that
+    /// makes a new resampler whenever a frame differs, as `ItemAudio` does for every frame.
+    convenience init(beforeFirstFrameOf codec: CodecContext, rate: Int32) throws(MediaError) {
+        var sound = codec.soundLayout
+        if sound.rate <= 0 { sound.rate = rate }
+        if sound.format == AV_SAMPLE_FMT_NONE { sound.format = AV_SAMPLE_FMT_FLTP }
+        try self.init(sound, rate: rate)
+    }
+
     /// Converts from a decoded frame's layout, format and rate (a stream whose sound changed).
     convenience init(for frame: Frame, rate: Int32) throws(MediaError) {
         try self.init(frame.soundLayout, rate: rate)

@@ -169,12 +169,15 @@ final class ParticipantSound {
                 failure = error
             }
             if channel.gate.isStopped { return }
-            guard participant.isLive else {
+            // A recorded source ends or fails; so does a playlist or manifest that comes to its
+            // end cleanly (`#EXT-X-ENDLIST`, a DASH presentation that turned static): the
+            // broadcast is over, and opening it again would play its last segments twice.
+            guard participant.isLive, failure != nil || LiveSourceKind(participant.source) == .push else {
                 channel.queue.put(failure.map { .failed($0) } ?? .end)
                 return
             }
-            // A live stream has no natural end: whatever stopped it, reconnect with the live
-            // items' bounded backoff.
+            // A pushed stream has no natural end (its publisher stopped, or the connection
+            // broke): reconnect with the live items' bounded backoff.
             var reason: any Error & Sendable = failure ?? ErrorText("the stream ended")
             var reopened: ItemAudio?
             while reopened == nil && reconnects < limits.timeouts.retries {

@@ -152,3 +152,43 @@ extension LiveClockTests {
         }
     }
 }
+
+extension LiveClockTests {
+    /// A live room participant whose HLS broadcast ends (`#EXT-X-ENDLIST`) is heard, then has
+    /// ended, not dropped: no reconnect (which would play its last segments again), and no
+    /// failure. Its MPEG-TS sound, analysed for 0.1 s as live sources are, did not say its rate
+    /// and channels by then, and the participant used to be muted (the MP4 at -91 dB).
+    func testARoomParticipantWhosePlaylistEndsIsHeardAndNotReconnected() throws {
+        let folder = servers.folder.file("room-ending")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let writer = try servers.start("ffmpeg", ["-v", "error", "-re", "-i", Fixture.sample("beach.mp4"), "-t", "3", "-c", "copy",
+                                                  "-f", "hls", "-hls_time", "1", "-hls_list_size", "0", folder + "/live.m3u8"],
+                                       name: "room-ending")
+        XCTAssertTrue(LiveServers.waitUntil(20) {
+            ((try? String(contentsOfFile: folder + "/live.m3u8", encoding: .utf8)) ?? "").components(separatedBy: ".ts").count > 2
+        }, writer.output)
+        let url = try servers.httpServer(root: folder) + "/live.m3u8"
+        let board = try Storyboard.parse("""
+        {"canvas": {"width": 72, "height": 128, "fps": 10}, "duration": 6, "timeouts": {"open": 4, "read": 2, "retries": 2},
+         "stories": [{"id": "panel", "room": {"participants": [{"id": "dee", "uri": "\(url)", "live": true}]}, "duration": 30}]}
+        """, folder: servers.folder.path)
+        let output = ScratchFolder()
+        let (summary, events, _) = try render(board, into: output) { options in
+            options.writeFrames = false
+            options.clip = ClipOptions(path: output.file("room.mp4"))
+        }
+        XCTAssertEqual(events.of(.reconnect).filter { $0.media == "audio" }.map(\.jsonLine), [], "an ended playlist is not a drop")
+        XCTAssertEqual(events.of(.failed).map(\.jsonLine), [])
+        XCTAssertEqual(summary.failedParticipants.map(\.participant), [])
+        let raw = output.file("room.f32")
+        let decoded = try servers.start("ffmpeg", ["-v", "error", "-i", output.file("room.mp4"), "-vn", "-ac", "1", "-ar", "8000",
+                                                   "-f", "f32le", raw], name: "decode-ending")
+        decoded.process.waitUntilExit()
+        let samples = try Data(contentsOf: URL(fileURLWithPath: raw)).withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+        // beach.mp4's sound is at an RMS of 0.022 throughout; its 3 s are heard within the 6.
+        let heard = stride(from: 0, to: samples.count - 4000, by: 4000).filter { start in
+            DominantSpeaker.rms(Array(samples[start..<(start + 4000)])) > 0.01
+        }
+        XCTAssertGreaterThanOrEqual(heard.count, 3, "half-seconds of the participant's sound in the MP4")
+    }
+}
