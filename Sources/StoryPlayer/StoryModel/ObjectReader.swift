@@ -125,10 +125,12 @@ package struct ObjectReader {
         return StoryboardError(path: path(key), message: "missing")
     }
 
-    /// Whether `key` is present, whatever its value; it counts as read (a caller that rejects
-    /// it says why itself, rather than "unknown key").
+    /// Whether `key` is present, whatever its value; if so it counts as read (a caller that
+    /// rejects it says why itself, rather than "unknown key"). An absent key is not marked
+    /// read, so a near miss of it is not told to write it ("did you mean").
     mutating func present(_ key: String) -> Bool {
-        take(key) != nil
+        guard fields[key] != nil else { return false }
+        return take(key) != nil
     }
 
     /// Whether `key` was present but unusable (and so already noted).

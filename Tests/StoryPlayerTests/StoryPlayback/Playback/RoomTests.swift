@@ -239,5 +239,10 @@ final class RoomTests: XCTestCase {
                        #"script[0].participant: no room has participant "zed""#)
         XCTAssertEqual(error(#"{"id": "r", "room": {"participants": [{"id": "a", "uri": "a.mp4", "url": "b"}]}}"#),
                        #"stories[0].room.participants[0].url: unknown key; did you mean "uri"?"#)
+        XCTAssertEqual(error(#"{"id": "r", "room": {"participants": [{"id": "a", "uri": "a.mp4"}], "duration": 5}}"#),
+                       #"stories[0].room.duration: a room lasts its story's "duration": put it beside "room", at stories[0].duration"#)
+        // A near miss of a key the room does not take is not told to write that key.
+        XCTAssertEqual(error(#"{"id": "r", "room": {"participants": [{"id": "a", "uri": "a.mp4"}], "durtion": 5}}"#),
+                       "stories[0].room.durtion: unknown key")
     }
 }
