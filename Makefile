@@ -62,7 +62,10 @@ tsan: test-deps
 # from the live edge, catching up after a stall), which ASan's 2-3x slowdown makes a matter of
 # luck, and it took 170 of the run's 830 s. The code it drives (live demuxing, decoding,
 # reconnects) runs under ASan in LiveSourceTests and LivePublisherTests, with the same servers.
-ASAN_SKIP := \.LiveClockTests/
+# SlurmRenderTests is left out too (35 s here): what it adds is the cluster's side (sbatch,
+# srun, a shard that fails and is tried again); the shards it runs are the renders
+# ShardTests, ShardedScriptTests and ShardMergePropertyTests run under ASan.
+ASAN_SKIP := \.(LiveClockTests|SlurmRenderTests)/
 sanitize: test-deps
 	$(NO_STUDIO) $(SWIFT) build --build-tests --sanitize=address --scratch-path .build-asan
 	$(NO_STUDIO) ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS="suppressions=$(CURDIR)/Tests/Sanitizers/lsan.supp print_suppressions=0" \

@@ -24,8 +24,9 @@ final class RoomPainterTests: XCTestCase {
             var kept: [(drawn: RGBAImage, whole: RGBAImage)] = []
             // Fewer frames at the large sizes: a whole redraw there takes most of a second in a
             // debug build (two under ASan), and the seeded changes come as often in 24 frames
-            // as in 60, and in 12 at 1080x1920, whose layout is 720's scaled.
-            for frame in 0..<(width >= 1080 ? 12 : width >= 720 ? 24 : 60) {
+            // as in 60, and in 8 at 1080x1920, whose layout is 720's scaled (8 still reach the
+            // join or leave at frame 6, and the kept frame at 7).
+            for frame in 0..<(width >= 1080 ? 8 : width >= 720 ? 24 : 60) {
                 // The large area: a video picture (new, or the same under the same key), a
                 // landscape camera over its blurred fill, or prepared avatar content.
                 let pick = Int(random.next() % 5)
