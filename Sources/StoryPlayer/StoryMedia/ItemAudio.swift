@@ -15,7 +15,8 @@ package final class ItemAudio {
     private let packet = Packet()
     private let frame = Frame()
     private let streamIndex: Int32
-    private let timeline: StreamTimeline
+    /// Each frame's media time; a frame without a timestamp follows the one before.
+    private var times: SoundFrameTimes
     /// Decoded stereo samples, interleaved, starting at media time `bufferStart`.
     private var buffer: [Float] = []
     private var bufferStart: Double?
@@ -46,7 +47,7 @@ package final class ItemAudio {
         streamIndex = status
         codec = try format.openDecoder(stream: status, maxPixels: limits.maxPixels, threads: 1)
         resampler = try ResampleContext(beforeFirstFrameOf: codec, rate: Int32(ItemAudio.rate))
-        timeline = stream.timeline
+        times = SoundFrameTimes(stream.timeline)
     }
 
     /// Set by `close()`: a closed item has no more sound.
@@ -115,7 +116,7 @@ package final class ItemAudio {
             let received = codec.receive(into: frame)
             if received >= 0 {
                 defer { frame.unref() }
-                let time = timeline.seconds(frame.bestEffortTimestamp) ?? 0
+                let time = times.time(of: frame) ?? 0
                 if !resampler.accepts(frame), let changed = try? ResampleContext(for: frame, rate: Int32(ItemAudio.rate)) {
                     // The source changed its sound mid-stream: a resampler for it.
                     resampler.close()

@@ -16,14 +16,10 @@ final class ResampleContext {
     let input: (channels: Int32, format: Int32, rate: Int32)
 
     /// Converts from the decoder's layout, format and rate to interleaved float stereo at `rate`.
-    convenience init(from codec: CodecContext, rate: Int32) throws(MediaError) {
-        try self.init(codec.soundLayout, rate: rate)
-    }
-
-    /// As `init(from:rate:)`, for a decoder that may not know its sound yet (a live MPEG-TS
-    /// stream analysed for 0.1 s): an unknown rate and format are taken as float at `rate`,
-    /// which the first frame corrects (`accepts`, `init(for:rate:)`). Only for an owner that
-    /// makes a new resampler whenever a frame differs, as `ItemAudio` does for every frame.
+    /// The decoder may not know its sound yet (a live MPEG-TS stream analysed for 0.1 s): an
+    /// unknown rate and format are then taken as float at `rate`, which the first frame
+    /// corrects (`accepts`, `init(for:rate:)`). Only for an owner that makes a new resampler
+    /// whenever a frame differs, as `ItemAudio` and `SoundTrack` do.
     convenience init(beforeFirstFrameOf codec: CodecContext, rate: Int32) throws(MediaError) {
         var sound = codec.soundLayout
         if sound.rate <= 0 { sound.rate = rate }

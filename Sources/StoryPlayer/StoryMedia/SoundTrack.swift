@@ -17,17 +17,18 @@ final class SoundTrack {
     private let codec: CodecContext
     private var resampler: ResampleContext
     private let frame = Frame()
-    /// Seconds per timestamp unit of the audio stream.
-    private let unit: Double
+    /// Each frame's time in absolute stream seconds (timestamp × time base).
+    private var times: SoundFrameTimes
 
     /// `avcodec_parameters_to_context` + `avcodec_open2` for stream `index`, and a resampler to
-    /// 48 kHz stereo (`swr_init`).
+    /// 48 kHz stereo (`swr_init`), set up again from the first frame when the demuxer had not
+    /// learnt the sound's rate or format (a live HLS segment).
     init(stream index: Int32, of format: FormatContext, limits: DecodeLimits) throws(MediaError) {
         self.index = index
         guard let stream = format.description(ofStream: index) else { preconditionFailure("a packet's stream is the demuxer's") }
-        unit = stream.timeline.unit
+        times = SoundFrameTimes(StreamTimeline(unit: stream.timeline.unit, start: 0))
         codec = try format.openDecoder(stream: index, maxPixels: limits.maxPixels, threads: 1)
-        resampler = try ResampleContext(from: codec, rate: Int32(ItemAudio.rate))
+        resampler = try ResampleContext(beforeFirstFrameOf: codec, rate: Int32(ItemAudio.rate))
     }
 
     /// Decodes one packet of the stream (`avcodec_send_packet`, `avcodec_receive_frame`) into
@@ -37,8 +38,8 @@ final class SoundTrack {
         var blocks: [SoundBlock] = []
         while codec.receive(into: frame) >= 0 {
             defer { frame.unref() }
-            let pts = frame.bestEffortTimestamp
-            guard pts != cffmpeg_nopts_value() else { continue }
+            // A frame without a timestamp follows the one before (`SoundFrameTimes`).
+            guard let time = times.time(of: frame) else { continue }
             if !resampler.accepts(frame) {
                 // The publisher changed its sound (stereo to mono, another rate): a resampler for it.
                 guard let changed = try? ResampleContext(for: frame, rate: Int32(ItemAudio.rate)) else { continue }
@@ -47,7 +48,7 @@ final class SoundTrack {
             }
             // A block swresample cannot convert is skipped, as a refused packet is.
             let samples = (try? resampler.interleavedStereo(frame)) ?? []
-            if !samples.isEmpty { blocks.append(SoundBlock(time: Double(pts) * unit, samples: samples)) }
+            if !samples.isEmpty { blocks.append(SoundBlock(time: time, samples: samples)) }
         }
         return blocks
     }
