@@ -40,12 +40,6 @@ final class DecodeThread: Sendable {
     /// How long `stop()` waits for the thread before leaving it to finish on its own.
     static let stopWait: Double = 0.08
 
-    /// How long a live source waits before reconnect try `attempt`: 0.25 s, doubling, at most
-    /// 2 s, so a publisher back within a second is caught at once and a dead one is not hammered.
-    static func reconnectDelay(attempt: Int) -> Double {
-        min(0.25 * pow(2, Double(attempt - 1)), 2)
-    }
-
     /// `startAt` > 0 seeks to the last keyframe before that media time and decodes forward from
     /// there (a shard starting mid-item), instead of decoding from the beginning.
     init(source: MediaSource, isLive: Bool, limits: DecodeLimits, width: Int, height: Int,
@@ -237,7 +231,7 @@ private struct Worker {
         let openMs = milliseconds(since: started)
         let facts = MediaFacts(decoder, isLive: isLive)
         queue.put(.opened(facts))
-        var reconnects = 0
+        var reconnection = LiveReconnection(limit: limits.timeouts.retries)
         var spansSent = false
         // Media time keeps running across reconnects: each connection's timestamps are rebased.
         var timeOffset = 0.0
@@ -263,13 +257,13 @@ private struct Worker {
                         }
                         break
                     }
-                    let time = timeOffset + picture.time - (reconnects > 0 ? connectionFirstTime ?? picture.time : 0)
+                    let time = timeOffset + picture.time - (reconnection.tries > 0 ? connectionFirstTime ?? picture.time : 0)
                     if isLive {
                         // A new connection starts a new time line, and so does a jump in the
                         // timestamps; the player's clock starts again at this picture.
                         let jumped = connectionFirstTime != nil
                             && abs(time - (lastTime + frameDuration)) > Worker.discontinuityThreshold
-                        if (connectionFirstTime == nil && reconnects > 0) || jumped {
+                        if (connectionFirstTime == nil && reconnection.tries > 0) || jumped {
                             // A picture held from the opening burst belongs to the line before.
                             for held in backlog.flush() {
                                 guard queue.put(.decoded(time: held.time, picture: held.picture, spans: held.spans)) else { return }
@@ -284,7 +278,7 @@ private struct Worker {
                             ?? picture.time + decoder.videoStartSeconds
                         edge.pictureArrived(time: time, written: written, epoch: edge.epoch, now: LiveEdge.now())
                         // The sound heard up to this picture, on its time line.
-                        let shift = timeOffset - (reconnects > 0 ? connectionFirstTime ?? picture.time : 0)
+                        let shift = timeOffset - (reconnection.tries > 0 ? connectionFirstTime ?? picture.time : 0)
                         for var block in decoder.takeSound() {
                             block.time += shift
                             sound.append(block, epoch: edge.epoch)
@@ -330,25 +324,24 @@ private struct Worker {
                 queue.put(.end)
                 return
             }
-            // A live stream has no natural end: whatever stopped it, reconnect with bounded backoff.
-            var reopened: MediaDecoder?
-            // Kept as an error: the final failure carries the last one as its cause.
-            var reason: any Error & Sendable = failure
+            // A live stream has no natural end: whatever stopped it, reconnect (`LiveReconnection`).
+            let reason: any Error & Sendable = failure
                 ?? ErrorText(decoder.formatName == "hls" ? "the playlist stopped changing (stalled)" : "the stream ended")
-            while reopened == nil && reconnects < limits.timeouts.retries {
-                reconnects += 1
-                guard queue.put(.reconnect(attempt: reconnects, reason: "\(reason)")) else { return }
-                guard gate.sleep(seconds: DecodeThread.reconnectDelay(attempt: reconnects)) else { return }
-                do {
-                    watch?.retire(waitingUpTo: 0.5)
-                    watch = nil
-                    (reopened, watch) = try open(epoch: edge.epoch + 1)
-                } catch {
-                    reason = error
-                }
+            let outcome = reconnection.reopen(after: reason, gate: gate) { attempt, reason in
+                queue.put(.reconnect(attempt: attempt, reason: reason))
+            } open: { () throws(MediaError) in
+                watch?.retire(waitingUpTo: 0.5)
+                watch = nil
+                let (reopened, reopenedWatch) = try open(epoch: edge.epoch + 1)
+                watch = reopenedWatch
+                return reopened
             }
-            guard let next = reopened else {
-                queue.put(.failed(MediaError(.read, "live stream lost after \(reconnects) reconnects", cause: reason)))
+            let next: MediaDecoder
+            switch outcome {
+            case .reopened(let reopened): next = reopened
+            case .stopped: return
+            case .lost(let lost):
+                queue.put(.failed(lost))
                 return
             }
             close(decoder)

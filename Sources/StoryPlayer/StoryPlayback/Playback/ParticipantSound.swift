@@ -138,7 +138,7 @@ final class ParticipantSound {
                              roomStart: ContinuousClock.Instant, channel: Channel) {
         var audio = opened
         defer { audio.close() }
-        var reconnects = 0
+        var reconnection = LiveReconnection(limit: limits.timeouts.retries)
         // Where this connection's sound goes on the room's clock, set by its first block:
         // - live, realtime clock: where it arrived, plus the playout delay. Its timestamps say
         //   nothing of the room's clock, which ran while the source opened; placed by them, the
@@ -177,23 +177,18 @@ final class ParticipantSound {
                 return
             }
             // A pushed stream has no natural end (its publisher stopped, or the connection
-            // broke): reconnect with the live items' bounded backoff.
-            var reason: any Error & Sendable = failure ?? ErrorText("the stream ended")
-            var reopened: ItemAudio?
-            while reopened == nil && reconnects < limits.timeouts.retries {
-                reconnects += 1
-                guard channel.queue.put(.reconnect(attempt: reconnects, reason: "\(reason)")),
-                      channel.gate.sleep(seconds: DecodeThread.reconnectDelay(attempt: reconnects)) else { return }
-                do throws(MediaError) {
-                    reopened = try ItemAudio(source: participant.source, limits: limits, isLive: true, gate: channel.gate)
-                } catch {
-                    reason = error
-                }
+            // broke): reconnect as a live item does (`LiveReconnection`).
+            let outcome = reconnection.reopen(after: failure ?? ErrorText("the stream ended"), gate: channel.gate) { attempt, reason in
+                channel.queue.put(.reconnect(attempt: attempt, reason: reason))
+            } open: { () throws(MediaError) in
+                try ItemAudio(source: participant.source, limits: limits, isLive: true, gate: channel.gate)
             }
-            guard let next = reopened else {
-                if !channel.gate.isStopped {
-                    channel.queue.put(.failed(MediaError(.read, "live stream lost after \(reconnects) reconnects", cause: reason)))
-                }
+            let next: ItemAudio
+            switch outcome {
+            case .reopened(let reopened): next = reopened
+            case .stopped: return
+            case .lost(let lost):
+                if !channel.gate.isStopped { channel.queue.put(.failed(lost)) }
                 return
             }
             audio.close()

@@ -1,0 +1,52 @@
+import Foundation
+import StoryMedia
+
+/// A live source's reconnects over one play: when its connection drops or its data stops, it is
+/// opened again, at most `timeouts.retries` times in all, each try announced (traced as
+/// `reconnect`) and made after a bounded backoff. One policy for a live item's decode thread
+/// (`DecodeThread`) and a room participant's sound thread (`ParticipantSound`), so the two
+/// cannot drift apart.
+struct LiveReconnection {
+    /// What came of the tries after a drop.
+    enum Outcome<Connection> {
+        /// A try opened the source again.
+        case reopened(Connection)
+        /// The play was stopped while waiting: say nothing more.
+        case stopped
+        /// The last try failed: the source is lost, with the last reason as the cause.
+        case lost(MediaError)
+    }
+
+    /// The tries made so far in this play.
+    private(set) var tries = 0
+    let limit: Int
+
+    init(limit: Int) {
+        self.limit = limit
+    }
+
+    /// How long a live source waits before try `attempt`: 0.25 s, doubling, at most 2 s, so a
+    /// publisher back within a second is caught at once and a dead one is not hammered.
+    static func delay(attempt: Int) -> Double {
+        min(0.25 * pow(2, Double(attempt - 1)), 2)
+    }
+
+    /// Tries to open the source again after `failure`, until a try works or the tries run out.
+    /// Before each: `announce(attempt, reason)` (false when the play is stopping), then the
+    /// backoff, slept on `gate` so a stop ends it at once.
+    mutating func reopen<Connection>(after failure: any Error & Sendable, gate: InterruptGate,
+                                     announce: (_ attempt: Int, _ reason: String) -> Bool,
+                                     open: () throws(MediaError) -> Connection) -> Outcome<Connection> {
+        var reason = failure
+        while tries < limit {
+            tries += 1
+            guard announce(tries, "\(reason)"), gate.sleep(seconds: Self.delay(attempt: tries)) else { return .stopped }
+            do throws(MediaError) {
+                return .reopened(try open())
+            } catch {
+                reason = error
+            }
+        }
+        return .lost(MediaError(.read, "live stream lost after \(tries) reconnects", cause: reason))
+    }
+}
