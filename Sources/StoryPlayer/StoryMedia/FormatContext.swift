@@ -102,6 +102,19 @@ final class FormatContext {
         return FFmpegFaults.injected(.findBestStream) ?? av_find_best_stream(context, type, -1, -1, nil, 0)
     }
 
+    /// The audio stream a story's sound is taken from, or a negative AVERROR code: the best one
+    /// (`bestStream`), or for a live source the first audio stream whose codec is known. A live
+    /// MPEG-TS source (an HLS segment) is analysed for 0.1 s only and may not have told its
+    /// sound's rate and channels by then; `av_find_best_stream` passes over such a stream (a
+    /// live HLS room participant was muted), while its decoder learns them from the first frame
+    /// (AAC's ADTS headers).
+    func soundStream(isLive: Bool) -> Int32 {
+        let best = bestStream(AVMEDIA_TYPE_AUDIO)
+        guard best < 0, isLive,
+              let sound = streams.first(where: { $0.type == AVMEDIA_TYPE_AUDIO && $0.codecID != AV_CODEC_ID_NONE }) else { return best }
+        return sound.index
+    }
+
     /// `avformat_seek_file` of stream `index` to the last keyframe at or before `timestamp` (in
     /// the stream's time base): 0 or more, or a negative AVERROR code.
     func seek(stream index: Int32, to timestamp: Int64) -> Int32 {

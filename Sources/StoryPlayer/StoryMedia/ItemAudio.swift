@@ -32,15 +32,7 @@ package final class ItemAudio {
         self.gate = gate
         readTimeout = limits.timeouts.read
         format = try FormatContext.open(source, limits: limits, gate: gate, isLive: isLive)
-        var status = format.bestStream(AVMEDIA_TYPE_AUDIO)
-        // A live MPEG-TS source (an HLS segment) is analysed for 0.1 s only, and may not have
-        // told its sound's rate and channels by then; `av_find_best_stream` passes over such a
-        // stream, and a live HLS room participant was muted. Its decoder learns them from the
-        // first frame (AAC's ADTS headers), so the stream is taken as it is.
-        if status < 0, isLive,
-           let sound = format.streams.first(where: { $0.type == AVMEDIA_TYPE_AUDIO && $0.codecID != AV_CODEC_ID_NONE }) {
-            status = sound.index
-        }
+        let status = format.soundStream(isLive: isLive)
         guard status >= 0, let stream = format.description(ofStream: status) else {
             throw MediaError(.noAudioStream, "no audio stream in \(source)", averror: status)
         }

@@ -371,13 +371,13 @@ package final class MediaDecoder {
         }
     }
 
-    /// Decodes a packet of the first audio stream heard; a stream whose decoder cannot be set up
-    /// leaves the story silent, not failed.
+    /// Decodes a packet of the story's audio stream (`SoundTrack.chosen`); a stream whose
+    /// decoder cannot be set up leaves the story silent, not failed.
     private func hear(_ packet: Packet, of format: FormatContext) {
         // Sound is taken with the pictures: before the video appears there is nothing to take it.
         guard track != nil else { return }
         if soundTrack == nil {
-            soundTrack = try? SoundTrack(stream: packet.streamIndex, of: format, limits: limits)
+            soundTrack = try? SoundTrack(stream: SoundTrack.chosen(in: format, heard: packet.streamIndex), of: format, limits: limits)
             if soundTrack == nil { decodesSound = false }
         }
         guard let soundTrack, packet.streamIndex == soundTrack.index else { return }

@@ -20,6 +20,14 @@ final class SoundTrack {
     /// Each frame's time in absolute stream seconds (timestamp × time base).
     private var times: SoundFrameTimes
 
+    /// The audio stream a live source's sound is taken from, chosen at its first audio packet
+    /// (of stream `heard`): the one an item's sound would play (`FormatContext.soundStream`),
+    /// else that packet's, for a stream the demuxer listed only when its data came (FLV).
+    static func chosen(in format: FormatContext, heard: Int32) -> Int32 {
+        let chosen = format.soundStream(isLive: true)
+        return chosen >= 0 ? chosen : heard
+    }
+
     /// `avcodec_parameters_to_context` + `avcodec_open2` for stream `index`, and a resampler to
     /// 48 kHz stereo (`swr_init`), set up again from the first frame when the demuxer had not
     /// learnt the sound's rate or format (a live HLS segment).
