@@ -49,7 +49,9 @@ let package = Package(
         ),
         // Phone photos: libheif reads HEIC, HEIF and AVIF (FFmpeg 5.1 cannot); Little CMS converts
         // a photo's embedded ICC profile (Display P3, Adobe RGB) to sRGB.
-        .systemLibrary(name: "CHEIF", pkgConfig: "libheif", providers: [.apt(photoPackages)]),
+        // libheif is not linked (no pkgConfig, whose flags would link it; its header is on the
+        // default path): StoryMedia's HEIFLibrary opens it for the first HEIF photo.
+        .systemLibrary(name: "CHEIF", providers: [.apt(photoPackages)]),
         .systemLibrary(name: "CLittleCMS", pkgConfig: "lcms2", providers: [.apt(photoPackages)]),
         // Captions: libass draws WebVTT and SRT cues (made into an ASS track) as players draw subtitles.
         .systemLibrary(name: "CLibass", pkgConfig: "libass", providers: [.apt(captionPackages)]),
@@ -127,7 +129,9 @@ let package = Package(
         .testTarget(name: "StoryPlayerTests", dependencies: ["StoryPlayer", "StoryModel", "StoryMedia", "StoryTrace",
                                                             "StoryPlayback", "StoryRender", "Compositor", "CFFmpeg", "CHEIF", "CLittleCMS", "StoryTestSupport"],
                     exclude: ["Fixtures"],
-                    swiftSettings: [.define("ENABLE_FFMPEG_FAULTS", .when(configuration: .debug))]),
+                    swiftSettings: [.define("ENABLE_FFMPEG_FAULTS", .when(configuration: .debug))],
+                    // The HEIF tests encode their photos with libheif, called directly.
+                    linkerSettings: [.linkedLibrary("heif")]),
         // Runs the built executable, so it depends on it to have it built first.
         .testTarget(name: "RenderStoriesTests",
                     dependencies: ["render-stories", "StoryPlayer", "Compositor", "StoryTestSupport"]),

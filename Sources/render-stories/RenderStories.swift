@@ -25,7 +25,10 @@ struct RenderStories: ParsableCommand {
         Exit codes: 0 success; 1 output cannot be written, or `check` found violations, or `check-layout` text in a platform's zones; \
         2 usage or storyboard error; 3 a story failed and --strict was given.
         """,
-        version: LiveStoriesVersion.description,
+        // The libraries' lines are made only for `--version` itself (`main`): naming libheif's
+        // version opens it, which a render without HEIF photos never needs, and argument-parser
+        // builds this configuration for every command.
+        version: "render-stories \(LiveStoriesVersion.version)",
         subcommands: [Render.self, Still.self, Check.self, CheckPreset.self, CheckLayout.self, Timeline.self, Report.self, Probe.self, Frames.self, Merge.self] + studioCommand,
         defaultSubcommand: Render.self
     )
@@ -37,6 +40,10 @@ struct RenderStories: ParsableCommand {
         // `help NAME` of a command that does not exist prints the overview and exits 0 in
         // argument-parser; it is a usage error here.
         let arguments = CommandLine.arguments.dropFirst()
+        if Array(arguments) == ["--version"] {
+            print(LiveStoriesVersion.description)
+            return
+        }
         if arguments.first == "help", let name = arguments.dropFirst().first,
            !configuration.subcommands.contains(where: { $0._commandName == name }) {
             StandardError.write("error: no command \"\(name)\" (try: render-stories help)\n")

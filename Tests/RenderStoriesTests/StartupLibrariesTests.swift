@@ -2,7 +2,8 @@ import XCTest
 
 /// What every process loads before its first frame. libavfilter and the 30-odd libraries it
 /// brings are opened only when a filter graph is first built (`FilterLibrary`): they cost about
-/// 60 ms of CPU per process, which every shard of a sharded render paid again.
+/// 60 ms of CPU per process, which every shard of a sharded render paid again. libheif and its
+/// HEVC plugin (libde265) are opened by the first HEIF photo (`HEIFLibrary`): about 7 ms.
 final class StartupLibrariesTests: XCTestCase {
     private let cli = CommandLineRunner()
 
@@ -21,6 +22,33 @@ final class StartupLibrariesTests: XCTestCase {
         XCTAssertTrue(log.contains("libavformat.so"), String(log.prefix(2000)))
         XCTAssertFalse(log.contains("libavfilter.so"), "libavfilter is loaded at start")
         XCTAssertFalse(log.contains("libplacebo"), "libavfilter's dependencies are loaded at start")
+    }
+
+    /// A render of photos and videos that are not HEIF opens neither libheif nor libavfilter.
+    func testARenderWithoutHEIFPhotosOrFiltersLoadsNeither() throws {
+        let folder = ScratchFolder()
+        let (status, log) = try loadedFiles(["render", cli.demo, "--output", folder.file("out"), "--size", "90x160", "--fps", "5",
+                                             "--duration", "0.6", "--quiet"])
+        XCTAssertEqual(status, 0, String(log.suffix(2000)))
+        XCTAssertTrue(log.contains("libavcodec.so"), String(log.prefix(2000)))
+        XCTAssertFalse(log.contains("libheif.so"), "libheif is loaded without a HEIF photo")
+        XCTAssertFalse(log.contains("libde265"), "libheif's HEVC plugin is loaded without a HEIF photo")
+        XCTAssertFalse(log.contains("libavfilter.so"), "libavfilter is loaded without a filter")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: folder.file("out/frame-000002.png")))
+    }
+
+    /// A HEIC photo opens libheif when it is first read, and shows.
+    func testAHEICPhotoOpensLibheif() throws {
+        let folder = ScratchFolder()
+        let photo = folder.file("photo.heic")
+        let source = folder.file("source.png")
+        try PhoneCamera.run("/usr/bin/convert", ["-size", "64x96", "gradient:red-blue", "PNG24:" + source])
+        try PhoneCamera.run(PhoneCamera.tool("heif-enc"), ["-q", "90", source, "-o", photo])
+        let board = try PhoneCamera.storyboard(photo: photo, width: 64, height: 96, in: folder)
+        let (status, log) = try loadedFiles(["still", board, "--page", "0", "--output", folder.file("still.png")])
+        XCTAssertEqual(status, 0, String(log.suffix(2000)))
+        XCTAssertTrue(log.contains("libheif.so"), "the HEIC photo did not open libheif")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: folder.file("still.png")))
     }
 
     /// An animated export builds a filter graph (`fps`, `palettegen`): libavfilter is opened then,

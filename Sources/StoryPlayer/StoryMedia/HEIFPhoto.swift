@@ -9,6 +9,8 @@ import Foundation
 /// libheif applies the photo's own transforms (`irot`, `imir`, `clap`) while decoding, so the
 /// picture it gives is upright and its size is the size as shown.
 final class HEIFPhoto {
+    /// libheif's functions (`HEIFLibrary`): the library is opened by the first photo.
+    private let heif: story_heif_functions
     private var context: OpaquePointer?
     private var handle: OpaquePointer?
     let brand: HEIFBrand
@@ -26,66 +28,69 @@ final class HEIFPhoto {
 
     /// Reads the file's boxes (`heif_context_read_from_file`) and picks the primary image.
     convenience init(path: String, brand: HEIFBrand) throws(MediaError) {
-        try self.init(name: (path as NSString).lastPathComponent, brand: brand) { heif_context_read_from_file($0, path, nil) }
+        try self.init(name: (path as NSString).lastPathComponent, brand: brand) { heif, context in
+            heif.context_read_from_file(context, path, nil)
+        }
     }
 
     /// Reads a photo downloaded whole (`heif_context_read_from_memory`, which copies it).
     convenience init(bytes: Data, name: String, brand: HEIFBrand) throws(MediaError) {
-        try self.init(name: name, brand: brand) { context in
-            bytes.withUnsafeBytes { heif_context_read_from_memory(context, $0.baseAddress, $0.count, nil) }
+        try self.init(name: name, brand: brand) { heif, context in
+            bytes.withUnsafeBytes { heif.context_read_from_memory(context, $0.baseAddress, $0.count, nil) }
         }
     }
 
     /// Reads the boxes with `read` and picks the primary image. A sequence or a file of several
     /// images (a burst) is refused: a story shows one photo, and showing one of several would
     /// hide the others without a word.
-    private init(name: String, brand: HEIFBrand, read: (OpaquePointer) -> heif_error) throws(MediaError) {
+    private init(name: String, brand: HEIFBrand, read: (story_heif_functions, OpaquePointer) -> heif_error) throws(MediaError) {
         self.brand = brand
         if brand.isSequence {
             throw MediaError(.unsupportedCodec, "\(name) is a HEIF image sequence (brand '\(brand.major)'), not a photo",
                              cause: "a story shows one photo; make it a video or pick one picture")
         }
-        HEIFPhoto.loadPlugins
-        guard let context = heif_context_alloc() else { fatalError("heif_context_alloc: out of memory") }
+        let heif = try HEIFLibrary.loaded()
+        self.heif = heif
+        guard let context = heif.context_alloc() else { fatalError("heif_context_alloc: out of memory") }
         // Until every property is set, a throw runs no deinit: what is allocated here is freed
         // here unless it is handed over at the end.
         var primary: OpaquePointer?
         var handedOver = false
         defer {
             if !handedOver {
-                if let primary { heif_image_handle_release(primary) }
-                heif_context_free(context)
+                if let primary { heif.image_handle_release(primary) }
+                heif.context_free(context)
             }
         }
         if let injected = FFmpegFaults.injected(.readHEIF) {
             throw MediaError(.open, "cannot read the HEIF photo \(name)", averror: injected)
         }
-        let status = read(context)
+        let status = read(heif, context)
         guard status.code == heif_error_Ok else {
             throw MediaError(.open, "cannot read the HEIF photo \(name)", cause: HEIFPhoto.text(status))
         }
-        let images = Int(heif_context_get_number_of_top_level_images(context))
+        let images = Int(heif.context_get_number_of_top_level_images(context))
         guard images == 1 else {
             throw MediaError(.unsupportedCodec, "\(name) holds \(images) images (a HEIF burst or sequence), not one photo",
                              cause: "a story shows one photo; export the one to show")
         }
-        let got = heif_context_get_primary_image_handle(context, &primary)
+        let got = heif.context_get_primary_image_handle(context, &primary)
         guard got.code == heif_error_Ok, let primary else {
             throw MediaError(.open, "no primary image in \(name)", cause: HEIFPhoto.text(got))
         }
-        width = Int(heif_image_handle_get_width(primary))
-        height = Int(heif_image_handle_get_height(primary))
+        width = Int(heif.image_handle_get_width(primary))
+        height = Int(heif.image_handle_get_height(primary))
         guard width > 0, height > 0 else { throw MediaError(.decode, "\(name) has no picture size") }
-        hasAlpha = heif_image_handle_has_alpha_channel(primary) != 0
-        colourProfile = HEIFPhoto.iccProfile(of: primary)
+        hasAlpha = heif.image_handle_has_alpha_channel(primary) != 0
+        colourProfile = HEIFPhoto.iccProfile(of: primary, heif: heif)
         self.context = context
         handle = primary
         handedOver = true
     }
 
     deinit {
-        if let handle { heif_image_handle_release(handle) }
-        if let context { heif_context_free(context) }
+        if let handle { heif.image_handle_release(handle) }
+        if let context { heif.context_free(context) }
     }
 
     // MARK: - Decoding
@@ -108,8 +113,8 @@ final class HEIFPhoto {
             return try planes.convertedToSRGB(from: colourProfile)
         }
         let image = try decodeImage(heif_colorspace_RGB, hasAlpha ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB)
-        defer { heif_image_release(image) }
-        let frame = try HEIFPhoto.frame(of: image, format: hasAlpha ? AV_PIX_FMT_RGBA : AV_PIX_FMT_RGB24,
+        defer { heif.image_release(image) }
+        let frame = try HEIFPhoto.frame(of: image, heif: heif, format: hasAlpha ? AV_PIX_FMT_RGBA : AV_PIX_FMT_RGB24,
                                         planes: [(heif_channel_interleaved, hasAlpha ? 4 : 3, false)])
         if let colourProfile, !colourProfile.isSRGB, let (rows, stride) = frame.plane(0) {
             colourProfile.convertToSRGB(rows, width: Int(frame.width), height: Int(frame.height), stride: stride, hasAlpha: hasAlpha)
@@ -121,22 +126,22 @@ final class HEIFPhoto {
     /// chroma a picture has before decoding it), tagged with its `nclx` matrix and range (or
     /// libheif's defaults: BT.601, full range); nil when it is not 8-bit YCbCr.
     private func decodePlanes() throws(MediaError) -> Frame? {
-        guard let handle, heif_image_handle_get_luma_bits_per_pixel(handle) == 8 else { return nil }
+        guard let handle, heif.image_handle_get_luma_bits_per_pixel(handle) == 8 else { return nil }
         let image = try decodeImage(heif_colorspace_YCbCr, heif_chroma_420)
-        defer { heif_image_release(image) }
-        guard heif_image_get_colorspace(image) == heif_colorspace_YCbCr,
-              heif_image_get_bits_per_pixel_range(image, heif_channel_Y) == 8 else { return nil }
+        defer { heif.image_release(image) }
+        guard heif.image_get_colorspace(image) == heif_colorspace_YCbCr,
+              heif.image_get_bits_per_pixel_range(image, heif_channel_Y) == 8 else { return nil }
         let (matrix, fullRange) = colourTags(of: image)
         // RGB coded as is (lossless, 0) and matrices swscale does not know go libheif's way.
         guard HEIFPhoto.scalerMatrices.contains(matrix) else { return nil }
         let format: AVPixelFormat, halfHeight: Bool
-        switch heif_image_get_chroma_format(image) {
+        switch heif.image_get_chroma_format(image) {
         case heif_chroma_420: (format, halfHeight) = (AV_PIX_FMT_YUV420P, true)
         case heif_chroma_422: (format, halfHeight) = (AV_PIX_FMT_YUV422P, false)
         case heif_chroma_444: (format, halfHeight) = (AV_PIX_FMT_YUV444P, false)
         default: return nil
         }
-        let frame = try HEIFPhoto.frame(of: image, format: format, planes: [(heif_channel_Y, 1, false),
+        let frame = try HEIFPhoto.frame(of: image, heif: heif, format: format, planes: [(heif_channel_Y, 1, false),
                                                                             (heif_channel_Cb, 1, halfHeight),
                                                                             (heif_channel_Cr, 1, halfHeight)])
         frame.colourSpace = AVColorSpace(rawValue: UInt32(matrix))
@@ -153,12 +158,12 @@ final class HEIFPhoto {
     /// (2) is BT.601 too, as libheif takes it, not the size guess videos get.
     private func colourTags(of image: OpaquePointer) -> (matrix: Int, fullRange: Bool) {
         var nclx: UnsafeMutablePointer<heif_color_profile_nclx>?
-        if heif_image_get_nclx_color_profile(image, &nclx).code != heif_error_Ok || nclx == nil, let handle {
+        if heif.image_get_nclx_color_profile(image, &nclx).code != heif_error_Ok || nclx == nil, let handle {
             nclx = nil
-            _ = heif_image_handle_get_nclx_color_profile(handle, &nclx)
+            _ = heif.image_handle_get_nclx_color_profile(handle, &nclx)
         }
         guard let nclx else { return (6, true) }
-        defer { heif_nclx_color_profile_free(nclx) }
+        defer { heif.nclx_color_profile_free(nclx) }
         let matrix = Int(nclx.pointee.matrix_coefficients.rawValue)
         return (matrix == 2 ? 6 : matrix, nclx.pointee.full_range_flag != 0)
     }
@@ -170,9 +175,9 @@ final class HEIFPhoto {
             throw MediaError(.decode, "cannot decode the HEIF photo", averror: injected)
         }
         var image: OpaquePointer?
-        let decoded = heif_decode_image(handle, &image, colourspace, chroma, nil)
+        let decoded = heif.decode_image(handle, &image, colourspace, chroma, nil)
         guard decoded.code == heif_error_Ok, let image else {
-            if heif_have_decoder_for_format(brand.isAVIF ? heif_compression_AV1 : heif_compression_HEVC) == 0 {
+            if heif.have_decoder_for_format(brand.isAVIF ? heif_compression_AV1 : heif_compression_HEVC) == 0 {
                 throw MediaError(.unsupportedCodec, "libheif has no \(brand.isAVIF ? "AV1 (AVIF)" : "HEVC (HEIC)") decoder for this photo",
                                  cause: "its codec plugin is missing (Debian: libheif-plugin-\(brand.isAVIF ? "dav1d" : "libde265"))")
             }
@@ -180,7 +185,7 @@ final class HEIFPhoto {
             if decoded.code == heif_error_Unsupported_feature
                 && (decoded.subcode == heif_suberror_Unsupported_codec || decoded.subcode == heif_suberror_Unsupported_image_type) {
                 throw MediaError(.unsupportedCodec, "libheif has no decoder for this photo's codec",
-                                 cause: "its codec plugin is missing or libheif \(HEIFPhoto.version) does not know it (\(HEIFPhoto.text(decoded)))")
+                                 cause: "its codec plugin is missing or libheif \(HEIFLibrary.version) does not know it (\(HEIFPhoto.text(decoded)))")
             }
             throw MediaError(.decode, "cannot decode the HEIF photo", cause: HEIFPhoto.text(decoded))
         }
@@ -189,19 +194,19 @@ final class HEIFPhoto {
 
     /// A frame of `format` holding a copy of `planes` of `image` (channel, bytes per pixel,
     /// whether the plane has half the rows), each plane its own width as libheif gives it.
-    private static func frame(of image: OpaquePointer, format: AVPixelFormat,
+    private static func frame(of image: OpaquePointer, heif: story_heif_functions, format: AVPixelFormat,
                               planes: [(channel: heif_channel, bytesPerPixel: Int, halfHeight: Bool)]) throws(MediaError) -> Frame {
-        let width = heif_image_get_width(image, planes[0].channel), height = heif_image_get_height(image, planes[0].channel)
+        let width = heif.image_get_width(image, planes[0].channel), height = heif.image_get_height(image, planes[0].channel)
         let frame = Frame()
         let status = frame.allocatePicture(width: width, height: height, format: format)
         guard status >= 0 else { throw MediaError(.decode, "cannot allocate a \(width)x\(height) picture", averror: status) }
         frame.colourRange = AVCOL_RANGE_JPEG
         for (index, plane) in planes.enumerated() {
             var stride: Int32 = 0
-            guard let source = heif_image_get_plane_readonly(image, plane.channel, &stride), let (rows, targetStride) = frame.plane(index) else {
+            guard let source = heif.image_get_plane_readonly(image, plane.channel, &stride), let (rows, targetStride) = frame.plane(index) else {
                 throw MediaError(.decode, "libheif gave no picture")
             }
-            let planeWidth = Int(heif_image_get_width(image, plane.channel)), planeHeight = Int(heif_image_get_height(image, plane.channel))
+            let planeWidth = Int(heif.image_get_width(image, plane.channel)), planeHeight = Int(heif.image_get_height(image, plane.channel))
             let rowBytes = min(planeWidth * plane.bytesPerPixel, targetStride), count = plane.halfHeight ? (Int(height) + 1) / 2 : Int(height)
             for y in 0..<min(planeHeight, count) {
                 (rows + y * targetStride).update(from: source + y * Int(stride), count: rowBytes)
@@ -212,23 +217,17 @@ final class HEIFPhoto {
 
     // MARK: - Helpers
 
-    /// `heif_init`, once per process: a libheif built with codec plugins finds them only then.
-    private static let loadPlugins: Void = { _ = heif_init(nil) }()
-
     /// The embedded ICC profile (`heif_image_handle_get_raw_color_profile`); nil without one
     /// (an `nclx` box only describes the matrix, which libheif applies itself).
-    private static func iccProfile(of handle: OpaquePointer) -> ColourProfile? {
-        let type = heif_image_handle_get_color_profile_type(handle)
+    private static func iccProfile(of handle: OpaquePointer, heif: story_heif_functions) -> ColourProfile? {
+        let type = heif.image_handle_get_color_profile_type(handle)
         guard type == heif_color_profile_type_prof || type == heif_color_profile_type_rICC else { return nil }
-        let size = heif_image_handle_get_raw_color_profile_size(handle)
+        let size = heif.image_handle_get_raw_color_profile_size(handle)
         guard size > 0 else { return nil }
         var bytes = [UInt8](repeating: 0, count: size)
-        guard heif_image_handle_get_raw_color_profile(handle, &bytes).code == heif_error_Ok else { return nil }
+        guard heif.image_handle_get_raw_color_profile(handle, &bytes).code == heif_error_Ok else { return nil }
         return bytes.withUnsafeBytes { ColourProfile(icc: $0) }
     }
-
-    /// The libheif in use (`heif_get_version`), e.g. "1.15.1".
-    static var version: String { String(cString: heif_get_version()) }
 
     /// libheif's message for a failed call.
     private static func text(_ error: heif_error) -> String {

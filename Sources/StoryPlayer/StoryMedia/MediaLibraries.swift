@@ -21,7 +21,7 @@ public enum LiveStoriesVersion {
         FFmpeg \(ffmpeg)
         libpng \(DrawingLibraries.libpng)
         FreeType \(DrawingLibraries.freetype)
-        libheif \(HEIFPhoto.version)
+        libheif \(HEIFLibrary.version)
         Little CMS \(ColourProfile.version)
         libass \(CaptionRenderer.version)
         """
