@@ -398,16 +398,16 @@ final class LiveClockTests: LiveServerTestCase {
         }
     }
 
-    /// The same over live HLS, from both families of publisher. Its sound was silent in the MP4:
-    /// an HLS segment is analysed for 0.1 s, too short to learn the sound's rate, so no
-    /// resampler could be set up; and once it could, only the first AAC frame of each PES packet
-    /// was heard (25 ms every 0.3 s), the others coming without a timestamp.
+    /// The same over live HLS from ffmpeg. Its sound was silent in the MP4: an HLS segment is
+    /// analysed for 0.1 s, too short to learn the sound's rate, so no resampler could be set up;
+    /// and once it could, only the first AAC frame of each PES packet was heard (25 ms every
+    /// 0.3 s), the others coming without a timestamp. (GStreamer's hlssink2 times every frame:
+    /// its HLS was heard before, and is not rendered again here.)
     func testLiveHLSSoundReachesTheMP4() throws {
         let ffmpeg = try hlsPlaylist(from: .ffmpeg)
         for clock in PlaybackClock.allCases {
             try assertLiveToneReachesTheMP4(ffmpeg, clock: clock, what: "ffmpeg HLS")
         }
-        try assertLiveToneReachesTheMP4(try hlsPlaylist(from: .gstreamer), clock: .realtime, what: "GStreamer HLS")
     }
 
     /// Renders `url` for 5 s with an MP4 and reads the publisher's tone back from it: no 20 ms
