@@ -87,7 +87,8 @@ package final class MediaDecoder {
     /// For a live DASH story, where its first segment starts on the manifest's time line
     /// (seconds of the period): what the edge the manifest gives is measured against.
     package private(set) var periodStart: Double?
-    /// The first audio stream's decoder, once its first packet came; nil without `decodesSound`.
+    /// The decoder of the sound's stream (`SoundTrack.chosen`), once the first audio packet
+    /// came; nil without `decodesSound`.
     private var soundTrack: SoundTrack?
     /// Sound decoded since the last `takeSound()`, in absolute stream seconds.
     private var heardSound: [SoundBlock] = []

@@ -20,9 +20,14 @@ struct SoundFrameTimes {
     /// `frame`'s time (`best_effort_timestamp`, else the end of the frame before); nil when it
     /// has no timestamp and no frame was timed before it.
     mutating func time(of frame: Frame) -> Double? {
-        guard let time = timeline.seconds(frame.bestEffortTimestamp) ?? following else { return nil }
-        let rate = frame.soundLayout.rate
-        following = rate > 0 ? time + Double(frame.sampleCount) / Double(rate) : nil
+        time(timestamp: frame.bestEffortTimestamp, samples: frame.sampleCount, rate: frame.sampleRate)
+    }
+
+    /// The time of a frame of `samples` samples at `rate` a second with `timestamp`
+    /// (`AV_NOPTS_VALUE` when it has none). A frame whose rate is unknown times no frame after it.
+    mutating func time(timestamp: Int64, samples: Int32, rate: Int32) -> Double? {
+        guard let time = timeline.seconds(timestamp) ?? following else { return nil }
+        following = rate > 0 ? time + Double(samples) / Double(rate) : nil
         return time
     }
 }

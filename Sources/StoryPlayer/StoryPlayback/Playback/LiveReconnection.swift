@@ -11,9 +11,10 @@ struct LiveReconnection {
     enum Outcome<Connection> {
         /// A try opened the source again.
         case reopened(Connection)
-        /// The play was stopped while waiting: say nothing more.
+        /// The play was stopped while waiting or opening: say nothing more.
         case stopped
-        /// The last try failed: the source is lost, with the last reason as the cause.
+        /// No try worked, or none was left: the source is lost, with the last reason as the
+        /// cause.
         case lost(MediaError)
     }
 
@@ -47,6 +48,8 @@ struct LiveReconnection {
                 reason = error
             }
         }
+        // A stop that cut the last try short is the stop, not a lost source.
+        if gate.isStopped { return .stopped }
         return .lost(MediaError(.read, "live stream lost after \(tries) reconnects", cause: reason))
     }
 }

@@ -188,7 +188,7 @@ final class ParticipantSound {
             case .reopened(let reopened): next = reopened
             case .stopped: return
             case .lost(let lost):
-                if !channel.gate.isStopped { channel.queue.put(.failed(lost)) }
+                channel.queue.put(.failed(lost))
                 return
             }
             audio.close()

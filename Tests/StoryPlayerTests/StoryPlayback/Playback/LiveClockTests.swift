@@ -413,7 +413,7 @@ final class LiveClockTests: LiveServerTestCase {
     /// Renders `url` for 5 s with an MP4 and reads the publisher's tone back from it: no 20 ms
     /// window of silence in a tenth of them, from a second after the first picture to 4.4 s (the
     /// last half second is read as the render ends, when the stream is already closed), at
-    /// 440 Hz times the clock's speed.
+    /// 440 Hz within the live clock's speed range (0.97-1.03).
     func assertLiveToneReachesTheMP4(_ url: String, clock: PlaybackClock, what: String,
                                      file: StaticString = #filePath, line: UInt = #line) throws {
         let folder = ScratchFolder()
@@ -422,6 +422,9 @@ final class LiveClockTests: LiveServerTestCase {
         }
         XCTAssertEqual(events.of(.failed).map { $0.error ?? "" }, [], "\(what), \(clock)", file: file, line: line)
         let first = try XCTUnwrap(events.of(.firstFrame).first?.t, "\(what), \(clock): a picture was shown", file: file, line: line)
+        guard first < 2.4 else {
+            return XCTFail("\(what), \(clock): the first picture came at \(first) s, too late to hear 1 s of sound after it", file: file, line: line)
+        }
         let audio = try ItemAudio(source: MediaSource(uri: folder.file("clip.mp4"), relativeTo: "/"), limits: DecodeLimits())
         defer { audio.close() }
         let start = first + 1
@@ -430,7 +433,6 @@ final class LiveClockTests: LiveServerTestCase {
             (i..<(i + 1920)).reduce(Float(0)) { max($0, abs(samples[$1])) }
         }
         let silent = windows.filter { $0 < 0.01 }.count
-        XCTAssertGreaterThan(windows.count, 40, "\(what), \(clock): the first picture came at \(first) s", file: file, line: line)
         XCTAssertLessThanOrEqual(silent, windows.count / 10, "\(what), \(clock): 20 ms windows of silence in the live tone: \(silent) of \(windows.count)",
                                  file: file, line: line)
         let frequency = LiveSoundTests.frequency(samples)
