@@ -87,7 +87,7 @@ final class DASHSound: Sendable {
             guard format.mediaType(ofStream: index) == AVMEDIA_TYPE_AUDIO else { continue }
             reception.countAudio()
             if track == nil {
-                guard let made = try? SoundTrack(stream: SoundTrack.chosen(in: format, heard: index), of: format, limits: limits) else { return }
+                guard let made = try? SoundTrack(stream: format.soundStream(isLive: true, heard: index), of: format, limits: limits) else { return }
                 track = made
             }
             guard let track, index == track.index else { continue }

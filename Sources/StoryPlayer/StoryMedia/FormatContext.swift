@@ -103,16 +103,18 @@ final class FormatContext {
     }
 
     /// The audio stream a story's sound is taken from, or a negative AVERROR code: the best one
-    /// (`bestStream`), or for a live source the first audio stream whose codec is known. A live
-    /// MPEG-TS source (an HLS segment) is analysed for 0.1 s only and may not have told its
-    /// sound's rate and channels by then; `av_find_best_stream` passes over such a stream (a
-    /// live HLS room participant was muted), while its decoder learns them from the first frame
-    /// (AAC's ADTS headers).
-    func soundStream(isLive: Bool) -> Int32 {
+    /// (`bestStream`). A live MPEG-TS source (an HLS segment) is analysed for 0.1 s only and
+    /// may not have told its sound's rate and channels by then, and `av_find_best_stream`
+    /// passes over such a stream (a live HLS room participant was muted), while its decoder
+    /// learns them from the first frame (AAC's ADTS headers). So a live source without a best
+    /// stream takes `heard`, the stream whose packet came first when the caller reads packets
+    /// (not the first listed: with several, one that sends nothing would keep the story
+    /// silent), else the first audio stream whose codec is known.
+    func soundStream(isLive: Bool, heard: Int32? = nil) -> Int32 {
         let best = bestStream(AVMEDIA_TYPE_AUDIO)
-        guard best < 0, isLive,
-              let sound = streams.first(where: { $0.type == AVMEDIA_TYPE_AUDIO && $0.codecID != AV_CODEC_ID_NONE }) else { return best }
-        return sound.index
+        guard best < 0, isLive else { return best }
+        if let heard { return heard }
+        return streams.first(where: { $0.type == AVMEDIA_TYPE_AUDIO && $0.codecID != AV_CODEC_ID_NONE })?.index ?? best
     }
 
     /// `avformat_seek_file` of stream `index` to the last keyframe at or before `timestamp` (in

@@ -87,8 +87,8 @@ package final class MediaDecoder {
     /// For a live DASH story, where its first segment starts on the manifest's time line
     /// (seconds of the period): what the edge the manifest gives is measured against.
     package private(set) var periodStart: Double?
-    /// The decoder of the sound's stream (`SoundTrack.chosen`), once the first audio packet
-    /// came; nil without `decodesSound`.
+    /// The decoder of the sound's stream (`FormatContext.soundStream`), once the first audio
+    /// packet came; nil without `decodesSound`.
     private var soundTrack: SoundTrack?
     /// Sound decoded since the last `takeSound()`, in absolute stream seconds.
     private var heardSound: [SoundBlock] = []
@@ -372,13 +372,13 @@ package final class MediaDecoder {
         }
     }
 
-    /// Decodes a packet of the story's audio stream (`SoundTrack.chosen`); a stream whose
-    /// decoder cannot be set up leaves the story silent, not failed.
+    /// Decodes a packet of the story's audio stream (`FormatContext.soundStream`); a stream
+    /// whose decoder cannot be set up leaves the story silent, not failed.
     private func hear(_ packet: Packet, of format: FormatContext) {
         // Sound is taken with the pictures: before the video appears there is nothing to take it.
         guard track != nil else { return }
         if soundTrack == nil {
-            soundTrack = try? SoundTrack(stream: SoundTrack.chosen(in: format, heard: packet.streamIndex), of: format, limits: limits)
+            soundTrack = try? SoundTrack(stream: format.soundStream(isLive: true, heard: packet.streamIndex), of: format, limits: limits)
             if soundTrack == nil { decodesSound = false }
         }
         guard let soundTrack, packet.streamIndex == soundTrack.index else { return }

@@ -20,16 +20,6 @@ final class SoundTrack {
     /// Each frame's time in absolute stream seconds (timestamp × time base).
     private var times: SoundFrameTimes
 
-    /// The audio stream a live source's sound is taken from, chosen at its first audio packet
-    /// (of stream `heard`): the best one (`av_find_best_stream`), as an item's sound and a room
-    /// participant's take, else the one whose data came first. Not the first one listed: a
-    /// stream whose rate the demuxer has not learnt yet (a live HLS segment) may be one of
-    /// several, and one that sends nothing would keep the story silent.
-    static func chosen(in format: FormatContext, heard: Int32) -> Int32 {
-        let best = format.bestStream(AVMEDIA_TYPE_AUDIO)
-        return best >= 0 ? best : heard
-    }
-
     /// `avcodec_parameters_to_context` + `avcodec_open2` for stream `index`, and a resampler to
     /// 48 kHz stereo (`swr_init`), set up again from the first frame when the demuxer had not
     /// learnt the sound's rate or format (a live HLS segment).

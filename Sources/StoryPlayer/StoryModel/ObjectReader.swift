@@ -130,7 +130,8 @@ package struct ObjectReader {
     /// read, so a near miss of it is not told to write it ("did you mean").
     mutating func present(_ key: String) -> Bool {
         guard fields[key] != nil else { return false }
-        return take(key) != nil
+        used.insert(key)
+        return true
     }
 
     /// Whether `key` was present but unusable (and so already noted).
