@@ -11,7 +11,7 @@ package final class ItemAudio {
 
     private let format: FormatContext
     private let codec: CodecContext
-    private var resampler: ResampleContext
+    private let resampler: ResampleContext
     private let packet = Packet()
     private let frame = Frame()
     private let streamIndex: Int32
@@ -109,11 +109,7 @@ package final class ItemAudio {
             if received >= 0 {
                 defer { frame.unref() }
                 let time = times.time(of: frame) ?? 0
-                if !resampler.accepts(frame), let changed = try? ResampleContext(for: frame, rate: Int32(ItemAudio.rate)) {
-                    // The source changed its sound mid-stream: a resampler for it.
-                    resampler.close()
-                    resampler = changed
-                }
+                // A source that changed its sound mid-stream gets a resampler for it there.
                 return SoundBlock(time: time, samples: try resampler.interleavedStereo(frame))
             }
             if received == FFmpegError.endOfFile || draining { return nil }

@@ -3,50 +3,52 @@ import Synchronization
 
 /// Owns a `SwrContext` (`swr_alloc_set_opts2` + `swr_init` / `swr_free`). Decoded frames go
 /// through `interleavedStereo(_:)`; its pointer does not leave it.
+///
+/// It follows the sound it is given: a frame of another layout, format or rate than the one it
+/// was set up for (a live publisher that changes its sound mid-stream, or the first frame of a
+/// stream the demuxer could not describe yet) gets a `SwrContext` set up for it here, so no
+/// owner (`ItemAudio`, `SoundTrack`) has to remember to.
 final class ResampleContext {
     private var pointer: OpaquePointer?
 
     /// Resamplers allocated and not yet freed, process-wide (see `FormatContext.alive`).
     static let alive = Atomic<Int>(0)
 
-    /// The input it was set up for: channels, sample format and rate. A frame that differs (a
-    /// live publisher that changes its sound mid-stream) must not reach `swr_convert`, which
-    /// would read its planes as this layout's: its owner sets up a resampler for it
-    /// (`accepts`, `init(for:rate:)`).
-    let input: (channels: Int32, format: Int32, rate: Int32)
+    /// The input it is set up for: channels, sample format and rate. A frame that differs must
+    /// not reach `swr_convert`, which would read its planes as this layout's.
+    private(set) var input: (channels: Int32, format: Int32, rate: Int32) = (0, AV_SAMPLE_FMT_NONE.rawValue, 0)
+    /// The output rate, for every `SwrContext` it sets up.
+    private let rate: Int32
 
     /// Converts from the decoder's layout, format and rate to interleaved float stereo at `rate`.
     /// The decoder may not know its sound yet (a live MPEG-TS stream analysed for 0.1 s): an
     /// unknown rate and format are then taken as float at `rate`, which the first frame
-    /// corrects (`accepts`, `init(for:rate:)`). Only for an owner that makes a new resampler
-    /// whenever a frame differs, as `ItemAudio` and `SoundTrack` do.
-    convenience init(beforeFirstFrameOf codec: CodecContext, rate: Int32) throws(MediaError) {
+    /// corrects.
+    init(beforeFirstFrameOf codec: CodecContext, rate: Int32) throws(MediaError) {
         var sound = codec.soundLayout
         if sound.rate <= 0 { sound.rate = rate }
         if sound.format == AV_SAMPLE_FMT_NONE { sound.format = AV_SAMPLE_FMT_FLTP }
-        try self.init(sound, rate: rate)
+        self.rate = rate
+        try setUp(for: sound)
     }
 
-    /// Converts from a decoded frame's layout, format and rate (a stream whose sound changed).
-    convenience init(for frame: Frame, rate: Int32) throws(MediaError) {
-        try self.init(frame.soundLayout, rate: rate)
-    }
-
-    private init(_ sound: SoundLayout, rate: Int32) throws(MediaError) {
-        let layout = sound.layout, format = sound.format, sampleRate = sound.rate
+    /// A `SwrContext` for `sound`, in place of the one it had; the old one stays when the new
+    /// one cannot be set up.
+    private func setUp(for sound: SoundLayout) throws(MediaError) {
+        let format = sound.format, sampleRate = sound.rate
         var output = AVChannelLayout()
         av_channel_layout_default(&output, 2)
-        var input = layout
+        var input = sound.layout
         if input.nb_channels == 0 { av_channel_layout_default(&input, 1) }
-        self.input = (input.nb_channels, format.rawValue, sampleRate)
         if let injected = FFmpegFaults.injected(.openResampler) {
             throw MediaError(.decoderSetup, "cannot set up the resampler", averror: injected)
         }
         var context: OpaquePointer?
         var status = swr_alloc_set_opts2(&context, &output, AV_SAMPLE_FMT_FLT, rate, &input, format, sampleRate, 0, nil)
-        guard status >= 0, let context else { throw MediaError(.decoderSetup, "cannot set up the resampler", averror: status) }
-        pointer = context
-        ResampleContext.alive.add(1, ordering: .relaxed)
+        guard status >= 0, context != nil else { throw MediaError(.decoderSetup, "cannot set up the resampler", averror: status) }
+        // Freed here unless it replaces the one in use.
+        var replaces = false
+        defer { if !replaces { swr_free(&context) } }
         // A mono story plays at its own level on both channels; swresample's own upmix of mono
         // puts it at -3 dB on each side.
         if input.nb_channels == 1 {
@@ -56,6 +58,11 @@ final class ResampleContext {
         }
         status = swr_init(context)
         guard status >= 0 else { throw MediaError(.decoderSetup, "cannot start the resampler", averror: status) }
+        close()
+        replaces = true
+        ResampleContext.alive.add(1, ordering: .relaxed)
+        pointer = context
+        self.input = (input.nb_channels, format.rawValue, sampleRate)
     }
 
     func close() {
@@ -71,8 +78,8 @@ final class ResampleContext {
 // MARK: - Converting
 
 extension ResampleContext {
-    /// Whether a frame has the layout, format and rate this resampler was set up for.
-    func accepts(_ frame: Frame) -> Bool {
+    /// Whether a frame has the layout, format and rate this resampler is set up for.
+    private func accepts(_ frame: Frame) -> Bool {
         let sound = frame.soundLayout
         let channels = sound.layout.nb_channels
         return (channels == 0 || channels == input.channels) && sound.format.rawValue == input.format
@@ -80,11 +87,13 @@ extension ResampleContext {
     }
 
     /// A decoded audio frame as interleaved float stereo at the output rate (`swr_get_out_samples`,
-    /// `swr_convert`); empty when the resampler holds it back, or when the frame's layout, format
-    /// or rate is not the one it was set up for. Throws when `swr_convert` fails.
+    /// `swr_convert`), set up again first when the frame's layout, format or rate is not the one
+    /// in use; empty when the resampler holds it back, or when no resampler can be set up for the
+    /// frame (it is skipped, not converted). Throws when `swr_convert` fails.
     func interleavedStereo(_ frame: Frame) throws(MediaError) -> [Float] {
-        // Skipped, not converted, when it is not the sound the resampler was set up for.
-        guard accepts(frame) else { return [] }
+        if !accepts(frame) {
+            do throws(MediaError) { try setUp(for: frame.soundLayout) } catch { return [] }
+        }
         guard let swr = pointer else { return [] }
         return try frame.withUnsafeAVFrame { (frame) throws(MediaError) in try interleavedStereo(frame, with: swr) }
     }

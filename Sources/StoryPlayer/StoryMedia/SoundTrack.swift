@@ -15,14 +15,14 @@ package struct SoundBlock: Sendable {
 final class SoundTrack {
     let index: Int32
     private let codec: CodecContext
-    private var resampler: ResampleContext
+    private let resampler: ResampleContext
     private let frame = Frame()
     /// Each frame's time in absolute stream seconds (timestamp × time base).
     private var times: SoundFrameTimes
 
     /// `avcodec_parameters_to_context` + `avcodec_open2` for stream `index`, and a resampler to
-    /// 48 kHz stereo (`swr_init`), set up again from the first frame when the demuxer had not
-    /// learnt the sound's rate or format (a live HLS segment).
+    /// 48 kHz stereo (`swr_init`), which follows the frames' own rate and format when the
+    /// demuxer had not learnt them (a live HLS segment).
     init(stream index: Int32, of format: FormatContext, limits: DecodeLimits) throws(MediaError) {
         self.index = index
         guard let stream = format.description(ofStream: index) else { preconditionFailure("a packet's stream is the demuxer's") }
@@ -40,13 +40,8 @@ final class SoundTrack {
             defer { frame.unref() }
             // A frame without a timestamp follows the one before (`SoundFrameTimes`).
             guard let time = times.time(of: frame) else { continue }
-            if !resampler.accepts(frame) {
-                // The publisher changed its sound (stereo to mono, another rate): a resampler for it.
-                guard let changed = try? ResampleContext(for: frame, rate: Int32(ItemAudio.rate)) else { continue }
-                resampler.close()
-                resampler = changed
-            }
-            // A block swresample cannot convert is skipped, as a refused packet is.
+            // A publisher that changed its sound (stereo to mono, another rate) gets a resampler
+            // for it there; a block swresample cannot convert is skipped, as a refused packet is.
             let samples = (try? resampler.interleavedStereo(frame)) ?? []
             if !samples.isEmpty { blocks.append(SoundBlock(time: time, samples: samples)) }
         }
