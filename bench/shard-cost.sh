@@ -6,7 +6,8 @@
 # does), and prints the CPU seconds (user + system, GNU time) of each, the medians of RUNS
 # (default 3), and the overhead against the whole render. Each shard opens its sources again,
 # seeks to the keyframe before its first frame and decodes forward from it: that is the overhead.
-# With WHOLE_SECONDS=1 the shards are cut at whole seconds (the clips' keyframes).
+# With WHOLE_SECONDS=1 the shards are cut at whole seconds (the render clip's GOPs), and with
+# KEYFRAMES=1 as the scripts cut them (`frames --keyframes`: on the playing clips' keyframes).
 # The overhead is split as each shard's summary.json says (`shard_cost`, summed over shards):
 # opening (sources opened again for items begun before the shard), seeking, and decoding
 # forward (pictures decoded after the seek but never shown); "rest" is what none of them
@@ -28,6 +29,8 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 whole_seconds=()
 [[ ${WHOLE_SECONDS:-0} == 1 ]] && whole_seconds=(--whole-seconds)
+# KEYFRAMES=1 cuts as the scripts do (`frames --keyframes`: cuts on the playing clips' keyframes).
+[[ ${KEYFRAMES:-0} == 1 ]] && whole_seconds+=(--keyframes)
 
 # Sixty seconds: five stories of the sample clips (3 s each) and a photo, a swipe every 4 s.
 python3 - "$PWD/samples" > "$work/sixty.json" <<'PY'
@@ -47,9 +50,10 @@ sed -i "s|\"uri\": \"|\"uri\": \"$PWD/samples/|g; s|\"poster\": \"|\"poster\": \
 cpu() { /usr/bin/time -f "%U %S" -o "$work/time" "$@" >/dev/null 2>&1; awk '{print $1 + $2}' "$work/time"; }
 
 # CPU seconds of BOARD rendered as N shards, one after another, then the shards' opening,
-# seeking and decoding-forward CPU seconds (summed from their summaries), joined by commas.
+# seeking and decoding-forward CPU seconds and the pictures decoded forward (summed from their
+# summaries), joined by commas.
 sharded() {
-  local board=$1 shards=$2 total=0 range seconds split="0 0 0"
+  local board=$1 shards=$2 total=0 range seconds split="0 0 0 0"
   for ((i = 0; i < shards; i++)); do
     range=$("$bin" frames "$board" --shards "$shards" --shard "$i" "${whole_seconds[@]}")
     [[ -z $range ]] && continue
@@ -60,6 +64,7 @@ sharded() {
 import json, sys
 cost = json.load(open(sys.argv[1])).get("shard_cost", {})
 parts = [cost.get(k, {}).get("cpu_seconds", 0) for k in ("opening", "seeking", "decoding_forward")]
+parts.append(cost.get("decoding_forward", {}).get("pictures", 0))
 print(" ".join(str(float(a) + b) for a, b in zip(sys.argv[2:], parts)))
 PY
 )
@@ -78,16 +83,16 @@ for board in ${BOARDS:-demo sixty}; do
   python3 - "$board" "${results[@]}" <<'PY'
 import statistics, sys
 board = sys.argv[1]
-# Each row: whole, then per shard count "total,opening,seeking,forward".
+# Each row: whole, then per shard count "total,opening,seeking,forward,pictures".
 rows = [[list(map(float, cell.split(","))) for cell in r.split()] for r in sys.argv[2:]]
 whole = statistics.median(row[0][0] for row in rows)
 print("%s (%d runs, CPU seconds, median):" % (board, len(rows)))
 print("  whole     %7.2f" % whole)
 for column, n in enumerate((2, 4, 8), start=1):
-    total, opening, seeking, forward = (statistics.median(row[column][k] for row in rows) for k in range(4))
+    total, opening, seeking, forward, pictures = (statistics.median(row[column][k] for row in rows) for k in range(5))
     overhead = total - whole
     rest = overhead - opening - seeking - forward
-    print("  %d shards  %7.2f  %.3fx whole  overhead %6.2f = opening %5.2f + seeking %5.2f + decoding forward %5.2f + rest %6.2f"
-          % (n, total, total / whole, overhead, opening, seeking, forward, rest))
+    print("  %d shards  %7.2f  %.3fx whole  overhead %6.2f = opening %5.2f + seeking %5.2f + decoding forward %5.2f (%d pictures) + rest %6.2f"
+          % (n, total, total / whole, overhead, opening, seeking, forward, pictures, rest))
 PY
 done

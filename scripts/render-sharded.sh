@@ -30,9 +30,11 @@ parallel --version 2>/dev/null | grep -q "GNU parallel" || { echo "render-sharde
 
 # The tool splits the frames (from the same options the shards get), by the one rule the Slurm
 # and Kubernetes paths share: `frames --shards N`, with whole GOPs when the segments are joined.
+# The ranges are made once, here, so the cuts may move onto the clips' keyframes (--keyframes):
+# then no shard decodes pictures it does not show, and the frames are the same.
 whole=()
 [[ -n $mp4 ]] && whole=(--whole-seconds)
-mapfile -t ranges < <("$bin" frames "$board" --shards "$shards" "${whole[@]}" "$@")
+mapfile -t ranges < <("$bin" frames "$board" --shards "$shards" --keyframes "${whole[@]}" "$@")
 ((${#ranges[@]} > 0)) || { echo "render-sharded: cannot split the frames of $board" >&2; exit 1; }
 total=${ranges[-1]#*..}
 

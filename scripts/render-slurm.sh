@@ -104,7 +104,7 @@ else
   # Slurm array task i renders shard i by the same rule as render-sharded.sh and Kubernetes.
   whole=()
   [[ -n $mp4 ]] && whole=(--whole-seconds)
-  mapfile -t ranges < <("$RENDER_STORIES" frames "$board" --shards "$shards" "${whole[@]}" "$@")
+  mapfile -t ranges < <("$RENDER_STORIES" frames "$board" --shards "$shards" --keyframes "${whole[@]}" "$@")
   count=${#ranges[@]}
   ((count > 0)) || die "cannot split the frames of $board"
   ((count == shards)) || say "whole seconds of frames make $count shards, not $shards"

@@ -12,11 +12,14 @@ struct Frames: ParsableCommand {
         --frames`: ceil(frames / N) frames each, the last shorter. With --shard I as well, only shard \
         I's range (I from 0), and nothing when the rounding of --whole-seconds left shard I empty. \
         This is the one rule scripts/render-sharded.sh, scripts/render-slurm.sh and the Kubernetes \
-        Indexed Job split by.
+        Indexed Job split by. --keyframes moves each cut a little, onto the keyframes of the clips \
+        playing there, so that no shard decodes pictures it does not show (scripts/render-sharded.sh \
+        cuts so).
 
         Examples:
           render-stories frames board.json --size 540x960
           render-stories frames board.json --shards 8 --whole-seconds
+          render-stories frames board.json --shards 8 --keyframes
           render-stories render board.json --frames "$(render-stories frames board.json --shards 8 --shard 3)" --output out/3
         """
     )
@@ -38,6 +41,11 @@ struct Frames: ParsableCommand {
     @Flag(help: "With --shards: shards of whole seconds of frames (whole GOPs), so that their --mp4 segments join without re-encoding.")
     var wholeSeconds = false
 
+    @Flag(help: ArgumentHelp(
+        "With --shards: move each cut up to a second (and a quarter of a shard) to where the clips playing there start on a keyframe, or nearest after one.",
+        discussion: "A shard that begins inside a clip decodes forward from the keyframe before its first picture; a cut on the keyframes decodes nothing it does not show. The frames are the same either way. With --whole-seconds the cuts move in whole seconds. Every shard must be cut with the same options."))
+    var keyframes = false
+
     /// `render`'s other options (`--size`, `--png-level`, …), accepted so a script can pass the
     /// same options to both; only --fps and --duration change the count.
     @Argument(parsing: .allUnrecognized, help: .hidden)
@@ -45,7 +53,9 @@ struct Frames: ParsableCommand {
 
     func validate() throws {
         if let shards, shards < 1 { throw ValidationError("--shards must be 1 or more") }
-        if shards == nil, shard != nil || wholeSeconds { throw ValidationError("--shard and --whole-seconds need --shards N") }
+        if shards == nil, shard != nil || wholeSeconds || keyframes {
+            throw ValidationError("--shard, --whole-seconds and --keyframes need --shards N")
+        }
         if let shard, let shards, !(0..<shards).contains(shard) {
             throw ValidationError("--shard must be 0 to \(shards - 1) (shards count from 0)")
         }
@@ -53,19 +63,26 @@ struct Frames: ParsableCommand {
 
     func run() throws {
         let board = try Storyboard(contentsOf: storyboard).overriding(fps: overrides.fps, duration: overrides.duration)
+        let fps = board.canvas.fps
+        let unit = wholeSeconds ? ShardSplit.gop(fps: fps) : 1
         let frames: Int
+        var ranges: [Range<Int>] = []
         do {
-            frames = try StoryRender.countFrames(board)
+            if let shards, keyframes {
+                ranges = try ShardCuts.ranges(board, shards: shards, unit: unit)
+                frames = ranges.last?.upperBound ?? 0
+            } else {
+                frames = try StoryRender.countFrames(board)
+            }
         } catch {
             printError("error: \(error)")
             throw ExitCode(1)
         }
-        let fps = board.canvas.fps
         guard let shards else {
             print(json ? "{\"frames\": \(frames), \"fps\": \(fps)}" : String(frames))
             return
         }
-        var ranges = ShardSplit.ranges(frames: frames, shards: shards, unit: wholeSeconds ? ShardSplit.gop(fps: fps) : 1)
+        if !keyframes { ranges = ShardSplit.ranges(frames: frames, shards: shards, unit: unit) }
         if let shard { ranges = shard < ranges.count ? [ranges[shard]] : [] }
         if json {
             let list = ranges.map { "[\($0.lowerBound), \($0.upperBound)]" }.joined(separator: ", ")

@@ -102,6 +102,27 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(frames.stdout, "20\n")
     }
 
+    /// `frames --shards N --keyframes` prints N ranges over the same frames as the even split
+    /// (the cuts move, `ShardCutsTests`); without --shards it is a usage error.
+    func testFramesKeyframesCutsCoverTheSameFrames() throws {
+        let usage = try run(["frames", demo, "--keyframes"])
+        XCTAssertEqual(usage.status, 2)
+        XCTAssertTrue(usage.stderr.contains("need --shards N"), usage.stderr)
+        let even = try run(["frames", demo, "--shards", "4", "--size", "90x160"])
+        let moved = try run(["frames", demo, "--shards", "4", "--keyframes", "--size", "90x160"])
+        XCTAssertEqual(moved.status, 0, moved.stderr)
+        let bounds = { (text: String) in
+            text.split(separator: "\n").map { $0.split(separator: ".").compactMap { Int($0) } }
+        }
+        let (evenRanges, movedRanges) = (bounds(even.stdout), bounds(moved.stdout))
+        XCTAssertEqual(movedRanges.count, 4, moved.stdout)
+        XCTAssertEqual(movedRanges.first?.first, 0)
+        XCTAssertEqual(movedRanges.last?.last, evenRanges.last?.last, "the same frames")
+        XCTAssertTrue(zip(movedRanges, movedRanges.dropFirst()).allSatisfy { $0[1] == $1[0] && $0[0] < $0[1] }, moved.stdout)
+        let one = try run(["frames", demo, "--shards", "4", "--shard", "2", "--keyframes", "--size", "90x160"])
+        XCTAssertEqual(one.stdout, "\(movedRanges[2][0])..\(movedRanges[2][1])\n", "--shard I picks the same cut")
+    }
+
     func testUnwritableOutputExitsOneBeforeAnyWork() throws {
         let blocker = write("file", "x")
         let result = try run(["render", demo, "--output", blocker + "/out"])

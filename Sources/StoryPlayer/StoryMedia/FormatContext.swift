@@ -211,6 +211,24 @@ final class FormatContext {
         stream(at: index)?.pointee.codecpar?.pointee.codec_type
     }
 
+    /// Stream `index`'s keyframes that the demuxer's index lists (`avformat_index_get_entries_count`,
+    /// `avformat_index_get_entry`, entries flagged `AVINDEX_KEYFRAME`): where a seek can land, in
+    /// the stream's time base, from its first entry. An index holds decoding times, which run
+    /// behind the pictures' times by the B-frames' reorder delay (MP4's first keyframe decodes at
+    /// -2 frames and shows at 0); counted from the first entry, which shows first, they are the
+    /// keyframes' times from the stream's start. A container with a sample table (MP4, MOV) lists
+    /// every keyframe once opened; one without (MPEG-TS, a live stream) those read so far, often none.
+    func keyframeOffsets(ofStream index: Int32) -> [Int64] {
+        guard let stream = stream(at: index) else { return [] }
+        let count = avformat_index_get_entries_count(stream)
+        guard count > 0, let first = avformat_index_get_entry(stream, 0)?.pointee.timestamp else { return [] }
+        return (0..<count).compactMap { entry in
+            guard let found = avformat_index_get_entry(stream, entry),
+                  found.pointee.flags & Int32(AVINDEX_KEYFRAME) != 0 else { return nil }
+            return found.pointee.timestamp - first
+        }
+    }
+
     /// The stream's display matrix (a phone video's rotation); nil without one.
     func orientation(ofStream index: Int32) -> PictureOrientation? {
         stream(at: index).flatMap { PictureOrientation.of($0) }

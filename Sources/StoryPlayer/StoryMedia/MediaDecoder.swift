@@ -195,6 +195,13 @@ package final class MediaDecoder {
     package var duration: Double? {
         track?.duration ?? format?.duration
     }
+    /// The video's keyframes in media seconds, in order, as the container's index lists them
+    /// (`FormatContext.keyframeOffsets`): a seek to a time lands on the last one at or before
+    /// it. Empty for a photo, and for a container without an index (MPEG-TS, live streams).
+    package var keyframeTimes: [Double] {
+        guard let track, let format, !closed, !isStill else { return [] }
+        return format.keyframeOffsets(ofStream: track.index).map { track.timeline.seconds(length: $0) }.sorted()
+    }
     var quarterTurns: Int { orientation.quarterTurns }
     /// How the shown picture is put upright: the first decoded picture's orientation (a
     /// photo's EXIF), else the stream's display matrix.

@@ -281,11 +281,8 @@ public final class StoryRender {
     /// network as the viewer moves, which only a render follows, so a feed is counted by one.
     public static func countFrames(_ storyboard: Storyboard, limits: DecodeLimits = DecodeLimits()) throws(RenderError) -> Int {
         if let planned = FramePlanner.plannedFrames(storyboard) { return planned }
-        let limit = Int(StoryRender.openEndedLimit * storyboard.canvas.fps)
         guard storyboard.feed != nil else {
-            let lengths = ItemLengths.probing(storyboard, limits: StoryRender.limits(limits, for: storyboard))
-            var planner = FramePlanner(storyboard: storyboard, lengths: lengths)
-            return planner.countFrames(limit: limit)
+            return countFrames(storyboard, lengths: ItemLengths.probing(storyboard, limits: StoryRender.limits(limits, for: storyboard)))
         }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("live-stories-count-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -293,6 +290,14 @@ public final class StoryRender {
         options.writeFrames = false
         options.frameRange = Int.max / 2..<Int.max
         return try StoryRender(storyboard: storyboard, options: options).run().timelineFrames
+    }
+
+    /// How many frames a full render of `storyboard`, not a feed, writes, its items lasting
+    /// `lengths`: its duration's, or where the planner finds the viewer done.
+    static func countFrames(_ storyboard: Storyboard, lengths: ItemLengths) -> Int {
+        if let planned = FramePlanner.plannedFrames(storyboard) { return planned }
+        var planner = FramePlanner(storyboard: storyboard, lengths: lengths)
+        return planner.countFrames(limit: Int(StoryRender.openEndedLimit * storyboard.canvas.fps))
     }
 
     /// `frame-000042.png` in `folder`.
