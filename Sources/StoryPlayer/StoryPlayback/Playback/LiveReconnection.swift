@@ -21,9 +21,12 @@ struct LiveReconnection {
     /// The tries made so far in this play.
     private(set) var tries = 0
     let limit: Int
+    /// The wait before each try (`delay(attempt:)`); a test's own, so it need not sleep.
+    private let backoff: (_ attempt: Int) -> Double
 
-    init(limit: Int) {
+    init(limit: Int, backoff: @escaping (_ attempt: Int) -> Double = LiveReconnection.delay(attempt:)) {
         self.limit = limit
+        self.backoff = backoff
     }
 
     /// How long a live source waits before try `attempt`: 0.25 s, doubling, at most 2 s, so a
@@ -41,7 +44,7 @@ struct LiveReconnection {
         var reason = failure
         while tries < limit {
             tries += 1
-            guard announce(tries, "\(reason)"), gate.sleep(seconds: Self.delay(attempt: tries)) else { return .stopped }
+            guard announce(tries, "\(reason)"), gate.sleep(seconds: backoff(tries)) else { return .stopped }
             do throws(MediaError) {
                 return .reopened(try open())
             } catch {

@@ -11,7 +11,12 @@ final class LiveReconnectionTests: XCTestCase {
     }
 
     func testTriesAreCountedOverThePlayAndTheLastReasonIsTheCause() {
-        var reconnection = LiveReconnection(limit: 3)
+        // Each try waits its attempt's backoff; here the waits are noted, not slept.
+        var waits: [Int] = []
+        var reconnection = LiveReconnection(limit: 3) { attempt in
+            waits.append(attempt)
+            return 0
+        }
         let gate = InterruptGate()
         var announced: [String] = []
         // The first drop: one failed try, then the source is back.
@@ -40,6 +45,7 @@ final class LiveReconnectionTests: XCTestCase {
         XCTAssertEqual(announced[0], "1: the stream ended")
         XCTAssertTrue(announced[1].hasPrefix("2: ") && announced[1].contains("refused"), announced[1])
         XCTAssertEqual(announced[2], "3: no data")
+        XCTAssertEqual(waits, [1, 2, 3], "a backoff before every try, by its attempt over the play")
     }
 
     func testAStoppedPlayEndsTheTriesAtOnceWithoutAFailure() {
