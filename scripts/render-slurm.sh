@@ -108,6 +108,8 @@ else
   count=${#ranges[@]}
   ((count > 0)) || die "cannot split the frames of $board"
   ((count == shards)) || say "whole seconds of frames make $count shards, not $shards"
+  # The tasks take their ranges from this list rather than each planning the cuts again.
+  printf '%s\n' "${ranges[@]}" > "$work/ranges.txt"
   array=$(sbatch --parsable "${extra[@]}" --array=0-$((count - 1)) --output="$work/logs/shard-%a.log" \
     "$batch" shard "$work" "$board" "$shards" "${whole[@]}" "$@")
   array=${array%%;*} # --parsable prints "id" or "id;cluster"
