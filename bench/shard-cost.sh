@@ -92,7 +92,7 @@ for column, n in enumerate((2, 4, 8), start=1):
     total, opening, seeking, forward, pictures = (statistics.median(row[column][k] for row in rows) for k in range(5))
     overhead = total - whole
     rest = overhead - opening - seeking - forward
-    print("  %d shards  %7.2f  %.3fx whole  overhead %6.2f = opening %5.2f + seeking %5.2f + decoding forward %5.2f (%d pictures) + rest %6.2f"
-          % (n, total, total / whole, overhead, opening, seeking, forward, pictures, rest))
+    print("  %d shards  %7.2f  %.3fx whole  overhead %6.2f = opening %5.2f + seeking %5.2f + decoding forward %5.2f + rest %6.2f  (%d pictures decoded forward)"
+          % (n, total, total / whole, overhead, opening, seeking, forward, rest, pictures))
 PY
 done
