@@ -101,17 +101,18 @@ if [[ -n $boards ]]; then
   final=$(sbatch --parsable "${extra[@]}" --job-name=render-stories-collect --dependency=afterok:"$array" \
     --kill-on-invalid-dep=yes --output="$work/logs/collect.log" "$batch" collect "$work" "$out")
 else
-  # Slurm array task i renders shard i by the same rule as render-sharded.sh and Kubernetes.
+  # Slurm array task i renders shard i. The cuts are planned once, here, as render-sharded.sh
+  # plans them: on the clips' keyframes (--keyframes opens every source, which each task would
+  # otherwise do again, and might see differently).
   whole=()
   [[ -n $mp4 ]] && whole=(--whole-seconds)
   mapfile -t ranges < <("$RENDER_STORIES" frames "$board" --shards "$shards" --keyframes "${whole[@]}" "$@")
   count=${#ranges[@]}
   ((count > 0)) || die "cannot split the frames of $board"
   ((count == shards)) || say "whole seconds of frames make $count shards, not $shards"
-  # The tasks take their ranges from this list rather than each planning the cuts again.
   printf '%s\n' "${ranges[@]}" > "$work/ranges.txt"
   array=$(sbatch --parsable "${extra[@]}" --array=0-$((count - 1)) --output="$work/logs/shard-%a.log" \
-    "$batch" shard "$work" "$board" "$shards" "${whole[@]}" "$@")
+    "$batch" shard "$work" "$board" "$shards" --ranges "$work/ranges.txt" "${whole[@]}" "$@")
   array=${array%%;*} # --parsable prints "id" or "id;cluster"
   what="shard" unit="shard" finallog=$work/logs/merge.log
   clip=()

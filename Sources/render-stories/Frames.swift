@@ -11,10 +11,11 @@ struct Frames: ParsableCommand {
         With --shards N it prints the shards' frame ranges instead, one `A..B` a line for `render \
         --frames`: ceil(frames / N) frames each, the last shorter. With --shard I as well, only shard \
         I's range (I from 0), and nothing when the rounding of --whole-seconds left shard I empty. \
-        This is the one rule scripts/render-sharded.sh, scripts/render-slurm.sh and the Kubernetes \
-        Indexed Job split by. --keyframes moves each cut a little, onto the keyframes of the clips \
-        playing there, so that no shard decodes pictures it does not show (scripts/render-sharded.sh \
-        cuts so).
+        Every runner splits by this command (scripts/render-sharded.sh, scripts/render-slurm.sh, \
+        the Kubernetes Indexed Job). --keyframes then moves each cut a little, onto the keyframes \
+        of the clips playing there, so that no shard decodes pictures it does not show; it opens \
+        every source to read their indexes, so plan once and hand each shard its range, as \
+        render-sharded.sh and render-slurm.sh do.
 
         Examples:
           render-stories frames board.json --size 540x960
@@ -42,8 +43,8 @@ struct Frames: ParsableCommand {
     var wholeSeconds = false
 
     @Flag(help: ArgumentHelp(
-        "With --shards: move each cut up to a second (and a quarter of a shard) to where the clips playing there start on a keyframe, or nearest after one.",
-        discussion: "A shard that begins inside a clip decodes forward from the keyframe before its first picture; a cut on the keyframes decodes nothing it does not show. The frames are the same either way. With --whole-seconds the cuts move in whole seconds. Every shard must be cut with the same options."))
+        "With --shards: move each cut to the frame nearby where the clips playing there are on a keyframe, or nearest after one.",
+        discussion: "A shard that begins inside a clip decodes forward from the keyframe before its first picture; a cut on the keyframes decodes nothing it does not show. The frames are the same either way. A cut moves by at most a second's frames and a quarter of a shard, whichever is less; with --whole-seconds in whole seconds, so only when shards are 4 s or longer. Clips whose container keeps no full index (MPEG-TS, Matroska) do not move it. Every shard must be cut with the same options."))
     var keyframes = false
 
     /// `render`'s other options (`--size`, `--png-level`, …), accepted so a script can pass the

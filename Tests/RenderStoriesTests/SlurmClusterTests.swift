@@ -79,14 +79,14 @@ final class SlurmRenderTests: XCTestCase {
         let retried = try String(contentsOfFile: scratch + "/out/board/logs/shard-1.log", encoding: .utf8)
         XCTAssertTrue(retried.contains("try 1 failed") && retried.contains("done on try 2"), retried)
         XCTAssertTrue(FileManager.default.fileExists(atPath: scratch + "/out/board/logs/merge.log"))
-        // Each task rendered the range the script planned once: cut on the clips' keyframes,
-        // in whole seconds (`frames --keyframes --whole-seconds`).
+        // Each task rendered the range the script planned once, read from its list: cut on the
+        // clips' keyframes, in whole seconds (`frames --keyframes --whole-seconds`).
         let planned = try cli.run(["frames", cli.demo, "--shards", "4", "--keyframes", "--whole-seconds"] + options)
         let ranges = planned.stdout.split(separator: "\n")
         XCTAssertEqual(ranges.count, 4, planned.stdout + planned.stderr)
         for (i, range) in ranges.enumerated() {
             let log = try String(contentsOfFile: scratch + "/out/board/logs/shard-\(i).log", encoding: .utf8)
-            XCTAssertTrue(log.contains("shard \(i) of 4: frames \(range) "), log)
+            XCTAssertTrue(log.contains("shard \(i) of 4: frames \(range) ") && log.contains("(planned in "), log)
         }
 
         // The clip: every frame, joined from whole-GOP segments.

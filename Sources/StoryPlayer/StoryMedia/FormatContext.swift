@@ -211,21 +211,33 @@ final class FormatContext {
         stream(at: index)?.pointee.codecpar?.pointee.codec_type
     }
 
-    /// Stream `index`'s keyframes that the demuxer's index lists (`avformat_index_get_entries_count`,
-    /// `avformat_index_get_entry`, entries flagged `AVINDEX_KEYFRAME`): where a seek can land, in
-    /// the stream's time base, from its first entry. An index holds decoding times, which run
-    /// behind the pictures' times by the B-frames' reorder delay (MP4's first keyframe decodes at
-    /// -2 frames and shows at 0); counted from the first entry, which shows first, they are the
-    /// keyframes' times from the stream's start. A container with a sample table (MP4, MOV) lists
-    /// every keyframe once opened; one without (MPEG-TS, a live stream) those read so far, often none.
-    func keyframeOffsets(ofStream index: Int32) -> [Int64] {
+    /// Stream `index`'s keyframes as the demuxer's index lists them (`avformat_index_get_entries_count`,
+    /// `avformat_index_get_entry`, entries flagged `AVINDEX_KEYFRAME`), in seconds from the first
+    /// entry: where a seek can land. An index holds decoding times, which run behind the
+    /// pictures' by the B-frames' reorder delay (MP4's first keyframe decodes at -2 frames and
+    /// shows at 0); counted from the first entry, which shows first, they are the keyframes'
+    /// times from the stream's start, as `avformat_seek_file` compares them (mov shifts the time
+    /// it is asked for by that delay). Empty when the index cannot say so: when its first entry
+    /// is one an edit list drops (a clip cut without re-encoding: the times would be off by the
+    /// cut), or when it does not reach the stream's end (Matroska and MPEG-TS fill theirs as they
+    /// read, so at opening it lists a keyframe or none). Arithmetic in `Double`: a crafted
+    /// file's timestamps cannot overflow it.
+    func keyframeTimes(ofStream index: Int32) -> [Double] {
         guard let stream = stream(at: index) else { return [] }
         let count = avformat_index_get_entries_count(stream)
-        guard count > 0, let first = avformat_index_get_entry(stream, 0)?.pointee.timestamp else { return [] }
+        guard count > 0, let first = avformat_index_get_entry(stream, 0)?.pointee,
+              first.flags & Int32(AVINDEX_DISCARD_FRAME) == 0,
+              let last = avformat_index_get_entry(stream, count - 1)?.pointee.timestamp else { return [] }
+        let unit = av_q2d(stream.pointee.time_base)
+        let duration = stream.pointee.duration
+        guard unit > 0, duration != cffmpeg_nopts_value(), duration > 0 else { return [] }
+        let span = (Double(last) - Double(first.timestamp)) * unit
+        let length = Double(duration) * unit
+        guard span >= length * 0.9 - 1 else { return [] }
         return (0..<count).compactMap { entry in
-            guard let found = avformat_index_get_entry(stream, entry),
-                  found.pointee.flags & Int32(AVINDEX_KEYFRAME) != 0 else { return nil }
-            return found.pointee.timestamp - first
+            guard let found = avformat_index_get_entry(stream, entry)?.pointee,
+                  found.flags & Int32(AVINDEX_KEYFRAME) != 0 else { return nil }
+            return (Double(found.timestamp) - Double(first.timestamp)) * unit
         }
     }
 

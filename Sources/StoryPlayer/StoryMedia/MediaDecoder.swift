@@ -196,11 +196,12 @@ package final class MediaDecoder {
         track?.duration ?? format?.duration
     }
     /// The video's keyframes in media seconds, in order, as the container's index lists them
-    /// (`FormatContext.keyframeOffsets`): a seek to a time lands on the last one at or before
-    /// it. Empty for a photo, and for a container without an index (MPEG-TS, live streams).
+    /// (`FormatContext.keyframeTimes`): `seek(to:)` lands on the last one at or before the time
+    /// it is given. Empty for a photo, a live stream, and a container whose index cannot say
+    /// (MPEG-TS, Matroska at opening, a clip cut by an edit list).
     package var keyframeTimes: [Double] {
         guard let track, let format, !closed, !isStill else { return [] }
-        return format.keyframeOffsets(ofStream: track.index).map { track.timeline.seconds(length: $0) }.sorted()
+        return format.keyframeTimes(ofStream: track.index).sorted()
     }
     var quarterTurns: Int { orientation.quarterTurns }
     /// How the shown picture is put upright: the first decoded picture's orientation (a
@@ -428,7 +429,11 @@ package final class MediaDecoder {
     /// Moves to the last keyframe at or before `seconds` (`avformat_seek_file`) and flushes the decoder.
     package func seek(to seconds: Double) throws(MediaError) {
         guard let track, let format, !closed else { preconditionFailure("seeking after close(), or without video") }
-        let status = format.seek(stream: track.index, to: track.timeline.timestamp(seconds))
+        // A media time reached by adding frame durations may fall a hair short of a keyframe's
+        // time (1.9999999999 for 2); rounded down, it would land a whole GOP early. The picture
+        // shown there is the same either way: the newest at or before the time, with the same
+        // 1e-9 of slack (`ForwardPass`).
+        let status = format.seek(stream: track.index, to: track.timeline.timestamp(seconds + 1e-9))
         guard status >= 0 else { throw MediaError(.seek, "cannot seek to \(seconds) s", averror: status) }
         track.codec.flush()
         track.codec.dropsNonReferences = false

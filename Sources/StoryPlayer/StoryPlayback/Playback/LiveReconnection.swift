@@ -22,9 +22,9 @@ struct LiveReconnection {
     private(set) var tries = 0
     let limit: Int
     /// The wait before each try (`delay(attempt:)`); a test's own, so it need not sleep.
-    private let backoff: (_ attempt: Int) -> Double
+    private let backoff: @Sendable (_ attempt: Int) -> Double
 
-    init(limit: Int, backoff: @escaping (_ attempt: Int) -> Double = LiveReconnection.delay(attempt:)) {
+    init(limit: Int, backoff: @escaping @Sendable (_ attempt: Int) -> Double = LiveReconnection.delay(attempt:)) {
         self.limit = limit
         self.backoff = backoff
     }

@@ -1,5 +1,6 @@
 @testable import StoryMedia
 @testable import StoryPlayback
+import Synchronization
 import XCTest
 
 /// The reconnect policy a live item and a room participant share: tries counted over the
@@ -12,9 +13,9 @@ final class LiveReconnectionTests: XCTestCase {
 
     func testTriesAreCountedOverThePlayAndTheLastReasonIsTheCause() {
         // Each try waits its attempt's backoff; here the waits are noted, not slept.
-        var waits: [Int] = []
+        let waits = WaitLog()
         var reconnection = LiveReconnection(limit: 3) { attempt in
-            waits.append(attempt)
+            waits.attempts.withLock { $0.append(attempt) }
             return 0
         }
         let gate = InterruptGate()
@@ -45,7 +46,7 @@ final class LiveReconnectionTests: XCTestCase {
         XCTAssertEqual(announced[0], "1: the stream ended")
         XCTAssertTrue(announced[1].hasPrefix("2: ") && announced[1].contains("refused"), announced[1])
         XCTAssertEqual(announced[2], "3: no data")
-        XCTAssertEqual(waits, [1, 2, 3], "a backoff before every try, by its attempt over the play")
+        XCTAssertEqual(waits.attempts.withLock { $0 }, [1, 2, 3], "a backoff before every try, by its attempt over the play")
     }
 
     func testAStoppedPlayEndsTheTriesAtOnceWithoutAFailure() {
@@ -64,4 +65,9 @@ final class LiveReconnectionTests: XCTestCase {
         guard case .stopped = refused.reopen(after: ErrorText("x"), gate: InterruptGate(), announce: { _, _ in false },
                                           open: { () throws(MediaError) -> Int in 0 }) else { return XCTFail("announce refused") }
     }
+}
+
+/// The backoffs a reconnection asked for (its closure is `@Sendable`).
+private final class WaitLog: Sendable {
+    let attempts = Mutex<[Int]>([])
 }

@@ -1,5 +1,7 @@
 import Foundation
+@testable import StoryMedia
 import StoryPlayer
+@testable import StoryRender
 import XCTest
 
 /// `frames --shards N --keyframes`: cuts moved onto the playing clips' keyframes, read back from
@@ -55,17 +57,51 @@ final class ShardCutsTests: XCTestCase {
         XCTAssertEqual(movedPictures, 0, "cuts \(moved.map(\.lowerBound)) decode nothing forward")
     }
 
-    /// With whole seconds the cuts stay on whole GOPs of the render's clip (30 frames), and move
-    /// only where a quarter of a shard leaves room: 20 s in 4 shards of 5 s may move a second.
-    func testWholeSecondsCutsStayOnWholeSeconds() throws {
-        let board = try board(duration: 20)
-        let moved = try ShardCuts.ranges(board, shards: 4, unit: 30)
-        XCTAssertEqual(moved.count, 4)
-        XCTAssertEqual(moved.last?.upperBound, 600)
-        XCTAssertTrue(moved.dropLast().allSatisfy { $0.upperBound % 30 == 0 }, "\(moved)")
-        // Shards of 2 s (10 s in 5) have no room to move in whole seconds.
-        XCTAssertEqual(try ShardCuts.ranges(try self.board(), shards: 5, unit: 30),
-                       ShardSplit.ranges(frames: 300, shards: 5, unit: 30))
+    /// The choice itself, on costs made up: each cut goes to the cheapest frame within its
+    /// window, the nearest to the even cut among equals, then the earlier; in whole units; never
+    /// past the end or onto the cut before it.
+    func testEachCutGoesToTheCheapestFrameInItsWindow() {
+        let even = ShardSplit.ranges(frames: 600, shards: 4, unit: 30)
+        XCTAssertEqual(ShardCuts.window(size: 150, unit: 30, fps: 30), 1, "a second, in whole seconds")
+        XCTAssertEqual(ShardCuts.window(size: 90, unit: 30, fps: 30), 0, "a quarter of 3 s is not a whole second")
+        XCTAssertEqual(ShardCuts.window(size: 75, unit: 1, fps: 30), 18, "a quarter of a shard")
+        XCTAssertEqual(ShardCuts.window(size: 900, unit: 1, fps: 29.97), 30, "a second's frames")
+        // Free at 180 (cut 150 moves a second later) and at 270 and 330 (cut 300: as near both
+        // ways, the earlier); cut 450 has nothing cheaper and stays.
+        let free: Set = [180, 270, 330]
+        let moved = ShardCuts.moving(even, unit: 30, steps: 1, frames: 600) { free.contains($0) ? 0 : 1 }
+        XCTAssertEqual(moved, [0..<180, 180..<270, 270..<450, 450..<600])
+        // All alike: the even cuts stay.
+        XCTAssertEqual(ShardCuts.moving(even, unit: 30, steps: 1, frames: 600) { _ in 0.5 }, even)
+        // A last cut cannot move onto the end, nor a cut onto the one before it.
+        let short = [0..<10, 10..<20, 20..<21]
+        let cheapLate = ShardCuts.moving(short, unit: 1, steps: 5, frames: 21) { Double(21 - $0) }
+        XCTAssertEqual(cheapLate, [0..<15, 15..<20, 20..<21], "cut 20 may only go up to 20, the last frame")
+        let cheapEarly = ShardCuts.moving(short, unit: 1, steps: 12, frames: 21) { Double($0) }
+        XCTAssertEqual(cheapEarly, [0..<1, 1..<8, 8..<21], "each cut after the one before, within its own window")
+    }
+
+    /// The keyframes a clip's index gives, as `ShardCuts` reads them: the sample clips' (one a
+    /// second); none for a clip whose index is not whole at opening (WebM) or whose first entry
+    /// an edit list drops (cut without re-encoding), whose times would be off.
+    func testKeyframesFromTheContainersIndex() throws {
+        func keyframes(_ path: String) throws -> [Double] {
+            let decoder = try MediaDecoder(source: MediaSource(uri: path, relativeTo: "/"), limits: DecodeLimits())
+            defer { decoder.close() }
+            return decoder.keyframeTimes
+        }
+        let city = try keyframes(Fixture.sample("city.mp4"))
+        XCTAssertEqual(city.count, 3, "\(city)")
+        for (found, expected) in zip(city, [0.0, 1, 2]) { XCTAssertEqual(found, expected, accuracy: 1e-6, "\(city)") }
+        let folder = ScratchFolder()
+        let ffmpeg = try HDRMedia.tool("ffmpeg")
+        _ = try ExternalProgram.run(ffmpeg, ["-v", "error", "-y", "-i", Fixture.sample("city.mp4"), "-vf", "scale=90:160",
+                                             "-c:v", "libvpx-vp9", "-deadline", "realtime", "-g", "30", "-an", folder.file("city.webm")])
+        XCTAssertEqual(try keyframes(folder.file("city.webm")), [])
+        _ = try ExternalProgram.run(ffmpeg, ["-v", "error", "-y", "-ss", "0.5", "-i", Fixture.sample("city.mp4"), "-c", "copy",
+                                             folder.file("trimmed.mp4")])
+        XCTAssertEqual(try keyframes(folder.file("trimmed.mp4")), [])
+        XCTAssertEqual(try keyframes(Fixture.sample("sunset.jpg")), [], "a photo")
     }
 
     /// Photos have no keyframes: every cut costs the same, and the even cuts stay.
