@@ -429,11 +429,9 @@ package final class MediaDecoder {
     /// Moves to the last keyframe at or before `seconds` (`avformat_seek_file`) and flushes the decoder.
     package func seek(to seconds: Double) throws(MediaError) {
         guard let track, let format, !closed else { preconditionFailure("seeking after close(), or without video") }
-        // A media time reached by adding frame durations may fall a hair short of a keyframe's
-        // time (1.9999999999 for 2); rounded down, it would land a whole GOP early. The picture
-        // shown there is the same either way: the newest at or before the time, with the same
-        // 1e-9 of slack (`ForwardPass`).
-        let status = format.seek(stream: track.index, to: track.timeline.timestamp(seconds + 1e-9))
+        // With the slack pictures are shown by (`PictureTime`): a media time a hair short of a
+        // keyframe's, rounded down, would land a whole GOP early, for the same picture.
+        let status = format.seek(stream: track.index, to: track.timeline.timestamp(seconds + PictureTime.slack))
         guard status >= 0 else { throw MediaError(.seek, "cannot seek to \(seconds) s", averror: status) }
         track.codec.flush()
         track.codec.dropsNonReferences = false

@@ -1,7 +1,9 @@
+import StoryMedia
+
 /// A shard's decoding forward, on the decode thread: of the pictures from the keyframe it
 /// seeked to up to the media time its player starts at, only the newest is shown (the player
-/// passes the others over at once, `ItemPlayer.advance`, which takes every picture up to 1e-9 s
-/// past its media time and keeps the last). This counts those others and their decode CPU, for
+/// passes the others over at once, `ItemPlayer.advance`, which takes every picture up to its
+/// media time, with `PictureTime.slack`, and keeps the last). This counts those others and their decode CPU, for
 /// the shard's `decoding_forward`.
 ///
 /// It only counts: every picture is still queued and converted. Holding the older ones back
@@ -22,7 +24,7 @@ struct ForwardPass {
 
     /// A pass to `startAt`; none (nothing counted) when `startAt` is nil.
     init(startAt: Double?) {
-        until = (startAt ?? 0) + 1e-9
+        until = (startAt ?? 0) + PictureTime.slack
         isDone = startAt == nil
     }
 

@@ -14,7 +14,7 @@ extension ItemPlayer {
             guard let event = nextEvent(from: thread) else { return }
             // The first picture shows at once even if its timestamp is a little late; with the
             // realtime clock, pictures that are already late are passed over for newer ones.
-            if case .picture(let time, _, _) = event, time > local + 1e-9, shown != nil { return }
+            if case .picture(let time, _, _) = event, !PictureTime.isShown(time, by: local), shown != nil { return }
             if case .picture = event, let old = shown {
                 // Let go of the old picture before the thread wakes, so its storage is free to reuse.
                 shown = nil

@@ -35,7 +35,7 @@ extension ItemPlayer {
                     live.playhead.dataResumed(at: local)
                     if let position = live.playhead.position, time > position { live.playhead.anchor(at: time + 0.5 * frameDuration) }
                 }
-                if let position = live.playhead.position, shown != nil, time > position + 1e-9 { return finishLiveStep(&live, thread, local) }
+                if let position = live.playhead.position, shown != nil, !PictureTime.isShown(time, by: position) { return finishLiveStep(&live, thread, local) }
                 // Anchored half a picture late, so a timestamp rounded to the container's unit
                 // (FLV counts milliseconds) is never a hair past its frame and shown a frame late,
                 // two pictures then falling due at once.

@@ -155,7 +155,7 @@ public final class ItemPlayer {
         isDeferred = false
         // With the slack `advance` shows pictures by: a picture a hair past the media time (a
         // frame time less a start time, rounded) was on screen at the frame before already.
-        countsPicturesAfter = mediaTime(at: previousFrame) + 1e-9
+        countsPicturesAfter = mediaTime(at: previousFrame) + PictureTime.slack
         guard !isFailed else { return }
         decodeThread = DecodeThread(source: item.source, isLive: item.isLive, limits: limits,
                                     width: size.width, height: size.height, clock: clock,

@@ -73,13 +73,13 @@ public enum ShardCuts {
     }
 
     /// Seconds of video the players alive at `plan`'s frame decode before the picture each
-    /// shows, had a shard begun there: from the keyframe at or before each one's media time
-    /// (`ForwardPass` takes the pictures up to that time). Unknown keyframes cost nothing: every
+    /// shows, had a shard begun there: from the keyframe its seek lands on, the newest shown by
+    /// its media time (`PictureTime`). Unknown keyframes cost nothing: every
     /// cut is then alike for that clip.
     static func forwardSeconds(_ plan: FramePlan, keyframes: ItemLengths) -> Double {
         plan.shown.filter(\.plays).reduce(0) { sum, shown in
             let times = keyframes.keyframes(story: shown.story, item: shown.item)
-            guard shown.mediaTime > 0, let last = times.last(where: { $0 <= shown.mediaTime + 1e-9 }) else { return sum }
+            guard shown.mediaTime > 0, let last = times.last(where: { PictureTime.isShown($0, by: shown.mediaTime) }) else { return sum }
             return sum + (shown.mediaTime - last)
         }
     }
