@@ -27,16 +27,16 @@ public struct ItemLengths: Sendable, Equatable {
     /// source that cannot be opened lasts as a failed item does. Nothing is decoded but what
     /// opening decodes. The same opening gives each recorded video's keyframes.
     public static func probing(_ storyboard: Storyboard, limits: DecodeLimits) -> ItemLengths {
-        var opened: [SourceKey: (facts: MediaFacts, keyframes: [Double])?] = [:]
-        func facts(of item: StoryItem) -> (facts: MediaFacts, keyframes: [Double])? {
+        var opened: [SourceKey: Probe?] = [:]
+        func probe(_ item: StoryItem) -> Probe? {
             let key = SourceKey(source: item.source.description, isLive: item.isLive)
             if let known = opened[key] { return known }
             var itemLimits = limits
             itemLimits.latency = (item.latency ?? LiveLatency()).over(limits.latency)
-            let found: (facts: MediaFacts, keyframes: [Double])?
+            let found: Probe?
             do {
                 let decoder = try MediaDecoder(source: item.source, limits: itemLimits, isLive: item.isLive)
-                found = (MediaFacts(decoder, isLive: item.isLive), item.isLive ? [] : decoder.keyframeTimes)
+                found = Probe(facts: MediaFacts(decoder, isLive: item.isLive), keyframes: item.isLive ? [] : decoder.keyframeTimes)
                 decoder.close()
             } catch {
                 found = nil
@@ -44,22 +44,20 @@ public struct ItemLengths: Sendable, Equatable {
             opened[key] = found
             return found
         }
-        var keyframes: [[[Double]]] = []
-        let lengths = storyboard.stories.map { story in
-            var storyKeyframes: [[Double]] = []
-            defer { keyframes.append(storyKeyframes) }
-            return story.items.map { item in
-                // A room's length is its own; its participants are opened when it plays.
-                guard item.room == nil else {
-                    storyKeyframes.append([])
-                    return ItemLength.of(item, media: nil, failed: false)
-                }
-                let media = facts(of: item)
-                storyKeyframes.append(media?.keyframes ?? [])
-                return ItemLength.of(item, media: media?.facts, failed: media == nil)
+        // A room's length is its own; its participants are opened when it plays.
+        let probes = storyboard.stories.map { $0.items.map { $0.room == nil ? probe($0) : nil } }
+        let lengths = zip(storyboard.stories, probes).map { story, probes in
+            zip(story.items, probes).map { item, probe in
+                ItemLength.of(item, media: probe?.facts, failed: item.room == nil && probe == nil)
             }
         }
-        return ItemLengths(lengths: lengths, keyframes: keyframes)
+        return ItemLengths(lengths: lengths, keyframes: probes.map { $0.map { $0?.keyframes ?? [] } })
+    }
+
+    /// What opening one source told.
+    private struct Probe {
+        var facts: MediaFacts
+        var keyframes: [Double]
     }
 
     private struct SourceKey: Hashable {
