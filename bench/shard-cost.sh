@@ -27,10 +27,11 @@ else
 fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-whole_seconds=()
-[[ ${WHOLE_SECONDS:-0} == 1 ]] && whole_seconds=(--whole-seconds)
-# KEYFRAMES=1 cuts as the scripts do (`frames --keyframes`: cuts on the playing clips' keyframes).
-[[ ${KEYFRAMES:-0} == 1 ]] && whole_seconds+=(--keyframes)
+# How `frames` splits: KEYFRAMES=1 cuts as the scripts do (`--keyframes`: on the playing clips'
+# keyframes).
+split_options=()
+[[ ${WHOLE_SECONDS:-0} == 1 ]] && split_options=(--whole-seconds)
+[[ ${KEYFRAMES:-0} == 1 ]] && split_options+=(--keyframes)
 
 # Sixty seconds: five stories of the sample clips (3 s each) and a photo, a swipe every 4 s.
 python3 - "$PWD/samples" > "$work/sixty.json" <<'PY'
@@ -55,7 +56,7 @@ cpu() { /usr/bin/time -f "%U %S" -o "$work/time" "$@" >/dev/null 2>&1; awk '{pri
 sharded() {
   local board=$1 shards=$2 total=0 range seconds split="0 0 0 0"
   for ((i = 0; i < shards; i++)); do
-    range=$("$bin" frames "$board" --shards "$shards" --shard "$i" "${whole_seconds[@]}")
+    range=$("$bin" frames "$board" --shards "$shards" --shard "$i" "${split_options[@]}")
     [[ -z $range ]] && continue
     rm -rf "$work/out"
     seconds=$(cpu "$bin" render "$board" --output "$work/out" --frames "$range" --quiet)

@@ -67,23 +67,23 @@ struct Frames: ParsableCommand {
         let fps = board.canvas.fps
         let unit = wholeSeconds ? ShardSplit.gop(fps: fps) : 1
         let frames: Int
-        var ranges: [Range<Int>] = []
+        var ranges: [Range<Int>]
         do {
             if let shards, keyframes {
                 ranges = try ShardCuts.ranges(board, shards: shards, unit: unit)
                 frames = ranges.last?.upperBound ?? 0
             } else {
                 frames = try StoryRender.countFrames(board)
+                ranges = shards.map { ShardSplit.ranges(frames: frames, shards: $0, unit: unit) } ?? []
             }
         } catch {
             printError("error: \(error)")
             throw ExitCode(1)
         }
-        guard let shards else {
+        guard shards != nil else {
             print(json ? "{\"frames\": \(frames), \"fps\": \(fps)}" : String(frames))
             return
         }
-        if !keyframes { ranges = ShardSplit.ranges(frames: frames, shards: shards, unit: unit) }
         if let shard { ranges = shard < ranges.count ? [ranges[shard]] : [] }
         if json {
             let list = ranges.map { "[\($0.lowerBound), \($0.upperBound)]" }.joined(separator: ", ")
