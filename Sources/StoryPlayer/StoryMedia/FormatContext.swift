@@ -117,11 +117,51 @@ final class FormatContext {
         return streams.first(where: { $0.type == AVMEDIA_TYPE_AUDIO && $0.codecID != AV_CODEC_ID_NONE })?.index ?? best
     }
 
-    /// `avformat_seek_file` of stream `index` to the last keyframe at or before `timestamp` (in
-    /// the stream's time base): 0 or more, or a negative AVERROR code.
+    /// `avformat_seek_file` of stream `index` to the last keyframe whose picture is at or before
+    /// `timestamp` (a presentation time, in the stream's time base): 0 or more, or a negative
+    /// AVERROR code.
+    ///
+    /// The MP4 demuxer compares the time it is asked for with its index's decoding times, less
+    /// the first picture's reorder delay. A keyframe whose own delay is longer (a phone's HEVC
+    /// with open GOPs: 3 frames against 2) is then reached from the picture before it, which
+    /// cannot be decoded from that keyframe: a shard starting there showed a wrong picture. So
+    /// the keyframe landed on is read back (`landedKeyframe`), and a seek that overshot is made
+    /// again, earlier by the overshoot, until it lands at or before `timestamp`.
     func seek(stream index: Int32, to timestamp: Int64) -> Int32 {
         let context = context
-        return FFmpegFaults.injected(.seek) ?? avformat_seek_file(context, index, Int64.min, timestamp, timestamp, 0)
+        func seekFile(_ target: Int64) -> Int32 {
+            FFmpegFaults.injected(.seek) ?? avformat_seek_file(context, index, Int64.min, target, target, 0)
+        }
+        var asked = timestamp
+        for _ in 0..<FormatContext.seekTries {
+            let status = seekFile(asked)
+            guard status >= 0 else { return status }
+            guard let landed = landedKeyframe(stream: index), landed > timestamp, asked > Int64.min else {
+                // Reading the keyframe moved the demuxer on: back to it.
+                return seekFile(asked)
+            }
+            let (earlier, overflow) = asked.subtractingReportingOverflow(landed - timestamp + 1)
+            asked = overflow ? Int64.min : earlier
+        }
+        return seekFile(asked)
+    }
+
+    /// Seeks made at most to land at or before a time: an overshoot is one keyframe's extra
+    /// delay, so a second try lands on the keyframe before.
+    static let seekTries = 3
+
+    /// The presentation time of stream `index`'s first packet after a seek (the keyframe it
+    /// landed on); nil when none comes within a few hundred packets, or it has none.
+    private func landedKeyframe(stream index: Int32) -> Int64? {
+        let packet = Packet()
+        for _ in 0..<500 {
+            guard readFrame(into: packet) >= 0 else { return nil }
+            defer { packet.unref() }
+            guard packet.streamIndex == index else { continue }
+            let pts = packet.presentationTimestamp
+            return pts == cffmpeg_nopts_value() ? nil : pts
+        }
+        return nil
     }
 
     /// A decoder opened for stream `index` (`CodecContext(parameters:)`, with the stream's

@@ -104,6 +104,31 @@ final class ShardCutsTests: XCTestCase {
         XCTAssertEqual(try keyframes(Fixture.sample("sunset.jpg")), [], "a photo")
     }
 
+    /// A phone's HEVC with open GOPs: its keyframes after the first decode three frames before
+    /// they show, the first two. A shard starting on the picture just before such a keyframe
+    /// seeked onto the keyframe, from which that picture cannot be decoded, and showed another
+    /// (frame 29 of this clip); the seek now reads back where it landed and goes earlier.
+    func testAShardStartingJustBeforeAnOpenGOPKeyframeShowsTheWholeRendersPicture() throws {
+        let folder = ScratchFolder()
+        _ = try ExternalProgram.run(try HDRMedia.tool("ffmpeg"), [
+            "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=s=320x180:r=30:d=3", "-c:v", "libx265", "-preset", "ultrafast",
+            "-x265-params", "keyint=30:min-keyint=30:bframes=3:log-level=error", "-tag:v", "hvc1", folder.file("phone.mov")])
+        let json = """
+        {"canvas": {"width": 90, "height": 160, "fps": 30}, "duration": 2.5,
+         "stories": [{"id": "phone", "items": [{"uri": "phone.mov"}]}]}
+        """
+        let board = try Storyboard(json: Data(json.utf8), folder: folder.path)
+        let (_, _, whole) = try render(board)
+        for first in [28, 29, 30, 58, 59] {
+            let (_, _, shard) = try render(board) { $0.frameRange = first..<(first + 2) }
+            for n in first..<(first + 2) {
+                let a = try Data(contentsOf: URL(fileURLWithPath: StoryRender.framePath(whole.path, n)))
+                let b = try Data(contentsOf: URL(fileURLWithPath: StoryRender.framePath(shard.path, n)))
+                XCTAssertEqual(a, b, "frame \(n) of the shard from \(first)")
+            }
+        }
+    }
+
     /// Photos have no keyframes: every cut costs the same, and the even cuts stay.
     func testPhotosKeepTheEvenCuts() throws {
         let json = """
