@@ -6,7 +6,7 @@ NUL, so Python's standard library is all this needs. Key presses and mouse click
 browser's input pipeline (Input.dispatch*Event), not synthetic DOM events. Console errors,
 exceptions and failed loads are collected in `errors`, as the page's visitor would see them.
 """
-import base64, json, os, select, subprocess, tempfile, time
+import base64, json, os, select, shutil, subprocess, tempfile, time
 
 
 class Fatal(Exception):
@@ -18,7 +18,7 @@ class Page:
         self.errors = []
         self._buffer = b""
         self._next_id = 0
-        profile = tempfile.mkdtemp(prefix=profile_prefix)
+        self._profile = profile = tempfile.mkdtemp(prefix=profile_prefix)
         to_chrome_r, self._to_chrome = os.pipe()
         self._from_chrome, from_chrome_w = os.pipe()
 
@@ -149,3 +149,6 @@ class Page:
             self._chrome.wait(10)
         except Exception:
             self._chrome.kill()
+            self._chrome.wait()
+        # Chromium writes some tens of megabytes of profile; a check leaves nothing behind in /tmp.
+        shutil.rmtree(self._profile, ignore_errors=True)

@@ -48,6 +48,23 @@ final class StudioBrowserTests: XCTestCase {
 
     func number(_ expression: String) throws -> Double { try browser.js(expression) as? Double ?? Double(try browser.js(expression) as? Int ?? -1) }
 
+    // MARK: - The check's own hygiene
+
+    /// Chromium's profile (tens of megabytes) lives in a temporary folder while the page is open
+    /// and is gone once the browser is closed, so a test run leaves nothing behind in /tmp.
+    func testClosingTheBrowserLeavesNoProfileBehind() throws {
+        // A short path: Chromium puts a Unix socket in its profile, and sun_path holds 108 bytes.
+        let temporary = "/tmp/studio-tmp-\(getpid())"
+        try FileManager.default.createDirectory(atPath: temporary, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: temporary) }
+        let second = try StudioBrowser(url: studio.url, temporaryDirectory: temporary)
+        XCTAssertFalse(try FileManager.default.contentsOfDirectory(atPath: temporary).isEmpty,
+                       "the profile is made in TMPDIR")
+        second.close()
+        XCTAssertFalse(second.process.isRunning)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: temporary), [])
+    }
+
     // MARK: - Item 1 (and 3): the player, keys, lanes, marks, command
 
     func testPageLoadsScrubsAndShowsTheRenderedFrame() throws {

@@ -175,9 +175,15 @@ final class StudioBrowser {
     private let input = Pipe(), output = Pipe(), errors = Pipe()
     private var pending = Data()
 
-    init(url: String) throws {
+    /// `temporaryDirectory`, when given, is where the driver's Chromium profile goes (TMPDIR).
+    init(url: String, temporaryDirectory: String? = nil) throws {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", StudioBrowser.driver, url]
+        if let temporaryDirectory {
+            var environment = ProcessInfo.processInfo.environment
+            environment["TMPDIR"] = temporaryDirectory
+            process.environment = environment
+        }
         process.standardInput = input
         process.standardOutput = output
         process.standardError = errors
