@@ -54,12 +54,21 @@ struct JSONSyntax {
             index += 1
             return
         }
+        // A key written twice is a slip (a member copied and not renamed): Foundation keeps one
+        // of the two values without a word, so it is refused here, where it can be pointed at.
+        var keys = Set<ArraySlice<UInt8>>()
         while true {
             if keyed {
                 guard peek == UInt8(ascii: "\"") else {
                     throw failure(peek == nil ? "the document ends inside an object" : "expected a key in double quotes, found \(shown(peek!))")
                 }
+                let keyStart = index
                 try string()
+                let key = bytes[(keyStart + 1)..<(index - 1)]
+                guard keys.insert(key).inserted else {
+                    index = keyStart
+                    throw failure("the key \"\(String(decoding: key, as: UTF8.self))\" is already in this object: each key may appear once")
+                }
                 skipSpace()
                 guard peek == UInt8(ascii: ":") else { throw failure("expected ':' after the key") }
                 index += 1
@@ -106,6 +115,8 @@ struct JSONSyntax {
                 }
             case 0..<0x20:
                 throw failure("a control character in a string (write \\n or \\t)")
+            case 0x80...:
+                try utf8Sequence()
             default:
                 index += 1
             }
@@ -113,7 +124,32 @@ struct JSONSyntax {
         throw failure("the document ends inside a string")
     }
 
+    /// One multi-byte UTF-8 character in a string (RFC 3629: no overlong forms, no surrogates,
+    /// nothing past U+10FFFF). Foundation refuses other bytes with a message about types.
+    private mutating func utf8Sequence() throws(Failure) {
+        let lead = bytes[index]
+        let (count, low, high): (Int, UInt8, UInt8) = switch lead {
+        case 0xC2...0xDF: (1, 0x80, 0xBF)
+        case 0xE0: (2, 0xA0, 0xBF)
+        case 0xE1...0xEC, 0xEE...0xEF: (2, 0x80, 0xBF)
+        case 0xED: (2, 0x80, 0x9F)
+        case 0xF0: (3, 0x90, 0xBF)
+        case 0xF1...0xF3: (3, 0x80, 0xBF)
+        case 0xF4: (3, 0x80, 0x8F)
+        default: (0, 0, 0)
+        }
+        guard count > 0 else { throw failure("not UTF-8: \(shown(lead)) cannot start a character (save the file as UTF-8)") }
+        for offset in 1...count {
+            let (lowest, highest) = offset == 1 ? (low, high) : (0x80, 0xBF)
+            guard index + offset < bytes.count, (lowest...highest).contains(bytes[index + offset]) else {
+                throw failure("not UTF-8: \(shown(lead)) is not followed by the bytes of a character (save the file as UTF-8)")
+            }
+        }
+        index += count + 1
+    }
+
     private mutating func number() throws(Failure) {
+        let start = index
         if peek == UInt8(ascii: "-") { index += 1 }
         guard let first = peek, isDigit(first) else { throw failure("a number needs digits") }
         index += 1
@@ -128,6 +164,15 @@ struct JSONSyntax {
             if peek == UInt8(ascii: "+") || peek == UInt8(ascii: "-") { index += 1 }
             guard let d = peek, isDigit(d) else { throw failure("a number needs digits in its exponent") }
             while let d = peek, isDigit(d) { index += 1 }
+        }
+        // Values are read as 64-bit floats: a number that becomes infinity, or zero although it
+        // is not, would not be the number written.
+        let text = String(decoding: bytes[start..<index], as: UTF8.self)
+        let value = Double(text) ?? .infinity
+        let mantissa = text.prefix { $0 != "e" && $0 != "E" }
+        if !value.isFinite || (value == 0 && mantissa.contains { ("1"..."9").contains($0) }) {
+            index = start
+            throw failure("the number \(text) is out of range (numbers here are 64-bit floats: about 1e-308 to 1e308)")
         }
     }
 

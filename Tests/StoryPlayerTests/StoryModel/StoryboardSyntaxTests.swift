@@ -31,6 +31,34 @@ final class StoryboardSyntaxTests: XCTestCase {
         XCTAssertEqual(parseError(String(repeating: "[", count: 600)), "not valid JSON: line 1, column 513: nested more than 512 deep")
     }
 
+    /// What Foundation would take without a word (a key written twice: one value kept) or
+    /// refuse with a message about types and no place (a number no Double holds, bytes that are
+    /// not UTF-8) is a syntax error that says where.
+    func testDuplicateKeysHugeNumbersAndBytesNotUTF8SayWhere() throws {
+        XCTAssertEqual(parseError("{\"stories\": [{\"items\": [{\"uri\": \"a.jpg\", \"uri\": \"b.mp4\"}]}]}"),
+                       "not valid JSON: line 1, column 42: the key \"uri\" is already in this object: each key may appear once")
+        XCTAssertEqual(parseError("{\"stories\": [],\n \"stories\": []}"),
+                       "not valid JSON: line 2, column 2: the key \"stories\" is already in this object: each key may appear once")
+        // The same key in two objects is fine.
+        XCTAssertNil(parseError("{\"stories\": [{\"id\": \"a\", \"items\": [{\"uri\": \"a.jpg\"}]}, {\"id\": \"b\", \"items\": [{\"uri\": \"b.jpg\"}]}]}"))
+        for number in ["1e400", "-1e400", "1e-400", "0.0000001e-320"] {
+            XCTAssertEqual(parseError("{\"duration\": \(number)}"),
+                           "not valid JSON: line 1, column 14: the number \(number) is out of range (numbers here are 64-bit floats: about 1e-308 to 1e308)")
+        }
+        XCTAssertNotEqual(parseError("{\"duration\": 0e-400, \"stories\": []}")?.contains("numbers here are"), true, "zero is zero")
+        let folder = ScratchFolder()
+        for (bytes, column, what) in [([0xFF], 22, "byte 0xFF cannot start a character"),
+                                      ([0xC3], 22, "byte 0xC3 is not followed by the bytes of a character"),
+                                      ([0xED, 0xA0, 0x80], 22, "byte 0xED is not followed by the bytes of a character")] as [([UInt8], Int, String)] {
+            let path = folder.write("latin1.json", Array("{\"stories\": [{\"id\": \"".utf8) + bytes + Array("\", \"items\": []}]}".utf8))
+            XCTAssertThrowsError(try Storyboard(contentsOf: path)) { error in
+                XCTAssertEqual("\(error)", "\(path): not valid JSON: line 1, column \(column): not UTF-8: \(what) (save the file as UTF-8)")
+            }
+        }
+        // UTF-8 as it should be: two, three and four bytes.
+        XCTAssertNil(parseError("{\"stories\": [{\"id\": \"é€😀\", \"items\": [{\"uri\": \"a.jpg\"}]}]}"))
+    }
+
     func testAFileNamesItselfInASyntaxError() throws {
         let folder = ScratchFolder()
         let path = folder.write("board.json", Array("{\"stories\": [,]}".utf8))
