@@ -81,9 +81,6 @@ final class DecodeThread: Sendable {
         converting.start()
     }
 
-    /// The next event, taken from the queue, waiting for the thread if it has none yet.
-    func next() -> DecodedEvent { queue.take() ?? .end }
-
     /// The next event, waiting for the thread if it has none yet; it stays queued until
     /// `dropNext()`, so a picture whose time has not come is held only once, in the queue.
     func peek() -> DecodedEvent { queue.peek() ?? .end }

@@ -32,9 +32,27 @@ extension ItemPlayer {
     func nextEvent(from thread: DecodeThread) -> DecodedEvent? {
         guard waits else { return thread.peekNow() }
         guard item.isLive else { return thread.peek() }
-        let deadline = received == 0 ? firstPictureDeadline : Date(timeIntervalSinceNow: limits.timeouts.read)
-        return thread.peek(until: deadline)
+        return waitForEvent(from: thread, until: received == 0 ? firstPictureDeadline : Date(timeIntervalSinceNow: limits.timeouts.read))
     }
+
+    /// The thread's next event, left queued, waiting for it until `deadline` (nil: as long as it
+    /// takes); nil at the deadline, or once the render is asked to stop (SIGINT): the render
+    /// then stops at its next frame, instead of when a source that never answers runs out its
+    /// open timeout, and the source is not failed for a wait that was called off.
+    func waitForEvent(from thread: DecodeThread, until deadline: Date?) -> DecodedEvent? {
+        guard let interruption = limits.interruption else { return deadline.map { thread.peek(until: $0) } ?? thread.peek() }
+        // In slices, so the request is seen within one: a signal does not wake a condition wait.
+        while interruption.requested == nil {
+            let poll = Date(timeIntervalSinceNow: ItemPlayer.interruptionPoll)
+            let slice = deadline.map { min($0, poll) } ?? poll
+            if let event = thread.peek(until: slice) { return event }
+            if let deadline, slice >= deadline { return nil }
+        }
+        return nil
+    }
+
+    /// How often a wait for the decode thread looks at the render's interruption.
+    static let interruptionPoll = 0.1
 
     func handle(_ event: DecodedEvent, at t: Double) {
         switch event {

@@ -139,7 +139,8 @@ public final class ItemPlayer {
                                     name: "decode #\(id) \(storyID)")
         if waits {
             // The virtual clock opens at play time, so `opened` (or `failed`) is traced at once.
-            while media == nil && !isFailed, let event = decodeThread?.next() {
+            while media == nil && !isFailed, let thread = decodeThread, let event = waitForEvent(from: thread, until: nil) {
+                thread.dropNext()
                 handle(event, at: startedAt)
             }
         }

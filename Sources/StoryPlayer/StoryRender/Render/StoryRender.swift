@@ -89,7 +89,9 @@ public final class StoryRender {
         // The render's items end when its players say so, so the planner needs no lengths.
         planner = FramePlanner(storyboard: storyboard,
                                lengths: ItemLengths(lengths: storyboard.stories.map { $0.items.map { _ in nil } }))
-        limits = StoryRender.limits(options.limits, for: storyboard)
+        var limits = StoryRender.limits(options.limits, for: storyboard)
+        limits.interruption = options.interruption
+        self.limits = limits
         let playback = options.clock ?? storyboard.clock
         self.playback = playback
         stories = storyboard.stories
