@@ -38,9 +38,18 @@ public struct RoomLayout: Sendable, Equatable {
     /// size, so nothing is rescaled per frame, and a landscape camera keeps both its sides. A
     /// source of unknown size is decoded at the area's size (it fills it).
     public func fittedVideoSize(for source: (width: Int, height: Int)?) -> (width: Int, height: Int) {
-        let areaWidth = Double(Int(large.width)), areaHeight = Double(Int(large.height))
+        RoomLayout.fitted(source, within: largeAreaSize)
+    }
+
+    /// The large area's size in whole pixels: the box a large participant's video is fitted in.
+    public var largeAreaSize: (width: Int, height: Int) { (Int(large.width), Int(large.height)) }
+
+    /// The size at which a picture of `source`'s shape fits `area` whole, aspect kept, in even
+    /// pixels (16 at least); `area` itself when the shape is not known.
+    public static func fitted(_ source: (width: Int, height: Int)?, within area: (width: Int, height: Int)) -> (width: Int, height: Int) {
+        let areaWidth = Double(area.width), areaHeight = Double(area.height)
         guard let source, source.width > 0, source.height > 0 else {
-            return (max(16, Int(areaWidth) & ~1), max(16, Int(areaHeight) & ~1))
+            return (max(16, area.width & ~1), max(16, area.height & ~1))
         }
         let fit = min(areaWidth / Double(source.width), areaHeight / Double(source.height))
         return (max(16, Int((Double(source.width) * fit).rounded(.down)) & ~1),

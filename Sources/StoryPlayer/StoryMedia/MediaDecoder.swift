@@ -19,6 +19,15 @@ package final class DecodedPicture: @unchecked Sendable {
     /// The stream's pixel aspect ratio, for frames that do not carry their own.
     let sampleAspectRatio: Double
 
+    /// Its size as shown: stretched by its pixel aspect ratio and turned upright, as
+    /// `PictureConverter.rgba` shows it.
+    package var shownSize: (width: Int, height: Int) {
+        let aspect = frame.sampleAspectRatio
+        let sar = aspect.num > 0 && aspect.den > 0 ? av_q2d(aspect) : sampleAspectRatio
+        let width = Int((Double(frame.width) * sar).rounded()), height = Int(frame.height)
+        return quarterTurns % 2 == 1 ? (height, width) : (width, height)
+    }
+
     init(frame: Frame, time: Double, orientation: PictureOrientation = .upright, sampleAspectRatio: Double = 1) {
         self.frame = frame
         self.time = time

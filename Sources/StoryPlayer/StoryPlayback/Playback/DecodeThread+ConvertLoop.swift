@@ -9,6 +9,9 @@ extension DecodeThread {
         let isLive: Bool
         let width: Int
         let height: Int
+        /// Each picture fitted whole in `width`×`height` at its own shape's size (a room's large
+        /// area: a live camera's shape is known only from its pictures), not covering it.
+        let fitsWhole: Bool
         let clock: StageClock?
         /// The item's curve for HDR pictures.
         let toneMap: ToneMapCurve
@@ -43,7 +46,8 @@ extension DecodeThread {
                 let image: RGBAImage
                 do {
                     image = try clock.measure(.convert) { () throws(MediaError) in
-                        try converter.rgba(picture, width: width, height: height, reusing: spares.take())
+                        let size: (width: Int, height: Int) = fitsWhole ? RoomLayout.fitted(picture.shownSize, within: (width, height)) : (width, height)
+                        return try converter.rgba(picture, width: size.width, height: size.height, reusing: spares.take())
                     }
                 } catch {
                     queue.put(.failed(error))

@@ -41,8 +41,10 @@ final class DecodeThread: Sendable {
     static let stopWait: Double = 0.08
 
     /// `startAt` > 0 seeks to the last keyframe before that media time and decodes forward from
-    /// there (a shard starting mid-item), instead of decoding from the beginning.
-    init(source: MediaSource, isLive: Bool, limits: DecodeLimits, width: Int, height: Int,
+    /// there (a shard starting mid-item), instead of decoding from the beginning. With
+    /// `fitsWhole`, `width`×`height` is a box each picture is fitted in whole (a room's large
+    /// area), at the size its own shape gives, instead of a canvas it covers.
+    init(source: MediaSource, isLive: Bool, limits: DecodeLimits, width: Int, height: Int, fitsWhole: Bool = false,
          clock: StageClock?, name: String, startAt: Double = 0) {
         queue = BoundedQueue(capacity: limits.queuedPictures)
         let started = InterruptGate.now()
@@ -70,7 +72,7 @@ final class DecodeThread: Sendable {
         let convertName = "rgba" + name.drop { $0 != " " }
         let converting = Thread { [self] in
             DecoderWorkers.nameThisThread(convertName)
-            let converter = ConvertLoop(isLive: isLive, width: width, height: height, clock: clock, toneMap: source.toneMap,
+            let converter = ConvertLoop(isLive: isLive, width: width, height: height, fitsWhole: fitsWhole, clock: clock, toneMap: source.toneMap,
                                       decoded: decoded, queue: queue, spares: spares, skip: skip)
             converter.run()
             progress.withLock { $0.finished += 1 }

@@ -73,6 +73,9 @@ public final class ItemPlayer {
     var skippedAtClose: Int?
 
     private let size: (width: Int, height: Int)
+    /// Pictures fitted whole in `size` at their own shape's size (a room's large participant),
+    /// instead of covering it.
+    private let fitsWhole: Bool
     let limits: DecodeLimits
     /// The virtual clock waits for a live item's first picture until then (the open timeout
     /// after play); a source that sends only sound, or nothing, must not hold the render longer.
@@ -83,7 +86,7 @@ public final class ItemPlayer {
     public private(set) var isDeferred = false
 
     package init(id: Int, itemIndex: Int, item: StoryItem, storyID: String, startedAt: Double,
-         size: (width: Int, height: Int), limits: DecodeLimits, clock: StageClock?, waits: Bool,
+         size: (width: Int, height: Int), fitsWhole: Bool = false, limits: DecodeLimits, clock: StageClock?, waits: Bool,
          deferred: Bool = false, factsBook: MediaFactsBook? = nil, roomPins: [String: Bool] = [:], participant: String? = nil,
          trace: LifecycleTrace) {
         self.id = id
@@ -95,6 +98,7 @@ public final class ItemPlayer {
         self.trace = trace
         self.waits = waits
         self.size = size
+        self.fitsWhole = fitsWhole
         // The item's own latency over the storyboard's: where a live DASH item's reader starts.
         var limits = limits
         limits.latency = (item.latency ?? LiveLatency()).over(limits.latency)
@@ -135,7 +139,7 @@ public final class ItemPlayer {
             return
         }
         decodeThread = DecodeThread(source: item.source, isLive: item.isLive, limits: limits,
-                                    width: size.width, height: size.height, clock: clock,
+                                    width: size.width, height: size.height, fitsWhole: fitsWhole, clock: clock,
                                     name: "decode #\(id) \(storyID)")
         if waits {
             // The virtual clock opens at play time, so `opened` (or `failed`) is traced at once.
@@ -159,7 +163,7 @@ public final class ItemPlayer {
         countsPicturesAfter = mediaTime(at: previousFrame) + PictureTime.slack
         guard !isFailed else { return }
         decodeThread = DecodeThread(source: item.source, isLive: item.isLive, limits: limits,
-                                    width: size.width, height: size.height, clock: clock,
+                                    width: size.width, height: size.height, fitsWhole: fitsWhole, clock: clock,
                                     name: "decode #\(id) \(storyID)", startAt: max(0, mediaTime(at: t)))
     }
 

@@ -25,8 +25,6 @@ package final class RoomStage {
         /// The source has an audio stream (a participant without one is shown muted).
         var hasSound: Bool
         var hasVideo: Bool
-        /// The video's size as shown (turned, sample aspect applied), when the probe knew it.
-        var videoSize: (width: Int, height: Int)?
         var failed: Bool
         var pinned: Bool
         var avatar: RGBAImage?
@@ -82,7 +80,7 @@ package final class RoomStage {
             trace.record(.play, t: t, story: storyID, player: id, participant: participant.id, media: "audio")
             let sound = ParticipantSound(participant: participant, limits: limits, waits: waits, name: "sound #\(id) \(storyID)")
             return Seat(participant: participant, audioPlayer: id, sound: sound, opened: false, hasSound: false, hasVideo: false,
-                        videoSize: nil, failed: false, pinned: pins[participant.id] ?? participant.pinned, avatar: nil)
+                        failed: false, pinned: pins[participant.id] ?? participant.pinned, avatar: nil)
         }
         order = Array(seats.indices)
         admitOpened(at: t)
@@ -101,7 +99,6 @@ package final class RoomStage {
             case .success(let facts):
                 seats[index].hasSound = facts.hasSound
                 seats[index].hasVideo = facts.hasVideo
-                seats[index].videoSize = facts.videoSize
                 seats[index].avatar = facts.avatar
             case .failure(let error):
                 seats[index].failed = true
@@ -190,7 +187,14 @@ package final class RoomStage {
         admitOpened(at: t)
         listen(until: local, at: t)
         sortSeats()
-        if order[0] != shownLarge { switchLarge(to: order[0], at: t) }
+        if order[0] != shownLarge {
+            switchLarge(to: order[0], at: t)
+        } else if video == nil, let large = shownLarge, seats[large].hasVideo, !seats[large].failed {
+            // With the realtime clock a participant may be large before its thread has opened
+            // its source (a room of one is large from its first frame): its video starts once
+            // the source says it has one.
+            startVideo(of: large, at: t)
+        }
     }
 
     /// Starts decoding the large participant's video where a full render would be showing it,
@@ -257,15 +261,21 @@ package final class RoomStage {
         if shownLarge != nil, let lastFrame = lastFaded ?? painter.lastPicture { fade = (lastFrame, t) }
         shownLarge = seat
         stopVideo(at: t)
-        let participant = seats[seat].participant
         guard seats[seat].hasVideo, !seats[seat].failed else { return }
+        startVideo(of: seat, at: t)
+    }
+
+    /// Starts the video player of `seat`, the large participant.
+    private func startVideo(of seat: Int, at t: Double) {
+        let participant = seats[seat].participant
         let id = trace.nextPlayerID()
         trace.record(.play, t: t, story: storyID, player: id, participant: participant.id)
         let item = StoryItem(source: participant.source, duration: nil, isLive: participant.isLive)
-        // Decoded at the size it is shown, fitted whole into the large area, so no picture is
-        // rescaled per frame and a landscape camera keeps its sides.
+        // Decoded at the size it is shown, each picture fitted whole into the large area by its
+        // own shape, so no picture is rescaled per frame and a landscape camera keeps its sides,
+        // a live one too, whose shape the probe may not have known.
         video = (seat, ItemPlayer(id: id, itemIndex: 0, item: item, storyID: storyID, startedAt: t,
-                                  size: layout.fittedVideoSize(for: seats[seat].videoSize), limits: limits, clock: clock, waits: waits,
+                                  size: layout.largeAreaSize, fitsWhole: true, limits: limits, clock: clock, waits: waits,
                                   deferred: defersVideo, participant: participant.id, trace: trace))
     }
 
