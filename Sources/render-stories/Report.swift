@@ -40,8 +40,15 @@ struct Report: ParsableCommand {
     func run() throws {
         let signals = SignalEnd()
         defer { signals.cancel() }
+        // A folder that is not a render's is a usage error (2); 1 is for a page that cannot be written.
+        let page: ReportPage
         do {
-            let page = try ReportPage.load(folder: folder, fps: fps, clip: mp4, maxAlive: maxAlive, maxAudio: maxAudio)
+            page = try ReportPage.load(folder: folder, fps: fps, clip: mp4, maxAlive: maxAlive, maxAudio: maxAudio)
+        } catch {
+            printError("error: \(error)")
+            throw ExitCode(2)
+        }
+        do {
             print("wrote \(try page.write(toFolder: folder))")
         } catch {
             printError("error: \(error)")

@@ -40,10 +40,22 @@ struct Timeline: ParsableCommand {
     func run() throws {
         let signals = SignalEnd()
         defer { signals.cancel() }
+        // A trace that cannot be read, or holds no event, is a usage error (2), as `check` says;
+        // 1 is for an output that cannot be written.
+        let events: [TraceEvent]
+        do {
+            let text = String(decoding: try AtomicFile.read(trace), as: UTF8.self)
+            events = LifecycleTimeline.events(fromJSONLines: text)
+        } catch {
+            printError("error: \(error)")
+            throw ExitCode(2)
+        }
+        guard !events.isEmpty else {
+            printError("error: \(trace) holds no lifecycle events (render writes them into lifecycle.jsonl)")
+            throw ExitCode(2)
+        }
         do {
             try Typeface.checkAvailable()
-            let text = String(decoding: try AtomicFile.read(trace), as: UTF8.self)
-            let events = LifecycleTimeline.events(fromJSONLines: text)
             try OutputFolder.make(forFile: output)
             try LifecycleTimeline.render(events, maxAlive: maxAlive, maxAudio: maxAudio, width: width).writePNG(to: output)
             print("wrote \(output)")

@@ -27,6 +27,22 @@ final class OutputOptionTests: XCTestCase {
         XCTAssertEqual(result.stdout + result.stderr, "")
     }
 
+    /// A trace that is missing, or a file that holds no lifecycle event (a storyboard given by
+    /// mistake, an empty file), is a usage error (2) that says so, and no picture is written.
+    func testTimelineOfSomethingThatIsNotATraceExitsTwo() throws {
+        let folder = ScratchFolder()
+        let board = folder.write("board.json", Array(#"{"stories": [{"items": [{"uri": "a.jpg"}]}]}"#.utf8))
+        let empty = folder.write("empty.jsonl", [])
+        for (input, message) in [(board, "holds no lifecycle events"), (empty, "holds no lifecycle events"),
+                                 (folder.file("missing.jsonl"), "missing.jsonl")] {
+            let picture = folder.file("t.png")
+            let result = try cli.run(["timeline", input, "--output", picture])
+            XCTAssertEqual(result.status, 2, "\(input): \(result.stderr)")
+            XCTAssertTrue(result.stderr.contains(message), result.stderr)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: picture))
+        }
+    }
+
     func testTimelineCommandAndRenderOptionWritePictures() throws {
         let folder = ScratchFolder()
         let out = folder.file("out")

@@ -119,13 +119,15 @@ final class ReportPageTests: XCTestCase {
 
     func testReportErrors() throws {
         let missing = try CommandLineRunner().run(["report", "/no/such/folder"])
-        XCTAssertEqual(missing.status, 1)
+        // A folder that is not a render's is a usage error, as a missing trace is for `check`;
+        // 1 is for a page that cannot be written.
+        XCTAssertEqual(missing.status, 2)
         XCTAssertTrue(missing.stderr.contains("/no/such/folder is not a folder"), missing.stderr)
         let empty = FileManager.default.temporaryDirectory.appendingPathComponent("report-empty-\(UUID())").path
         try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: empty) }
         let noTrace = try CommandLineRunner().run(["report", empty])
-        XCTAssertEqual(noTrace.status, 1)
+        XCTAssertEqual(noTrace.status, 2)
         XCTAssertTrue(noTrace.stderr.contains("no readable lifecycle.jsonl"), noTrace.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: empty + "/report.html"))
         XCTAssertEqual(try CommandLineRunner().run(["report", empty, "--max-alive", "0"]).status, 2)
