@@ -54,6 +54,8 @@ package struct ObjectReader {
     mutating func string(_ key: String) -> String? {
         guard let value = take(key) else { return nil }
         guard case .string(let text) = value else { return mismatch(key, "a string", value) }
+        // A C string ends at the first NUL: "a.jpg\u0000.mp4" would open a.jpg without a word.
+        guard !text.unicodeScalars.contains("\0") else { return reject(key, "contains a NUL character (\\u0000)") }
         return text
     }
 

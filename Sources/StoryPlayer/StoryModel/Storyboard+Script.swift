@@ -93,6 +93,9 @@ extension Storyboard {
             let x = reader.number("x", in: 0...1)
             switch (side, x) {
             case (nil, nil):
+                // A side or an x that was given but unusable has been reported as such: it is not missing.
+                if reader.hasInvalidValue("x") { throw reader.missing("x") }
+                if reader.hasInvalidValue("side") { throw reader.missing("side") }
                 throw StoryboardError(path: reader.path("side"), message: "missing (a tap needs \"side\" or \"x\")")
             case (.some, .some):
                 throw StoryboardError(path: reader.path("x"), message: "give either \"side\" or \"x\", not both")

@@ -59,6 +59,19 @@ final class StoryboardSyntaxTests: XCTestCase {
         XCTAssertNil(parseError("{\"stories\": [{\"id\": \"é€😀\", \"items\": [{\"uri\": \"a.jpg\"}]}]}"))
     }
 
+    /// A tap's `x` out of range is that one error, not also a missing `side`; a NUL in a string
+    /// (which a C path would end at, opening a.jpg for "a.jpg\u0000.mp4") is refused.
+    func testAnUnusableTapAndANULInAURIAreReportedOnce() {
+        let tap = parseError(#"{"stories": [{"items": [{"uri": "a.jpg"}]}], "script": [{"at": 0.5, "action": "tap", "x": 1.5}]}"#)
+        XCTAssertEqual(tap?.split(separator: "\n").count, 1, tap ?? "")
+        XCTAssertTrue(tap?.contains("script[0].x: 1.5 is out of range") ?? false, tap ?? "")
+        let side = parseError(#"{"stories": [{"items": [{"uri": "a.jpg"}]}], "script": [{"at": 0.5, "action": "tap", "side": "up"}]}"#)
+        XCTAssertEqual(side?.split(separator: "\n").count, 1, side ?? "")
+        XCTAssertTrue(side?.contains("script[0].side:") ?? false, side ?? "")
+        XCTAssertEqual(parseError(#"{"stories": [{"items": [{"uri": "a.jpg\u0000.mp4"}]}]}"#),
+                       "stories[0].items[0].uri: contains a NUL character (\\u0000)")
+    }
+
     func testAFileNamesItselfInASyntaxError() throws {
         let folder = ScratchFolder()
         let path = folder.write("board.json", Array("{\"stories\": [,]}".utf8))
