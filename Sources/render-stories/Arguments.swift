@@ -29,10 +29,10 @@ struct CanvasSize: ExpressibleByArgument, Equatable {
 /// `--fps` and `--duration`, shared by the commands that play a storyboard's timeline, with the
 /// storyboard format's own bounds, so an override cannot reach a value the JSON could not.
 struct TimelineOverrides: ParsableArguments {
-    @Option(help: ArgumentHelp("Frames per second, overriding the storyboard's (\(Canvas.frameRates.spoken)).", valueName: "fps"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Frames per second, overriding the storyboard's (\(Canvas.frameRates.spoken)).", valueName: "fps"))
     var fps: Double?
 
-    @Option(help: ArgumentHelp("Timeline seconds to render, overriding the storyboard's (\(Storyboard.durations.spoken)).", valueName: "seconds"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Timeline seconds to render, overriding the storyboard's (\(Storyboard.durations.spoken)).", valueName: "seconds"))
     var duration: Double?
 
     func validate() throws {

@@ -11,10 +11,10 @@ struct Check: ParsableCommand {
     @Argument(help: "A lifecycle.jsonl written by render.")
     var trace: String
 
-    @Option(help: "The most players that may be alive at once.")
+    @Option(parsing: .unconditional, help: "The most players that may be alive at once.")
     var maxAlive = 2
 
-    @Option(help: "The most audio-only players (a live room's participants, \"media\": \"audio\") that may be alive at once. Default: no bound.")
+    @Option(parsing: .unconditional, help: "The most audio-only players (a live room's participants, \"media\": \"audio\") that may be alive at once. Default: no bound.")
     var maxAudio: Int?
 
     @Flag(help: "The trace covers only a frame range: players may be alive at its start and end.")

@@ -33,10 +33,10 @@ struct Frames: ParsableCommand {
     @Flag(help: "Print {\"frames\": N, \"fps\": F} instead of the number alone (with --shards: also \"ranges\": [[A, B], …]).")
     var json = false
 
-    @Option(help: ArgumentHelp("Print the frame ranges of N shards instead of the count.", valueName: "N"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Print the frame ranges of N shards instead of the count.", valueName: "N"))
     var shards: Int?
 
-    @Option(help: ArgumentHelp("With --shards: print only shard I's range (0 to N-1).", valueName: "I"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("With --shards: print only shard I's range (0 to N-1).", valueName: "I"))
     var shard: Int?
 
     @Flag(help: "With --shards: shards of whole seconds of frames (whole GOPs), so that their --mp4 segments join without re-encoding.")

@@ -3,7 +3,7 @@ import Compositor
 
 /// How frames are written as PNG files, the same for `render` and `still`.
 struct PNGArguments: ParsableArguments {
-    @Option(help: ArgumentHelp("PNG compression level, 0 (stored) to 9. Like zlib, the rle and huffman strategies code alike at 1-9.", valueName: "0-9"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("PNG compression level, 0 (stored) to 9. Like zlib, the rle and huffman strategies code alike at 1-9.", valueName: "0-9"))
     var pngLevel = 1
 
     @Option(help: "PNG row filter.")

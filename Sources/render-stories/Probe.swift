@@ -22,10 +22,10 @@ struct Probe: ParsableCommand {
     @Flag(help: "Print one JSON object instead of text.")
     var json = false
 
-    @Option(help: ArgumentHelp("Seconds to wait for the source to open (\(Timeouts.allowed.spoken)).", valueName: "seconds"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Seconds to wait for the source to open (\(Timeouts.allowed.spoken)).", valueName: "seconds"))
     var openTimeout: Double = Timeouts().open
 
-    @Option(help: ArgumentHelp("Seconds to wait for data once open (\(Timeouts.allowed.spoken)).", valueName: "seconds"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Seconds to wait for data once open (\(Timeouts.allowed.spoken)).", valueName: "seconds"))
     var readTimeout: Double = Timeouts().read
 
     func validate() throws {

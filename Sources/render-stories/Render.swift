@@ -40,7 +40,7 @@ struct Render: ParsableCommand {
 
     @OptionGroup var png: PNGArguments
 
-    @Option(help: "Rasterizer threads, and as many PNG encoders, \(RenderOptions.threadCounts.spoken). Default: one per core.")
+    @Option(parsing: .unconditional, help: "Rasterizer threads, and as many PNG encoders, \(RenderOptions.threadCounts.spoken). Default: one per core.")
     var threads: Int?
 
     @Option(help: "virtual: frame n shows n / fps, deterministic. realtime: timeline time is wall-clock time, as on a phone; overrides the storyboard's clock.")
@@ -76,7 +76,7 @@ struct Render: ParsableCommand {
     @Flag(help: "Write no PNG frames (with --mp4, --webm, --gif, --webp or --apng: those files only).")
     var noPng = false
 
-    @Option(help: "Constant rate factor of --mp4 and --webm, on each codec's scale (lower: better and larger). Default: 20 for H.264, 24 for HEVC, 32 for VP9, 35 for AV1.")
+    @Option(parsing: .unconditional, help: "Constant rate factor of --mp4 and --webm, on each codec's scale (lower: better and larger). Default: 20 for H.264, 24 for HEVC, 32 for VP9, 35 for AV1.")
     var crf: Int?
 
     @Option(help: ArgumentHelp("A platform's limits for --mp4: \(PlatformPreset.names.joined(separator: ", ")). Sets the canvas (1080x1920) and frame rate (so not with --size or --fps), H.264 High, closed GOPs, the bit-rate cap and the AAC sound; check any file against them with check-preset. (The x264 speed names given here are still taken, with a note: they are --x264-preset now.)", valueName: "platform"))

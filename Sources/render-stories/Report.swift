@@ -18,13 +18,13 @@ struct Report: ParsableCommand {
     @Argument(help: ArgumentHelp("An output folder of render.", valueName: "OUT_DIR"))
     var folder: String
 
-    @Option(help: "The most players that may be alive at once (the check's bound and the line on the count).")
+    @Option(parsing: .unconditional, help: "The most players that may be alive at once (the check's bound and the line on the count).")
     var maxAlive = 2
 
-    @Option(help: "The most audio-only players (a live room's participants) that may be alive at once. Default: no bound.")
+    @Option(parsing: .unconditional, help: "The most audio-only players (a live room's participants) that may be alive at once. Default: no bound.")
     var maxAudio: Int?
 
-    @Option(help: "Timeline frames per second. Default: summary.json's timeline_fps (30 when it has none).")
+    @Option(parsing: .unconditional, help: "Timeline frames per second. Default: summary.json's timeline_fps (30 when it has none).")
     var fps: Double?
 
     @Option(help: ArgumentHelp("The MP4 the page plays in its Clip tab. Default: the one .mp4 in OUT_DIR, if there is exactly one.",

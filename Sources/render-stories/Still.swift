@@ -16,7 +16,7 @@ struct Still: ParsableCommand {
     @Argument(help: "The storyboard JSON file.")
     var storyboard: String
 
-    @Option(help: ArgumentHelp("Page offset, from 0 to the number of stories − 1.", valueName: "P"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Page offset, from 0 to the number of stories − 1.", valueName: "P"))
     var page: Double
 
     // Unconditional, so that `--time -1` is read as a (bad) time, not as a missing value

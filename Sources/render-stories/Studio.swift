@@ -20,7 +20,7 @@ struct Studio: ParsableCommand {
     @Argument(help: "The storyboard JSON file.")
     var storyboard: String
 
-    @Option(help: "The port on 127.0.0.1 (0: one the system chooses).")
+    @Option(parsing: .unconditional, help: "The port on 127.0.0.1 (0: one the system chooses).")
     var port = 4747
 
     @Option(name: .shortAndLong, help: ArgumentHelp("Where the page's Render button writes. Default: out/<storyboard name>.", valueName: "dir"))

@@ -22,13 +22,13 @@ struct Timeline: ParsableCommand {
     @Option(name: .shortAndLong, help: ArgumentHelp("The PNG to write.", valueName: "file"))
     var output = "lifecycle.png"
 
-    @Option(help: "More players alive than this is marked red.")
+    @Option(parsing: .unconditional, help: "More players alive than this is marked red.")
     var maxAlive = 2
 
-    @Option(help: "More audio-only players (a live room's participants) alive than this is marked red. Default: no bound.")
+    @Option(parsing: .unconditional, help: "More audio-only players (a live room's participants) alive than this is marked red. Default: no bound.")
     var maxAudio: Int?
 
-    @Option(help: "Picture width in pixels.")
+    @Option(parsing: .unconditional, help: "Picture width in pixels.")
     var width = 1200
 
     func validate() throws {

@@ -85,6 +85,20 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(try run(["frobnicate"]).status, 2)
     }
 
+    /// A negative number given to a numeric option is read as its value and told why it is out
+    /// of bounds, not taken for an option ("Missing value for '--page <P>'").
+    func testNegativeNumbersAreReadAsValuesAndRefusedByTheirBounds() throws {
+        for (arguments, message) in [(["still", demo, "--page", "-0.5"], "--page"),
+                                     (["render", demo, "--duration", "-1"], "--duration must be"),
+                                     (["check", scratch + "/t.jsonl", "--max-alive", "-1"], "--max-alive must be at least 1"),
+                                     (["timeline", scratch + "/t.jsonl", "--width", "-5"], "--width must be 300 to 8000")] {
+            let result = try run(arguments)
+            XCTAssertEqual(result.status, 2, "\(arguments)")
+            XCTAssertTrue(result.stderr.contains(message), "\(arguments): \(result.stderr)")
+            XCTAssertFalse(result.stderr.contains("Missing value"), "\(arguments): \(result.stderr)")
+        }
+    }
+
     /// Overrides keep to the bounds the storyboard itself has: a duration of 1e300 used to reach
     /// the frame count and trap there.
     func testOverridesOutsideTheStoryboardBoundsAreUsageErrors() throws {
