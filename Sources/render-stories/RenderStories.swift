@@ -13,6 +13,14 @@ struct RenderStories: ParsableCommand {
         what each player did (lifecycle.jsonl) and a summary.json. `check` verifies the trace: \
         players are created on play and dropped on stop, never reused, and at most two are alive.
 
+        A first storyboard (paths are relative to the file; every key is in docs/storyboard.md):
+          {"canvas": {"width": 720, "height": 1280, "fps": 30},
+           "stories": [
+             {"id": "beach", "items": [{"uri": "beach.mp4"},
+                                       {"uri": "sunset.jpg", "duration": 3}]},
+             {"id": "city", "items": [{"uri": "city.mp4"}]}],
+           "script": [{"at": 2.0, "action": "swipe", "direction": "next"}]}
+
         Examples:
           render-stories render board.json --output out/board
           render-stories still board.json --page 0.5 --time 1.2 --output mid.png
@@ -49,6 +57,14 @@ struct RenderStories: ParsableCommand {
             StandardError.write("error: no command \"\(name)\" (try: render-stories help)\n")
             Foundation.exit(2)
         }
+        // `render` is the default command, so a mistyped command (`rendr board.json`) would be
+        // read as a storyboard path followed by an unexpected argument. A first argument that is
+        // no file and a letter or two from a command's name is that command, mistyped.
+        if let first = arguments.first, !first.hasPrefix("-"), !FileManager.default.fileExists(atPath: first),
+           let near = RenderStories.commandNamed(near: first) {
+            StandardError.write("error: no command \"\(first)\"; did you mean \"\(near)\"? (try: render-stories help)\n")
+            Foundation.exit(2)
+        }
         do {
             var command = try parseAsRoot()
             try command.run()
@@ -64,6 +80,19 @@ struct RenderStories: ParsableCommand {
             }
             exit(withError: error)
         }
+    }
+}
+
+extension RenderStories {
+    /// The command whose name `word` is one or two edits from (a typo), if one is; a word that
+    /// is a command's name, or a path, is not.
+    static func commandNamed(near word: String) -> String? {
+        guard !word.contains("/"), !word.contains(".") else { return nil }
+        let names = configuration.subcommands.map { $0._commandName } + ["help"]
+        guard !names.contains(word) else { return nil }
+        return names.map { (name: $0, distance: ObjectReader.editDistance($0, word)) }
+            .filter { $0.distance <= min(2, max(1, $0.name.count / 3)) }
+            .min { ($0.distance, $0.name) < ($1.distance, $1.name) }?.name
     }
 }
 

@@ -85,6 +85,16 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(try run(["frobnicate"]).status, 2)
     }
 
+    /// A command mistyped is named as such, not read as a storyboard path before an
+    /// "unexpected argument"; a storyboard whose name looks like a command still renders.
+    func testAMistypedCommandIsNamed() throws {
+        let result = try run(["rendr", demo])
+        XCTAssertEqual(result.status, 2)
+        XCTAssertTrue(result.stderr.contains("no command \"rendr\"; did you mean \"render\"?"), result.stderr)
+        XCTAssertTrue(try run(["chek", scratch + "/t.jsonl"]).stderr.contains("did you mean \"check\"?"))
+        XCTAssertTrue(try run(["help"]).stdout.contains("docs/storyboard.md"), "the help points to the storyboard's keys")
+    }
+
     /// A negative number given to a numeric option is read as its value and told why it is out
     /// of bounds, not taken for an option ("Missing value for '--page <P>'").
     func testNegativeNumbersAreReadAsValuesAndRefusedByTheirBounds() throws {

@@ -143,7 +143,7 @@ package struct ObjectReader {
 
     /// Edit distance counting insertions, deletions, substitutions and swaps of two neighbours
     /// (optimal string alignment): `fsp` is one edit from `fps`, as a typo is.
-    static func editDistance(_ a: String, _ b: String) -> Int {
+    package static func editDistance(_ a: String, _ b: String) -> Int {
         let a = Array(a), b = Array(b)
         guard !a.isEmpty else { return b.count }
         guard !b.isEmpty else { return a.count }
