@@ -64,6 +64,7 @@ struct Frames: ParsableCommand {
 
     func run() throws {
         let board = try Storyboard(contentsOf: storyboard).overriding(fps: overrides.fps, duration: overrides.duration)
+        try board.checkFingersLift()
         let fps = board.canvas.fps
         let unit = wholeSeconds ? ShardSplit.gop(fps: fps) : 1
         let frames: Int

@@ -197,8 +197,10 @@ struct Render: ParsableCommand {
         let missing = board.missingLocalFiles
         for file in missing { printError("\(strict ? "error" : "warning"): \(file)") }
         if strict && !missing.isEmpty { throw ExitCode(2) }
-        // A captions file that is there but cannot be read is a storyboard error (exit 2).
+        // A captions file that is there but cannot be read is a storyboard error (exit 2), and so
+        // is a drag never released in a board with no duration (an hour of frames otherwise).
         try board.checkCaptions()
+        try board.checkFingersLift()
         let folder = output ?? "out/" + ((path as NSString).lastPathComponent as NSString).deletingPathExtension
         var options = RenderOptions(outputFolder: folder)
         options.png = png.options

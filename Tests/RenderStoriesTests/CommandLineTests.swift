@@ -95,6 +95,33 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(try run(["help"]).stdout.contains("docs/storyboard.md"), "the help points to the storyboard's keys")
     }
 
+    /// A drag never released in a board with no duration would render an hour of a finger held
+    /// down: render and frames refuse it before the first frame, naming it. With a release, or
+    /// a duration, the same board renders.
+    func testADragNeverReleasedInABoardWithNoDurationIsRefused() throws {
+        let samples = CommandLineTests.packageRoot.path + "/samples"
+        func board(_ script: String, _ duration: String) -> String {
+            #"{"canvas": {"width": 72, "height": 128, "fps": 10},"# + duration
+                + #" "stories": [{"id": "a", "items": [{"uri": "\#(samples)/sunset.jpg", "duration": 1}]},"#
+                + #" {"id": "b", "items": [{"uri": "\#(samples)/home.jpg", "duration": 1}]}], "script": [\#(script)]}"#
+        }
+        let drag = #"{"at": 0.5, "action": "drag", "to": 0.5, "over": 0.2}"#
+        let held = scratch + "/held.json"
+        try board(drag, "").write(toFile: held, atomically: true, encoding: .utf8)
+        for command in [["render", held, "--output", scratch + "/held"], ["frames", held]] {
+            let result = try run(command)
+            XCTAssertEqual(result.status, 2, "\(command): \(result.stderr)")
+            XCTAssertTrue(result.stderr.contains("script: the drag at 0.5 s is never released"), result.stderr)
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: scratch + "/held/frame-000000.png"))
+        for (script, duration) in [(drag + #", {"at": 0.8, "action": "release"}"#, ""), (drag, #" "duration": 1.5,"#)] {
+            let fine = scratch + "/fine.json"
+            try board(script, duration).write(toFile: fine, atomically: true, encoding: .utf8)
+            let frames = try run(["frames", fine])
+            XCTAssertEqual(frames.status, 0, frames.stderr)
+        }
+    }
+
     /// A negative number given to a numeric option is read as its value and told why it is out
     /// of bounds, not taken for an option ("Missing value for '--page <P>'").
     func testNegativeNumbersAreReadAsValuesAndRefusedByTheirBounds() throws {

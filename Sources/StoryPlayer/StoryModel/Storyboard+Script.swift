@@ -117,3 +117,29 @@ extension Storyboard {
     /// Every `action` a script may name.
     static let actionNames = ["swipe", "drag", "pull", "release", "tap", "hold", "dismiss", "pin", "unpin"]
 }
+
+// MARK: - Gestures that never end
+
+extension Storyboard {
+    /// Throws when a `drag` or `pull` is never released (no `release` or `dismiss` after it) in
+    /// a storyboard with no `duration`. The finger stays down, the items stay paused, and the
+    /// render would run to its open-ended limit, an hour of frames: a forgotten `release` is
+    /// told before the first frame, as a storyboard error (the CLI exits 2).
+    public func checkFingersLift() throws(StoryboardError) {
+        guard duration == nil else { return }
+        var held: ScriptAction?
+        let inOrder = script.enumerated().sorted { ($0.element.at, $0.offset) < ($1.element.at, $1.offset) }.map(\.element)
+        for action in inOrder {
+            switch action.gesture {
+            case .drag, .pull: if held == nil { held = action }
+            case .release, .dismiss: held = nil
+            default: break
+            }
+        }
+        guard let held else { return }
+        let name = if case .drag = held.gesture { "drag" } else { "pull" }
+        throw StoryboardError(path: "script", message: "the \(name) at \(ObjectReader.format(held.at)) s is never released, and the "
+            + "storyboard has no \"duration\": the finger would stay down and the render run for an hour "
+            + "(add {\"at\": …, \"action\": \"release\"} after it, or a \"duration\")")
+    }
+}
