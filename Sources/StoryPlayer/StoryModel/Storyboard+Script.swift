@@ -120,6 +120,21 @@ extension Storyboard {
 
 // MARK: - Gestures that never end
 
+extension ScriptAction.Gesture {
+    /// The `action` the script names it by.
+    public var name: String {
+        switch self {
+        case .swipe: "swipe"
+        case .drag: "drag"
+        case .pull: "pull"
+        case .release: "release"
+        case .tap: "tap"
+        case .hold: "hold"
+        case .dismiss: "dismiss"
+        }
+    }
+}
+
 extension Storyboard {
     /// Throws when a `drag` or `pull` is never released (no `release` or `dismiss` after it) in
     /// a storyboard with no `duration`. The finger stays down, the items stay paused, and the
@@ -137,8 +152,7 @@ extension Storyboard {
             }
         }
         guard let held else { return }
-        let name = if case .drag = held.gesture { "drag" } else { "pull" }
-        throw StoryboardError(path: "script", message: "the \(name) at \(ObjectReader.format(held.at)) s is never released, and the "
+        throw StoryboardError(path: "script", message: "the \(held.gesture.name) at \(ObjectReader.format(held.at)) s is never released, and the "
             + "storyboard has no \"duration\": the finger would stay down and the render run for an hour "
             + "(add {\"at\": …, \"action\": \"release\"} after it, or a \"duration\")")
     }

@@ -214,6 +214,7 @@ public final class StoryRender {
             framesCovered = Int((endTime * fps).rounded()) + 1
             warnings.append("interrupted by signal \(interrupted) after \(frames) frames")
         }
+        if interrupted == nil { noteGesturesNeverPerformed(frames: framesCovered, fps: fps) }
         for player in players where player.isPlaying { player.stop(at: finalTime) }
         for index in sinks.indices { try sinks[index].endFrames(FramesEnding(lateFrames: lateFrames)) }
         let loudness = sinks.lazy.compactMap { ($0 as? ClipTrack)?.loudness }.first
@@ -311,6 +312,17 @@ public final class StoryRender {
     /// ignored): its own, then preload problems in story order, then the viewer's.
     public var notices: [String] {
         warnings + captions.problems + preloadProblems.keys.sorted().flatMap { preloadProblems[$0]! } + navigator.notices
+    }
+
+    /// A gesture timed after the render's last frame (`"at": 100` on a 1 s board, or anything
+    /// after a `dismiss`) is never performed: said, as an ignored gesture is, so a typo in a
+    /// time is not silent. Every shard says it of the whole render, and the merge keeps one.
+    private func noteGesturesNeverPerformed(frames: Int, fps: Double) {
+        let lastFrame = Double(max(0, frames - 1)) / fps
+        for action in storyboard.script where action.at > lastFrame + PictureTime.slack {
+            warnings.append("the \(action.gesture.name) at \(ObjectReader.format(action.at)) s was not performed: "
+                + "the render's last frame is at \(ObjectReader.format((lastFrame * 1000).rounded() / 1000)) s")
+        }
     }
 
     // MARK: - Set-up and clean-up

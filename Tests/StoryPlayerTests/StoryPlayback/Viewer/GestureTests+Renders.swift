@@ -194,3 +194,29 @@ extension GestureTests {
         XCTAssertEqual(TraceCheck.check(event.jsonLine), [], "no player id needed")
     }
 }
+
+// MARK: - Gestures the render never reaches
+
+extension GestureTests {
+    /// A gesture timed after the last frame (a typo: 100 for 10.0) or after a dismiss ended the
+    /// render is not performed, and the summary says so, as it says an ignored gesture. One
+    /// within the render is not named.
+    func testGesturesAfterTheLastFrameAreNoticed() throws {
+        let folder = ScratchFolder()
+        _ = try picture(folder, "red.png", width: 36, height: 64, RGBAColor(red: 255, green: 0, blue: 0))
+        let (late, _, _) = try renderFrames("""
+        {"canvas": {"width": 36, "height": 64, "fps": 10},
+         "stories": [{"id": "a", "items": [{"uri": "red.png", "duration": 1}]}],
+         "script": [{"at": 0.5, "action": "hold", "for": 0.1}, {"at": 100, "action": "tap", "side": "right"}]}
+        """, folder: folder)
+        XCTAssertEqual(late.notices.filter { $0.contains("not performed") },
+                       ["the tap at 100 s was not performed: the render's last frame is at 1 s"], "\(late.notices)")
+        let (dismissed, _, _) = try renderFrames("""
+        {"canvas": {"width": 36, "height": 64, "fps": 10},
+         "stories": [{"id": "a", "items": [{"uri": "red.png", "duration": 2}]}],
+         "script": [{"at": 0.5, "action": "dismiss"}, {"at": 1.5, "action": "tap", "side": "right"}]}
+        """, folder: folder)
+        XCTAssertTrue(dismissed.notices.contains { $0.hasPrefix("the tap at 1.5 s was not performed") }, "\(dismissed.notices)")
+        XCTAssertFalse(dismissed.notices.contains { $0.contains("dismiss at") }, "\(dismissed.notices)")
+    }
+}
