@@ -272,7 +272,11 @@ package final class PosterLibrary: Sendable {
             } catch {
                 entry.posters.append(nil)
                 entry.avatars.append(nil)
-                if !isKnownMissing(source) { entry.problems.append("story \(story.id): poster not loaded: \(error)") }
+                // A poster given by the storyboard is named when it fails; an item standing in
+                // as its own poster is not, because its play says the same of it (with its path)
+                // and a user read the one failure twice.
+                let given = item.poster != nil || story.poster != nil
+                if given, !isKnownMissing(source) { entry.problems.append("story \(story.id): poster not loaded: \(error)") }
             }
         }
         if entry.posters.contains(where: { $0 != nil }) { entry.loaded.append("poster") }

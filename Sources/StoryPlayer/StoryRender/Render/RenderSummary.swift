@@ -82,13 +82,15 @@ public struct RenderSummary: Sendable {
     /// A story or a room participant failed: what `--strict` turns into exit code 3.
     public var hasFailures: Bool { !failedStories.isEmpty || !failedParticipants.isEmpty }
 
-    init(frames: Int, wallSeconds: Double, stories: [Story], trace: LifecycleTrace, notices: [String],
+    /// `declaredStories`: how many of `stories` the storyboard lists (the rest came from feed
+    /// pages): a failed item of those is named by its JSON path.
+    init(frames: Int, wallSeconds: Double, stories: [Story], declaredStories: Int, trace: LifecycleTrace, notices: [String],
          stageSeconds: [PipelineStage: Double], cores: Int) {
-        self.init(frames: frames, wallSeconds: wallSeconds, storyIDs: stories.map(\.id), trace: trace, notices: notices,
-                  stageSeconds: stageSeconds, cores: cores)
+        self.init(frames: frames, wallSeconds: wallSeconds, storyIDs: stories.map(\.id), declaredStories: declaredStories,
+                  trace: trace, notices: notices, stageSeconds: stageSeconds, cores: cores)
     }
 
-    init(frames: Int, wallSeconds: Double, storyIDs: [String], trace: LifecycleTrace, notices: [String],
+    init(frames: Int, wallSeconds: Double, storyIDs: [String], declaredStories: Int = .max, trace: LifecycleTrace, notices: [String],
          stageSeconds: [PipelineStage: Double], cores: Int) {
         self.frames = frames
         self.stageSeconds = stageSeconds
@@ -114,12 +116,13 @@ public struct RenderSummary: Sendable {
             guard let name = participant(event), named.insert(event.story + "\u{0}" + name).inserted else { return nil }
             return ParticipantFailure(story: event.story, participant: name, error: event.error ?? "failed")
         }
-        self.stories = storyIDs.map { id in
+        self.stories = storyIDs.enumerated().map { index, id in
             let events = trace.events.filter { $0.story == id }
             let failed = events.filter { $0.event == .failed && participant($0) == nil }
+            // Named by its JSON path, as the storyboard's own errors are.
             return StoryFigures(id: id, plays: events.filter { $0.event == .play }.count,
                                 failures: failed.count,
-                                errors: failed.map { "item \($0.item ?? 0): \($0.error ?? "failed")" },
+                                errors: failed.map { "\(index < declaredStories ? "stories[\(index)]." : "")items[\($0.item ?? 0)]: \($0.error ?? "failed")" },
                                 live: RenderSummary.combined(events.compactMap(\.live)))
         }
     }

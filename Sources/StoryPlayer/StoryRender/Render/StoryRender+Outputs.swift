@@ -7,7 +7,7 @@ extension StoryRender {
     /// The summary of a finished render.
     func summarize(frames: Int, framesCovered: Int) -> RenderSummary {
         var summary = RenderSummary(frames: frames, wallSeconds: trace.wall, stories: stories,
-                                    trace: trace, notices: notices,
+                                    declaredStories: storyboard.stories.count, trace: trace, notices: notices,
                                     stageSeconds: clock.seconds, cores: Rasterizer.defaultThreadCount)
         summary.clock = playback
         summary.frameRange = options.frameRange

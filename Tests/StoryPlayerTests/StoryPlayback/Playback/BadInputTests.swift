@@ -1,6 +1,7 @@
 import Compositor
 import Foundation
 import StoryPlayer
+@testable import StoryMedia
 import XCTest
 
 /// Broken media fails its story, shows the error card, is listed in the summary, and the
@@ -31,6 +32,9 @@ final class BadInputTests: XCTestCase {
         XCTAssertEqual(card[36, 64], RGBAColor(red: 0x3a, green: 0x12, blue: 0x18), "the error card shows", file: file, line: line)
         let json = try String(contentsOfFile: output.file("summary.json"), encoding: .utf8)
         XCTAssertTrue(json.contains("\"failed_stories\": [\"broken\"]"), json, file: file, line: line)
+        // Named once, by its JSON path: the item standing in as its own poster is not noted again.
+        XCTAssertTrue(json.contains("\"errors\": [\"stories[0].items[0]: "), json, file: file, line: line)
+        XCTAssertFalse(summary.notices.contains { $0.contains("poster not loaded") }, "\(summary.notices)", file: file, line: line)
         XCTAssertEqual(TraceCheck.check(events.map(\.jsonLine).joined(separator: "\n")), [], file: file, line: line)
     }
 
@@ -62,6 +66,31 @@ final class BadInputTests: XCTestCase {
         let folder = ScratchFolder()
         folder.write("huge.png", HugePNG.bytes(width: 16000, height: 16000))
         try assertFailsGracefully("huge.png", folder: folder, errorContains: "16000x16000")
+    }
+
+    /// A phone's 108 MP photo is over the pixel limit: FFmpeg's refusal ("see the documentation
+    /// if you wish to increase it") named an option the user cannot set; the card says the
+    /// picture's size and the tool's limit. Made here just over it: 8200x8200, 67.2 MP.
+    func testAJPEGOverThePixelLimitNamesItsSizeAndTheToolsLimit() throws {
+        let folder = ScratchFolder()
+        try ExternalProgram.run("/usr/bin/ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "color=red:s=8200x8200",
+                                                    "-frames:v", "1", folder.file("huge.jpg")])
+        try assertFailsGracefully("huge.jpg", folder: folder,
+                                  errorContains: "the picture is 8200x8200 (67.2 MP), more than the 67.1 MP this tool decodes")
+    }
+
+    /// An animated WebP (FFmpeg 5.1 decodes only still ones, and said "image data not found")
+    /// fails saying what the file is, and what to make of it.
+    func testAnAnimatedWebPSaysWhatItIs() throws {
+        let folder = ScratchFolder()
+        try ExternalProgram.run("/usr/bin/ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc=s=32x32:d=0.5:r=10",
+                                                    "-c:v", "libwebp_anim", "-loop", "0", folder.file("moving.webp")])
+        try assertFailsGracefully("moving.webp", folder: folder, errorContains: "an animated WebP, which FFmpeg 5.1 cannot decode")
+        // A still WebP is not taken for one.
+        try ExternalProgram.run("/usr/bin/ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "color=red:s=32x32",
+                                                    "-frames:v", "1", folder.file("still.webp")])
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: folder.file("still.webp"))))
+        XCTAssertFalse(bytes.withUnsafeBytes { WebPAnimation.isAnimated($0) })
     }
 
     /// A truncated file that opens plays until its data ends, and then ends (no failure).
