@@ -4,14 +4,15 @@
 ///
 /// The bytes are a file from anywhere, so nothing in them is trusted: every offset and count is
 /// checked against the end before it is read, each step moves forward, and anything unexpected
-/// ends the search with nil. It reads a JPEG's APP1 "Exif" segment and a WebP's "EXIF" chunk,
-/// then IFD0 of the TIFF header inside (either byte order) for tag 0x0112.
+/// ends the search with nil. It reads a JPEG's APP1 "Exif" segment, a WebP's "EXIF" chunk and a
+/// PNG's "eXIf" chunk, then IFD0 of the TIFF header inside (either byte order) for tag 0x0112.
 enum EXIFOrientation {
     /// The orientation the bytes' EXIF names; nil without a valid one.
     static func read(_ bytes: UnsafeRawBufferPointer) -> PictureOrientation? {
         let file = Bytes(bytes)
         if file.u16(at: 0, bigEndian: true) == 0xFFD8 { return jpeg(file) }
         if file.matches("RIFF", at: 0), file.matches("WEBP", at: 8) { return webp(file) }
+        if file.byte(at: 0) == 0x89, file.matches("PNG\r\n\u{1A}\n", at: 1) { return png(file) }
         return nil
     }
 
@@ -53,6 +54,24 @@ enum EXIFOrientation {
                 return tiff(file.slice(file.matches("Exif\0\0", at: start) ? start + 6 : start, end))
             }
             at = end + Int(size & 1)
+        }
+        return nil
+    }
+
+    /// The PNG's chunks (each a big-endian length, a four-letter type, the data, a CRC) up to
+    /// IEND: the "eXIf" one (PNG 1.2's extension; before or after the pixels, as writers put
+    /// it), with or without the "Exif\0\0" prefix some writers copy from JPEG.
+    private static func png(_ file: Bytes) -> PictureOrientation? {
+        var at = 8
+        while let length = file.u32(at: at, bigEndian: true) {
+            let start = at + 8
+            guard Int(length) <= file.count - start else { return nil }
+            let end = start + Int(length)
+            if file.matches("eXIf", at: at + 4) {
+                return tiff(file.slice(file.matches("Exif\0\0", at: start) ? start + 6 : start, end))
+            }
+            if file.matches("IEND", at: at + 4) { return nil }
+            at = end + 4
         }
         return nil
     }

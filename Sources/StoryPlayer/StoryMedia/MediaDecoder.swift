@@ -1,4 +1,5 @@
 internal import CFFmpeg
+import Foundation
 import Compositor
 import StoryModel
 
@@ -69,6 +70,10 @@ package final class MediaDecoder {
     private var picturesDecoded = 0
     /// The first picture's orientation, once it is decoded.
     private var firstOrientation: PictureOrientation?
+    /// A still's orientation as its file's EXIF names it (`EXIFOrientation`), read from the
+    /// packet, which is the whole file: for decoders that do not export it (FFmpeg 5.1's PNG
+    /// decoder ignores an `eXIf` chunk, and a phone's PNG showed sideways).
+    private var stillFileOrientation: PictureOrientation?
     private var lastRefusal: Int32?
     /// Set by `firstPicture()`: the input ends after the first keyframe the decoder accepts.
     private var drainsAfterKeyframe = false
@@ -284,7 +289,7 @@ package final class MediaDecoder {
                     // H.264 SEI) is taken only when the container says nothing, so a phone
                     // video is never turned twice.
                     let orientation = track.orientation != .upright ? track.orientation
-                        : frame.orientation ?? .upright
+                        : frame.orientation ?? stillFileOrientation ?? .upright
                     if picturesDecoded == 1 { firstOrientation = orientation }
                     // A photo in another colour space than sRGB (an embedded ICC profile) is
                     // converted to sRGB here, once, at its own size.
@@ -343,10 +348,25 @@ package final class MediaDecoder {
                 continue
             }
             defer { packet.unref() }
+            if isStill, picturesDecoded == 0, stillFileOrientation == nil {
+                stillFileOrientation = packet.withUnsafeBytes { $0.isEmpty ? nil : EXIFOrientation.read($0) }
+                if packet.withUnsafeBytes({ WebPAnimation.isAnimated($0) }) {
+                    throw MediaError(.unsupportedCodec, "an animated WebP, which FFmpeg 5.1 cannot decode; "
+                        + "make it a GIF or an MP4 first (e.g. ImageMagick: convert moving.webp moving.gif)")
+                }
+            }
             try send(packet, of: format)
         }
         if picturesDecoded == 0, let lastRefusal {
-            throw MediaError(.decode, "no picture could be decoded", averror: lastRefusal)
+            let detail = FFmpegLogging.takeLastMessage()
+            // FFmpeg's own words send the user to an option they cannot set; ours name the limit.
+            if let detail, let size = MediaDecoder.oversizedPicture(in: detail) {
+                func megapixels(_ pixels: Int) -> String { String(format: "%.1f MP", Double(pixels) / 1e6) }
+                throw MediaError(.tooLarge, "the picture is \(size.width)x\(size.height) (\(megapixels(size.width * size.height))), "
+                    + "more than the \(megapixels(limits.maxPixels)) this tool decodes; scale it down first "
+                    + "(ffmpeg -i big.jpg -vf scale=4096:-2 smaller.jpg)")
+            }
+            throw MediaError(.decode, "no picture could be decoded", cause: FFmpegError(lastRefusal, detail: detail))
         }
         if track == nil {
             throw MediaError(.noVideoStream, "no video stream in \(sourceName)",
@@ -419,6 +439,15 @@ package final class MediaDecoder {
         inputDone = false
         outputDone = false
         return try nextPicture()
+    }
+
+    /// The size in FFmpeg's "Picture size 12000x9000 exceeds specified max pixel count" (the
+    /// decoder's refusal of a picture over `DecodeLimits.maxPixels`), if that is the message.
+    static func oversizedPicture(in message: String) -> (width: Int, height: Int)? {
+        guard message.contains("exceeds specified max pixel count"),
+              let range = message.range(of: #"Picture size (\d+)x(\d+)"#, options: .regularExpression) else { return nil }
+        let numbers = message[range].dropFirst("Picture size ".count).split(separator: "x").compactMap { Int($0) }
+        return numbers.count == 2 ? (numbers[0], numbers[1]) : nil
     }
 
     /// A still's orientation read from its file's EXIF without decoding it (`EXIFOrientation`),

@@ -49,6 +49,31 @@ final class PhotoOrientationTests: XCTestCase {
         }
     }
 
+    /// A PNG's `eXIf` chunk (as exiftool writes it, in both byte orders) turns it as the same
+    /// tag turns a JPEG: FFmpeg 5.1's PNG decoder ignores the chunk, so the file's own bytes are
+    /// read. The probe gives the shown size and the value. The reference is ImageMagick's
+    /// reading of the JPEG the PNG is made from, tagged alike.
+    func testAPNGPhotoTurnsByItsEXIFChunk() throws {
+        for orientation in [6, 3, 8] {
+            let photo = try PhoneMedia.photo(orientation: orientation, in: folder)
+            let png = folder.file("photo-\(orientation).png")
+            try PhoneMedia.run(PhoneMedia.tool("convert"), [photo, "-strip", png])
+            try PhoneMedia.run(PhoneMedia.tool("exiftool"), ["-q", "-overwrite_original", "-n", "-ExifByteOrder=\(orientation % 2 == 1 ? "MM" : "II")",
+                                                             "-Orientation=\(orientation)", png])
+            let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: png)))
+            XCTAssertNotNil(bytes.indices.dropLast(4).first { bytes[$0..<($0 + 4)].elementsEqual("eXIf".utf8) }, "exiftool wrote an eXIf chunk")
+            XCTAssertEqual(EXIFOrientation.read(bytes)?.exif, orientation)
+            let shown = PhoneMedia.shownSize(orientation: orientation)
+            let loaded = try PictureLoader.load(MediaSource(uri: png, relativeTo: "/"), width: shown.width / 2,
+                                                height: shown.height / 2, limits: DecodeLimits())
+            let reference = try PhoneMedia.reference(photo, width: shown.width / 2, height: shown.height / 2)
+            PhoneMedia.assertSameRegions(loaded, reference, "PNG, orientation \(orientation)")
+            let probe = try MediaProbe.run(png)
+            XCTAssertEqual(probe.orientation, orientation)
+            XCTAssertEqual([probe.width, probe.height], [shown.width, shown.height], "PNG, orientation \(orientation)")
+        }
+    }
+
     /// `probe` gives the size as shown and the EXIF value.
     func testProbeReportsTheShownSizeAndTheOrientation() throws {
         for orientation in 1...8 {
