@@ -17,15 +17,19 @@ extension Storyboard {
     ///
     /// The elements with text are the captions (each `captions` key, its box as `CaptionLayout`
     /// places it: for `captionsPlacedFor` when a render gives `--safe-zones`, else at the default
-    /// margin; as tall as the file's longest cue, two lines when the file cannot be read). The
+    /// margin; as tall as the file's longest cue, two lines when the file cannot be read; none
+    /// for a file that is not there, which draws nothing). The
     /// overlay draws no text (its progress segments sit where every platform draws its own), and
     /// the storyboard has no call-to-action element, so neither is checked.
     public func layoutWarnings(for platform: PlatformSafeZones,
                                captionsPlacedFor placement: PlatformSafeZones? = nil) -> [LayoutWarning] {
         let layout = CaptionLayout(width: canvas.width, height: canvas.height, platform: placement)
         let tracks = loadCaptions().tracks
+        // A file that is not there draws nothing (the render warns of it, as of missing media),
+        // so it puts no text in a zone either.
+        let missing = Set(missingLocalFiles.map(\.file))
         var warnings: [LayoutWarning] = []
-        for source in captionSources {
+        for source in captionSources where !missing.contains(source.file) {
             let box = layout.box(lines: tracks[source]?.mostLines ?? 2)
             for zone in platform.zones where zone.overlaps(x: box.x, y: box.y) {
                 let sideways = zone.x != 0...1

@@ -5,8 +5,11 @@ import XCTest
 
 /// `check-layout`: text inside a platform's UI zones.
 final class LayoutCheckTests: XCTestCase {
+    /// Kept for the test's length: a scratch folder is removed with its last reference, and the
+    /// captions file must still be there when the layout is checked.
+    let folder = ScratchFolder()
+
     func board(captions: Bool) throws -> Storyboard {
-        let folder = ScratchFolder()
         _ = folder.write("talk.vtt", Array("WEBVTT\n\n00:00.500 --> 00:01.500\nHello there\n".utf8))
         let item = captions ? #"{"uri": "photo.png", "captions": "talk.vtt"}"# : #"{"uri": "photo.png"}"#
         return try Storyboard(json: Data("""
@@ -20,6 +23,18 @@ final class LayoutCheckTests: XCTestCase {
         XCTAssertTrue(warnings[0].message.hasSuffix("falls in reels' bottom 35 %"), warnings[0].message)
         // The default box's lower edge is 20 % above the bottom: clear of the stories zones.
         XCTAssertEqual(try board(captions: true).layoutWarnings(for: .stories), [])
+    }
+
+    /// A captions file that is not there draws nothing, so it is in no zone: the render and
+    /// `check-layout` warn that it is missing, and no caption box is made up for it.
+    func testAMissingCaptionsFileIsInNoZone() throws {
+        let board = try Storyboard(json: Data("""
+        {"canvas": {"width": 360, "height": 640}, "stories": [{"id": "a", "items": [{"uri": "photo.png", "captions": "gone.vtt"}]}]}
+        """.utf8), folder: folder.path)
+        XCTAssertTrue(board.missingLocalFiles.contains { $0.file.hasSuffix("gone.vtt") })
+        for platform in PlatformSafeZones.allCases {
+            XCTAssertEqual(board.layoutWarnings(for: platform), [], "\(platform)")
+        }
     }
 
     func testABoardWithoutCaptionsIsQuiet() throws {
