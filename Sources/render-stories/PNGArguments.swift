@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import Compositor
 
 /// How frames are written as PNG files, the same for `render` and `still`.
@@ -54,4 +55,12 @@ struct BackgroundColor: ExpressibleByArgument {
     }
 
     static var defaultValueDescription: String { "colour" }
+}
+
+/// A picture output must be named `.png`: a `.jpg` name would hold PNG bytes under a name that
+/// says otherwise (the clips' flags refuse a wrong extension the same way).
+func requirePNGName(_ flag: String, _ path: String) throws {
+    guard (path as NSString).pathExtension.lowercased() == "png" else {
+        throw ValidationError("\(flag) \(path): the picture is a PNG file; give its name the .png extension")
+    }
 }

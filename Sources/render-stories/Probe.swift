@@ -29,6 +29,8 @@ struct Probe: ParsableCommand {
     var readTimeout: Double = Timeouts().read
 
     func validate() throws {
+        // An empty argument would resolve to the current folder ("Is a directory").
+        guard !uri.trimmingCharacters(in: .whitespaces).isEmpty else { throw ValidationError("give a file or URL to probe") }
         guard Timeouts.allowed.contains(openTimeout), Timeouts.allowed.contains(readTimeout) else {
             throw ValidationError("--open-timeout and --read-timeout must be \(Timeouts.allowed.spoken) seconds")
         }

@@ -124,6 +124,8 @@ struct Render: ParsableCommand {
             throw ValidationError("--frames \(frames.text): the range is empty (A..B needs A < B)")
         }
         if let problem = size?.problem { throw ValidationError(problem) }
+        if let contactSheet { try requirePNGName("--contact-sheet", contactSheet) }
+        if let timeline { try requirePNGName("--timeline", timeline) }
         for (flag, path, format) in exportFiles {
             if (path as NSString).pathExtension.lowercased() != format.fileExtension {
                 let article = ["MP4", "APNG"].contains(format.kind) ? "an" : "a"
@@ -247,7 +249,11 @@ struct Render: ParsableCommand {
         do {
             try options.check(for: board)
         } catch {
-            throw ValidationError(error.message)
+            // A usage error found in run(), after parsing: argument-parser would print the root
+            // command's usage for it, so render's own is printed here, as validate()'s errors get.
+            printError("Error: \(error.message)\nUsage: \(RenderStories.usageString(for: Render.self))\n"
+                       + "  See 'render-stories help render' for more information.")
+            throw ExitCode(2)
         }
         // SIGINT and SIGTERM stop the render at the next frame: frames in flight are finished,
         // temporary files removed, and summary.json says "interrupted". A second signal ends

@@ -43,6 +43,7 @@ struct Still: ParsableCommand {
     func validate() throws {
         if let problem = size?.problem { throw ValidationError(problem) }
         guard time >= 0 else { throw ValidationError("--time must be ≥ 0 (got \(time))") }
+        try requirePNGName("--output", output)
     }
 
     func run() throws {

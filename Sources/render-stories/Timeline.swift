@@ -32,6 +32,7 @@ struct Timeline: ParsableCommand {
     var width = 1200
 
     func validate() throws {
+        try requirePNGName("--output", output)
         guard maxAlive >= 1 else { throw ValidationError("--max-alive must be at least 1") }
         if let maxAudio, maxAudio < 0 { throw ValidationError("--max-audio must be 0 or more") }
         guard (300...8000).contains(width) else { throw ValidationError("--width must be 300 to 8000") }

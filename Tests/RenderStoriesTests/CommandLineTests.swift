@@ -122,6 +122,28 @@ final class CommandLineTests: XCTestCase {
         }
     }
 
+    /// Small slips named as such: a picture output not named .png (it held PNG bytes under a
+    /// .jpg name), an empty probe argument (it probed the current folder), and an odd size for
+    /// an MP4, whose message now comes with render's usage, not the root command's.
+    func testSmallSlipsAreNamedWithTheirCommandsUsage() throws {
+        for arguments in [["render", demo, "--contact-sheet", scratch + "/sheet.jpg"],
+                          ["render", demo, "--timeline", scratch + "/t.jpg"],
+                          ["still", demo, "--page", "0", "--output", scratch + "/s.jpg"],
+                          ["timeline", scratch + "/t.jsonl", "--output", scratch + "/t.jpg"]] {
+            let result = try run(arguments)
+            XCTAssertEqual(result.status, 2, "\(arguments)")
+            XCTAssertTrue(result.stderr.contains("the picture is a PNG file; give its name the .png extension"), result.stderr)
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: scratch + "/s.jpg"))
+        let empty = try run(["probe", ""])
+        XCTAssertEqual(empty.status, 2)
+        XCTAssertTrue(empty.stderr.contains("give a file or URL to probe"), empty.stderr)
+        let odd = try run(["render", demo, "--size", "361x640", "--mp4", scratch + "/o.mp4", "--output", scratch + "/odd"])
+        XCTAssertEqual(odd.status, 2)
+        XCTAssertTrue(odd.stderr.contains("needs an even width and height"), odd.stderr)
+        XCTAssertTrue(odd.stderr.contains("render-stories render"), "render's usage: \(odd.stderr)")
+    }
+
     /// A negative number given to a numeric option is read as its value and told why it is out
     /// of bounds, not taken for an option ("Missing value for '--page <P>'").
     func testNegativeNumbersAreReadAsValuesAndRefusedByTheirBounds() throws {
