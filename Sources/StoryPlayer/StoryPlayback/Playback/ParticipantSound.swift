@@ -44,6 +44,9 @@ final class ParticipantSound {
         let gate = InterruptGate()
         let done = DispatchSemaphore(value: 0)
         let finished = Atomic<Bool>(false)
+        /// The avatar, as soon as it is loaded: before the source has opened, which over a
+        /// network takes most of a second (or the open timeout, for one that never answers).
+        let avatar = Mutex<RGBAImage?>(nil)
     }
 
     /// Blocks of decoded sound between the thread and the render: an AAC frame is 21 ms, so
@@ -99,6 +102,7 @@ final class ParticipantSound {
                             channel: Channel) {
         var facts = ParticipantFacts()
         facts.avatar = participant.avatar.flatMap { try? PictureLoader.load($0, width: 256, height: 256, limits: limits) }
+        channel.avatar.withLock { $0 = facts.avatar }
         var probeLimits = limits
         probeLimits.timeouts.retries = 0
         let audio: ItemAudio?
@@ -198,6 +202,10 @@ final class ParticipantSound {
 
     /// What the thread found when it opened the source, or why it could not open it: waited
     /// for when `waiting` (bounded by the open timeout), else nil until the thread has said.
+    /// The participant's avatar once the thread has loaded it, whether or not the source has
+    /// opened yet (the realtime clock shows it while the source opens).
+    var loadedAvatar: RGBAImage? { channel.avatar.withLock { $0 } }
+
     func open(waiting: Bool) -> Result<ParticipantFacts, MediaError>? {
         guard let event = waiting ? channel.queue.take() : channel.queue.tryTake() else {
             if !waiting { return nil }

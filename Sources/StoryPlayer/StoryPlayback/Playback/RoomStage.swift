@@ -28,8 +28,12 @@ package final class RoomStage {
         var failed: Bool
         var pinned: Bool
         var avatar: RGBAImage?
-        /// The large area's content while this participant has no video (made on first use).
-        var avatarContent: (failed: Bool, picture: RGBAImage)?
+        /// The large area's content while this participant has no video (made on first use, and
+        /// again when it fails or its avatar arrives: on the realtime clock a participant can be
+        /// large before its thread has loaded the avatar).
+        var avatarContent: (failed: Bool, hasAvatar: Bool, picture: RGBAImage)?
+        /// What the large area's prepared content shows, for the painter's key.
+        var contentVersion: Int { (failed ? 1 : 0) + (avatar != nil ? 2 : 0) }
     }
 
     static let crossfade = 0.25
@@ -93,6 +97,8 @@ package final class RoomStage {
     /// not be opened is traced as failed at `t`.
     private func admitOpened(at t: Double) {
         for index in seats.indices where !seats[index].opened {
+            // The avatar comes first, so a participant shows its face while its source opens.
+            if seats[index].avatar == nil { seats[index].avatar = seats[index].sound.loadedAvatar }
             guard let result = seats[index].sound.open(waiting: waits) else { continue }
             seats[index].opened = true
             switch result {
@@ -222,7 +228,7 @@ package final class RoomStage {
         if content == nil {
             content = .content(avatarContent(large))
             // Player ids are not negative: a seat's prepared content is keyed apart from them.
-            key = RoomPainter.LargeKey(source: -1 - large, version: seats[large].failed ? 1 : 0)
+            key = RoomPainter.LargeKey(source: -1 - large, version: seats[large].contentVersion)
         }
         let strip = order.dropFirst().map { index in
             let seat = seats[index]
@@ -247,9 +253,10 @@ package final class RoomStage {
 
     /// A participant's avatar large over its blurred avatar, made once (again if it fails later).
     private func avatarContent(_ seat: Int) -> RGBAImage {
-        if let made = seats[seat].avatarContent, made.failed == seats[seat].failed { return made.picture }
+        if let made = seats[seat].avatarContent, made.failed == seats[seat].failed,
+           made.hasAvatar == (seats[seat].avatar != nil) { return made.picture }
         let picture = layout.avatarContent(seats[seat].avatar, failed: seats[seat].failed)
-        seats[seat].avatarContent = (seats[seat].failed, picture)
+        seats[seat].avatarContent = (seats[seat].failed, seats[seat].avatar != nil, picture)
         return picture
     }
 

@@ -55,3 +55,26 @@ extension RoomTests {
         }
     }
 }
+
+extension RoomTests {
+    /// On the realtime clock a participant large before its source answers shows its avatar
+    /// (loaded first, on its thread) while the source opens, not the grey panel it showed until
+    /// the source opened. Here the source never answers: a server that accepts and stays silent.
+    func testARealtimeRoomShowsTheAvatarWhileTheSourceOpens() throws {
+        try LiveServers.require("python3")
+        let servers = ServerSet()
+        defer { servers.stopAll() }
+        let port = try servers.stallingServer()
+        let board = try Storyboard.parse("""
+        {"canvas": {"width": 144, "height": 256, "fps": 10}, "duration": 1, "clock": "realtime",
+         "timeouts": {"open": 5, "read": 5, "retries": 0},
+         "stories": [{"id": "panel", "room": {"participants": [
+           {"id": "ana", "uri": "http://127.0.0.1:\(port)/live.m3u8", "live": true, "avatar": "orange.jpg"}]}}]}
+        """, folder: folder.path)
+        let output = ScratchFolder()
+        let (summary, _, _) = try render(board, into: output)
+        let n = [6, 5, 7].first { !summary.lateFrames.contains($0) }!
+        // The avatar in its circle at the area's centre: orange (red well above green and blue).
+        XCTAssertEqual(dominantChannel(try largeCentre(output, frame: n)), "red", "frame \(n)")
+    }
+}
