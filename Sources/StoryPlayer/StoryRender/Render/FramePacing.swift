@@ -16,14 +16,22 @@ struct FramePacing {
     /// Frames skipped because the realtime render fell behind.
     private(set) var lateFrames: [Int] = []
 
-    init(clock: PlaybackClock, fps: Double) {
+    /// Frames taken as late whatever the time (`RenderOptions.framesTakenAsLate`).
+    private let takenAsLate: ((Int) -> Bool)?
+
+    init(clock: PlaybackClock, fps: Double, takenAsLate: ((Int) -> Bool)? = nil) {
         self.clock = clock
         self.fps = fps
+        self.takenAsLate = takenAsLate
     }
 
     /// Waits for frame `n`'s moment; false when it is late and must be skipped.
     mutating func waitForFrame(_ n: Int) -> Bool {
         guard clock == .realtime else { return true }
+        if takenAsLate?(n) == true {
+            lateFrames.append(n)
+            return false
+        }
         let due = started + .nanoseconds(Int64(Double(n) / fps * 1e9))
         let now = ContinuousClock.now
         if now < due {
@@ -33,5 +41,11 @@ struct FramePacing {
             return false
         }
         return true
+    }
+
+    /// Frame `n` was skipped as late but is not a frame of the render after all (the viewer
+    /// finished at it): it is not listed, and no copy of the frame before stands in for it.
+    mutating func forget(_ n: Int) {
+        lateFrames.removeAll { $0 == n }
     }
 }

@@ -19,6 +19,9 @@ public struct RenderOptions: Sendable {
     public var progress: (@Sendable (Int, Int?) -> Void)?
     /// Overrides the storyboard's `clock`.
     public var clock: PlaybackClock?
+    /// Frames the realtime clock skips as late whatever the time (tests: a late frame cannot
+    /// be had on demand from a machine's load).
+    package var framesTakenAsLate: (@Sendable (Int) -> Bool)?
     /// Write a contact sheet of evenly spaced frames here.
     public var contactSheet: String?
     public var sheetColumns = ContactSheet.defaultColumns

@@ -154,7 +154,7 @@ public final class StoryRender {
         planner.appendStories(requestPreloads(navigator))
         if playback == .realtime { settlePreloads(at: 0, waiting: true) }
         var sinks = try sinks(writer: writer, plannedFrames: plannedFrames)
-        var pacing = FramePacing(clock: playback, fps: fps)
+        var pacing = FramePacing(clock: playback, fps: fps, takenAsLate: options.framesTakenAsLate)
         var interrupted: Int32?
         for n in 0..<frameLimit {
             if let signal = options.interruption?.requested {
@@ -173,7 +173,20 @@ public final class StoryRender {
                 break
             }
             if shard.startsLate, shard.isFirst(n) { setDeferred(false) }
-            guard pacing.waitForFrame(n) else { continue }
+            guard pacing.waitForFrame(n) else {
+                // A late frame is not drawn, but an open-ended render still steps its viewer
+                // through it: one that finishes there ends the render there, as a frame drawn
+                // in time does, instead of one frame later with a copy in the late one's place.
+                if plannedFrames == nil {
+                    step(toFrame: n)
+                    if navigator.isFinished {
+                        endTime = t
+                        pacing.forget(n)
+                        break
+                    }
+                }
+                continue
+            }
             endTime = t
             step(toFrame: n)
             if shard.isFirst(n) { for player in players { player.current?.activate(at: t, previousFrame: t - 1 / fps) } }
