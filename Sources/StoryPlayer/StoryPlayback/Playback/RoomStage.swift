@@ -97,15 +97,18 @@ package final class RoomStage {
     /// not be opened is traced as failed at `t`.
     private func admitOpened(at t: Double) {
         for index in seats.indices where !seats[index].opened {
-            // The avatar comes first, so a participant shows its face while its source opens.
-            if seats[index].avatar == nil { seats[index].avatar = seats[index].sound.loadedAvatar }
+            // The avatar comes first, so a participant shows its face while its source opens
+            // (the realtime clock draws frames meanwhile).
+            if !waits, seats[index].avatar == nil { seats[index].avatar = seats[index].sound.loadedAvatar }
             guard let result = seats[index].sound.open(waiting: waits) else { continue }
             seats[index].opened = true
+            // The thread stores the avatar before it says how the source opened, so it is final
+            // now, failed or not: the virtual clock's frames do not depend on a race.
+            seats[index].avatar = seats[index].sound.loadedAvatar
             switch result {
             case .success(let facts):
                 seats[index].hasSound = facts.hasSound
                 seats[index].hasVideo = facts.hasVideo
-                seats[index].avatar = facts.avatar
             case .failure(let error):
                 seats[index].failed = true
                 trace.record(.failed, t: t, story: storyID, player: seats[index].audioPlayer, error: error.description,
