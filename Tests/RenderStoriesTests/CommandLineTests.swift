@@ -114,7 +114,11 @@ final class CommandLineTests: XCTestCase {
             XCTAssertTrue(result.stderr.contains("script: the drag at 0.5 s is never released"), result.stderr)
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: scratch + "/held/frame-000000.png"))
-        for (script, duration) in [(drag + #", {"at": 0.8, "action": "release"}"#, ""), (drag, #" "duration": 1.5,"#)] {
+        // A release, a tap (it lands a drag where it is), a dismiss before the drag (nothing after
+        // it is performed), or a duration: each renders.
+        for (script, duration) in [(drag + #", {"at": 0.8, "action": "release"}"#, ""), (drag, #" "duration": 1.5,"#),
+                                   (drag + #", {"at": 0.9, "action": "tap", "side": "right"}"#, ""),
+                                   (#"{"at": 0.2, "action": "dismiss"}, "# + drag, "")] {
             let fine = scratch + "/fine.json"
             try board(script, duration).write(toFile: fine, atomically: true, encoding: .utf8)
             let frames = try run(["frames", fine])

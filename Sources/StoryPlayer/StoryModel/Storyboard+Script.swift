@@ -147,7 +147,11 @@ extension Storyboard {
         for action in inOrder {
             switch action.gesture {
             case .drag, .pull: if held == nil { held = action }
-            case .release, .dismiss: held = nil
+            case .release: held = nil
+            // A tap lands a drag where it is (a pull it leaves alone); after a dismiss nothing
+            // is performed.
+            case .tap: if case .drag? = held?.gesture { held = nil }
+            case .dismiss: return
             default: break
             }
         }
