@@ -178,9 +178,11 @@ public final class StoryRender {
                 // through it: one that finishes there ends the render there, as a frame drawn
                 // in time does, instead of one frame later with a copy in the late one's place.
                 if plannedFrames == nil {
+                    // The viewer has moved to t: players stopped or started here are stopped at
+                    // or after t if the render ends now (a signal, the limit).
+                    endTime = t
                     step(toFrame: n)
                     if navigator.isFinished {
-                        endTime = t
                         pacing.forget(n)
                         break
                     }
