@@ -132,6 +132,11 @@ package final class BoundedQueue<Element: Sendable>: Sendable {
         state.withLock { $0.items.first }
     }
 
+    /// Whether `close()` has been called (what is left may still be taken).
+    package var isClosed: Bool {
+        state.withLock { $0.closed }
+    }
+
     /// Removes the oldest element if there is one, without waiting.
     package func tryTake() -> Element? {
         state.withLock { state in

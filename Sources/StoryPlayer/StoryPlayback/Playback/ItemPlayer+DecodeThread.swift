@@ -31,7 +31,9 @@ extension ItemPlayer {
     /// within the read timeout, after which the thread reconnects or fails).
     func nextEvent(from thread: DecodeThread) -> DecodedEvent? {
         guard waits else { return thread.peekNow() }
-        guard item.isLive else { return thread.peek() }
+        // A remote file's read may stall too (within its read timeout): that wait is called off
+        // by a signal as a live one's is. A local file's event comes at once either way.
+        guard item.isLive else { return waitForEvent(from: thread, until: nil) }
         return waitForEvent(from: thread, until: received == 0 ? firstPictureDeadline : Date(timeIntervalSinceNow: limits.timeouts.read))
     }
 

@@ -55,6 +55,8 @@ final class ParticipantSound {
 
     private let channel = Channel()
     private let waits: Bool
+    /// The render's: a wait for the source to open ends when it is requested (SIGINT).
+    private let interruption: RenderInterruption?
     private let rate = Double(ItemAudio.rate)
     /// Decoded stereo samples, interleaved, starting at media time `bufferStart`.
     private var buffer: [Float] = []
@@ -79,6 +81,7 @@ final class ParticipantSound {
     /// 0); `open(waiting:)` then says what it found.
     init(participant: RoomParticipant, limits: DecodeLimits, waits: Bool, name: String) {
         self.waits = waits
+        interruption = limits.interruption
         let channel = channel
         let roomStart = ContinuousClock.now
         let thread = Thread {
@@ -207,6 +210,12 @@ final class ParticipantSound {
     var loadedAvatar: RGBAImage? { channel.avatar.withLock { $0 } }
 
     func open(waiting: Bool) -> Result<ParticipantFacts, MediaError>? {
+        if waiting, let interruption {
+            // In slices, so a signal is seen within one while a source takes its open timeout.
+            while channel.queue.peek(until: Date(timeIntervalSinceNow: ItemPlayer.interruptionPoll)) == nil, !channel.queue.isClosed {
+                if interruption.requested != nil { return nil }
+            }
+        }
         guard let event = waiting ? channel.queue.take() : channel.queue.tryTake() else {
             if !waiting { return nil }
             ended = true
