@@ -86,11 +86,13 @@ public struct RenderSummary: Sendable {
     /// pages): a failed item of those is named by its JSON path.
     init(frames: Int, wallSeconds: Double, stories: [Story], declaredStories: Int, trace: LifecycleTrace, notices: [String],
          stageSeconds: [PipelineStage: Double], cores: Int) {
-        self.init(frames: frames, wallSeconds: wallSeconds, storyIDs: stories.map(\.id), declaredStories: declaredStories,
+        self.init(frames: frames, wallSeconds: wallSeconds, storyIDs: stories.map(\.id),
+                  feedStories: Set(stories.dropFirst(declaredStories).map(\.id)),
                   trace: trace, notices: notices, stageSeconds: stageSeconds, cores: cores)
     }
 
-    init(frames: Int, wallSeconds: Double, storyIDs: [String], declaredStories: Int = .max, trace: LifecycleTrace, notices: [String],
+    /// `feedStories`: the stories a feed page brought, which have no JSON path in the storyboard.
+    init(frames: Int, wallSeconds: Double, storyIDs: [String], feedStories: Set<String> = [], trace: LifecycleTrace, notices: [String],
          stageSeconds: [PipelineStage: Double], cores: Int) {
         self.frames = frames
         self.stageSeconds = stageSeconds
@@ -122,7 +124,7 @@ public struct RenderSummary: Sendable {
             // Named by its JSON path, as the storyboard's own errors are.
             return StoryFigures(id: id, plays: events.filter { $0.event == .play }.count,
                                 failures: failed.count,
-                                errors: failed.map { "\(index < declaredStories ? "stories[\(index)]." : "")items[\($0.item ?? 0)]: \($0.error ?? "failed")" },
+                                errors: failed.map { "\(feedStories.contains(id) ? "" : "stories[\(index)].")items[\($0.item ?? 0)]: \($0.error ?? "failed")" },
                                 live: RenderSummary.combined(events.compactMap(\.live)))
         }
     }

@@ -193,11 +193,18 @@ public enum ShardMerge {
     private static func joinSummaries(_ shards: [Shard], trace: LifecycleTrace, fps: Double) -> RenderSummary {
         func sum(_ key: String) -> Double { shards.reduce(0) { $0 + (number($1.summary[key]) ?? 0) } }
         var storyIDs: [String] = [], notices: [String] = [], late: [Int] = []
+        // A story from a feed page is named without a JSON path; each shard's summary says which.
+        var feedStories = Set<String>()
         var stageSeconds: [PipelineStage: Double] = [:]
         for shard in shards {
             if case .array(let stories)? = shard.summary["stories"] {
                 for case .object(let story) in stories {
-                    if case .string(let id)? = story["id"], !storyIDs.contains(id) { storyIDs.append(id) }
+                    guard case .string(let id)? = story["id"] else { continue }
+                    if !storyIDs.contains(id) { storyIDs.append(id) }
+                    if case .array(let errors)? = story["errors"],
+                       errors.contains(where: { if case .string(let text) = $0 { text.hasPrefix("items[") } else { false } }) {
+                        feedStories.insert(id)
+                    }
                 }
             }
             if case .array(let lines)? = shard.summary["notices"] {
@@ -211,7 +218,7 @@ public enum ShardMerge {
                 }
             }
         }
-        var summary = RenderSummary(frames: Int(sum("frames")), wallSeconds: sum("wall_seconds"), storyIDs: storyIDs,
+        var summary = RenderSummary(frames: Int(sum("frames")), wallSeconds: sum("wall_seconds"), storyIDs: storyIDs, feedStories: feedStories,
                                     trace: trace, notices: notices, stageSeconds: stageSeconds,
                                     cores: Int(number(shards[0].summary["cores"]) ?? 1))
         summary.timelineFPS = fps
