@@ -78,3 +78,37 @@ extension RoomTests {
         XCTAssertEqual(dominantChannel(try largeCentre(output, frame: n)), "red", "frame \(n)")
     }
 }
+
+extension RoomTests {
+    /// The large video is fitted by each picture's own shape, not by what the probe said: a
+    /// camera that starts portrait (the probe sees 180x320) and turns landscape (320x180, a red
+    /// bar down its left tenth, a blue one down its right tenth) shows both bars once it has
+    /// turned. Sized from the probe, the landscape pictures covered a portrait box and lost
+    /// their sides, as a live camera the probe could not size did.
+    func testACameraThatTurnsLandscapeMidStreamIsFittedByItsPictures() throws {
+        try ffmpeg(["-f", "lavfi", "-i", "color=c=green:s=180x320:r=30:d=1", "-c:v", "libx264", "-preset", "ultrafast",
+                    "-pix_fmt", "yuv420p", "-f", "mpegts", folder.file("portrait.ts")])
+        try ffmpeg(["-f", "lavfi", "-i", "color=c=green:s=320x180:r=30:d=2,drawbox=x=0:y=0:w=32:h=180:color=red:t=fill,"
+                        + "drawbox=x=288:y=0:w=32:h=180:color=blue:t=fill",
+                    "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-output_ts_offset", "1", "-f", "mpegts",
+                    folder.file("landscape.ts")])
+        let turning = try Data(contentsOf: URL(fileURLWithPath: folder.file("portrait.ts")))
+            + Data(contentsOf: URL(fileURLWithPath: folder.file("landscape.ts")))
+        try turning.write(to: URL(fileURLWithPath: folder.file("turning.ts")))
+        let board = try Storyboard.parse("""
+        {"canvas": {"width": 144, "height": 256, "fps": 10}, "duration": 2.5,
+         "stories": [{"id": "panel", "room": {"participants": [{"id": "cam", "uri": "turning.ts"}]}}]}
+        """, folder: folder.path)
+        let output = ScratchFolder()
+        try render(board, into: output)
+        let frame = try RGBAImage(contentsOfPNG: StoryRender.framePath(output.path, 20))
+        let layout = RoomLayout(width: 144, height: 256)
+        let fitted = layout.fittedVideoSize(for: (320, 180))
+        func colour(_ dx: Double) -> String {
+            dominantChannel(frame[Int(layout.largeCentre.x + dx * Double(fitted.width)), Int(layout.largeCentre.y)])
+        }
+        XCTAssertEqual(colour(-0.46), "red", "the left edge")
+        XCTAssertEqual(colour(0), "green", "the middle")
+        XCTAssertEqual(colour(0.46), "blue", "the right edge")
+    }
+}
