@@ -28,8 +28,8 @@ extension RoomTests {
         }
     }
 
-    /// A landscape camera is fitted whole into the large area by its pictures' own shape (a
-    /// live source's probe may not know it): both its edges show, on either clock. The clip is
+    /// A landscape camera is fitted whole into the large area: both its edges show, on either
+    /// clock. The clip is
     /// green with a red bar down its left tenth and a blue one down its right tenth; covering
     /// the area instead would show only its green middle.
     func testALandscapeCameraKeepsBothEdgesOnEitherClock() throws {
