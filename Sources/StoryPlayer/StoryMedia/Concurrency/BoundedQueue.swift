@@ -127,6 +127,24 @@ package final class BoundedQueue<Element: Sendable>: Sendable {
         }, expired: { state in .some(state.items.first) }) ?? nil
     }
 
+    /// As `peek(until:)`, and nil as soon as `interruption` is requested (SIGINT): waited for in
+    /// slices of `interruptionPoll`, because a signal does not wake a condition wait. A nil
+    /// `interruption` waits as `peek(until:)` does.
+    package func peek(until deadline: Date?, unless interruption: RenderInterruption?) -> Element? {
+        guard let interruption else { return peek(until: deadline) }
+        while interruption.requested == nil {
+            let poll = Date(timeIntervalSinceNow: BoundedQueue.interruptionPoll)
+            let slice = deadline.map { min($0, poll) } ?? poll
+            if let element = peek(until: slice) { return element }
+            if isClosed { return nil }
+            if let deadline, slice >= deadline { return nil }
+        }
+        return nil
+    }
+
+    /// How often a wait that a signal may call off looks at the interruption.
+    package static var interruptionPoll: Double { 0.1 }
+
     /// The oldest element, left in the queue, if there is one now.
     package func tryPeek() -> Element? {
         state.withLock { $0.items.first }

@@ -91,6 +91,12 @@ final class DecodeThread: Sendable {
     /// queue is closed only by `stop()`, after which nobody peeks.
     func peek(until deadline: Date) -> DecodedEvent? { queue.peek(until: deadline) }
 
+    /// The next event, waiting until `deadline` (nil: as long as it takes); nil then, or once
+    /// `interruption` is requested.
+    func peek(until deadline: Date?, unless interruption: RenderInterruption?) -> DecodedEvent? {
+        queue.peek(until: deadline, unless: interruption)
+    }
+
     /// The next event if there is one now, left queued.
     func peekNow() -> DecodedEvent? { queue.tryPeek() }
 

@@ -42,19 +42,10 @@ extension ItemPlayer {
     /// then stops at its next frame, instead of when a source that never answers runs out its
     /// open timeout, and the source is not failed for a wait that was called off.
     func waitForEvent(from thread: DecodeThread, until deadline: Date?) -> DecodedEvent? {
-        guard let interruption = limits.interruption else { return deadline.map { thread.peek(until: $0) } ?? thread.peek() }
-        // In slices, so the request is seen within one: a signal does not wake a condition wait.
-        while interruption.requested == nil {
-            let poll = Date(timeIntervalSinceNow: ItemPlayer.interruptionPoll)
-            let slice = deadline.map { min($0, poll) } ?? poll
-            if let event = thread.peek(until: slice) { return event }
-            if let deadline, slice >= deadline { return nil }
-        }
-        return nil
+        // Without a deadline or an interruption, as before: `.end` once the queue has closed.
+        if deadline == nil && limits.interruption == nil { return thread.peek() }
+        return thread.peek(until: deadline, unless: limits.interruption)
     }
-
-    /// How often a wait for the decode thread looks at the render's interruption.
-    static let interruptionPoll = 0.1
 
     func handle(_ event: DecodedEvent, at t: Double) {
         switch event {

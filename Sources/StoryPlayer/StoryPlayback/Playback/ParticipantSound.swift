@@ -213,12 +213,8 @@ final class ParticipantSound {
     var loadedAvatar: RGBAImage? { channel.avatar.withLock { $0 } }
 
     func open(waiting: Bool) -> Result<ParticipantFacts, MediaError>? {
-        if waiting, let interruption {
-            // In slices, so a signal is seen within one while a source takes its open timeout.
-            while channel.queue.peek(until: Date(timeIntervalSinceNow: ItemPlayer.interruptionPoll)) == nil, !channel.queue.isClosed {
-                if interruption.requested != nil { return nil }
-            }
-        }
+        // A signal ends the wait while a source takes its open timeout.
+        if waiting, channel.queue.peek(until: nil, unless: interruption) == nil, interruption?.requested != nil { return nil }
         guard let event = waiting ? channel.queue.take() : channel.queue.tryTake() else {
             if !waiting { return nil }
             ended = true
