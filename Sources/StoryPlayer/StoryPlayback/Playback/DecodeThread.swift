@@ -33,6 +33,8 @@ final class DecodeThread: Sendable {
     let sound = LiveSound()
     /// Live pictures older than this are not converted: the player has passed their time.
     private let skip = SkipBefore()
+    /// How far a recorded play decodes (`DecodeReach`): set by its player from the plan.
+    let reach = DecodeReach()
     private let done = DispatchSemaphore(value: 0)
     private let progress = Mutex<(stopped: Bool, finished: Int)>((false, 0))
     private static let threads = 2
@@ -59,7 +61,7 @@ final class DecodeThread: Sendable {
             // the decoder's own threads are told apart by this name (`DecoderWorkers`).
             DecoderWorkers.nameThisThread(name)
             let worker = Worker(source: source, isLive: isLive, limits: playing, clock: clock, gate: gate,
-                                reception: reception, edge: edge, sound: sound, skip: skip, queue: decoded, started: started, startAt: startAt,
+                                reception: reception, edge: edge, sound: sound, skip: skip, reach: reach, queue: decoded, started: started, startAt: startAt,
                                 playlistName: "playlist" + name.drop { $0 != " " }, watchGate: watchGate)
             worker.run()
             // Nothing more will come: the convert thread passes on what is queued, then ends.
@@ -126,6 +128,7 @@ final class DecodeThread: Sendable {
         if first {
             gate.requestStop()
             watchGate.requestStop()
+            reach.release()
             decoded.close()
             queue.close()
             let deadline = DispatchTime.now() + DecodeThread.stopWait
@@ -148,6 +151,7 @@ private struct Worker {
     let sound: LiveSound
     /// Counts the pictures of a pushed source's opening burst passed over here (`PushBacklog`).
     let skip: SkipBefore
+    let reach: DecodeReach
     let queue: BoundedQueue<DecodedEvent>
     let started: UInt64
     let startAt: Double
@@ -242,6 +246,8 @@ private struct Worker {
         var timeOffset = 0.0
         var connectionFirstTime: Double?
         var lastTime = 0.0
+        /// The time of the last picture decoded, for the reach (nil before the first).
+        var decodedTime: Double?
         var frameDuration = facts.frameDuration
         defer { close(decoder) }
         while !gate.isStopped {
@@ -250,6 +256,8 @@ private struct Worker {
                 var backlog = PushBacklog(isPushed: isLive && LiveSourceKind(source) == .push)
                 defer { skip.count(passedOver: backlog.passedOver) }
                 while !gate.isStopped {
+                    // A recorded play decodes no picture past the first beyond its foreseen end.
+                    if !isLive, !reach.waitForRoom(after: decodedTime, gate: gate) { return }
                     let decodingFrom = StageClock.threadCPUSeconds()
                     let picture = try decoder.nextPicture()
                     // Charged here rather than through `measure`, so the shard's decoding forward
@@ -291,6 +299,7 @@ private struct Worker {
                     }
                     if connectionFirstTime == nil { connectionFirstTime = picture.time }
                     lastTime = time
+                    decodedTime = time
                     var spans: FirstFrameSpans?
                     if !spansSent {
                         spansSent = true

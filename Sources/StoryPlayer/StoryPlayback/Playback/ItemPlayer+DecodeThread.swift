@@ -10,6 +10,7 @@ extension ItemPlayer {
     func advance(to local: Double, at t: Double) {
         precondition(!isLent, "the shown picture is still lent from the last frame")
         if live != nil { return advanceLive(to: local, at: t) }
+        if let foreseen = foreseenEnd, !PictureTime.isShown(local, by: foreseen) { liftReach() }
         while let thread = decodeThread, !dataEnded {
             guard let event = nextEvent(from: thread) else { return }
             // The first picture shows at once even if its timestamp is a little late; with the
@@ -23,6 +24,23 @@ extension ItemPlayer {
             thread.dropNext()
             handle(event, at: t)
         }
+    }
+
+    /// Foresees the play's end (`StoryRender.foreseePlayEnds`): it shows no media time past
+    /// `mediaTime`, so its decode thread stops after the first picture past it. The latest
+    /// foresight holds (it is made from a later viewer). A recorded video's only: a live
+    /// source, a still and a room decode as they do.
+    package func foreseeEnd(showingUpTo mediaTime: Double) {
+        guard !item.isLive, stage == nil else { return }
+        foreseenEnd = mediaTime
+        decodeThread?.reach.limit(to: mediaTime)
+    }
+
+    /// The player needs a picture past what was foreseen: its thread decodes on to the end.
+    private func liftReach() {
+        foreseenEnd = nil
+        reachLifts += 1
+        decodeThread?.reach.lift()
     }
 
     /// The thread's next event: with the realtime clock only what has arrived; with the virtual

@@ -71,6 +71,12 @@ public final class ItemPlayer {
     var live: LivePlayback?
     /// The live pictures the convert thread had passed over when the player closed.
     var skippedAtClose: Int?
+    /// The last media time this play will show, as the render foresees it (`foreseeEnd`); its
+    /// decode thread decodes no further than the first picture past it (`DecodeReach`).
+    var foreseenEnd: Double?
+    /// Times the player needed a picture past `foreseenEnd` and lifted the reach (a test's seam:
+    /// the render's foresight was wrong, which costs a wait, not a picture).
+    package internal(set) var reachLifts = 0
 
     private let size: (width: Int, height: Int)
     /// Pictures fitted whole in `size` at their own shape's size (a room's large participant),
@@ -141,6 +147,7 @@ public final class ItemPlayer {
         decodeThread = DecodeThread(source: item.source, isLive: item.isLive, limits: limits,
                                     width: size.width, height: size.height, fitsWhole: fitsWhole, clock: clock,
                                     name: "decode #\(id) \(storyID)")
+        if let foreseenEnd { decodeThread?.reach.limit(to: foreseenEnd) }
         if waits {
             // The virtual clock opens at play time, so `opened` (or `failed`) is traced at once.
             while media == nil && !isFailed, let thread = decodeThread, let event = waitForEvent(from: thread, until: nil) {
@@ -165,6 +172,7 @@ public final class ItemPlayer {
         decodeThread = DecodeThread(source: item.source, isLive: item.isLive, limits: limits,
                                     width: size.width, height: size.height, fitsWhole: fitsWhole, clock: clock,
                                     name: "decode #\(id) \(storyID)", startAt: max(0, mediaTime(at: t)))
+        if let foreseenEnd { decodeThread?.reach.limit(to: foreseenEnd) }
     }
 
     /// The room on screen, for a room's item.

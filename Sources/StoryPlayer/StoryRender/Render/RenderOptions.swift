@@ -22,6 +22,9 @@ public struct RenderOptions: Sendable {
     /// Frames the realtime clock skips as late whatever the time (tests: a late frame cannot
     /// be had on demand from a machine's load).
     package var framesTakenAsLate: (@Sendable (Int) -> Bool)?
+    /// Whether the virtual clock foresees where plays end, so that no picture is decoded past
+    /// them (`StoryRender.foreseePlayEnds`). Off only in tests, to compare the frames.
+    package var foreseesPlayEnds = true
     /// Write a contact sheet of evenly spaced frames here.
     public var contactSheet: String?
     public var sheetColumns = ContactSheet.defaultColumns

@@ -24,7 +24,10 @@ extension StoryRender: PlanFollower {
     /// the number alive at its bound even when a tap replaces one story by another); then the
     /// preloads requested meanwhile are put in the trace.
     package func followPlays(stopping: [Int], starting: [(story: Int, item: Int)], at t: Double) {
-        for story in stopping { players[story].stop(at: t) }
+        for story in stopping {
+            countReachLifts(of: players[story].current)
+            players[story].stop(at: t)
+        }
         for (story, item) in starting { players[story].play(item: item, at: t) }
         settlePreloads(at: t)
     }

@@ -77,6 +77,10 @@ public final class StoryRender {
 
     /// The error card of each failed play, made once (player id → card).
     var errorCards: [Int: RGBAImage] = [:]
+    /// Plays told where they end (`foreseePlayEnds`), and the times a player needed a picture
+    /// past that all the same (the foresight was wrong: a wait, not a different picture).
+    package internal(set) var playEndsForeseen = 0
+    package internal(set) var reachLifts = 0
 
     public init(storyboard: Storyboard, options: RenderOptions) {
         // Before any thread touches FFmpeg (posters load on their own, the MP4 encoder opens
@@ -148,6 +152,8 @@ public final class StoryRender {
         // A shard that starts late defers its players and preloads until its first frame,
         // from the first window on.
         let shard = ShardPlan(range: options.frameRange)
+        // The frames this render draws end before this one: where `foreseePlayEnds` ends every play.
+        let lastFrame = min(frameLimit, shard.range?.upperBound ?? frameLimit)
         if shard.startsLate { setDeferred(true) }
         // Posters of the first window start loading now, while the first player opens its
         // source; the realtime clock waits for them before it starts running.
@@ -192,6 +198,7 @@ public final class StoryRender {
             endTime = t
             step(toFrame: n)
             if shard.isFirst(n) { for player in players { player.current?.activate(at: t, previousFrame: t - 1 / fps) } }
+            foreseePlayEnds(after: n, lastFrame: lastFrame)
             if plannedFrames == nil && navigator.isFinished { break }
             if shard.fastForwards(n) {
                 // A room decides who is large from its sound frame by frame, drawn or not.
@@ -230,7 +237,10 @@ public final class StoryRender {
             warnings.append("interrupted by signal \(interrupted) after \(frames) frames")
         }
         if interrupted == nil { noteGesturesNeverPerformed(frames: framesCovered, fps: fps) }
-        for player in players where player.isPlaying { player.stop(at: finalTime) }
+        for player in players where player.isPlaying {
+            countReachLifts(of: player.current)
+            player.stop(at: finalTime)
+        }
         for index in sinks.indices { try sinks[index].endFrames(FramesEnding(lateFrames: lateFrames)) }
         let loudness = sinks.lazy.compactMap { ($0 as? ClipTrack)?.loudness }.first
         if let notice = loudness?.notice { warnings.append(notice) }

@@ -65,3 +65,47 @@ final class DeterminismTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: StoryRender.framePath(folder.path, 5)))
     }
 }
+
+extension DeterminismTests {
+    /// A play's decode thread stops after the first picture past where the render foresees the
+    /// play ends (issue 33: the pictures decoded ahead were wasted at every stop). The demo, with
+    /// its taps, hold, drags, swipe, pull and dismiss, and a cube of two clips give the same
+    /// bytes and the same trace with the foresight and without it, and no player needed a
+    /// picture past what was foreseen.
+    func testForeseeingWherePlaysEndChangesNoPixel() throws {
+        let demo = try Storyboard(contentsOf: Fixture.sample("demo.json")).overriding(width: 72, height: 128, fps: 10)
+        let cube = try Storyboard.parse("""
+            {"canvas": {"width": 96, "height": 160, "fps": 30}, "transition": {"style": "cube", "duration": 0.3},
+             "duration": 0.9,
+             "stories": [{"id": "a", "items": [{"uri": "Fixtures/counter.mp4"}]},
+                         {"id": "b", "items": [{"uri": "Fixtures/counter.mp4"}]}],
+             "script": [{"at": 0.2, "action": "swipe", "direction": "next"}]}
+            """)
+        for (name, board) in [("demo", demo), ("cube", cube)] {
+            var results: [(frames: Int, trace: [TraceEvent], folder: ScratchFolder, foreseen: Int, lifts: Int)] = []
+            for foresees in [true, false] {
+                let folder = ScratchFolder()
+                var options = RenderOptions(outputFolder: folder.path)
+                options.threads = 2
+                options.foreseesPlayEnds = foresees
+                let render = StoryRender(storyboard: board, options: options)
+                let summary = try render.run()
+                results.append((summary.frames, render.trace.events, folder, render.playEndsForeseen, render.reachLifts))
+            }
+            let (on, off) = (results[0], results[1])
+            XCTAssertEqual(on.frames, off.frames, name)
+            XCTAssertGreaterThan(on.frames, 8, name)
+            XCTAssertGreaterThanOrEqual(on.foreseen, 2, "\(name): the ends of its plays were foreseen")
+            XCTAssertEqual(off.foreseen, 0, name)
+            XCTAssertEqual(on.lifts, 0, "\(name): no play needed a picture past its foreseen end")
+            for n in 0..<on.frames {
+                let a = try Data(contentsOf: URL(fileURLWithPath: StoryRender.framePath(on.folder.path, n)))
+                let b = try Data(contentsOf: URL(fileURLWithPath: StoryRender.framePath(off.folder.path, n)))
+                XCTAssertEqual(a, b, "\(name) frame \(n)")
+            }
+            XCTAssertEqual(on.trace.map(\.event), off.trace.map(\.event), name)
+            XCTAssertEqual(on.trace.map(\.t), off.trace.map(\.t), name)
+            XCTAssertEqual(on.trace.map(\.pictures), off.trace.map(\.pictures), name)
+        }
+    }
+}
