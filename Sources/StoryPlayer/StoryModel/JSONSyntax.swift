@@ -56,7 +56,9 @@ struct JSONSyntax {
         }
         // A key written twice is a slip (a member copied and not renamed): Foundation keeps one
         // of the two values without a word, so it is refused here, where it can be pointed at.
-        var keys = Set<ArraySlice<UInt8>>()
+        // Keys compare as the strings they stand for, as Foundation's dictionary holds them:
+        // "uri" and "\u0075ri" are one key, and so are two spellings of an accented letter.
+        var keys = Set<String>()
         while true {
             if keyed {
                 guard peek == UInt8(ascii: "\"") else {
@@ -64,10 +66,10 @@ struct JSONSyntax {
                 }
                 let keyStart = index
                 try string()
-                let key = bytes[(keyStart + 1)..<(index - 1)]
+                let key = JSONSyntax.unescaped(bytes[keyStart..<index])
                 guard keys.insert(key).inserted else {
                     index = keyStart
-                    throw failure("the key \"\(String(decoding: key, as: UTF8.self))\" is already in this object: each key may appear once")
+                    throw failure("the key \"\(key)\" is already in this object: each key may appear once")
                 }
                 skipSpace()
                 guard peek == UInt8(ascii: ":") else { throw failure("expected ':' after the key") }
@@ -146,6 +148,50 @@ struct JSONSyntax {
             }
         }
         index += count + 1
+    }
+
+    /// The string a checked string literal (quotes included) stands for, its escapes read.
+    static func unescaped(_ literal: ArraySlice<UInt8>) -> String {
+        let inside = literal.dropFirst().dropLast()
+        guard inside.contains(UInt8(ascii: "\\")) else { return String(decoding: inside, as: UTF8.self) }
+        var units: [UInt16] = []
+        var text = ""
+        func flushUnits() {
+            // A lone surrogate (JSON's syntax allows one) becomes U+FFFD here.
+            text += String(decoding: units, as: UTF16.self)
+            units.removeAll()
+        }
+        var i = inside.startIndex
+        while i < inside.endIndex {
+            let byte = inside[i]
+            guard byte == UInt8(ascii: "\\") else {
+                flushUnits()
+                var end = i + 1
+                while end < inside.endIndex, inside[end] != UInt8(ascii: "\\") { end += 1 }
+                text += String(decoding: inside[i..<end], as: UTF8.self)
+                i = end
+                continue
+            }
+            let escaped = inside[i + 1]
+            i += 2
+            if escaped == UInt8(ascii: "u") {
+                let hex = String(decoding: inside[i..<(i + 4)], as: UTF8.self)
+                units.append(UInt16(hex, radix: 16) ?? 0xFFFD)
+                i += 4
+                continue
+            }
+            flushUnits()
+            switch escaped {
+            case UInt8(ascii: "b"): text += "\u{8}"
+            case UInt8(ascii: "f"): text += "\u{C}"
+            case UInt8(ascii: "n"): text += "\n"
+            case UInt8(ascii: "r"): text += "\r"
+            case UInt8(ascii: "t"): text += "\t"
+            default: text += String(Character(Unicode.Scalar(escaped)))
+            }
+        }
+        flushUnits()
+        return text
     }
 
     private mutating func number() throws(Failure) {

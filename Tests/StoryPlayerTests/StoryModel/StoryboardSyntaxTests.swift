@@ -39,6 +39,16 @@ final class StoryboardSyntaxTests: XCTestCase {
                        "not valid JSON: line 1, column 42: the key \"uri\" is already in this object: each key may appear once")
         XCTAssertEqual(parseError("{\"stories\": [],\n \"stories\": []}"),
                        "not valid JSON: line 2, column 2: the key \"stories\" is already in this object: each key may appear once")
+        // Keys are the strings they stand for: an escape, or another spelling of the same
+        // accented letter, is the same key (Foundation would keep one value of the two).
+        XCTAssertEqual(parseError("{\"stories\": [{\"items\": [{\"uri\": \"a.jpg\", \"\\u0075ri\": \"b.mp4\"}]}]}"),
+                       "not valid JSON: line 1, column 42: the key \"uri\" is already in this object: each key may appear once")
+        XCTAssertEqual(parseError("{\"caf\u{E9}\": 1, \"cafe\u{301}\": 2}"),
+                       "not valid JSON: line 1, column 14: the key \"cafe\u{301}\" is already in this object: each key may appear once")
+        XCTAssertEqual(parseError("{\"a\\nb\": 1, \"a\\u000ab\": 2}"),
+                       "not valid JSON: line 1, column 13: the key \"a\nb\" is already in this object: each key may appear once")
+        XCTAssertNotEqual(parseError("{\"stories\": [{\"id\": \"a\\\"b\", \"items\": [{\"uri\": \"a.jpg\", \"poster\": \"\\ud83d\\ude00.jpg\"}]}]}")?
+                            .contains("already in this object"), true, "escapes in keys and values that are no duplicate")
         // The same key in two objects is fine.
         XCTAssertNil(parseError("{\"stories\": [{\"id\": \"a\", \"items\": [{\"uri\": \"a.jpg\"}]}, {\"id\": \"b\", \"items\": [{\"uri\": \"b.jpg\"}]}]}"))
         for number in ["1e400", "-1e400", "1e-400", "0.0000001e-320"] {
