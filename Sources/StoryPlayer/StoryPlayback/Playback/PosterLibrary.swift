@@ -24,6 +24,10 @@ package final class PosterLibrary: Sendable {
         package var probe: MediaProbe?
         package var loaded: [String]
         package var problems: [String]
+        /// Items standing in as their own poster whose first picture did not load, with why.
+        /// Not a problem of its own while the item plays (its play fails, and says so); the
+        /// render names those it never played (`StoryRender.noteUnplayedItemsThatFailed`).
+        package var ownPosterFailures: [(item: Int, error: String)] = []
     }
 
     let canvas: Canvas
@@ -239,7 +243,7 @@ package final class PosterLibrary: Sendable {
         let avatarSide = max(2, Int(96 * Double(canvas.width) / 720))
         var entry = Entry(posters: [], sharp: [:], cards: [:], avatars: [], probe: nil, loaded: [], problems: [])
         var cache: [String: RGBAImage] = [:]
-        for item in story.items {
+        for (index, item) in story.items.enumerated() {
             let source: MediaSource
             if let poster = item.poster ?? story.poster {
                 source = poster
@@ -276,7 +280,13 @@ package final class PosterLibrary: Sendable {
                 // as its own poster is not, because its play says the same of it (with its path)
                 // and a user read the one failure twice.
                 let given = item.poster != nil || story.poster != nil
-                if given, !isKnownMissing(source) { entry.problems.append("story \(story.id): poster not loaded: \(error)") }
+                if !isKnownMissing(source) {
+                    if given {
+                        entry.problems.append("story \(story.id): poster not loaded: \(error)")
+                    } else {
+                        entry.ownPosterFailures.append((index, "\(error)"))
+                    }
+                }
             }
         }
         if entry.posters.contains(where: { $0 != nil }) { entry.loaded.append("poster") }
@@ -286,6 +296,8 @@ package final class PosterLibrary: Sendable {
     /// The story's first item's metadata, under the probe gate.
     private func probe(_ story: Story, into entry: inout Entry) {
         guard let first = story.items.first, first.source.refusal == nil, !isKnownMissing(first.source) else { return }
+        // Its own poster failed to open the same file just now: said once, by that failure.
+        guard !entry.ownPosterFailures.contains(where: { $0.item == 0 }) else { return }
         guard !probeGate.isStopped else {
             entry.problems.append("story \(story.id): metadata not loaded: the render ended first")
             return

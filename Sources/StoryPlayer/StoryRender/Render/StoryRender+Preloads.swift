@@ -82,6 +82,22 @@ extension StoryRender {
                 trace.record(.preload, t: t, story: stories[index].id, loaded: entry.loaded, detail: detail)
             }
             if !entry.problems.isEmpty { preloadProblems[index, default: []] += entry.problems }
+            if !entry.ownPosterFailures.isEmpty { ownPosterFailures[index] = entry.ownPosterFailures }
+        }
+    }
+
+    /// Names, in `warnings`, each item that was loaded as its own poster and failed, and that
+    /// no play of this render reached: its play would have said why it failed, and without one
+    /// the file's fault would go unsaid (a face showing the story had the loading background).
+    /// By JSON path, as a play's failure is. A shard that ends before the render does cannot
+    /// tell, since a later shard may play the item; the last shard's fast-forward saw every play.
+    func noteUnplayedItemsThatFailed() {
+        let played = Set(planner.plays.map { "\($0.story) \($0.item)" })
+        for index in ownPosterFailures.keys.sorted() {
+            let path = index < storyboard.stories.count ? "stories[\(index)]." : "story \(stories[index].id): "
+            for (item, error) in ownPosterFailures[index]! where !played.contains("\(index) \(item)") {
+                warnings.append("\(path)items[\(item)]: not played, and its first picture did not load for its poster: \(error)")
+            }
         }
     }
 

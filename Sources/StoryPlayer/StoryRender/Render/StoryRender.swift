@@ -47,6 +47,8 @@ public final class StoryRender {
     var openPreloadEvents: [Int: Int] = [:]
     /// What preloads could not load, by story (listed in story order, so notices stay deterministic).
     var preloadProblems: [Int: [String]] = [:]
+    /// Items standing in as their own poster that failed to load, by story (`PosterLibrary.Entry`).
+    var ownPosterFailures: [Int: [(item: Int, error: String)]] = [:]
     /// The next of the script's room actions to apply.
     var nextRoomAction = 0
     /// Frames a shard passed over before its range.
@@ -252,6 +254,7 @@ public final class StoryRender {
         posters.cancelProbes()
         posters.waitForRequests()
         completePreloads(at: finalTime)
+        if !shard.endsBefore(framesCovered) && interrupted == nil { noteUnplayedItemsThatFailed() }
         if let range = shard.range {
             // A shard's trace covers only its range; its stale-frame cleanup would delete the
             // frames of the shards beside it.

@@ -35,6 +35,7 @@ final class BadInputTests: XCTestCase {
         // Named once, by its JSON path: the item standing in as its own poster is not noted again.
         XCTAssertTrue(json.contains("\"errors\": [\"stories[0].items[0]: "), json, file: file, line: line)
         XCTAssertFalse(summary.notices.contains { $0.contains("poster not loaded") }, "\(summary.notices)", file: file, line: line)
+        XCTAssertFalse(summary.notices.contains { $0.contains("not played") }, "\(summary.notices)", file: file, line: line)
         XCTAssertEqual(TraceCheck.check(events.map(\.jsonLine).joined(separator: "\n")), [], file: file, line: line)
     }
 
@@ -91,6 +92,27 @@ final class BadInputTests: XCTestCase {
                                                     "-frames:v", "1", folder.file("still.webp")])
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: folder.file("still.webp"))))
         XCTAssertFalse(bytes.withUnsafeBytes { WebPAnimation.isAnimated($0) })
+    }
+
+    /// A broken item no play reaches is named all the same, by its JSON path, from the load of
+    /// its first picture as its poster (the preload window holds its story); it was said nowhere.
+    func testABrokenItemThatNoPlayReachesIsNamedByItsPath() throws {
+        let folder = ScratchFolder()
+        folder.write("broken.mp4", Array("not a video".utf8))
+        let board = try Storyboard.parse("""
+        {"canvas": {"width": 72, "height": 128, "fps": 10}, "duration": 0.5,
+         "stories": [{"id": "good", "items": [{"uri": "\(Fixture.path("counter.mp4"))"}]},
+                     {"id": "later", "items": [{"uri": "\(Fixture.path("counter.mp4"))"}, {"uri": "broken.mp4"}]},
+                     {"id": "never", "items": [{"uri": "broken.mp4"}]}]}
+        """, folder: folder.path)
+        let (summary, _, _) = try render(board)
+        let named = summary.notices.filter { $0.contains("not played, and its first picture did not load for its poster") }
+        XCTAssertEqual(named.count, 2, "\(summary.notices)")
+        XCTAssertTrue(named.first?.hasPrefix("stories[1].items[1]: ") ?? false, "\(named)")
+        XCTAssertTrue(named.last?.hasPrefix("stories[2].items[0]: ") ?? false, "\(named)")
+        XCTAssertEqual(summary.failedStories.map(\.id), [], "nothing played failed")
+        XCTAssertFalse(summary.notices.contains { $0.contains("metadata not loaded") },
+                       "the story's probe, of the same file, does not say it again: \(summary.notices)")
     }
 
     /// A truncated file that opens plays until its data ends, and then ends (no failure).
