@@ -226,6 +226,18 @@ public final class ItemPlayer {
         return min(max(mediaTime(at: t) / length, 0), 1)
     }
 
+    /// How far the overlay's bar shows the item at timeline time `t`: 0 when its first picture
+    /// showed, 1 at its end. An item whose first picture came late (a live source opening, on the
+    /// realtime clock) fills its bar over the time it has left, rather than jumping ahead by the
+    /// time it loaded when the picture comes; one shown at once fills it as `progress`.
+    public func barProgress(at t: Double) -> Double {
+        guard let length, length > 0 else { return 0 }
+        let shownFrom = firstFrameAt.map { mediaTime(at: $0) } ?? 0
+        guard shownFrom > 0 else { return progress(at: t) }
+        guard length > shownFrom else { return 1 }
+        return min(max((mediaTime(at: t) - shownFrom) / (length - shownFrom), 0), 1)
+    }
+
     /// Whether the item has played to its end by timeline time `t`.
     public func hasEnded(at t: Double) -> Bool {
         if state == .ended { return true }

@@ -141,9 +141,9 @@ extension StoryRender {
     func drawOverlay(on picture: inout RGBAImage, story index: Int, at t: Double) {
         let item = navigator.currentItems[index]
         // The bar of an item still loading its first picture does not move (sound playing counts
-        // as shown): it starts with what the viewer sees.
+        // as shown): it starts with what the viewer sees, and fills the time left from there.
         let progress = players[index].current.map { player in
-            player.itemIndex == item && (player.state != .loading || player.playsSoundOnly) ? player.progress(at: t) : 0
+            player.itemIndex == item && (player.state != .loading || player.playsSoundOnly) ? player.barProgress(at: t) : 0
         } ?? 0
         StoryOverlay.drawSegments(on: &picture, count: stories[index].items.count, current: item, progress: progress,
                                   inset: storyboard.overlayInset, opacity: navigator.overlayOpacity(at: t))

@@ -1,0 +1,37 @@
+import Compositor
+import Foundation
+@testable import StoryMedia
+@testable import StoryModel
+@testable import StoryPlayback
+@testable import StoryTrace
+import XCTest
+
+/// The overlay's bar starts when the item's first picture shows and fills the time left: an item
+/// whose first picture came late (a live source opening on the realtime clock) no longer jumps
+/// ahead by the time it loaded.
+final class ProgressBarTests: XCTestCase {
+    func testALateFirstPictureStartsTheBarFromZeroAndItStillEndsFull() throws {
+        // counter.mp4 lasts 1 s. The realtime clock never waits for a picture: this one is first
+        // shown at 0.4 s, as a slow source's would be.
+        let story = Story(id: "late", items: [StoryItem(source: MediaSource(uri: Fixture.path("counter.mp4"), relativeTo: "/"))])
+        let player = StoryPlayer(story: story, canvas: Canvas(width: 96, height: 160, fps: 30), playback: .realtime,
+                                 trace: LifecycleTrace())
+        let item = try XCTUnwrap(player.play(item: 0, at: 0))
+        defer { player.stop(at: 1) }
+        XCTAssertTrue(LiveServers.waitUntil(3) { item.picture(at: 0.4) != nil }, "the first picture comes")
+        XCTAssertEqual(item.firstFrameAt ?? -1, 0.4, accuracy: 1e-9)
+        XCTAssertEqual(item.progress(at: 0.4), 0.4, accuracy: 1e-9, "the item's own time ran while it loaded")
+        XCTAssertEqual(item.barProgress(at: 0.4), 0, accuracy: 1e-9, "the bar starts with the first picture")
+        XCTAssertEqual(item.barProgress(at: 0.7), 0.5, accuracy: 1e-9, "and fills the 0.6 s left")
+        XCTAssertEqual(item.barProgress(at: 1.0), 1, accuracy: 1e-9, "full at the item's end")
+    }
+
+    func testAFirstPictureShownAtOnceFillsTheBarAsTheItemPlays() throws {
+        let story = Story(id: "prompt", items: [StoryItem(source: MediaSource(uri: Fixture.path("counter.mp4"), relativeTo: "/"))])
+        let player = StoryPlayer(story: story, canvas: Canvas(width: 96, height: 160, fps: 30), trace: LifecycleTrace())
+        let item = try XCTUnwrap(player.play(item: 0, at: 0))
+        defer { player.stop(at: 1) }
+        XCTAssertNotNil(item.picture(at: 0))
+        for t in [0.0, 0.25, 0.5, 1.0] { XCTAssertEqual(item.barProgress(at: t), item.progress(at: t), accuracy: 1e-12, "\(t)") }
+    }
+}
