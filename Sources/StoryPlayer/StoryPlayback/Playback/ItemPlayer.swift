@@ -25,7 +25,12 @@ public final class ItemPlayer {
     public let startedAt: Double
     public internal(set) var state: State = .loading
     /// When the first picture was shown (timeline seconds), and the spans it took.
-    public private(set) var firstFrameAt: Double?
+    public private(set) var firstFrameAt: Double? {
+        didSet { if oldValue == nil, let t = firstFrameAt { firstFrameMediaTime = mediaTime(at: t) } }
+    }
+    /// The item's media time when its first picture showed (where its bar starts: `barProgress`),
+    /// taken then: `mediaTime(at:)` of an earlier moment would count a hold begun since.
+    private var firstFrameMediaTime: Double?
     public private(set) var spans: FirstFrameSpans?
     /// Pictures this player put on screen, each counted on the frame it first appears (the
     /// `stop` event's `pictures`). Each frame belongs to one shard, so shards' counts add up to
@@ -232,7 +237,7 @@ public final class ItemPlayer {
     /// time it loaded when the picture comes; one shown at once fills it as `progress`.
     public func barProgress(at t: Double) -> Double {
         guard let length, length > 0 else { return 0 }
-        let shownFrom = firstFrameAt.map { mediaTime(at: $0) } ?? 0
+        let shownFrom = firstFrameMediaTime ?? 0
         guard shownFrom > 0 else { return progress(at: t) }
         guard length > shownFrom else { return 1 }
         return min(max((mediaTime(at: t) - shownFrom) / (length - shownFrom), 0), 1)

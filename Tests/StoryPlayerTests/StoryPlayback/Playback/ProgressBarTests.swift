@@ -26,6 +26,20 @@ final class ProgressBarTests: XCTestCase {
         XCTAssertEqual(item.barProgress(at: 1.0), 1, accuracy: 1e-9, "full at the item's end")
     }
 
+    /// A hold pauses the bar where it is; one begun after the first picture does not move where
+    /// the bar started (the demo's hold at 2.1 s, over a photo shown at once, moved it).
+    func testAHoldAfterTheFirstPictureOnlyPausesTheBar() throws {
+        let story = Story(id: "held", items: [StoryItem(source: MediaSource(uri: Fixture.path("counter.mp4"), relativeTo: "/"))])
+        let player = StoryPlayer(story: story, canvas: Canvas(width: 96, height: 160, fps: 30), trace: LifecycleTrace())
+        let item = try XCTUnwrap(player.play(item: 0, at: 0))
+        defer { player.stop(at: 1) }
+        XCTAssertNotNil(item.picture(at: 0))
+        item.pause(at: 0.5)
+        for t in [0.5, 0.6, 0.9] { XCTAssertEqual(item.barProgress(at: t), 0.5, accuracy: 1e-12, "held at \(t)") }
+        item.resume(at: 0.9)
+        XCTAssertEqual(item.barProgress(at: 1.0), 0.6, accuracy: 1e-12, "on from where it stopped")
+    }
+
     func testAFirstPictureShownAtOnceFillsTheBarAsTheItemPlays() throws {
         let story = Story(id: "prompt", items: [StoryItem(source: MediaSource(uri: Fixture.path("counter.mp4"), relativeTo: "/"))])
         let player = StoryPlayer(story: story, canvas: Canvas(width: 96, height: 160, fps: 30), trace: LifecycleTrace())
