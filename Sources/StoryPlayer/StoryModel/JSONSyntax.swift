@@ -1,3 +1,5 @@
+import Foundation
+
 /// A strict check of JSON syntax (RFC 8259) that says where it breaks, by line and column.
 ///
 /// Foundation's decoder accepts a trailing comma and reports a broken document by byte offset
@@ -150,48 +152,16 @@ struct JSONSyntax {
         index += count + 1
     }
 
-    /// The string a checked string literal (quotes included) stands for, its escapes read.
+    /// The string a checked string literal (quotes included) stands for, its escapes read by
+    /// Foundation's decoder, as `JSONValue` reads every value. A literal it refuses (a lone
+    /// surrogate, which the syntax allows) stands for its own bytes.
     static func unescaped(_ literal: ArraySlice<UInt8>) -> String {
         let inside = literal.dropFirst().dropLast()
-        guard inside.contains(UInt8(ascii: "\\")) else { return String(decoding: inside, as: UTF8.self) }
-        var units: [UInt16] = []
-        var text = ""
-        func flushUnits() {
-            // A lone surrogate (JSON's syntax allows one) becomes U+FFFD here.
-            text += String(decoding: units, as: UTF16.self)
-            units.removeAll()
+        guard inside.contains(UInt8(ascii: "\\")),
+              let read = try? JSONDecoder().decode(String.self, from: Data(literal)) else {
+            return String(decoding: inside, as: UTF8.self)
         }
-        var i = inside.startIndex
-        while i < inside.endIndex {
-            let byte = inside[i]
-            guard byte == UInt8(ascii: "\\") else {
-                flushUnits()
-                var end = i + 1
-                while end < inside.endIndex, inside[end] != UInt8(ascii: "\\") { end += 1 }
-                text += String(decoding: inside[i..<end], as: UTF8.self)
-                i = end
-                continue
-            }
-            let escaped = inside[i + 1]
-            i += 2
-            if escaped == UInt8(ascii: "u") {
-                let hex = String(decoding: inside[i..<(i + 4)], as: UTF8.self)
-                units.append(UInt16(hex, radix: 16) ?? 0xFFFD)
-                i += 4
-                continue
-            }
-            flushUnits()
-            switch escaped {
-            case UInt8(ascii: "b"): text += "\u{8}"
-            case UInt8(ascii: "f"): text += "\u{C}"
-            case UInt8(ascii: "n"): text += "\n"
-            case UInt8(ascii: "r"): text += "\r"
-            case UInt8(ascii: "t"): text += "\t"
-            default: text += String(Character(Unicode.Scalar(escaped)))
-            }
-        }
-        flushUnits()
-        return text
+        return read
     }
 
     private mutating func number() throws(Failure) {
