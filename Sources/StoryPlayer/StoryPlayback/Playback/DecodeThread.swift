@@ -33,8 +33,8 @@ final class DecodeThread: Sendable {
     let sound = LiveSound()
     /// Live pictures older than this are not converted: the player has passed their time.
     private let skip = SkipBefore()
-    /// How far a recorded play decodes (`DecodeReach`): set by its player from the plan.
-    let reach = DecodeReach()
+    /// How far a recorded play decodes (`DecodeReach`): its player's, set from the plan.
+    let reach: DecodeReach
     private let done = DispatchSemaphore(value: 0)
     private let progress = Mutex<(stopped: Bool, finished: Int)>((false, 0))
     private static let threads = 2
@@ -47,8 +47,9 @@ final class DecodeThread: Sendable {
     /// `fitsWhole`, `width`×`height` is a box each picture is fitted in whole (a room's large
     /// area), at the size its own shape gives, instead of a canvas it covers.
     init(source: MediaSource, isLive: Bool, limits: DecodeLimits, width: Int, height: Int, fitsWhole: Bool = false,
-         clock: StageClock?, name: String, startAt: Double = 0) {
+         clock: StageClock?, name: String, startAt: Double = 0, reach: DecodeReach = DecodeReach()) {
         queue = BoundedQueue(capacity: limits.queuedPictures)
+        self.reach = reach
         let started = InterruptGate.now()
         let playing = {
             var playing = limits

@@ -10,7 +10,7 @@ extension ItemPlayer {
     func advance(to local: Double, at t: Double) {
         precondition(!isLent, "the shown picture is still lent from the last frame")
         if live != nil { return advanceLive(to: local, at: t) }
-        if let foreseen = foreseenEnd, !PictureTime.isShown(local, by: foreseen) { liftReach() }
+        if !PictureTime.isShown(local, by: reach.mediaTime) { liftReach() }
         while let thread = decodeThread, !dataEnded {
             guard let event = nextEvent(from: thread) else { return }
             // The first picture shows at once even if its timestamp is a little late; with the
@@ -32,15 +32,13 @@ extension ItemPlayer {
     /// source, a still and a room decode as they do.
     package func foreseeEnd(showingUpTo mediaTime: Double) {
         guard !item.isLive, stage == nil else { return }
-        foreseenEnd = mediaTime
-        decodeThread?.reach.limit(to: mediaTime)
+        reach.limit(to: mediaTime)
     }
 
     /// The player needs a picture past what was foreseen: its thread decodes on to the end.
     private func liftReach() {
-        foreseenEnd = nil
         reachLifts += 1
-        decodeThread?.reach.lift()
+        reach.lift()
     }
 
     /// The thread's next event: with the realtime clock only what has arrived; with the virtual

@@ -76,10 +76,11 @@ public final class ItemPlayer {
     var live: LivePlayback?
     /// The live pictures the convert thread had passed over when the player closed.
     var skippedAtClose: Int?
-    /// The last media time this play will show, as the render foresees it (`foreseeEnd`); its
-    /// decode thread decodes no further than the first picture past it (`DecodeReach`).
-    var foreseenEnd: Double?
-    /// Times the player needed a picture past `foreseenEnd` and lifted the reach (a test's seam:
+    /// How far its decode thread decodes (`DecodeReach`): to the first picture past the last
+    /// media time the render foresees this play shows (`foreseeEnd`), else to the end. The
+    /// player's, so a foresight made before the thread starts (a shard's deferred player) holds.
+    let reach = DecodeReach()
+    /// Times the player needed a picture past its foreseen end and lifted the reach (a test's seam:
     /// the render's foresight was wrong, which costs a wait, not a picture).
     package internal(set) var reachLifts = 0
 
@@ -151,8 +152,7 @@ public final class ItemPlayer {
         }
         decodeThread = DecodeThread(source: item.source, isLive: item.isLive, limits: limits,
                                     width: size.width, height: size.height, fitsWhole: fitsWhole, clock: clock,
-                                    name: "decode #\(id) \(storyID)")
-        if let foreseenEnd { decodeThread?.reach.limit(to: foreseenEnd) }
+                                    name: "decode #\(id) \(storyID)", reach: reach)
         if waits {
             // The virtual clock opens at play time, so `opened` (or `failed`) is traced at once.
             while media == nil && !isFailed, let thread = decodeThread, let event = waitForEvent(from: thread, until: nil) {
@@ -176,8 +176,7 @@ public final class ItemPlayer {
         guard !isFailed else { return }
         decodeThread = DecodeThread(source: item.source, isLive: item.isLive, limits: limits,
                                     width: size.width, height: size.height, fitsWhole: fitsWhole, clock: clock,
-                                    name: "decode #\(id) \(storyID)", startAt: max(0, mediaTime(at: t)))
-        if let foreseenEnd { decodeThread?.reach.limit(to: foreseenEnd) }
+                                    name: "decode #\(id) \(storyID)", startAt: max(0, mediaTime(at: t)), reach: reach)
     }
 
     /// The room on screen, for a room's item.
