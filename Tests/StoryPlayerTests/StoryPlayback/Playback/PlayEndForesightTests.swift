@@ -9,16 +9,8 @@ import XCTest
 /// A play told where it ends (`ItemPlayer.foreseeEnd`) decodes no further than the first picture
 /// past its last shown time (`DecodeReach`); one told wrongly still shows every picture it needs.
 final class PlayEndForesightTests: XCTestCase {
-    /// counter.mp4: 30 pictures at 30 fps, each picture's time k/30.
-    private func play(_ id: String) throws -> (StoryPlayer, ItemPlayer) {
-        let canvas = Canvas(width: 96, height: 160, fps: 30)
-        let story = Story(id: id, items: [StoryItem(source: MediaSource(uri: Fixture.path("counter.mp4"), relativeTo: "/"))])
-        let player = StoryPlayer(story: story, canvas: canvas, trace: LifecycleTrace())
-        return (player, try XCTUnwrap(player.play(item: 0, at: 0)))
-    }
-
     func testAForeseenPlayDecodesOnePicturePastItsLastShownTimeAndAnUnforeseenOneRunsAhead() throws {
-        let (player, item) = try play("foreseen")
+        let (player, item) = try playCounterClip("foreseen")
         item.foreseeEnd(showingUpTo: 10.5 / 30)
         for n in 0...10 { XCTAssertNotNil(item.picture(at: Double(n) / 30), "picture \(n)") }
         let reach = try XCTUnwrap(item.decodeThread?.reach)
@@ -31,7 +23,7 @@ final class PlayEndForesightTests: XCTestCase {
         XCTAssertFalse(item.holdsDecoder)
 
         // The same play without foresight: its queues fill four pictures past the one shown.
-        let (other, free) = try play("free")
+        let (other, free) = try playCounterClip("free")
         for n in 0...10 { XCTAssertNotNil(free.picture(at: Double(n) / 30), "picture \(n)") }
         let freeReach = try XCTUnwrap(free.decodeThread?.reach)
         XCTAssertTrue(LiveServers.waitUntil(2) { (freeReach.decodedThrough ?? 0) >= 13.0 / 30 - 1e-6 },
@@ -40,7 +32,7 @@ final class PlayEndForesightTests: XCTestCase {
     }
 
     func testAPictureNeededPastAWrongForesightIsShownAllTheSame() throws {
-        let (player, item) = try play("lifted")
+        let (player, item) = try playCounterClip("lifted")
         item.foreseeEnd(showingUpTo: 5.5 / 30)
         for n in 0...5 { XCTAssertNotNil(item.picture(at: Double(n) / 30), "picture \(n)") }
         XCTAssertEqual(item.reachLifts, 0)
@@ -51,7 +43,7 @@ final class PlayEndForesightTests: XCTestCase {
     }
 
     func testAWaitingThreadEndsWithItsPlay() throws {
-        let (player, item) = try play("stopped")
+        let (player, item) = try playCounterClip("stopped")
         item.foreseeEnd(showingUpTo: 2.5 / 30)
         for n in 0...2 { XCTAssertNotNil(item.picture(at: Double(n) / 30), "picture \(n)") }
         let reach = try XCTUnwrap(item.decodeThread?.reach)

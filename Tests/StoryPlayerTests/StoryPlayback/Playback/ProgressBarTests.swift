@@ -13,10 +13,7 @@ final class ProgressBarTests: XCTestCase {
     func testALateFirstPictureStartsTheBarFromZeroAndItStillEndsFull() throws {
         // counter.mp4 lasts 1 s. The realtime clock never waits for a picture: this one is first
         // shown at 0.4 s, as a slow source's would be.
-        let story = Story(id: "late", items: [StoryItem(source: MediaSource(uri: Fixture.path("counter.mp4"), relativeTo: "/"))])
-        let player = StoryPlayer(story: story, canvas: Canvas(width: 96, height: 160, fps: 30), playback: .realtime,
-                                 trace: LifecycleTrace())
-        let item = try XCTUnwrap(player.play(item: 0, at: 0))
+        let (player, item) = try playCounterClip("late", playback: .realtime)
         defer { player.stop(at: 1) }
         XCTAssertTrue(LiveServers.waitUntil(3) { item.picture(at: 0.4) != nil }, "the first picture comes")
         XCTAssertEqual(item.firstFrameAt ?? -1, 0.4, accuracy: 1e-9)
@@ -29,9 +26,7 @@ final class ProgressBarTests: XCTestCase {
     /// A hold pauses the bar where it is; one begun after the first picture does not move where
     /// the bar started (the demo's hold at 2.1 s, over a photo shown at once, moved it).
     func testAHoldAfterTheFirstPictureOnlyPausesTheBar() throws {
-        let story = Story(id: "held", items: [StoryItem(source: MediaSource(uri: Fixture.path("counter.mp4"), relativeTo: "/"))])
-        let player = StoryPlayer(story: story, canvas: Canvas(width: 96, height: 160, fps: 30), trace: LifecycleTrace())
-        let item = try XCTUnwrap(player.play(item: 0, at: 0))
+        let (player, item) = try playCounterClip("held")
         defer { player.stop(at: 1) }
         XCTAssertNotNil(item.picture(at: 0))
         item.pause(at: 0.5)
@@ -41,9 +36,7 @@ final class ProgressBarTests: XCTestCase {
     }
 
     func testAFirstPictureShownAtOnceFillsTheBarAsTheItemPlays() throws {
-        let story = Story(id: "prompt", items: [StoryItem(source: MediaSource(uri: Fixture.path("counter.mp4"), relativeTo: "/"))])
-        let player = StoryPlayer(story: story, canvas: Canvas(width: 96, height: 160, fps: 30), trace: LifecycleTrace())
-        let item = try XCTUnwrap(player.play(item: 0, at: 0))
+        let (player, item) = try playCounterClip("prompt")
         defer { player.stop(at: 1) }
         XCTAssertNotNil(item.picture(at: 0))
         for t in [0.0, 0.25, 0.5, 1.0] { XCTAssertEqual(item.barProgress(at: t), item.progress(at: t), accuracy: 1e-12, "\(t)") }
