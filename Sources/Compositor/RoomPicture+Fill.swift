@@ -1,3 +1,4 @@
+import CRasterSupport
 import Foundation
 
 // MARK: - A camera of another shape than the large area
@@ -116,47 +117,31 @@ extension RGBAImage {
     /// weight, then each texel row blended across for every column (`a + (b - a) * fx`), then
     /// each pixel only the vertical step between two of those rows. The picture is about
     /// 32 pixels across and the area hundreds, so nearly all of the work is that last step.
+    /// The footprints are the sampler's own; the loops over pixels are in C (`raster_upscale`),
+    /// which a debug build runs as loops, where Swift's made a call per pixel.
     func upscale(width: Int, height: Int, outside hole: (x: Int, y: Int, width: Int, height: Int),
                  into target: inout RGBAImage, at origin: (x: Int, y: Int)) {
         precondition(self.width >= 2 && self.height >= 2, "upscaling a picture under 2 pixels")
+        precondition(origin.x >= 0 && origin.y >= 0 && origin.x + width <= target.width && origin.y + height <= target.height,
+                     "upscaling outside the target")
         let sampler = BilinearSampler(texture: self)
-        // Each texel row blended across, per column: R, G and B apart (`across[(row * 3 + c) * width + x]`).
-        var across = [Float](repeating: 0, count: self.height * 3 * width)
-        pixels.withUnsafeBufferPointer { source in
-            let base = UnsafeRawPointer(source.baseAddress!)
-            across.withUnsafeMutableBufferPointer { across in
-                for x in 0..<width {
-                    let (x0, _, fx, _) = sampler.footprint(u: (Float(x) + 0.5) / Float(width), v: 0)
-                    for row in 0..<self.height {
-                        let pair = base.loadUnaligned(fromByteOffset: (row * self.width + x0) * 4, as: UInt64.self)
-                        for c in 0..<3 {
-                            let shift = UInt64(c * 8)
-                            let a = Float(pair >> shift & 0xFF), b = Float(pair >> (shift + 32) & 0xFF)
-                            across[(row * 3 + c) * width + x] = a + (b - a) * fx
-                        }
-                    }
-                }
-            }
+        let columns = (0..<width).map { x in
+            let (x0, _, fx, _) = sampler.footprint(u: (Float(x) + 0.5) / Float(width), v: 0)
+            return raster_footprint(offset: Int32(x0), weight: fx)
         }
-        let holeRows = hole.y..<(hole.y + hole.height)
-        let left = 0..<min(width, max(0, hole.x)), right = min(width, max(0, hole.x + hole.width))..<width
+        let rows = (0..<height).map { y in
+            let (_, y0, _, fy) = sampler.footprint(u: 0, v: (Float(y) + 0.5) / Float(height))
+            return raster_footprint(offset: Int32(y0), weight: fy)
+        }
+        var across = [Float](repeating: 0, count: self.height * 3 * width)
+        let hole = raster_rectangle(x: Int32(clamping: hole.x), y: Int32(clamping: hole.y),
+                                    width: Int32(clamping: hole.width), height: Int32(clamping: hole.height))
         let stride = target.width
-        across.withUnsafeBufferPointer { across in
-            let across = across.baseAddress!
+        pixels.withUnsafeBufferPointer { source in
             target.pixels.withUnsafeMutableBytes { target in
-                for y in 0..<height {
-                    let (_, y0, _, fy) = sampler.footprint(u: 0, v: (Float(y) + 0.5) / Float(height))
-                    let upper = across + y0 * 3 * width, lower = upper + 3 * width
-                    let row = (origin.y + y) * stride + origin.x
-                    for columns in holeRows.contains(y) ? [left, right] : [0..<width] {
-                        for x in columns {
-                            let r = upper[x] + (lower[x] - upper[x]) * fy
-                            let g = upper[width + x] + (lower[width + x] - upper[width + x]) * fy
-                            let b = upper[2 * width + x] + (lower[2 * width + x] - upper[2 * width + x]) * fy
-                            target.storeBytes(of: BilinearSampler.pack(SIMD4(r, g, b, 0)), toByteOffset: (row + x) * 4, as: UInt32.self)
-                        }
-                    }
-                }
+                let corner = target.baseAddress!.assumingMemoryBound(to: UInt32.self) + origin.y * stride + origin.x
+                raster_upscale(source.baseAddress!, Int32(self.width), Int32(self.height), columns, Int32(width), rows, Int32(height),
+                               hole, &across, corner, Int32(stride))
             }
         }
     }

@@ -28,4 +28,31 @@ int raster_span_kernel_available(void);
 void raster_draw_span(uint32_t *row, int first, int end, const uint8_t *texture, int width,
                       int height, raster_span span);
 
+// MARK: - A room's blurred fill (room_fill.c)
+
+/// `out` (`columns` x `rows` RGBA) gets the mean of each `factor` x `factor` block of `pixels`
+/// (`width` x `height` RGBA) from block (`first_column`, `first_row`) on, rounded half up; the
+/// last blocks of a row or column may be cut short by the picture's edge. Alpha comes out 255.
+void raster_box_reduce(const uint8_t *pixels, int width, int height, int factor, int first_column,
+                       int columns, int first_row, int rows, uint8_t *out);
+
+/// Where one output column (row) of a bilinear upscale reads: the texel column (row) of the
+/// left (upper) texel of its pair, and the weight of the other one.
+typedef struct {
+    int32_t offset;
+    float weight;
+} raster_footprint;
+
+typedef struct {
+    int32_t x, y, width, height;
+} raster_rectangle;
+
+/// Writes the `width` x `height` bilinear upscale of `texture` (RGBA, both sides at least 2) into
+/// `target` (rows `target_stride` pixels apart, pointing at the area's top left) as opaque RGBA
+/// words, except inside `hole`, which is left as it was. `columns` and `rows` are each output
+/// column's and row's texel pair; `across` is scratch for `texture_height * 3 * width` floats.
+void raster_upscale(const uint8_t *texture, int texture_width, int texture_height,
+                    const raster_footprint *columns, int width, const raster_footprint *rows, int height,
+                    raster_rectangle hole, float *across, uint32_t *target, int target_stride);
+
 #endif
