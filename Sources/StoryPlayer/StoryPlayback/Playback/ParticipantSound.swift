@@ -7,8 +7,6 @@ import Synchronization
 /// What a room participant's source is, as its sound thread found when it opened it.
 struct ParticipantFacts: Sendable {
     var hasVideo = false
-    /// The probe knew the video's size (a live probe may not).
-    var knowsVideoSize = false
     var hasSound = false
     var avatar: RGBAImage?
 }
@@ -118,7 +116,6 @@ final class ParticipantSound {
                 // A live publisher may send its sound before its first picture, so a live
                 // participant counts as having video until its player finds out.
                 facts.hasVideo = probe.kind != .sound || participant.isLive
-                facts.knowsVideoSize = probe.width > 0 && probe.height > 0
             } catch {
                 // A sound file (cy.m4a) is a participant without video, not a failure.
                 guard error.code == .noVideoStream else { throw error }

@@ -25,8 +25,6 @@ package final class RoomStage {
         /// The source has an audio stream (a participant without one is shown muted).
         var hasSound: Bool
         var hasVideo: Bool
-        /// The probe knew the video's size: its pictures are fitted whole by their own shape.
-        var knowsVideoSize = false
         var failed: Bool
         var pinned: Bool
         var avatar: RGBAImage?
@@ -111,7 +109,6 @@ package final class RoomStage {
             case .success(let facts):
                 seats[index].hasSound = facts.hasSound
                 seats[index].hasVideo = facts.hasVideo
-                seats[index].knowsVideoSize = facts.knowsVideoSize
             case .failure(let error):
                 seats[index].failed = true
                 trace.record(.failed, t: t, story: storyID, player: seats[index].audioPlayer, error: error.description,
@@ -285,14 +282,10 @@ package final class RoomStage {
         trace.record(.play, t: t, story: storyID, player: id, participant: participant.id)
         let item = StoryItem(source: participant.source, duration: nil, isLive: participant.isLive)
         // Decoded at the size it is shown, each picture fitted whole into the large area by its
-        // own shape (one that turns mid-stream too), so no picture is rescaled per frame and a
-        // landscape camera keeps its sides. A source whose size the probe did not know (a live
-        // one may not say) covers the area instead, as before: fitting it would draw its
-        // blurred fill every frame, and a realtime room in a debug build then fell from 30 to
-        // 15-22 pictures a second (LiveClockTests' drop-and-return room), so that is left for
-        // when the fill is cheaper.
+        // own shape (one that turns mid-stream too, and a live one whose size the probe could
+        // not tell), so no picture is rescaled per frame and a landscape camera keeps its sides.
         video = (seat, ItemPlayer(id: id, itemIndex: 0, item: item, storyID: storyID, startedAt: t,
-                                  size: layout.largeAreaSize, fitsWhole: seats[seat].knowsVideoSize, limits: limits, clock: clock, waits: waits,
+                                  size: layout.largeAreaSize, fitsWhole: true, limits: limits, clock: clock, waits: waits,
                                   deferred: defersVideo, participant: participant.id, trace: trace))
     }
 
