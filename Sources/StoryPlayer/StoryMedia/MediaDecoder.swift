@@ -106,6 +106,11 @@ package final class MediaDecoder {
     private var soundTrack: SoundTrack?
     /// Sound decoded since the last `takeSound()`, in absolute stream seconds.
     private var heardSound: [SoundBlock] = []
+    /// Where sound decoded before the source has sent any video goes, as it is decoded, in
+    /// absolute stream seconds (with `decodesSound`): a live source of sound only never gives a
+    /// picture to take its sound with (`takeSound()`), and a player reads it on a time line of
+    /// its own (`LiveSound.beforeVideo`). Without it, that sound is not decoded.
+    package var hearsBeforeVideo: (([SoundBlock]) -> Void)?
 
     /// A still image (JPEG, PNG, …): one frame, shown for the item's whole duration.
     package let isStill: Bool
@@ -412,13 +417,15 @@ package final class MediaDecoder {
     /// Decodes a packet of the story's audio stream (`FormatContext.soundStream`); a stream
     /// whose decoder cannot be set up leaves the story silent, not failed.
     private func hear(_ packet: Packet, of format: FormatContext) {
-        // Sound is taken with the pictures: before the video appears there is nothing to take it.
-        guard track != nil else { return }
+        // Sound is taken with the pictures; before the video appears it goes to
+        // `hearsBeforeVideo`, if anything listens.
+        guard track != nil || hearsBeforeVideo != nil else { return }
         if soundTrack == nil {
             soundTrack = try? SoundTrack(stream: format.soundStream(isLive: true, heard: packet.streamIndex), of: format, limits: limits)
             if soundTrack == nil { decodesSound = false }
         }
         guard let soundTrack, packet.streamIndex == soundTrack.index else { return }
+        guard track != nil else { return hearsBeforeVideo?(soundTrack.decode(packet)) ?? () }
         heardSound.append(contentsOf: soundTrack.decode(packet))
         // Bounded: a caller that never takes the sound holds at most about a minute of it.
         if heardSound.count > 3000 { heardSound.removeFirst(heardSound.count - 3000) }

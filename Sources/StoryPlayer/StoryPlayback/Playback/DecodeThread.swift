@@ -194,6 +194,12 @@ private struct Worker {
             try MediaDecoder(source: source, limits: limits, gate: gate, isLive: isLive, reception: reception)
         }
         decoder.decodesSound = isLive
+        if isLive {
+            let sound = sound
+            decoder.hearsBeforeVideo = { blocks in
+                for block in blocks { sound.append(block, epoch: LiveSound.beforeVideo) }
+            }
+        }
         var watch = playlist.map {
             PlaylistWatch(url: $0.url, first: $0.playlist, seenAt: seen,
                           start: $0.playlist.sequence(openedFirstAmong: decoder.openedURLs), epoch: epoch, edge: edge,

@@ -61,7 +61,29 @@ extension ItemPlayer {
             handle(event, at: t)
         }
         finishLiveStep(&live, thread, local)
+        followSoundBeforeVideo(&live, thread, local)
         failIfVideoNeverDecodes(at: t)
+    }
+
+    /// A source that has sent sound and no video yet plays that sound on a clock of its own
+    /// (`SoundOnlyClock`), for the MP4. With the virtual clock the render waits for the sound
+    /// due, at most the read timeout, as it waits for pictures: the timeline would otherwise run
+    /// ahead of a sound that comes in real time, and the MP4 go silent.
+    private func followSoundBeforeVideo(_ live: inout LivePlayback, _ thread: DecodeThread, _ local: Double) {
+        guard received == 0, thread.reception.videoPackets == 0,
+              let newest = thread.sound.newest(epoch: LiveSound.beforeVideo),
+              let earliest = thread.sound.earliest(epoch: LiveSound.beforeVideo) else { return live.soundOnly = nil }
+        if live.soundOnly == nil {
+            live.soundOnly = SoundOnlyClock(earliest: earliest, newest: newest, at: local)
+        } else {
+            live.soundOnly?.follow(earliest: earliest, newest: newest, at: local)
+        }
+        guard waits, let position = live.soundOnly?.position(at: local), newest.end < position else { return }
+        let deadline = Date(timeIntervalSinceNow: limits.timeouts.read)
+        while (thread.sound.newest(epoch: LiveSound.beforeVideo)?.end ?? -.infinity) < position, Date() < deadline,
+              limits.interruption?.requested == nil, thread.reception.videoPackets == 0 {
+            Thread.sleep(forTimeInterval: 0.005)
+        }
     }
 
     /// A live source whose video arrives but has not given one picture by the open timeout fails
@@ -110,11 +132,15 @@ extension ItemPlayer {
         self.live = live
     }
 
-    /// The sound under the picture now: from the live clock's position, at its speed. Silent
-    /// while the clock waits for the stream (a rebuffer), as a player's is.
-    func liveSound() -> LiveSoundTake? {
-        guard let live, let thread = decodeThread, let position = live.playhead.position,
-              !live.playhead.isWaitingForData, !live.isRebuffering else { return nil }
+    /// The sound under the picture at media time `local`: from the live clock's position, at its
+    /// speed. Silent while the clock waits for the stream (a rebuffer), as a player's is. Before
+    /// any picture, the sound of a source that has sent no video, on its own clock.
+    func liveSound(at local: Double) -> LiveSoundTake? {
+        guard let live, let thread = decodeThread else { return nil }
+        if live.playhead.position == nil, let clock = live.soundOnly {
+            return LiveSoundTake(sound: thread.sound, from: clock.position(at: local), speed: 1, epoch: LiveSound.beforeVideo)
+        }
+        guard let position = live.playhead.position, !live.playhead.isWaitingForData, !live.isRebuffering else { return nil }
         return LiveSoundTake(sound: thread.sound, from: position, speed: live.playhead.speed, epoch: live.epoch)
     }
 

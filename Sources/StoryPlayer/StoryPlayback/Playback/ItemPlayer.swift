@@ -329,7 +329,7 @@ public final class ItemPlayer {
     package func sound(at t: Double, count: Int) -> ItemSound? {
         if let stage { return isPaused ? nil : .samples(stage.sound(local: mediaTime(at: t), count: count)) }
         guard !isFailed, !isPaused, media?.isStill != true else { return nil }
-        if item.isLive { return liveSound().map { .live($0) } }
+        if item.isLive { return liveSound(at: mediaTime(at: t)).map { .live($0) } }
         guard !audioUnavailable else { return nil }
         if audio == nil {
             do {

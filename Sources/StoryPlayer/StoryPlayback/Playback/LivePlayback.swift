@@ -22,6 +22,8 @@ struct LivePlayback {
     /// Whether the target is the protocol's default, to be replaced by the source's own
     /// suggestion (`LiveEdge.suggestedTarget`) when it makes one.
     var takesSuggestedTarget = false
+    /// The clock of the sound heard while the source has sent no video (`SoundOnlyClock`).
+    var soundOnly: SoundOnlyClock?
 
     init(playhead: LivePlayhead) {
         self.playhead = playhead

@@ -20,7 +20,22 @@ final class LiveSound: Sendable {
     /// How far a block's timestamp may stray from the end of the one before and still follow it.
     static let joinTolerance = 0.05
 
+    /// The time line of sound heard before the source sent any video, in the stream's own
+    /// seconds: a source of sound only plays from it (`ItemPlayer.liveSound`). Pictures' time
+    /// lines (`LiveEdge` epochs) count from 0.
+    static let beforeVideo = -1
+
     init() {}
+
+    /// Where the sound of time line `epoch` starts: the oldest block kept.
+    func earliest(epoch: Int) -> Double? {
+        blocks.withLock { $0.first { $0.epoch == epoch }?.start }
+    }
+
+    /// The newest block of time line `epoch`: where it starts and ends.
+    func newest(epoch: Int) -> (start: Double, end: Double)? {
+        blocks.withLock { $0.last { $0.epoch == epoch }.map { ($0.start, $0.end) } }
+    }
 
     /// Adds a block timed on the pictures' time line `epoch` (`LiveEdge`), in arrival order.
     func append(_ block: SoundBlock, epoch: Int) {

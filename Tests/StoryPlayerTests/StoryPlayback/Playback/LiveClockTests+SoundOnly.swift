@@ -1,0 +1,65 @@
+import Foundation
+@testable import StoryMedia
+@testable import StoryModel
+@testable import StoryPlayback
+@testable import StoryRender
+@testable import StoryTrace
+import XCTest
+
+// MARK: - A live source of sound only, heard in the MP4
+
+extension LiveClockTests {
+    /// A live publisher of sound only (a radio stream, an audio room) is heard in the MP4 on
+    /// either clock, whichever encoder publishes it: a 440 Hz tone, read back from the MP4, steady
+    /// from the first second to the story's end, without a gap. The MP4 used to be silent
+    /// (-91 dB), because its sound was read at the pictures' clock, which a source without
+    /// pictures never starts. The virtual clock waits for the sound as it comes, so its last
+    /// second is heard too.
+    func testALiveSourceOfSoundOnlyIsHeardInTheMP4() throws {
+        try LiveServers.require("nginx")
+        let port = try servers.rtmpServer()
+        for family in [ClockCodedPublisher.ffmpeg, .gstreamer] {
+            try LiveServers.require(family.programs)
+            let url = "rtmp://127.0.0.1:\(port)/live/radio-\(family.rawValue)"
+            let command = family == .ffmpeg
+                ? "ffmpeg -v error -re -f lavfi -i sine=frequency=440:sample_rate=48000 -c:a aac -f flv '\(url)'"
+                : "gst-launch-1.0 -q audiotestsrc is-live=true wave=sine freq=440 volume=0.125 ! audioconvert ! avenc_aac ! aacparse ! queue "
+                    + "! flvmux streamable=true ! rtmp2sink location='\(url)'"
+            let publisher = try servers.start("bash", ["-c", "trap 'trap - TERM INT; kill -- -$$' TERM INT; \(command) & wait"],
+                                              name: "radio-\(family.rawValue)")
+            defer { publisher.stop() }
+            guard LiveServers.waitUntil(20, { (try? MediaProbe.run(url, timeouts: Timeouts(open: 1.5, read: 1.5))) != nil }) else {
+                throw LiveServers.unavailable("\(family) RTMP never became playable: \(publisher.output)")
+            }
+            for clock in [PlaybackClock.virtual, .realtime] {
+                let board = try Storyboard.parse("""
+                {"canvas": {"width": 72, "height": 128, "fps": 30}, "duration": 3, "clock": "\(clock.rawValue)",
+                 "timeouts": {"open": 1.5, "read": 2, "retries": 1},
+                 "stories": [{"id": "radio", "items": [{"uri": "\(url)", "live": true, "duration": 3}]}]}
+                """, folder: servers.folder.path)
+                let output = ScratchFolder()
+                let (_, events, _) = try render(board, into: output, threads: 1) { options in
+                    options.clip = ClipOptions(path: output.file("radio.mp4"))
+                }
+                XCTAssertEqual(events.of(.failed).map { $0.error ?? "" }, [], "\(family), \(clock)")
+                let samples = try monoSamples(of: output.file("radio.mp4"), into: output.file("radio.f32"))
+                func level(_ from: Double, _ to: Double) -> Double {
+                    DominantSpeaker.rms(Array(samples[min(samples.count, Int(from * 8000))..<min(samples.count, Int(to * 8000))]))
+                }
+                // The tone's RMS is 0.088 (amplitude 1/8); a 20 ms window under a third of it is a gap.
+                XCTAssertGreaterThan(level(1, 2.9), 0.06, "\(family), \(clock): the tone, from the first second to the end")
+                let gaps = stride(from: 1.0, to: 2.9, by: 0.02).filter { level($0, $0 + 0.02) < 0.03 }
+                XCTAssertEqual(gaps, [], "\(family), \(clock): 20 ms windows without the tone")
+            }
+        }
+    }
+
+    /// The MP4's sound, mono at 8 kHz, as floats (ffmpeg decodes it).
+    func monoSamples(of clip: String, into raw: String) throws -> [Float] {
+        let decoded = try servers.start("ffmpeg", ["-v", "error", "-i", clip, "-vn", "-ac", "1", "-ar", "8000", "-f", "f32le", raw],
+                                        name: "decode-\(UUID().uuidString.prefix(8))")
+        decoded.process.waitUntilExit()
+        XCTAssertEqual(decoded.process.terminationStatus, 0, decoded.output)
+        return try Data(contentsOf: URL(fileURLWithPath: raw)).withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+    }
+}

@@ -1,0 +1,51 @@
+@testable import StoryPlayback
+import XCTest
+
+/// The clock a live source's sound plays on before any video: it runs with media time from the
+/// oldest sound kept, and anchors again only when the stream's timestamps jump.
+final class SoundOnlyClockTests: XCTestCase {
+    func testItRunsWithMediaTimeFromTheOldestSound() {
+        let clock = SoundOnlyClock(earliest: 100, newest: (108, 108.02), at: 2)
+        XCTAssertEqual(clock.position(at: 2), 100)
+        XCTAssertEqual(clock.position(at: 3.5), 101.5)
+        XCTAssertEqual(clock.position(at: 1), 100, "never before its anchor")
+    }
+
+    /// A backlog (the virtual clock waited for the open timeout) is played through, not skipped.
+    func testABacklogAheadIsPlayedThrough() {
+        var clock = SoundOnlyClock(earliest: 100, newest: (108, 108.02), at: 0)
+        clock.follow(earliest: 100, newest: (108.02, 108.04), at: 1)
+        XCTAssertEqual(clock.position(at: 1), 101)
+    }
+
+    func testFallingBehindWhatIsKeptAnchorsAtTheOldestSound() {
+        var clock = SoundOnlyClock(earliest: 100, newest: (100, 100.02), at: 0)
+        clock.follow(earliest: 130, newest: (150, 150.02), at: 1)
+        XCTAssertEqual(clock.position(at: 1), 130)
+    }
+
+    /// A publisher that returns starts its timestamps again: the clock follows its sound.
+    func testTimestampsThatJumpBackAnchorAgain() {
+        var clock = SoundOnlyClock(earliest: 100, newest: (109, 109.02), at: 0)
+        clock.follow(earliest: 100, newest: (109, 109.02), at: 8)
+        XCTAssertEqual(clock.position(at: 8), 108, "the same newest block: no jump judged")
+        clock.follow(earliest: 100, newest: (0.5, 0.52), at: 8.1)
+        XCTAssertEqual(clock.position(at: 8.1), 0.5)
+        XCTAssertEqual(clock.position(at: 9.1), 1.5)
+    }
+
+    func testTimestampsThatJumpFarAheadAnchorAgain() {
+        var clock = SoundOnlyClock(earliest: 100, newest: (101, 101.02), at: 0)
+        clock.follow(earliest: 100, newest: (5000, 5000.02), at: 1)
+        XCTAssertEqual(clock.position(at: 1), 5000)
+    }
+
+    /// A stall: no new block, the clock runs on (silence), and the stream's next block, close
+    /// behind it, is not taken for a jump.
+    func testAShortStallIsNotAJump() {
+        var clock = SoundOnlyClock(earliest: 100, newest: (101, 101.02), at: 0)
+        clock.follow(earliest: 100, newest: (101, 101.02), at: 2.5)
+        clock.follow(earliest: 100, newest: (101.02, 101.04), at: 2.6)
+        XCTAssertEqual(clock.position(at: 2.6), 102.6, accuracy: 1e-9)
+    }
+}
