@@ -42,3 +42,10 @@ func playCounterClip(_ id: String, playback: PlaybackClock = .virtual) throws ->
                              trace: LifecycleTrace())
     return (player, try XCTUnwrap(player.play(item: 0, at: 0)))
 }
+
+/// The colour's strongest channel ("red", "green" or "blue") when it leads the other two by more
+/// than 60 levels, else "mixed" and the colour.
+func dominantChannel(_ colour: RGBAColor) -> String {
+    let channels = [("red", colour.red), ("green", colour.green), ("blue", colour.blue)].sorted { $0.1 > $1.1 }
+    return channels[0].1 > channels[1].1 + 60 ? channels[0].0 : "mixed \(colour)"
+}

@@ -35,12 +35,8 @@ extension LiveClockTests {
                     + "! h264parse ! queue ! flvmux name=m streamable=true ! rtmp2sink location='\(url)' "
                     + "audiotestsrc is-live=true wave=sine ! audioconvert ! avenc_aac ! aacparse ! queue ! m."
             }
-            let publisher = try servers.start("bash", ["-c", "trap 'trap - TERM INT; kill -- -$$' TERM INT; \(command) & wait"],
-                                              name: "wide-\(family.rawValue)")
+            let publisher = try publishToRTMP(command, url: url, name: "wide-\(family.rawValue)")
             defer { publisher.stop() }
-            guard LiveServers.waitUntil(20, { (try? MediaProbe.run(url, timeouts: Timeouts(open: 1.5, read: 1.5))) != nil }) else {
-                throw LiveServers.unavailable("\(family) RTMP never became playable: \(publisher.output)")
-            }
             let board = try Storyboard.parse("""
             {"canvas": {"width": 360, "height": 640, "fps": 30}, "duration": 4, "clock": "realtime",
              "timeouts": {"open": 3, "read": 2, "retries": 2},
@@ -59,19 +55,13 @@ extension LiveClockTests {
             func colour(_ dx: Double, _ dy: Double = 0) -> RGBAColor {
                 frame[Int(centre.x + dx * Double(fitted.width)), Int(centre.y + dy * Double(fitted.height))]
             }
-            XCTAssertEqual(Self.dominant(colour(-0.46)), "red", "\(family), frame \(n): the left edge")
-            XCTAssertEqual(Self.dominant(colour(0)), "green", "\(family), frame \(n): the middle")
-            XCTAssertEqual(Self.dominant(colour(0.46)), "blue", "\(family), frame \(n): the right edge")
+            XCTAssertEqual(dominantChannel(colour(-0.46)), "red", "\(family), frame \(n): the left edge")
+            XCTAssertEqual(dominantChannel(colour(0)), "green", "\(family), frame \(n): the middle")
+            XCTAssertEqual(dominantChannel(colour(0.46)), "blue", "\(family), frame \(n): the right edge")
             // Above the picture: the fill, the picture's middle blurred and darkened.
             let fill = colour(0, -0.8), middle = colour(0)
-            XCTAssertEqual(Self.dominant(fill), "green", "\(family), frame \(n): the fill above the picture")
+            XCTAssertEqual(dominantChannel(fill), "green", "\(family), frame \(n): the fill above the picture")
             XCTAssertLessThan(Double(fill.green), Double(middle.green) * 0.75, "\(family), frame \(n): the fill is dimmer than the picture")
         }
-    }
-
-    /// The colour's strongest channel, when it leads the others by more than 60 levels.
-    static func dominant(_ colour: RGBAColor) -> String {
-        let channels = [("red", colour.red), ("green", colour.green), ("blue", colour.blue)].sorted { $0.1 > $1.1 }
-        return channels[0].1 > channels[1].1 + 60 ? channels[0].0 : "mixed \(colour)"
     }
 }

@@ -31,9 +31,7 @@ extension LiveClockTests {
 
     func dropAndReturn(_ family: ClockCodedPublisher, url: String) throws -> DroppingPublishers {
         let leaving = try servers.publishClockCoded(family, to: .rtmp(url: url))
-        guard LiveServers.waitUntil(20, { (try? MediaProbe.run(url, timeouts: Timeouts(open: 1.5, read: 1.5))) != nil }) else {
-            throw LiveServers.unavailable("\(family) RTMP never became playable: \(leaving.output)")
-        }
+        try waitUntilPlayable(url, publisher: leaving)
         let publishers = DroppingPublishers(returning: try servers.publishClockCoded(family, to: .rtmp(url: url), after: 5))
         DispatchQueue.global().asyncAfter(deadline: .now() + 3) {
             leaving.stop()
@@ -148,11 +146,7 @@ extension LiveClockTests {
             XCTAssertGreaterThanOrEqual(tail.distinctPerSecond, LiveClockTests.smooth(.realtime), "\(family): the last 1.5 s")
 
             // And its voice: the publisher's tone in the clip's last seconds, silence while it was away.
-            let raw = output.file("room.f32")
-            let decoded = try servers.start("ffmpeg", ["-v", "error", "-i", output.file("room.mp4"), "-vn", "-ac", "1", "-ar", "8000",
-                                                       "-f", "f32le", raw], name: "decode-\(family.rawValue)")
-            decoded.process.waitUntilExit()
-            let samples = try Data(contentsOf: URL(fileURLWithPath: raw)).withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+            let samples = try monoSamples(of: output.file("room.mp4"), into: output.file("room.f32"))
             func level(_ from: Double, _ to: Double) -> Double {
                 DominantSpeaker.rms(Array(samples[min(samples.count, Int(from * 8000))..<min(samples.count, Int(to * 8000))]))
             }

@@ -25,12 +25,8 @@ extension LiveClockTests {
                 ? "ffmpeg -v error -re -f lavfi -i sine=frequency=440:sample_rate=48000 -c:a aac -f flv '\(url)'"
                 : "gst-launch-1.0 -q audiotestsrc is-live=true wave=sine freq=440 volume=0.125 ! audioconvert ! avenc_aac ! aacparse ! queue "
                     + "! flvmux streamable=true ! rtmp2sink location='\(url)'"
-            let publisher = try servers.start("bash", ["-c", "trap 'trap - TERM INT; kill -- -$$' TERM INT; \(command) & wait"],
-                                              name: "radio-\(family.rawValue)")
+            let publisher = try publishToRTMP(command, url: url, name: "radio-\(family.rawValue)")
             defer { publisher.stop() }
-            guard LiveServers.waitUntil(20, { (try? MediaProbe.run(url, timeouts: Timeouts(open: 1.5, read: 1.5))) != nil }) else {
-                throw LiveServers.unavailable("\(family) RTMP never became playable: \(publisher.output)")
-            }
             for clock in [PlaybackClock.virtual, .realtime] {
                 let board = try Storyboard.parse("""
                 {"canvas": {"width": 72, "height": 128, "fps": 30}, "duration": 3, "clock": "\(clock.rawValue)",
@@ -52,14 +48,5 @@ extension LiveClockTests {
                 XCTAssertEqual(gaps, [], "\(family), \(clock): 20 ms windows without the tone")
             }
         }
-    }
-
-    /// The MP4's sound, mono at 8 kHz, as floats (ffmpeg decodes it).
-    func monoSamples(of clip: String, into raw: String) throws -> [Float] {
-        let decoded = try servers.start("ffmpeg", ["-v", "error", "-i", clip, "-vn", "-ac", "1", "-ar", "8000", "-f", "f32le", raw],
-                                        name: "decode-\(UUID().uuidString.prefix(8))")
-        decoded.process.waitUntilExit()
-        XCTAssertEqual(decoded.process.terminationStatus, 0, decoded.output)
-        return try Data(contentsOf: URL(fileURLWithPath: raw)).withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
     }
 }

@@ -47,6 +47,30 @@ final class LiveClockTests: LiveServerTestCase {
         return (try ClockCode.read(folder: folder.path, summary: summary), stop, events)
     }
 
+    /// The MP4's sound, mono at 8 kHz, as floats (ffmpeg decodes it).
+    func monoSamples(of clip: String, into raw: String) throws -> [Float] {
+        let decoded = try servers.start("ffmpeg", ["-v", "error", "-i", clip, "-vn", "-ac", "1", "-ar", "8000", "-f", "f32le", raw],
+                                        name: "decode-\(UUID().uuidString.prefix(8))")
+        decoded.process.waitUntilExit()
+        XCTAssertEqual(decoded.process.terminationStatus, 0, decoded.output)
+        return try Data(contentsOf: URL(fileURLWithPath: raw)).withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+    }
+
+    /// Runs a publisher's shell `command` (a pipeline: stopped by its process group) and waits
+    /// until `url` plays: nginx-rtmp accepts a play before the publisher is there.
+    func publishToRTMP(_ command: String, url: String, name: String) throws -> ServerProcess {
+        let publisher = try servers.start("bash", ["-c", "trap 'trap - TERM INT; kill -- -$$' TERM INT; \(command) & wait"], name: name)
+        try waitUntilPlayable(url, publisher: publisher)
+        return publisher
+    }
+
+    func waitUntilPlayable(_ url: String, publisher: ServerProcess) throws {
+        guard LiveServers.waitUntil(20, { (try? MediaProbe.run(url, timeouts: Timeouts(open: 1.5, read: 1.5))) != nil }) else {
+            publisher.stop()
+            throw LiveServers.unavailable("\(url) never became playable: \(publisher.output)")
+        }
+    }
+
     func hlsPlaylist(from publisher: ClockCodedPublisher) throws -> String {
         let folder = servers.folder.file("hls-\(publisher.rawValue)")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)

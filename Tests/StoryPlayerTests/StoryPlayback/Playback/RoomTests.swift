@@ -62,12 +62,6 @@ final class RoomTests: XCTestCase {
         return frame[Int(centre.x), Int(centre.y)]
     }
 
-    func dominantChannel(_ colour: RGBAColor) -> String {
-        let channels = [("red", colour.red), ("green", colour.green), ("blue", colour.blue)]
-        let sorted = channels.sorted { $0.1 > $1.1 }
-        return sorted[0].1 > sorted[1].1 + 60 ? sorted[0].0 : "mixed \(colour)"
-    }
-
     // MARK: - Who is large
 
     /// `speaker` events follow the tones, each within the decision delay (two winning decisions
