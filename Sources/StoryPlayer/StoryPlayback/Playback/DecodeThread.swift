@@ -47,7 +47,7 @@ final class DecodeThread: Sendable {
     /// `fitsWhole`, `width`×`height` is a box each picture is fitted in whole (a room's large
     /// area), at the size its own shape gives, instead of a canvas it covers.
     init(source: MediaSource, isLive: Bool, limits: DecodeLimits, width: Int, height: Int, fitsWhole: Bool = false,
-         clock: StageClock?, name: String, startAt: Double = 0, reach: DecodeReach = DecodeReach()) {
+         keepsSound: Bool = true, clock: StageClock?, name: String, startAt: Double = 0, reach: DecodeReach = DecodeReach()) {
         queue = BoundedQueue(capacity: limits.queuedPictures)
         self.reach = reach
         let started = InterruptGate.now()
@@ -61,7 +61,7 @@ final class DecodeThread: Sendable {
             // Named from inside: Foundation's `Thread.name` does not reach the kernel here, and
             // the decoder's own threads are told apart by this name (`DecoderWorkers`).
             DecoderWorkers.nameThisThread(name)
-            let worker = Worker(source: source, isLive: isLive, limits: playing, clock: clock, gate: gate,
+            let worker = Worker(source: source, isLive: isLive, keepsSound: keepsSound, limits: playing, clock: clock, gate: gate,
                                 reception: reception, edge: edge, sound: sound, skip: skip, reach: reach, queue: decoded, started: started, startAt: startAt,
                                 playlistName: "playlist" + name.drop { $0 != " " }, watchGate: watchGate)
             worker.run()
@@ -144,6 +144,9 @@ final class DecodeThread: Sendable {
 private struct Worker {
     let source: MediaSource
     let isLive: Bool
+    /// Whether a live source's sound is decoded for `sound` (not for a room's video player: the
+    /// room hears each participant on a thread of its own, `ParticipantSound`).
+    let keepsSound: Bool
     let limits: DecodeLimits
     let clock: StageClock?
     let gate: InterruptGate
@@ -193,9 +196,12 @@ private struct Worker {
         let decoder = try clock.measure(.decode) { () throws(MediaError) in
             try MediaDecoder(source: source, limits: limits, gate: gate, isLive: isLive, reception: reception)
         }
-        decoder.decodesSound = isLive
-        if isLive {
+        decoder.decodesSound = isLive && keepsSound
+        if decoder.decodesSound {
             let sound = sound
+            // A new connection's timestamps start where its publisher's do: the last one's sound
+            // before video would only be mistaken for its.
+            sound.drop(epoch: LiveSound.beforeVideo)
             decoder.hearsBeforeVideo = { blocks in
                 for block in blocks { sound.append(block, epoch: LiveSound.beforeVideo) }
             }

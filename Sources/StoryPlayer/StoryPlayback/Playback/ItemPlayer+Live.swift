@@ -69,8 +69,12 @@ extension ItemPlayer {
     /// (`SoundOnlyClock`), for the MP4. With the virtual clock the render waits for the sound
     /// due, at most the read timeout, as it waits for pictures: the timeline would otherwise run
     /// ahead of a sound that comes in real time, and the MP4 go silent.
+    ///
+    /// The wait is once a frame (a frame may advance twice: its picture, then whether the item
+    /// ended), and ends early when the thread has something to say (a reconnect, a failure, a
+    /// picture) or video starts to come.
     private func followSoundBeforeVideo(_ live: inout LivePlayback, _ thread: DecodeThread, _ local: Double) {
-        guard received == 0, thread.reception.videoPackets == 0,
+        guard received == 0, !isFailed, !dataEnded, decodeThread === thread, thread.reception.videoPackets == 0,
               let newest = thread.sound.newest(epoch: LiveSound.beforeVideo),
               let earliest = thread.sound.earliest(epoch: LiveSound.beforeVideo) else { return live.soundOnly = nil }
         if live.soundOnly == nil {
@@ -78,10 +82,11 @@ extension ItemPlayer {
         } else {
             live.soundOnly?.follow(earliest: earliest, newest: newest, at: local)
         }
-        guard waits, let position = live.soundOnly?.position(at: local), newest.end < position else { return }
+        guard waits, live.soundWaitedAt != local, let position = live.soundOnly?.position(at: local), newest.end < position else { return }
+        live.soundWaitedAt = local
         let deadline = Date(timeIntervalSinceNow: limits.timeouts.read)
         while (thread.sound.newest(epoch: LiveSound.beforeVideo)?.end ?? -.infinity) < position, Date() < deadline,
-              limits.interruption?.requested == nil, thread.reception.videoPackets == 0 {
+              limits.interruption?.requested == nil, thread.reception.videoPackets == 0, thread.peekNow() == nil {
             Thread.sleep(forTimeInterval: 0.005)
         }
     }

@@ -151,7 +151,7 @@ public final class ItemPlayer {
             return
         }
         decodeThread = DecodeThread(source: item.source, isLive: item.isLive, limits: limits,
-                                    width: size.width, height: size.height, fitsWhole: fitsWhole, clock: clock,
+                                    width: size.width, height: size.height, fitsWhole: fitsWhole, keepsSound: participant == nil, clock: clock,
                                     name: "decode #\(id) \(storyID)", reach: reach)
         if waits {
             // The virtual clock opens at play time, so `opened` (or `failed`) is traced at once.
@@ -175,7 +175,7 @@ public final class ItemPlayer {
         countsPicturesAfter = mediaTime(at: previousFrame) + PictureTime.slack
         guard !isFailed else { return }
         decodeThread = DecodeThread(source: item.source, isLive: item.isLive, limits: limits,
-                                    width: size.width, height: size.height, fitsWhole: fitsWhole, clock: clock,
+                                    width: size.width, height: size.height, fitsWhole: fitsWhole, keepsSound: participant == nil, clock: clock,
                                     name: "decode #\(id) \(storyID)", startAt: max(0, mediaTime(at: t)), reach: reach)
     }
 

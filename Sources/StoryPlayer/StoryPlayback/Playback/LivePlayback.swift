@@ -24,6 +24,8 @@ struct LivePlayback {
     var takesSuggestedTarget = false
     /// The clock of the sound heard while the source has sent no video (`SoundOnlyClock`).
     var soundOnly: SoundOnlyClock?
+    /// The media time the render last waited for that sound at (once a frame).
+    var soundWaitedAt: Double?
 
     init(playhead: LivePlayhead) {
         self.playhead = playhead

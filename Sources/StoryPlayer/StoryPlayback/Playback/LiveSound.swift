@@ -27,6 +27,11 @@ final class LiveSound: Sendable {
 
     init() {}
 
+    /// Forgets the sound of time line `epoch`.
+    func drop(epoch: Int) {
+        blocks.withLock { $0.removeAll { $0.epoch == epoch } }
+    }
+
     /// Where the sound of time line `epoch` starts: the oldest block kept.
     func earliest(epoch: Int) -> Double? {
         blocks.withLock { $0.first { $0.epoch == epoch }?.start }

@@ -1,3 +1,4 @@
+@testable import StoryMedia
 @testable import StoryPlayback
 import XCTest
 
@@ -32,6 +33,24 @@ final class SoundOnlyClockTests: XCTestCase {
         clock.follow(earliest: 100, newest: (0.5, 0.52), at: 8.1)
         XCTAssertEqual(clock.position(at: 8.1), 0.5)
         XCTAssertEqual(clock.position(at: 9.1), 1.5)
+    }
+
+    /// After the jump back, the clock stays with the new sound as its blocks keep coming (a new
+    /// connection's decoder drops the old connection's sound, `LiveSound.drop`).
+    func testAfterAJumpBackTheClockStaysWithTheNewSound() {
+        let sound = LiveSound()
+        func block(_ start: Double) { sound.append(SoundBlock(time: start, samples: [Float](repeating: 0.1, count: 960)), epoch: LiveSound.beforeVideo) }
+        for k in 0..<10 { block(100 + Double(k) * 0.02) }
+        var clock = SoundOnlyClock(earliest: sound.earliest(epoch: LiveSound.beforeVideo)!, newest: sound.newest(epoch: LiveSound.beforeVideo)!, at: 0)
+        sound.drop(epoch: LiveSound.beforeVideo)
+        XCTAssertNil(sound.earliest(epoch: LiveSound.beforeVideo))
+        var local = 5.0
+        for k in 0..<20 {
+            block(0.5 + Double(k) * 0.02)
+            clock.follow(earliest: sound.earliest(epoch: LiveSound.beforeVideo)!, newest: sound.newest(epoch: LiveSound.beforeVideo)!, at: local)
+            XCTAssertEqual(clock.position(at: local), 0.5 + Double(k) * 0.02, accuracy: 1e-9, "block \(k)")
+            local += 0.02
+        }
     }
 
     func testTimestampsThatJumpFarAheadAnchorAgain() {
