@@ -10,14 +10,15 @@ import XCTest
 
 extension LiveClockTests {
     /// A live publisher of sound only (a radio stream, an audio room) is heard in the MP4 on
-    /// either clock, whichever encoder publishes it: a 440 Hz tone, read back from the MP4, steady
-    /// from the first second to the story's end, without a gap. The MP4 used to be silent
-    /// (-91 dB), because its sound was read at the pictures' clock, which a source without
-    /// pictures never starts. The virtual clock waits for the sound as it comes, so its last
-    /// second is heard too.
+    /// either clock, over RTMP from ffmpeg and from GStreamer, and over HLS: a 440 Hz tone, read
+    /// back from the MP4, steady from the first second to the story's end, without a gap. The
+    /// MP4 used to be silent (-91 dB), because its sound was read at the pictures' clock, which
+    /// a source without pictures never starts. The virtual clock waits for the sound as it
+    /// comes, so its last second is heard too.
     func testALiveSourceOfSoundOnlyIsHeardInTheMP4() throws {
         try LiveServers.require("nginx")
         let port = try servers.rtmpServer()
+        var sources: [(label: String, url: String)] = []
         for family in [ClockCodedPublisher.ffmpeg, .gstreamer] {
             try LiveServers.require(family.programs)
             let url = "rtmp://127.0.0.1:\(port)/live/radio-\(family.rawValue)"
@@ -25,8 +26,20 @@ extension LiveClockTests {
                 ? "ffmpeg -v error -re -f lavfi -i sine=frequency=440:sample_rate=48000 -c:a aac -f flv '\(url)'"
                 : "gst-launch-1.0 -q audiotestsrc is-live=true wave=sine freq=440 volume=0.125 ! audioconvert ! avenc_aac ! aacparse ! queue "
                     + "! flvmux streamable=true ! rtmp2sink location='\(url)'"
-            let publisher = try publishToRTMP(command, url: url, name: "radio-\(family.rawValue)")
-            defer { publisher.stop() }
+            _ = try publishToRTMP(command, url: url, name: "radio-\(family.rawValue)")
+            sources.append(("RTMP from \(family)", url))
+        }
+        // HLS of sound only too, as radio stations stream it: AAC in MPEG-TS segments.
+        let folder = servers.folder.file("radio-hls")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let hls = try servers.start("ffmpeg", ["-v", "error", "-re", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000", "-c:a", "aac",
+                                               "-f", "hls", "-hls_time", "1", "-hls_list_size", "5", "-hls_flags", "delete_segments",
+                                               folder + "/live.m3u8"], name: "radio-hls")
+        guard LiveServers.waitUntil(20, {
+            ((try? String(contentsOfFile: folder + "/live.m3u8", encoding: .utf8)) ?? "").components(separatedBy: ".ts").count > 3
+        }) else { throw LiveServers.unavailable("ffmpeg wrote no HLS playlist: \(hls.output)") }
+        sources.append(("HLS from ffmpeg", try servers.httpServer(root: folder) + "/live.m3u8"))
+        for (family, url) in sources {
             for clock in [PlaybackClock.virtual, .realtime] {
                 let board = try Storyboard.parse("""
                 {"canvas": {"width": 72, "height": 128, "fps": 30}, "duration": 3, "clock": "\(clock.rawValue)",
