@@ -1,11 +1,12 @@
 import Foundation
 import StoryModel
 
-/// A live DASH source opened by this program's own segment reader: the video representation's
-/// demuxer, the audio representation's (a separate one, since DASH sends each in segments of
-/// its own), and where in the period the play starts.
+/// A live DASH source opened by this program's own segment reader: the shown representation's
+/// demuxer (the video, or for a manifest of sound only its audio), the audio representation's
+/// beside a video one (a separate demuxer, since DASH sends each in segments of its own), and
+/// where in the period the play starts.
 struct DASHOpening {
-    let video: FormatContext
+    let main: FormatContext
     /// The audio representation, opened and read on a thread of its own once started.
     let sound: DASHSound?
     /// Where the first segment read starts, in seconds of the period: the first picture's
@@ -37,11 +38,14 @@ extension FormatContext {
             throw MediaError(.open, "cannot open \(source)", cause: "not a DASH manifest")
         }
         reception?.reached(.answered)
-        guard let video = manifest.video else {
-            throw MediaError(.noVideoStream, "no video stream in \(source)", cause: "the manifest lists no video representation")
+        // A manifest of sound only (a radio station, an audio room) is read as its audio
+        // representation alone, as an HLS playlist of sound only is: the play shows its poster
+        // and is heard, as any live source without pictures.
+        guard let shown = manifest.video ?? manifest.audio else {
+            throw MediaError(.noVideoStream, "no video stream in \(source)", cause: "the manifest lists no video or audio representation")
         }
         let unixNow = Date().timeIntervalSince1970
-        guard video.template.media != nil, let window = DASHLiveWindow(video, manifest: manifest, unixNow: unixNow),
+        guard shown.template.media != nil, let window = DASHLiveWindow(shown, manifest: manifest, unixNow: unixNow),
               let first = window.segments.first else {
             throw MediaError(.open, "cannot open \(source)",
                              cause: "the manifest lists no segments this player can read (it reads SegmentTemplate, with a SegmentTimeline or a duration)")
@@ -51,7 +55,7 @@ extension FormatContext {
         let periodStart = window.start(of: start)
         let protocolNames = protocols.filter { ["http", "https"].contains($0) }
         let options = FormatContext.dashOptions
-        let feed = DASHSegmentFeed(manifestURL: url, manifest: manifest, representation: video, start: start.number,
+        let feed = DASHSegmentFeed(manifestURL: url, manifest: manifest, representation: shown, start: start.number,
                                    behind: behind, gate: gate, timeout: limits.timeouts.open, protocols: protocolNames)
         let format: FormatContext
         do {
@@ -64,13 +68,13 @@ extension FormatContext {
         // thread of its own when the play decodes sound. Without it the story plays silent rather
         // than failing: the pictures are what a viewer waits for.
         var sound: DASHSound?
-        if let representation = manifest.audio, representation.template.media != nil,
+        if shown.kind == .video, let representation = manifest.audio, representation.template.media != nil,
            let audioWindow = DASHLiveWindow(representation, manifest: manifest, unixNow: unixNow),
            let audioStart = audioWindow.segments.last(where: { audioWindow.start(of: $0) <= periodStart + 1e-3 }) ?? audioWindow.segments.first {
             sound = DASHSound(DASHSound.Plan(manifestURL: url, manifest: manifest, representation: representation,
                                              start: audioStart.number, behind: behind, protocols: protocolNames))
         }
-        return DASHOpening(video: format, sound: sound, periodStart: periodStart)
+        return DASHOpening(main: format, sound: sound, periodStart: periodStart)
     }
 
     /// How a DASH representation's demuxer reads its first segments: 0.1 s of analysis, as for

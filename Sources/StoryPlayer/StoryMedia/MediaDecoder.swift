@@ -151,7 +151,7 @@ package final class MediaDecoder {
         if isLive, source.isRemote, LiveSourceKind(source) == .dash {
             // Read by this program's segment reader: see `DASHSegmentFeed` for why.
             let opening = try FormatContext.openDASH(source, limits: limits, gate: gate, reception: reception)
-            format = opening.video
+            format = opening.main
             dashSound = opening.sound
             periodStart = opening.periodStart
         } else {

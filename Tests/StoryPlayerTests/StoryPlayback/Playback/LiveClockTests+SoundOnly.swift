@@ -10,7 +10,7 @@ import XCTest
 
 extension LiveClockTests {
     /// A live publisher of sound only (a radio stream, an audio room) is heard in the MP4 on
-    /// either clock, over RTMP from ffmpeg and from GStreamer, and over HLS: a 440 Hz tone, read
+    /// either clock, over RTMP and DASH from ffmpeg and from GStreamer, and over HLS: a 440 Hz tone, read
     /// back from the MP4, steady from the first second to the story's end, without a gap. The
     /// MP4 used to be silent (-91 dB), because its sound was read at the pictures' clock, which
     /// a source without pictures never starts. The virtual clock waits for the sound as it
@@ -39,6 +39,30 @@ extension LiveClockTests {
             ((try? String(contentsOfFile: folder + "/live.m3u8", encoding: .utf8)) ?? "").components(separatedBy: ".ts").count > 3
         }) else { throw LiveServers.unavailable("ffmpeg wrote no HLS playlist: \(hls.output)") }
         sources.append(("HLS from ffmpeg", try servers.httpServer(root: folder) + "/live.m3u8"))
+        // DASH of sound only, from ffmpeg's dash muxer (fragmented MP4 on a segment timeline) and
+        // from GStreamer's dashsink (numbered MPEG-TS segments). Such a manifest used to fail its
+        // story: the segment reader looked for a video representation only.
+        let dashCommands = [
+            ("ffmpeg", "ffmpeg -v error -re -f lavfi -i sine=frequency=440:sample_rate=48000 -c:a aac -f dash -seg_duration 1 "
+                + "-window_size 5 -extra_window_size 5 -use_template 1 -use_timeline 1 '%@/live.mpd'"),
+            ("GStreamer", "gst-launch-1.0 -q dashsink name=d dynamic=true mpd-root-path='%@' mpd-filename=live.mpd target-duration=1 "
+                + "muxer=ts audiotestsrc is-live=true wave=sine freq=440 volume=0.125 ! audioconvert ! avenc_aac ! aacparse ! queue ! d.audio_0"),
+        ]
+        // Both start before either is waited for: each needs a few segments written.
+        let dashes = try dashCommands.map { family, command in
+            let folder = servers.folder.file("radio-dash-\(family)")
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            let process = try servers.start("/bin/sh", ["-c", "exec " + command.replacingOccurrences(of: "%@", with: folder)],
+                                            name: "radio-dash-\(family)")
+            return (family, folder, process)
+        }
+        for (family, folder, process) in dashes {
+            guard LiveServers.waitUntil(20, {
+                ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { !$0.hasPrefix("init") && !$0.hasSuffix(".mpd") }.count > 3
+                    && FileManager.default.fileExists(atPath: folder + "/live.mpd")
+            }) else { throw LiveServers.unavailable("\(family) wrote no DASH manifest: \(process.output)") }
+            sources.append(("DASH from \(family)", try servers.httpServer(root: folder) + "/live.mpd"))
+        }
         for (family, url) in sources {
             for clock in [PlaybackClock.virtual, .realtime] {
                 let board = try Storyboard.parse("""
