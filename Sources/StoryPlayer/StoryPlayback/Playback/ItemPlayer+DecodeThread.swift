@@ -50,7 +50,32 @@ extension ItemPlayer {
         // A remote file's read may stall too (within its read timeout): that wait is called off
         // by a signal as a live one's is. A local file's event comes at once either way.
         guard item.isLive else { return waitForEvent(from: thread, until: nil) }
-        return waitForEvent(from: thread, until: received == 0 ? firstPictureDeadline : Date(timeIntervalSinceNow: limits.timeouts.read))
+        guard received == 0 else { return waitForEvent(from: thread, until: Date(timeIntervalSinceNow: limits.timeouts.read)) }
+        // The first picture: waited for until the open timeout, unless the source shows first
+        // that it sends sound and no video (a radio stream), whose story then starts as soon as
+        // it is heard instead of after the whole timeout.
+        while true {
+            if let event = thread.peekNow() { return event }
+            if sendsSoundOnly(thread) { return nil }
+            let slice = min(firstPictureDeadline, Date(timeIntervalSinceNow: ItemPlayer.soundOnlyLook))
+            if let event = waitForEvent(from: thread, until: slice) { return event }
+            if slice >= firstPictureDeadline || limits.interruption?.requested != nil { return nil }
+        }
+    }
+
+    /// How often the first picture's wait looks at whether the source sends sound only.
+    static let soundOnlyLook = 0.05
+
+    /// Sound a source may send before its first video packet while it still counts as a video
+    /// source: publishers interleave their tracks far closer (an MPEG-TS muxer holds sound at
+    /// most 0.7 s ahead of the pictures), so more than this, and not one video packet, is a
+    /// source of sound only, for now. Its video, should it come, takes over as it arrives.
+    static let soundBeforeVideoLimit = 2.0
+
+    /// Whether `thread`'s source has sent `soundBeforeVideoLimit` seconds of sound and no video.
+    private func sendsSoundOnly(_ thread: DecodeThread) -> Bool {
+        guard thread.reception.videoPackets == 0, let extent = thread.sound.extent(epoch: LiveSound.beforeVideo) else { return false }
+        return extent.newest.end - extent.earliest >= ItemPlayer.soundBeforeVideoLimit
     }
 
     /// The thread's next event, left queued, waiting for it until `deadline` (nil: as long as it

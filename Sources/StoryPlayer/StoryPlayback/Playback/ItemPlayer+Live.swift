@@ -75,17 +75,16 @@ extension ItemPlayer {
     /// picture) or video starts to come.
     private func followSoundBeforeVideo(_ live: inout LivePlayback, _ thread: DecodeThread, _ local: Double) {
         guard received == 0, !isFailed, !dataEnded, decodeThread === thread, thread.reception.videoPackets == 0,
-              let newest = thread.sound.newest(epoch: LiveSound.beforeVideo),
-              let earliest = thread.sound.earliest(epoch: LiveSound.beforeVideo) else { return live.soundOnly = nil }
+              let extent = thread.sound.extent(epoch: LiveSound.beforeVideo) else { return live.soundOnly = nil }
         if live.soundOnly == nil {
-            live.soundOnly = SoundOnlyClock(earliest: earliest, newest: newest, at: local)
+            live.soundOnly = SoundOnlyClock(earliest: extent.earliest, newest: extent.newest, at: local)
         } else {
-            live.soundOnly?.follow(earliest: earliest, newest: newest, at: local)
+            live.soundOnly?.follow(earliest: extent.earliest, newest: extent.newest, at: local)
         }
-        guard waits, live.soundWaitedAt != local, let position = live.soundOnly?.position(at: local), newest.end < position else { return }
+        guard waits, live.soundWaitedAt != local, let position = live.soundOnly?.position(at: local), extent.newest.end < position else { return }
         live.soundWaitedAt = local
         let deadline = Date(timeIntervalSinceNow: limits.timeouts.read)
-        while (thread.sound.newest(epoch: LiveSound.beforeVideo)?.end ?? -.infinity) < position, Date() < deadline,
+        while (thread.sound.extent(epoch: LiveSound.beforeVideo)?.newest.end ?? -.infinity) < position, Date() < deadline,
               limits.interruption?.requested == nil, thread.reception.videoPackets == 0, thread.peekNow() == nil {
             Thread.sleep(forTimeInterval: 0.005)
         }

@@ -90,7 +90,8 @@ public final class ItemPlayer {
     private let fitsWhole: Bool
     let limits: DecodeLimits
     /// The virtual clock waits for a live item's first picture until then (the open timeout
-    /// after play); a source that sends only sound, or nothing, must not hold the render longer.
+    /// after play); a source that sends nothing must not hold the render longer, and one that
+    /// sends only sound holds it less (`soundBeforeVideoLimit`).
     let firstPictureDeadline: Date
     private let clock: StageClock?
     /// A player of a shard's fast-forward: it knows its media's length but decodes nothing until

@@ -32,14 +32,13 @@ final class LiveSound: Sendable {
         blocks.withLock { $0.removeAll { $0.epoch == epoch } }
     }
 
-    /// Where the sound of time line `epoch` starts: the oldest block kept.
-    func earliest(epoch: Int) -> Double? {
-        blocks.withLock { $0.first { $0.epoch == epoch }?.start }
-    }
-
-    /// The newest block of time line `epoch`: where it starts and ends.
-    func newest(epoch: Int) -> (start: Double, end: Double)? {
-        blocks.withLock { $0.last { $0.epoch == epoch }.map { ($0.start, $0.end) } }
+    /// The sound kept of time line `epoch`: where its oldest block starts, and where its newest
+    /// block starts and ends; nil when none is kept.
+    func extent(epoch: Int) -> (earliest: Double, newest: (start: Double, end: Double))? {
+        blocks.withLock { blocks in
+            guard let first = blocks.first(where: { $0.epoch == epoch }), let last = blocks.last(where: { $0.epoch == epoch }) else { return nil }
+            return (first.start, (last.start, last.end))
+        }
     }
 
     /// Adds a block timed on the pictures' time line `epoch` (`LiveEdge`), in arrival order.

@@ -41,13 +41,15 @@ final class SoundOnlyClockTests: XCTestCase {
         let sound = LiveSound()
         func block(_ start: Double) { sound.append(SoundBlock(time: start, samples: [Float](repeating: 0.1, count: 960)), epoch: LiveSound.beforeVideo) }
         for k in 0..<10 { block(100 + Double(k) * 0.02) }
-        var clock = SoundOnlyClock(earliest: sound.earliest(epoch: LiveSound.beforeVideo)!, newest: sound.newest(epoch: LiveSound.beforeVideo)!, at: 0)
+        let kept = sound.extent(epoch: LiveSound.beforeVideo)!
+        var clock = SoundOnlyClock(earliest: kept.earliest, newest: kept.newest, at: 0)
         sound.drop(epoch: LiveSound.beforeVideo)
-        XCTAssertNil(sound.earliest(epoch: LiveSound.beforeVideo))
+        XCTAssertNil(sound.extent(epoch: LiveSound.beforeVideo))
         var local = 5.0
         for k in 0..<20 {
             block(0.5 + Double(k) * 0.02)
-            clock.follow(earliest: sound.earliest(epoch: LiveSound.beforeVideo)!, newest: sound.newest(epoch: LiveSound.beforeVideo)!, at: local)
+            let kept = sound.extent(epoch: LiveSound.beforeVideo)!
+            clock.follow(earliest: kept.earliest, newest: kept.newest, at: local)
             XCTAssertEqual(clock.position(at: local), 0.5 + Double(k) * 0.02, accuracy: 1e-9, "block \(k)")
             local += 0.02
         }
