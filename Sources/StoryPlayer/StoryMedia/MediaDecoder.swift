@@ -425,8 +425,12 @@ package final class MediaDecoder {
             if soundTrack == nil { decodesSound = false }
         }
         guard let soundTrack, packet.streamIndex == soundTrack.index else { return }
-        guard track != nil else { return hearsBeforeVideo?(soundTrack.decode(packet)) ?? () }
-        heardSound.append(contentsOf: soundTrack.decode(packet))
+        let blocks = soundTrack.decode(packet)
+        guard track != nil else {
+            hearsBeforeVideo?(blocks)
+            return
+        }
+        heardSound.append(contentsOf: blocks)
         // Bounded: a caller that never takes the sound holds at most about a minute of it.
         if heardSound.count > 3000 { heardSound.removeFirst(heardSound.count - 3000) }
     }
