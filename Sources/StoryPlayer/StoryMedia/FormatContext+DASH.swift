@@ -16,7 +16,8 @@ struct DASHOpening {
 
 extension FormatContext {
     /// Opens a live DASH manifest: reads it, picks the video representation of the highest
-    /// bandwidth and the first audio one, and starts each at the segment that plays `behind`
+    /// bandwidth and the first audio one (the audio one alone, as the shown stream, when the
+    /// manifest lists no video), and starts each at the segment that plays `behind`
     /// seconds behind the newest (the item's `latency.target`, else the manifest's
     /// `suggestedPresentationDelay`, else 3 s). Each is read by a `DASHSegmentFeed` through a
     /// demuxer that probes what the segments are (fragmented MP4, MPEG-TS).

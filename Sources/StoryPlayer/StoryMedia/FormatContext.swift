@@ -206,6 +206,24 @@ final class FormatContext {
         pointer.map { String(cString: $0.pointee.iformat.pointee.name) } ?? ""
     }
 
+    /// Whether the container's own tags announce a video track (`av_dict_get` on its
+    /// `metadata`): an FLV stream's `onMetaData` as publishers write it (`videocodecid`, `width`,
+    /// `framerate`) or as nginx-rtmp rewrites it (`displayWidth`, `fps`, 0 for a stream of sound
+    /// only). FLV announces its tracks only with their first packets, and an RTMP server holds
+    /// video back until a keyframe, so this is what tells a camera whose keyframe has not come
+    /// from a radio stream.
+    var announcesVideo: Bool {
+        guard let context = pointer else { return false }
+        return FormatContext.videoTags.contains { key in
+            guard let entry = av_dict_get(context.pointee.metadata, key, nil, 0), let value = entry.pointee.value else { return false }
+            let text = String(cString: value).trimmingCharacters(in: .whitespaces)
+            return !text.isEmpty && Double(text).map { $0 > 0 } ?? true
+        }
+    }
+
+    private static let videoTags = ["videocodecid", "width", "height", "framerate", "videodatarate",
+                                    "displayWidth", "displayHeight", "fps"]
+
     /// The whole container's duration in seconds (`duration`), when it says.
     var duration: Double? {
         guard let context = pointer, context.pointee.duration != cffmpeg_nopts_value(), context.pointee.duration > 0 else { return nil }

@@ -427,6 +427,8 @@ package final class MediaDecoder {
         guard let soundTrack, packet.streamIndex == soundTrack.index else { return }
         let blocks = soundTrack.decode(packet)
         guard track != nil else {
+            // Looked at again with each packet: an `onMetaData` may come after the opening.
+            reception.announce(video: format.announcesVideo)
             hearsBeforeVideo?(blocks)
             return
         }

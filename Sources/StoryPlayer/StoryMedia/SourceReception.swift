@@ -23,6 +23,7 @@ package final class SourceReception: Sendable {
     private let stageValue = Atomic<Int>(Stage.connecting.rawValue)
     private let audio = Atomic<Int>(0)
     private let video = Atomic<Int>(0)
+    private let announced = Atomic<Bool>(false)
 
     var stage: Stage { Stage(rawValue: stageValue.load(ordering: .acquiring)) ?? .connecting }
     /// Audio packets read, on every connection of this play.
@@ -30,11 +31,16 @@ package final class SourceReception: Sendable {
     /// Packets of the shown video stream read, on every connection of this play.
     package var videoPackets: Int { video.load(ordering: .relaxed) }
 
+    /// Whether the current connection's container announces a video track before any of its
+    /// packets came (`FormatContext.announcesVideo`).
+    package var announcesVideo: Bool { announced.load(ordering: .relaxed) }
+
     package init() {}
 
     func reached(_ stage: Stage) { stageValue.store(stage.rawValue, ordering: .releasing) }
     func countAudio() { audio.add(1, ordering: .relaxed) }
     func countVideo() { video.add(1, ordering: .relaxed) }
+    func announce(video: Bool) { announced.store(video, ordering: .relaxed) }
 
     /// Why no picture came, in the user's terms, for a story whose time ran out.
     package var missingPictureReason: String {

@@ -68,14 +68,19 @@ extension ItemPlayer {
 
     /// Sound a source may send before its first video packet while it still counts as a video
     /// source: publishers interleave their tracks far closer (an MPEG-TS muxer holds sound at
-    /// most 0.7 s ahead of the pictures), so more than this, and not one video packet, is a
-    /// source of sound only, for now. Its video, should it come, takes over as it arrives.
+    /// most 0.7 s ahead of the pictures), so more than this, with not one video packet and no
+    /// video announced, is a source of sound only, for now. Video that comes later still takes
+    /// over at its first picture, within the open timeout.
     static let soundBeforeVideoLimit = 2.0
 
-    /// Whether `thread`'s source has sent `soundBeforeVideoLimit` seconds of sound and no video.
+    /// Whether `thread`'s source has sent `soundBeforeVideoLimit` seconds of sound and no video,
+    /// and its container does not announce any: an RTMP server holds a camera's video back until
+    /// its next keyframe (nginx-rtmp's `wait_key`), seconds away with a long GOP, while its
+    /// `onMetaData` already says there is video (`FormatContext.announcesVideo`).
     private func sendsSoundOnly(_ thread: DecodeThread) -> Bool {
-        guard thread.reception.videoPackets == 0, let extent = thread.sound.extent(epoch: LiveSound.beforeVideo) else { return false }
-        return extent.newest.end - extent.earliest >= ItemPlayer.soundBeforeVideoLimit
+        guard thread.reception.videoPackets == 0, !thread.reception.announcesVideo,
+              let extent = thread.sound.extent(epoch: LiveSound.beforeVideo) else { return false }
+        return extent.seconds >= ItemPlayer.soundBeforeVideoLimit
     }
 
     /// The thread's next event, left queued, waiting for it until `deadline` (nil: as long as it

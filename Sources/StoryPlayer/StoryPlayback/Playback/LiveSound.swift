@@ -32,12 +32,14 @@ final class LiveSound: Sendable {
         blocks.withLock { $0.removeAll { $0.epoch == epoch } }
     }
 
-    /// The sound kept of time line `epoch`: where its oldest block starts, and where its newest
-    /// block starts and ends; nil when none is kept.
-    func extent(epoch: Int) -> (earliest: Double, newest: (start: Double, end: Double))? {
+    /// The sound kept of time line `epoch`: where its oldest block starts, where its newest
+    /// block starts and ends, and how many seconds of sound the blocks hold (which timestamps
+    /// that jump do not stretch); nil when none is kept.
+    func extent(epoch: Int) -> (earliest: Double, newest: (start: Double, end: Double), seconds: Double)? {
         blocks.withLock { blocks in
             guard let first = blocks.first(where: { $0.epoch == epoch }), let last = blocks.last(where: { $0.epoch == epoch }) else { return nil }
-            return (first.start, (last.start, last.end))
+            let seconds = blocks.reduce(0.0) { $1.epoch == epoch ? $0 + ($1.end - $1.start) : $0 }
+            return (first.start, (last.start, last.end), seconds)
         }
     }
 

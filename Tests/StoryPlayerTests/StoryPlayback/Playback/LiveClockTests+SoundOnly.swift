@@ -1,3 +1,4 @@
+import Compositor
 import Foundation
 @testable import StoryMedia
 @testable import StoryModel
@@ -91,5 +92,38 @@ extension LiveClockTests {
                 XCTAssertEqual(gaps, [], "\(family), \(clock): 20 ms windows without the tone")
             }
         }
+    }
+}
+
+// MARK: - A camera whose keyframe has not come is not a source of sound only
+
+extension LiveClockTests {
+    /// nginx-rtmp holds a camera's video back from a new viewer until its next keyframe
+    /// (`wait_key`), and sends its sound meanwhile. With a 5 s GOP, joined just after a
+    /// keyframe, that is 4 s of sound and not one video packet, more than the 2 s after which
+    /// the virtual clock stops waiting for a first picture from a source of sound only. Its
+    /// `onMetaData` says there is video, so the render waits for the picture, and the story's
+    /// first frame shows the camera (red), not the loading card.
+    func testALongGOPCameraOverRTMPIsWaitedForOnTheVirtualClock() throws {
+        try LiveServers.require("nginx")
+        let port = try servers.rtmpServer()
+        let url = "rtmp://127.0.0.1:\(port)/live/long-gop"
+        let command = "ffmpeg -v error -re -f lavfi -i color=c=red:size=320x240:rate=30 -f lavfi -i sine=frequency=440:sample_rate=48000 "
+            + "-c:v libx264 -preset veryfast -g 150 -keyint_min 150 -sc_threshold 0 -pix_fmt yuv420p -c:a aac -f flv '\(url)'"
+        let started = Date()
+        let publisher = try publishToRTMP(command, url: url, name: "long-gop")
+        // Keyframes at about 0, 5, 10 s of the publisher's time: joined at 6 s, the next is 4 s away.
+        Thread.sleep(forTimeInterval: max(0, 6 - Date().timeIntervalSince(started)))
+        let board = try Storyboard.parse("""
+        {"canvas": {"width": 72, "height": 128, "fps": 30}, "duration": 1, "clock": "virtual",
+         "timeouts": {"open": 20, "read": 5, "retries": 1},
+         "stories": [{"id": "cam", "items": [{"uri": "\(url)", "live": true, "duration": 1}]}]}
+        """, folder: servers.folder.path)
+        let output = ScratchFolder()
+        let (_, events, _) = try render(board, into: output, threads: 1)
+        publisher.stop()
+        XCTAssertEqual(events.of(.failed).map { $0.error ?? "" }, [])
+        let first = try RGBAImage(contentsOfPNG: StoryRender.framePath(output.path, 0))
+        XCTAssertEqual(dominantChannel(first[36, 64]), "red", "the first frame shows the camera, not the loading card")
     }
 }
