@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// What a source has sent a player so far, across its connections: written by the decode thread
@@ -24,6 +25,7 @@ package final class SourceReception: Sendable {
     private let audio = Atomic<Int>(0)
     private let video = Atomic<Int>(0)
     private let announced = Atomic<Bool>(false)
+    private let firstVideo = Mutex<Date?>(nil)
 
     var stage: Stage { Stage(rawValue: stageValue.load(ordering: .acquiring)) ?? .connecting }
     /// Audio packets read, on every connection of this play.
@@ -39,7 +41,13 @@ package final class SourceReception: Sendable {
 
     func reached(_ stage: Stage) { stageValue.store(stage.rawValue, ordering: .releasing) }
     func countAudio() { audio.add(1, ordering: .relaxed) }
-    func countVideo() { video.add(1, ordering: .relaxed) }
+    /// When this play's first video packet came: a source that sent sound first may send its
+    /// video long after opening.
+    package var firstVideoPacketAt: Date? { firstVideo.withLock { $0 } }
+
+    func countVideo() {
+        if video.add(1, ordering: .relaxed).newValue == 1 { firstVideo.withLock { $0 = $0 ?? Date() } }
+    }
     func announce(video: Bool) { announced.store(video, ordering: .relaxed) }
 
     /// Why no picture came, in the user's terms, for a story whose time ran out.

@@ -57,10 +57,19 @@ extension ItemPlayer {
         while true {
             if let event = thread.peekNow() { return event }
             if sendsSoundOnly(thread) { return nil }
-            let slice = min(firstPictureDeadline, Date(timeIntervalSinceNow: ItemPlayer.soundOnlyLook))
+            let deadline = firstPictureWait(thread)
+            let slice = min(deadline, Date(timeIntervalSinceNow: ItemPlayer.soundOnlyLook))
             if let event = waitForEvent(from: thread, until: slice) { return event }
-            if slice >= firstPictureDeadline || limits.interruption?.requested != nil { return nil }
+            if slice >= deadline || limits.interruption?.requested != nil { return nil }
         }
+    }
+
+    /// Until when a live item's first picture is waited for: the open timeout after play, or
+    /// for video that came later (a source that sent only sound at first), after its first
+    /// packet. Past it, video that has come and not decoded fails the item.
+    func firstPictureWait(_ thread: DecodeThread) -> Date {
+        guard let firstPacket = thread.reception.firstVideoPacketAt else { return firstPictureDeadline }
+        return max(firstPictureDeadline, firstPacket.addingTimeInterval(limits.timeouts.open))
     }
 
     /// How often the first picture's wait looks at whether the source sends sound only.

@@ -91,12 +91,17 @@ extension ItemPlayer {
     }
 
     /// A live source whose video arrives but has not given one picture by the open timeout fails
-    /// its item then, with why, instead of loading until the item's time runs out.
+    /// its item then, with why, instead of loading until the item's time runs out. Video that
+    /// comes later (a source that sent only sound at first) has the open timeout from its first
+    /// packet: what fails here is video that does not decode, not video that came late.
     private func failIfVideoNeverDecodes(at t: Double) {
-        guard received == 0, !isFailed, let reception = decodeThread?.reception, reception.videoPackets > 0,
-              Date() >= firstPictureDeadline else { return }
-        fail(MediaError(.timeout, "no picture within \(ObjectReader.format(limits.timeouts.open)) s of opening",
-                        cause: ErrorText(reception.missingPictureReason)), at: t)
+        guard received == 0, !isFailed, let thread = decodeThread, thread.reception.videoPackets > 0 else { return }
+        let deadline = firstPictureWait(thread)
+        guard Date() >= deadline else { return }
+        // Video from the start arrives within a second of opening; later video is its own case.
+        let since = deadline > firstPictureDeadline.addingTimeInterval(1) ? "of its first video packet" : "of opening"
+        fail(MediaError(.timeout, "no picture within \(ObjectReader.format(limits.timeouts.open)) s \(since)",
+                        cause: ErrorText(thread.reception.missingPictureReason)), at: t)
     }
 
     private var frameDuration: Double { media?.frameDuration ?? MediaFacts.assumedFrameDuration }

@@ -127,3 +127,47 @@ extension LiveClockTests {
         XCTAssertEqual(dominantChannel(first[36, 64]), "red", "the first frame shows the camera, not the loading card")
     }
 }
+
+// MARK: - Video that comes after the sound
+
+extension LiveClockTests {
+    /// A publisher that sends sound first and its camera seconds later (a podcast that turns
+    /// the camera on), past the open timeout: the camera's pictures take over when they come, on
+    /// either clock. The item used to fail at the camera's first packet ("no picture within
+    /// 1.5 s of opening"), since the open timeout had run out before it.
+    func testVideoThatComesAfterTheSoundTakesOver() throws {
+        try LiveServers.require("nginx")
+        let port = try servers.rtmpServer()
+        // The recording published: sound from 0 s, the camera (red) from 6 s. ffmpeg cannot
+        // publish such a stream as it encodes it (it writes nothing until every encoder has had
+        // a first frame), so it is made first and published as it is, in real time, without
+        // holding the sound back for the camera's packets (`max_interleave_delta` 0.1 s; 0 would
+        // wait for them).
+        let recording = servers.folder.file("camera-later.flv")
+        let made = try servers.start("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=20",
+                                                "-itsoffset", "6", "-f", "lavfi", "-i", "color=c=red:size=320x240:rate=30:duration=14",
+                                                "-map", "0:a", "-map", "1:v", "-c:v", "libx264", "-preset", "veryfast", "-g", "30",
+                                                "-pix_fmt", "yuv420p", "-c:a", "aac", recording], name: "camera-later-recording")
+        guard LiveServers.waitUntil(30, { !made.isRunning }), FileManager.default.fileExists(atPath: recording) else {
+            throw LiveServers.unavailable("ffmpeg made no recording: \(made.output)")
+        }
+        for clock in [PlaybackClock.virtual, .realtime] {
+            let url = "rtmp://127.0.0.1:\(port)/live/camera-later-\(clock.rawValue)"
+            let command = "ffmpeg -v error -re -i '\(recording)' -c copy -max_interleave_delta 100000 -f flv '\(url)'"
+            let started = Date()
+            let publisher = try publishToRTMP(command, url: url, name: "camera-later-\(clock.rawValue)")
+            XCTAssertLessThan(Date().timeIntervalSince(started), 4.5, "\(clock): the sound was playable well before the camera came")
+            let board = try Storyboard.parse("""
+            {"canvas": {"width": 72, "height": 128, "fps": 30}, "duration": 9, "clock": "\(clock.rawValue)",
+             "timeouts": {"open": 1.5, "read": 3, "retries": 1},
+             "stories": [{"id": "podcast", "items": [{"uri": "\(url)", "live": true, "duration": 9}]}]}
+            """, folder: servers.folder.path)
+            let output = ScratchFolder()
+            let (summary, events, _) = try render(board, into: output, threads: 1)
+            publisher.stop()
+            XCTAssertEqual(events.of(.failed).map { $0.error ?? "" }, [], "\(clock)")
+            let last = try RGBAImage(contentsOfPNG: StoryRender.framePath(output.path, summary.frames - 1))
+            XCTAssertEqual(dominantChannel(last[36, 64]), "red", "\(clock): the camera, once it came")
+        }
+    }
+}
