@@ -67,11 +67,8 @@ extension LiveClockTests {
         }
         for (family, url) in sources {
             for clock in [PlaybackClock.virtual, .realtime] {
-                let board = try Storyboard.parse("""
-                {"canvas": {"width": 72, "height": 128, "fps": 30}, "duration": 3, "clock": "\(clock.rawValue)",
-                 "timeouts": {"open": 20, "read": 2, "retries": 1},
-                 "stories": [{"id": "radio", "items": [{"uri": "\(url)", "live": true, "duration": 3}]}]}
-                """, folder: servers.folder.path)
+                let board = try self.board(url, clock: clock, seconds: 3, saysLive: true, canvas: (72, 128),
+                                           extra: #", "timeouts": {"open": 20, "read": 2, "retries": 1}"#)
                 let output = ScratchFolder()
                 let started = Date()
                 let (_, events, _) = try render(board, into: output, threads: 1) { options in
@@ -114,11 +111,8 @@ extension LiveClockTests {
         let publisher = try publishToRTMP(command, url: url, name: "long-gop")
         // Keyframes at about 0, 5, 10 s of the publisher's time: joined at 6 s, the next is 4 s away.
         Thread.sleep(forTimeInterval: max(0, 6 - Date().timeIntervalSince(started)))
-        let board = try Storyboard.parse("""
-        {"canvas": {"width": 72, "height": 128, "fps": 30}, "duration": 1, "clock": "virtual",
-         "timeouts": {"open": 20, "read": 5, "retries": 1},
-         "stories": [{"id": "cam", "items": [{"uri": "\(url)", "live": true, "duration": 1}]}]}
-        """, folder: servers.folder.path)
+        let board = try self.board(url, clock: .virtual, seconds: 1, saysLive: true, canvas: (72, 128),
+                                   extra: #", "timeouts": {"open": 20, "read": 5, "retries": 1}"#)
         let output = ScratchFolder()
         let (_, events, _) = try render(board, into: output, threads: 1)
         publisher.stop()
@@ -157,11 +151,8 @@ extension LiveClockTests {
             let started = Date()
             let publisher = try publishToRTMP(command, url: url, name: "camera-later-\(clock.rawValue)")
             XCTAssertLessThan(Date().timeIntervalSince(started), 4.5, "\(clock): the sound was playable well before the camera came")
-            let board = try Storyboard.parse("""
-            {"canvas": {"width": 72, "height": 128, "fps": 30}, "duration": 9, "clock": "\(clock.rawValue)",
-             "timeouts": {"open": 1.5, "read": 3, "retries": 1},
-             "stories": [{"id": "podcast", "items": [{"uri": "\(url)", "live": true, "duration": 9}]}]}
-            """, folder: servers.folder.path)
+            let board = try self.board(url, clock: clock, seconds: 9, saysLive: true, canvas: (72, 128),
+                                       extra: #", "timeouts": {"open": 1.5, "read": 3, "retries": 1}"#)
             let output = ScratchFolder()
             let (summary, events, _) = try render(board, into: output, threads: 1)
             publisher.stop()

@@ -29,9 +29,10 @@ final class LiveClockTests: LiveServerTestCase {
         return environment["ASAN_OPTIONS"] != nil || environment["TSAN_OPTIONS"] != nil
     }
 
-    func board(_ url: String, clock: PlaybackClock, seconds: Double = 4, saysLive: Bool = false, extra: String = "") throws -> Storyboard {
+    func board(_ url: String, clock: PlaybackClock, seconds: Double = 4, saysLive: Bool = false, canvas: (width: Int, height: Int) = (360, 640),
+               extra: String = "") throws -> Storyboard {
         try Storyboard.parse("""
-        {"canvas": {"width": 360, "height": 640, "fps": 30}, "duration": \(seconds), "clock": "\(clock.rawValue)",
+        {"canvas": {"width": \(canvas.width), "height": \(canvas.height), "fps": 30}, "duration": \(seconds), "clock": "\(clock.rawValue)",
          "stories": [{"id": "live", "items": [{"uri": "\(url)", "duration": \(seconds)\(saysLive ? #", "live": true"# : "")}]}] \(extra)}
         """, folder: servers.folder.path)
     }
