@@ -43,13 +43,67 @@ enum ClockCode {
         let fps: Double
         /// When frame 0 was due (a realtime render's `clock_started_at`).
         let startedAt: Double?
+        /// The frames a realtime render wrote late, as copies of the one before (its summary's
+        /// `late_frames`): the machine had no time to draw them, so they cannot show a new
+        /// picture whatever the player does.
+        var late: Set<Int> = []
 
-        /// Distinct pictures per second, from the first frame that shows one to the end.
+        /// Distinct pictures per second, from the first frame that shows one to the end, over
+        /// the frames drawn on time. A CI machine busy elsewhere drew 4 % of a realtime
+        /// render's frames late (24.5 distinct a second where the player showed every
+        /// picture it had time to draw); the count of late frames is in `diagnosis`.
         var distinctPerSecond: Double {
             guard let first = codes.firstIndex(where: { $0 != nil }) else { return 0 }
             let window = codes[first...]
             let distinct = Set(window.compactMap { $0?.number }).count
-            return Double(distinct) / (Double(window.count) / fps)
+            let drawn = window.indices.filter { !late.contains($0) }.count
+            return drawn == 0 ? 0 : Double(distinct) / (Double(drawn) / fps)
+        }
+
+        /// Hitches: a picture held on screen and then, at once, one or more pictures after it
+        /// never shown. The clock stood while the stream was late, then ran on past what came.
+        /// Playing slower than the source repeats a picture now and then, and faster skips one
+        /// now and then; neither does both at once. A frame written late (a copy) is the
+        /// machine's hold, not the player's, and does not count.
+        var hitches: Int {
+            var count = 0, held = false
+            for n in codes.indices.dropFirst() {
+                guard let previous = codes[n - 1]?.number, let number = codes[n]?.number, !late.contains(n) else {
+                    held = false
+                    continue
+                }
+                if number == previous {
+                    held = true
+                } else {
+                    if held, number > previous + 1 { count += 1 }
+                    held = false
+                }
+            }
+            return count
+        }
+
+        /// The last `count` frames, with their late ones and when the first of them was due.
+        func suffix(_ count: Int) -> Reading {
+            let start = max(0, codes.count - count)
+            return Reading(codes: Array(codes[start...]), fps: fps, startedAt: startedAt.map { $0 + Double(start) / fps },
+                           late: Set(late.filter { $0 >= start }.map { $0 - start }))
+        }
+
+        /// What to look at when a reading falls short: frames, late ones, distinct pictures,
+        /// pictures the publisher made that never showed, and the longest hold of one picture.
+        var diagnosis: String {
+            let numbers = codes.compactMap { $0?.number }
+            let distinct = Set(numbers)
+            let skipped = (distinct.max() ?? 0) - (distinct.min() ?? 0) + 1 - distinct.count
+            var longest = 0, run = 0, previous: Int?
+            for code in codes {
+                run = code?.number == previous ? run + 1 : 1
+                previous = code?.number
+                longest = max(longest, run)
+            }
+            let uncoded = codes.filter { $0 == nil }.count
+            return "\(codes.count) frames (\(uncoded) without a picture, \(late.count) late), "
+                + "\(distinct.count) distinct pictures, \(max(0, skipped)) never shown, longest hold \(longest) frames, \(hitches) hitches"
         }
 
         /// How old each coded frame's picture was when the frame was due, in ms (realtime only).
@@ -87,7 +141,8 @@ enum ClockCode {
             .filter { $0.hasPrefix("frame-") && $0.hasSuffix(".png") }.sorted()
         let codes = try names.map { try read(RGBAImage(contentsOfPNG: (folder as NSString).appendingPathComponent($0))) }
         return Reading(codes: codes, fps: summary["timeline_fps"] as? Double ?? 30,
-                       startedAt: summary["clock_started_at"] as? Double)
+                       startedAt: summary["clock_started_at"] as? Double,
+                       late: Set((summary["late_frames"] as? [Any] ?? []).compactMap { ($0 as? NSNumber)?.intValue }))
     }
 }
 
