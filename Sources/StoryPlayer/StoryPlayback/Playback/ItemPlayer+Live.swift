@@ -13,6 +13,7 @@ extension ItemPlayer {
         let given = (item.latency ?? LiveLatency()).over(limits.latency)
         let kind = LiveSourceKind(item.source)
         var live = LivePlayback(playhead: LivePlayhead(latency: given.resolved(kind: kind), controlsSpeed: !waits))
+        live.comesInSegments = kind != .push
         live.takesSuggestedTarget = given.target == nil
         return live
     }
@@ -29,11 +30,14 @@ extension ItemPlayer {
             switch event {
             case .picture(let time, _, _):
                 if live.isRebuffering {
-                    // The stream is back: the clock goes on, and a picture ahead of the clock it
-                    // held (the publisher's timestamps moved on meanwhile) is due now, not never.
+                    // The stream is back: the clock goes on from the picture that came back, as
+                    // a player's does from its buffer. One ahead of the held clock (the
+                    // publisher's timestamps moved on meanwhile) is due now, not never; one
+                    // behind it (the clock ran on while the stream was only late) is shown, not
+                    // passed over with those after it.
                     live.isRebuffering = false
                     live.playhead.dataResumed(at: local)
-                    if let position = live.playhead.position, time > position { live.playhead.anchor(at: time + 0.5 * frameDuration) }
+                    live.playhead.anchor(at: time + 0.5 * frameDuration)
                 }
                 if let position = live.playhead.position, shown != nil, !PictureTime.isShown(time, by: position) { return finishLiveStep(&live, thread, local) }
                 // Anchored half a picture late, so a timestamp rounded to the container's unit
@@ -122,14 +126,15 @@ extension ItemPlayer {
             live.isCatchingUp = true
         }
         let frame = frameDuration
-        // A picture whose successor is due too will never be shown: no need to convert it.
-        thread.skip(before: position - 1.5 * frame, epoch: live.epoch)
         if let newest = live.newest, !live.isRebuffering, !live.isCatchingUp, !dataEnded,
-           position > newest + max(2 * frame, 0.1), thread.peekNow() == nil {
+           position > newest + live.dryAfter(frame: frame), thread.peekNow() == nil {
             live.isRebuffering = true
             live.rebuffers += 1
             live.playhead.rebuffered()
+            return
         }
+        // A picture whose successor is due too will never be shown: no need to convert it.
+        thread.skip(before: position - 1.5 * frame, epoch: live.epoch)
     }
 
     /// Notes how far behind the edge the picture drawn at timeline `t` is.

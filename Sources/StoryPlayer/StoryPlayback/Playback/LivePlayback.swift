@@ -19,6 +19,8 @@ struct LivePlayback {
     var passedOver = 0
     /// The newest picture taken on this time line.
     var newest: Double?
+    /// Whether pictures come a segment at a time (HLS, DASH) rather than as they are made.
+    var comesInSegments = false
     /// Whether the target is the protocol's default, to be replaced by the source's own
     /// suggestion (`LiveEdge.suggestedTarget`) when it makes one.
     var takesSuggestedTarget = false
@@ -29,6 +31,21 @@ struct LivePlayback {
 
     init(playhead: LivePlayhead) {
         self.playhead = playhead
+    }
+
+    /// How far the clock may run past the newest picture, with none waiting, before the stream
+    /// counts as dry: the clock then waits for it, and the target rises (a rebuffer).
+    ///
+    /// Segments come in bursts with the queue full between them, so a picture overdue at all
+    /// means the next segment came late, and will again at every boundary: it is waited for at
+    /// once. Measured on ffmpeg's DASH (1 s segments, `suggestedPresentationDelay` 1 s) with a
+    /// tenth of a second's grace instead: each segment 60-90 ms late, never long enough to count,
+    /// so once a second the last picture held three frames and the one or two after it were
+    /// passed over (27.95 distinct pictures a second, 12 dropped in 6 s).
+    /// Pushed pictures come one by one with the network's jitter: a tenth of a second of it is
+    /// coasted over, at the cost of a late picture, rather than raising a 0.1 s target to 0.6 s.
+    func dryAfter(frame: Double) -> Double {
+        comesInSegments ? 1.25 * frame : max(2 * frame, 0.1)
     }
 
     /// The figures of the play's `stop`, with the pictures its convert thread passed over.

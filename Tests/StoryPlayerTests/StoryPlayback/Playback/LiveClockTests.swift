@@ -107,7 +107,8 @@ final class LiveClockTests: LiveServerTestCase {
         for clock in PlaybackClock.allCases {
             let (reading, stop, events) = try watch(board(url, clock: clock))
             XCTAssertGreaterThanOrEqual(reading.distinctPerSecond, LiveClockTests.smooth(clock),
-                                        "\(publisher) HLS, \(clock) clock: distinct pictures a second (it was 1.3-1.5 realtime, ~4 virtual)")
+                                        "\(publisher) HLS, \(clock) clock: distinct pictures a second (it was 1.3-1.5 realtime, ~4 virtual): \(reading.diagnosis)")
+            XCTAssertEqual(reading.hitches, 0, "\(publisher) HLS, \(clock) clock: a late segment is waited for: \(reading.diagnosis)")
             let live = try XCTUnwrap(stop.live, "a live player's stop has its live figures")
             XCTAssertNotNil(live.offsetMs)
             XCTAssertEqual(live.offsetFrom, "arrival", "ffmpeg and hlssink2 write no program dates by default")
@@ -165,7 +166,8 @@ final class LiveClockTests: LiveServerTestCase {
     func testHLSLatencyTargetIsHeld() throws {
         let url = try hlsPlaylist(from: .ffmpeg)
         let (reading, stop, _) = try watch(board(url, clock: .realtime, extra: #", "latency": {"target": 2}"#))
-        XCTAssertGreaterThanOrEqual(reading.distinctPerSecond, LiveClockTests.smooth(.realtime))
+        XCTAssertGreaterThanOrEqual(reading.distinctPerSecond, LiveClockTests.smooth(.realtime), reading.diagnosis)
+        XCTAssertEqual(reading.hitches, 0, reading.diagnosis)
         let latency = try XCTUnwrap(reading.latencyP50)
         XCTAssertLessThan(latency, 2800 * LiveClockTests.slack, "p50 latency read from the frames with a 2 s target")
         XCTAssertEqual(try XCTUnwrap(stop.live?.offsetMs).p50, 2000, accuracy: 400 * LiveClockTests.slack)
@@ -186,7 +188,11 @@ final class LiveClockTests: LiveServerTestCase {
             let target: Double = publisher == .ffmpeg ? 1 : 3
             for clock in PlaybackClock.allCases {
                 let (reading, stop, _) = try watch(board(url, clock: clock, seconds: clock == .realtime ? 6 : 4))
-                XCTAssertGreaterThanOrEqual(reading.distinctPerSecond, LiveClockTests.smooth(clock), "\(publisher) DASH, \(clock) clock")
+                XCTAssertGreaterThanOrEqual(reading.distinctPerSecond, LiveClockTests.smooth(clock), "\(publisher) DASH, \(clock) clock: \(reading.diagnosis)")
+                // Segments come in bursts: one late is waited for, then every picture shown.
+                // With ffmpeg's 1 s target a segment came 60-90 ms late each second, and the
+                // clock ran on and passed over the picture or two after the hold, 5 times in 6 s.
+                XCTAssertEqual(reading.hitches, 0, "\(publisher) DASH, \(clock) clock: \(reading.diagnosis)")
                 let live = try XCTUnwrap(stop.live, "\(publisher) DASH \(clock): a live player's stop")
                 guard clock == .realtime else { continue }
                 let seen = try XCTUnwrap(reading.latencyP50)
@@ -229,7 +235,7 @@ final class LiveClockTests: LiveServerTestCase {
             // No "live": true: an rtmp:// URL is live by its protocol.
             for clock in PlaybackClock.allCases {
                 let (reading, stop, _) = try watch(board(url, clock: clock))
-                XCTAssertGreaterThanOrEqual(reading.distinctPerSecond, LiveClockTests.smooth(clock), "\(publisher) RTMP, \(clock) clock")
+                XCTAssertGreaterThanOrEqual(reading.distinctPerSecond, LiveClockTests.smooth(clock), "\(publisher) RTMP, \(clock) clock: \(reading.diagnosis)")
                 XCTAssertNotNil(stop.live?.offsetMs, "\(publisher) RTMP \(clock)")
                 if clock == .realtime {
                     let latency = try XCTUnwrap(reading.latencyP50)
@@ -273,8 +279,9 @@ final class LiveClockTests: LiveServerTestCase {
                 XCTAssertEqual(point.ms, 600, accuracy: 250, "offset at \(point.t) s against the raised 0.6 s target: \(live.series)")
             }
         }
-        let lastSeconds = ClockCode.Reading(codes: Array(reading.codes.suffix(90)), fps: reading.fps, startedAt: nil)
-        XCTAssertGreaterThanOrEqual(lastSeconds.distinctPerSecond, LiveClockTests.smooth(.realtime), "pictures flow again after the stall")
+        let lastSeconds = reading.suffix(90)
+        XCTAssertGreaterThanOrEqual(lastSeconds.distinctPerSecond, LiveClockTests.smooth(.realtime),
+                                    "pictures flow again after the stall: \(lastSeconds.diagnosis)")
     }
 
     // MARK: - SRT and MPEG-TS over HTTP
@@ -294,7 +301,7 @@ final class LiveClockTests: LiveServerTestCase {
                 let url = kind == "srt" ? "srt://127.0.0.1:\(port)?mode=caller" : "http://127.0.0.1:\(port)/live.ts"
                 // MPEG-TS over HTTP says nothing of being live: the storyboard says so.
                 let (reading, stop, _) = try watch(board(url, clock: clock, saysLive: kind == "http-ts"))
-                XCTAssertGreaterThanOrEqual(reading.distinctPerSecond, LiveClockTests.smooth(clock), "\(kind), \(clock) clock")
+                XCTAssertGreaterThanOrEqual(reading.distinctPerSecond, LiveClockTests.smooth(clock), "\(kind), \(clock) clock: \(reading.diagnosis)")
                 XCTAssertNotNil(stop.live?.offsetMs, "\(kind) \(clock)")
                 if clock == .realtime {
                     XCTAssertLessThan(try XCTUnwrap(reading.latencyP50), 600 * LiveClockTests.slack, "\(kind) latency read from the frames (target 0.1 s)")
