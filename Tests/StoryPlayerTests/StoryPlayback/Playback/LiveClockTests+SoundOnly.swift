@@ -11,7 +11,7 @@ import XCTest
 
 extension LiveClockTests {
     /// A live publisher of sound only (a radio stream, an audio room) is heard in the MP4 on
-    /// either clock, over RTMP and DASH from ffmpeg and from GStreamer, and over HLS: a 440 Hz tone, read
+    /// either clock, over RTMP and DASH from ffmpeg and from GStreamer, and over HLS, SRT and MPEG-TS over HTTP: a 440 Hz tone, read
     /// back from the MP4, steady from the first second to the story's end, without a gap. The
     /// MP4 used to be silent (-91 dB), because its sound was read at the pictures' clock, which
     /// a source without pictures never starts. The virtual clock waits for the sound as it
@@ -66,29 +66,49 @@ extension LiveClockTests {
             sources.append(("DASH from \(family)", try servers.httpServer(root: folder) + "/live.mpd"))
         }
         for (family, url) in sources {
+            for clock in [PlaybackClock.virtual, .realtime] { try assertSoundOnlyIsHeard(family, url: url, clock: clock) }
+        }
+        // SRT and MPEG-TS over HTTP from ffmpeg, whose listeners serve one viewer each: a
+        // publisher for every render.
+        let tone = ["-v", "error", "-re", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000", "-c:a", "aac", "-f", "mpegts"]
+        for kind in ["SRT", "MPEG-TS over HTTP"] {
             for clock in [PlaybackClock.virtual, .realtime] {
-                let board = try self.board(url, clock: clock, seconds: 3, saysLive: true, canvas: (72, 128),
-                                           extra: #", "timeouts": {"open": 20, "read": 2, "retries": 1}"#)
-                let output = ScratchFolder()
-                let started = Date()
-                let (_, events, _) = try render(board, into: output, threads: 1) { options in
-                    options.clip = ClipOptions(path: output.file("radio.mp4"))
+                let port = LiveServers.freePort()
+                let srt = kind == "SRT"
+                let listener = srt ? ["srt://127.0.0.1:\(port)?mode=listener"] : ["-listen", "1", "http://127.0.0.1:\(port)/live.ts"]
+                let publisher = try servers.start("ffmpeg", tone + listener, name: "radio-\(srt ? "srt" : "http")-\(clock.rawValue)")
+                defer { publisher.stop() }
+                guard LiveServers.waitUntil(15, { srt ? LiveServers.udpBound(port: port) : LiveServers.tcpListening(port: port) }) else {
+                    throw LiveServers.unavailable("\(kind) publisher did not listen: \(publisher.output)")
                 }
-                // The virtual clock waits for a first picture until the open timeout (20 s), but
-                // not from a source that has sent 2 s of sound and no video: it took 8.2 s for a
-                // 3 s story with the default timeout of 8 s. Far from any noise either way.
-                XCTAssertLessThan(Date().timeIntervalSince(started), 12, "\(family), \(clock): the render waited out the open timeout")
-                XCTAssertEqual(events.of(.failed).map { $0.error ?? "" }, [], "\(family), \(clock)")
-                let samples = try monoSamples(of: output.file("radio.mp4"), into: output.file("radio.f32"))
-                func level(_ from: Double, _ to: Double) -> Double {
-                    DominantSpeaker.rms(Array(samples[min(samples.count, Int(from * 8000))..<min(samples.count, Int(to * 8000))]))
-                }
-                // The tone's RMS is 0.088 (amplitude 1/8); a 20 ms window under a third of it is a gap.
-                XCTAssertGreaterThan(level(1, 2.9), 0.06, "\(family), \(clock): the tone, from the first second to the end")
-                let gaps = stride(from: 1.0, to: 2.9, by: 0.02).filter { level($0, $0 + 0.02) < 0.03 }
-                XCTAssertEqual(gaps, [], "\(family), \(clock): 20 ms windows without the tone")
+                try assertSoundOnlyIsHeard("\(kind) from ffmpeg", url: srt ? "srt://127.0.0.1:\(port)?mode=caller" : "http://127.0.0.1:\(port)/live.ts",
+                                           clock: clock)
             }
         }
+    }
+
+    /// Renders 3 s of a live source of sound only with an MP4 and hears the tone in it.
+    private func assertSoundOnlyIsHeard(_ family: String, url: String, clock: PlaybackClock) throws {
+        let board = try self.board(url, clock: clock, seconds: 3, saysLive: true, canvas: (72, 128),
+                                   extra: #", "timeouts": {"open": 20, "read": 2, "retries": 1}"#)
+        let output = ScratchFolder()
+        let started = Date()
+        let (_, events, _) = try render(board, into: output, threads: 1) { options in
+            options.clip = ClipOptions(path: output.file("radio.mp4"))
+        }
+        // The virtual clock waits for a first picture until the open timeout (20 s), but
+        // not from a source that has sent 2 s of sound and no video: it took 8.2 s for a
+        // 3 s story with the default timeout of 8 s. Far from any noise either way.
+        XCTAssertLessThan(Date().timeIntervalSince(started), 12, "\(family), \(clock): the render waited out the open timeout")
+        XCTAssertEqual(events.of(.failed).map { $0.error ?? "" }, [], "\(family), \(clock)")
+        let samples = try monoSamples(of: output.file("radio.mp4"), into: output.file("radio.f32"))
+        func level(_ from: Double, _ to: Double) -> Double {
+            DominantSpeaker.rms(Array(samples[min(samples.count, Int(from * 8000))..<min(samples.count, Int(to * 8000))]))
+        }
+        // The tone's RMS is 0.088 (amplitude 1/8); a 20 ms window under a third of it is a gap.
+        XCTAssertGreaterThan(level(1, 2.9), 0.06, "\(family), \(clock): the tone, from the first second to the end")
+        let gaps = stride(from: 1.0, to: 2.9, by: 0.02).filter { level($0, $0 + 0.02) < 0.03 }
+        XCTAssertEqual(gaps, [], "\(family), \(clock): 20 ms windows without the tone")
     }
 }
 
