@@ -24,6 +24,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
 
 WIDTH, HEIGHT = 360, 640
@@ -113,22 +114,31 @@ def ffmpeg_latency(url, seconds):
     process = subprocess.Popen(["ffmpeg", "-v", "error", "-fflags", "nobuffer", "-flags", "low_delay", "-i", url,
                                 "-t", str(seconds), "-s", f"{WIDTH}x{HEIGHT}", "-f", "rawvideo", "-pix_fmt", "rgb24", "-"],
                                stdout=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    # FFmpeg 5.1's DASH demuxer can spin on a live manifest without ever giving `seconds` of
+    # pictures: killed here, since a caller's timeout kills this script and not its child (one
+    # such ffmpeg ran on at a whole core after a bench had ended).
+    deadline = threading.Timer(seconds + 20, process.kill)
+    deadline.start()
     latencies, numbers, first = [], set(), None
-    while True:
-        frame = process.stdout.read(size)
-        if len(frame) < size:
-            break
-        now = int(time.time() * 1000)
-        code = read_code(frame, WIDTH, HEIGHT)
-        if not code:
-            continue
-        first = first or now
-        numbers.add(code[0])
-        made = (now & ~0xFFFFFFFF) | code[1]
-        if made > now + (1 << 31):
-            made -= 1 << 32
-        latencies.append(now - made)
-    process.wait()
+    try:
+        while True:
+            frame = process.stdout.read(size)
+            if len(frame) < size:
+                break
+            now = int(time.time() * 1000)
+            code = read_code(frame, WIDTH, HEIGHT)
+            if not code:
+                continue
+            first = first or now
+            numbers.add(code[0])
+            made = (now & ~0xFFFFFFFF) | code[1]
+            if made > now + (1 << 31):
+                made -= 1 << 32
+            latencies.append(now - made)
+    finally:
+        deadline.cancel()
+        process.kill()
+        process.wait()
     span = (now - first) / 1000 if first else 0
     result = {"pictures": len(numbers), "distinct_per_second": round(len(numbers) / span, 2) if span else 0}
     if latencies:
