@@ -35,6 +35,8 @@ package final class LiveEdge: Sendable {
         /// A picture's time on this line less its timestamp as the source wrote it: how a DASH
         /// manifest's media times map onto the line.
         var shift: Double?
+        /// The newest picture decoded on this line.
+        var newest: Double?
     }
 
     private struct State {
@@ -74,7 +76,18 @@ package final class LiveEdge: Sendable {
             if line.base == nil { line.base = time }
             if line.shift == nil, let written { line.shift = time - written }
             line.pictureLead = Swift.max(line.pictureLead ?? -.infinity, time - now)
+            line.newest = Swift.max(line.newest ?? -.infinity, time)
             state.lines[epoch] = line
+        }
+    }
+
+    /// Whether a picture after `time` on line `epoch`, or on a later line, has been decoded: if
+    /// so, one the player waits for is on its way through the threads, and the stream has not
+    /// run dry.
+    package func hasDecoded(after time: Double, epoch: Int) -> Bool {
+        state.withLock { state in
+            if state.epoch > epoch { return true }
+            return (state.lines[epoch]?.newest ?? -.infinity) > time + PictureTime.slack
         }
     }
 

@@ -30,14 +30,17 @@ extension ItemPlayer {
             switch event {
             case .picture(let time, _, _):
                 if live.isRebuffering {
-                    // The stream is back: the clock goes on from the picture that came back, as
-                    // a player's does from its buffer. One ahead of the held clock (the
-                    // publisher's timestamps moved on meanwhile) is due now, not never; one
-                    // behind it (the clock ran on while the stream was only late) is shown, not
-                    // passed over with those after it.
+                    // The stream is back: the clock goes on. A picture ahead of the held clock
+                    // (the publisher's timestamps moved on meanwhile) is due now, not never. A
+                    // segment source's clock goes on from the picture that came back, as a
+                    // player's does from its buffer: it held at most a frame past it, which is
+                    // not worth passing the picture over for. A pushed source's coasted 0.1 s
+                    // on, whose sound would be heard twice if the clock went back that far.
                     live.isRebuffering = false
                     live.playhead.dataResumed(at: local)
-                    live.playhead.anchor(at: time + 0.5 * frameDuration)
+                    if let position = live.playhead.position, time > position || live.comesInSegments {
+                        live.playhead.anchor(at: time + 0.5 * frameDuration)
+                    }
                 }
                 if let position = live.playhead.position, shown != nil, !PictureTime.isShown(time, by: position) { return finishLiveStep(&live, thread, local) }
                 // Anchored half a picture late, so a timestamp rounded to the container's unit
@@ -51,7 +54,13 @@ extension ItemPlayer {
                     thread.recycle(old.image)
                 }
                 live.newest = time
-                if let position = live.playhead.position, time >= position - 1.5 * frameDuration { live.isCatchingUp = false }
+                if live.isCatchingUp, let position = live.playhead.position, time >= position - 1.5 * frameDuration {
+                    // Caught up: the clock goes on from the picture the jump landed on, up to a
+                    // picture and a half behind where it aimed, rather than finding the next one
+                    // overdue before the decoder has reached it.
+                    live.isCatchingUp = false
+                    if time + 0.5 * frameDuration < position { live.playhead.anchor(at: time + 0.5 * frameDuration) }
+                }
             case .discontinuity(let epoch, let from, let to):
                 live.epoch = epoch
                 live.newest = nil
@@ -126,8 +135,8 @@ extension ItemPlayer {
             live.isCatchingUp = true
         }
         let frame = frameDuration
-        if let newest = live.newest, !live.isRebuffering, !live.isCatchingUp, !dataEnded,
-           position > newest + live.dryAfter(frame: frame), thread.peekNow() == nil {
+        if !dataEnded, live.isDry(at: position, frame: frame, queueIsEmpty: thread.peekNow() == nil,
+                                  decodedPast: { thread.edge.hasDecoded(after: live.newest ?? .infinity, epoch: live.epoch) }) {
             live.isRebuffering = true
             live.rebuffers += 1
             live.playhead.rebuffered()

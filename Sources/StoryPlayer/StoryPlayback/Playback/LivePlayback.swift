@@ -33,19 +33,26 @@ struct LivePlayback {
         self.playhead = playhead
     }
 
-    /// How far the clock may run past the newest picture, with none waiting, before the stream
-    /// counts as dry: the clock then waits for it, and the target rises (a rebuffer).
+    /// Whether the stream has run dry: the clock is at `position`, none of the pictures it
+    /// waits for is queued (`queueIsEmpty`), and `decodedPast` says whether the decode thread
+    /// has one after the newest taken on its way.
     ///
-    /// Segments come in bursts with the queue full between them, so a picture overdue at all
-    /// means the next segment came late, and will again at every boundary: it is waited for at
-    /// once. Measured on ffmpeg's DASH (1 s segments, `suggestedPresentationDelay` 1 s) with a
-    /// tenth of a second's grace instead: each segment 60-90 ms late, never long enough to count,
-    /// so once a second the last picture held three frames and the one or two after it were
-    /// passed over (27.95 distinct pictures a second, 12 dropped in 6 s).
-    /// Pushed pictures come one by one with the network's jitter: a tenth of a second of it is
-    /// coasted over, at the cost of a late picture, rather than raising a 0.1 s target to 0.6 s.
-    func dryAfter(frame: Double) -> Double {
-        comesInSegments ? 1.25 * frame : max(2 * frame, 0.1)
+    /// Any source is dry once the clock has run 0.1 s (at least two frames) past its newest
+    /// picture: a pushed one's pictures come one by one with the network's jitter, and a tenth
+    /// of a second of it is coasted over, at the cost of a late picture, rather than raising a
+    /// 0.1 s target to 0.6 s. A segment source (HLS, DASH) is dry as soon as a picture is
+    /// overdue and the decoder has nothing newer: segments come in bursts, so that means the
+    /// next segment is late, and will be at every boundary. Measured on ffmpeg's DASH (1 s
+    /// segments, `suggestedPresentationDelay` 1 s) with only the tenth of a second: each segment
+    /// 60-90 ms late, never long enough to count, so once a second the last picture held three
+    /// frames and the one or two after it were passed over (27.95 distinct pictures a second,
+    /// 12 dropped in 6 s). A decoder that has a newer picture is ahead of the clock, and a
+    /// convert or draw running late is the machine's delay, not the stream's: that keeps the
+    /// tenth of a second.
+    func isDry(at position: Double, frame: Double, queueIsEmpty: Bool, decodedPast: () -> Bool) -> Bool {
+        guard let newest, queueIsEmpty, !isRebuffering, !isCatchingUp else { return false }
+        if position > newest + Swift.max(2 * frame, 0.1) { return true }
+        return comesInSegments && position > newest + 1.25 * frame && !decodedPast()
     }
 
     /// The figures of the play's `stop`, with the pictures its convert thread passed over.

@@ -76,6 +76,58 @@ final class LiveClockUnitTests: XCTestCase {
         XCTAssertGreaterThan(clock.position ?? 0, (held ?? 0) + 1.6, "the clock runs again")
     }
 
+    // MARK: - When the stream has run dry
+
+    func playback(segments: Bool, newest: Double = 10) -> LivePlayback {
+        var live = LivePlayback(playhead: playhead())
+        live.comesInSegments = segments
+        live.newest = newest
+        return live
+    }
+
+    func testALateSegmentIsDryAsSoonAsAPictureIsOverdue() {
+        let frame = 1.0 / 30
+        let live = playback(segments: true)
+        XCTAssertFalse(live.isDry(at: 10 + frame, frame: frame, queueIsEmpty: true) { false }, "the next picture just due")
+        XCTAssertTrue(live.isDry(at: 10 + 1.5 * frame, frame: frame, queueIsEmpty: true) { false },
+                      "half a frame overdue, nothing decoded: the segment is late")
+        XCTAssertFalse(live.isDry(at: 10 + 1.5 * frame, frame: frame, queueIsEmpty: true) { true },
+                       "the decoder has it: converting or drawing is late, not the stream")
+        XCTAssertFalse(live.isDry(at: 10 + 1.5 * frame, frame: frame, queueIsEmpty: false) { false }, "a picture is queued")
+        XCTAssertTrue(live.isDry(at: 10.11, frame: frame, queueIsEmpty: true) { true }, "a tenth of a second late all the same")
+    }
+
+    func testAPushedStreamCoastsATenthOfASecond() {
+        let frame = 1.0 / 30
+        let live = playback(segments: false)
+        XCTAssertFalse(live.isDry(at: 10 + 2.5 * frame, frame: frame, queueIsEmpty: true) { false }, "jitter")
+        XCTAssertTrue(live.isDry(at: 10.11, frame: frame, queueIsEmpty: true) { false })
+    }
+
+    func testNothingIsDryWhileCatchingUpOrRebufferingOrBeforeAPicture() {
+        let frame = 1.0 / 30
+        var catching = playback(segments: true)
+        catching.isCatchingUp = true
+        XCTAssertFalse(catching.isDry(at: 11, frame: frame, queueIsEmpty: true) { false })
+        var waiting = playback(segments: true)
+        waiting.isRebuffering = true
+        XCTAssertFalse(waiting.isDry(at: 11, frame: frame, queueIsEmpty: true) { false }, "counted once")
+        var first = playback(segments: true)
+        first.newest = nil
+        XCTAssertFalse(first.isDry(at: 11, frame: frame, queueIsEmpty: true) { false })
+    }
+
+    func testTheEdgeKnowsWhetherANewerPictureWasDecoded() {
+        let edge = LiveEdge()
+        XCTAssertFalse(edge.hasDecoded(after: 0, epoch: 0), "nothing yet")
+        edge.pictureArrived(time: 5, epoch: 0, now: 1)
+        XCTAssertTrue(edge.hasDecoded(after: 4.9, epoch: 0))
+        XCTAssertFalse(edge.hasDecoded(after: 5, epoch: 0), "the newest is the one taken")
+        edge.newEpoch()
+        XCTAssertTrue(edge.hasDecoded(after: 5, epoch: 0), "a later time line has begun")
+        XCTAssertFalse(edge.hasDecoded(after: 0, epoch: 1))
+    }
+
     // MARK: - Playlists as publishers write them
 
     func testPlaylistsOfFFmpegAndGStreamer() throws {
