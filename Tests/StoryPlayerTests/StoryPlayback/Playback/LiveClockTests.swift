@@ -21,6 +21,12 @@ final class LiveClockTests: LiveServerTestCase {
         clock == .virtual ? 28.5 : underSanitizer ? 12 : 25
     }
 
+    /// The hitches a smooth play may show: one, the controller's jump to the edge when it
+    /// starts too far behind (`LivePlayhead.startWindow`), which holds the last picture while
+    /// the decoder passes over those in between. A late segment passed over shows one a segment
+    /// (5-6 in 6 s before it was waited for).
+    static let startJump = 1
+
     /// How much slower a sanitizer build may be before the latency bounds mean nothing.
     static var slack: Double { underSanitizer ? 4 : 1 }
 
@@ -108,7 +114,8 @@ final class LiveClockTests: LiveServerTestCase {
             let (reading, stop, events) = try watch(board(url, clock: clock))
             XCTAssertGreaterThanOrEqual(reading.distinctPerSecond, LiveClockTests.smooth(clock),
                                         "\(publisher) HLS, \(clock) clock: distinct pictures a second (it was 1.3-1.5 realtime, ~4 virtual): \(reading.diagnosis)")
-            XCTAssertEqual(reading.hitches, 0, "\(publisher) HLS, \(clock) clock: a late segment is waited for: \(reading.diagnosis)")
+            XCTAssertLessThanOrEqual(reading.hitches, LiveClockTests.startJump,
+                                     "\(publisher) HLS, \(clock) clock: a late segment is waited for: \(reading.diagnosis)")
             let live = try XCTUnwrap(stop.live, "a live player's stop has its live figures")
             XCTAssertNotNil(live.offsetMs)
             XCTAssertEqual(live.offsetFrom, "arrival", "ffmpeg and hlssink2 write no program dates by default")
@@ -167,7 +174,7 @@ final class LiveClockTests: LiveServerTestCase {
         let url = try hlsPlaylist(from: .ffmpeg)
         let (reading, stop, _) = try watch(board(url, clock: .realtime, extra: #", "latency": {"target": 2}"#))
         XCTAssertGreaterThanOrEqual(reading.distinctPerSecond, LiveClockTests.smooth(.realtime), reading.diagnosis)
-        XCTAssertEqual(reading.hitches, 0, reading.diagnosis)
+        XCTAssertLessThanOrEqual(reading.hitches, LiveClockTests.startJump, reading.diagnosis)
         let latency = try XCTUnwrap(reading.latencyP50)
         XCTAssertLessThan(latency, 2800 * LiveClockTests.slack, "p50 latency read from the frames with a 2 s target")
         XCTAssertEqual(try XCTUnwrap(stop.live?.offsetMs).p50, 2000, accuracy: 400 * LiveClockTests.slack)
@@ -193,7 +200,7 @@ final class LiveClockTests: LiveServerTestCase {
                 // With ffmpeg's 1 s target a segment came 60-90 ms late each second, and the
                 // realtime clock ran on and passed over the picture or two after the hold, 5-6
                 // times in 6 s. (The virtual clock waits for every picture: held to it too.)
-                XCTAssertEqual(reading.hitches, 0, "\(publisher) DASH, \(clock) clock: \(reading.diagnosis)")
+                XCTAssertLessThanOrEqual(reading.hitches, LiveClockTests.startJump, "\(publisher) DASH, \(clock) clock: \(reading.diagnosis)")
                 let live = try XCTUnwrap(stop.live, "\(publisher) DASH \(clock): a live player's stop")
                 guard clock == .realtime else { continue }
                 let seen = try XCTUnwrap(reading.latencyP50)
