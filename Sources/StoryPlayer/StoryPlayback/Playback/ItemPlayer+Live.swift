@@ -136,7 +136,7 @@ extension ItemPlayer {
         }
         let frame = frameDuration
         if !dataEnded, live.isDry(at: position, frame: frame, queueIsEmpty: thread.peekNow() == nil,
-                                  decodedPast: { thread.edge.hasDecoded(after: live.newest ?? .infinity, epoch: live.epoch) }) {
+                                  decodedPast: { thread.edge.hasDecoded(after: $0, epoch: live.epoch) }) {
             live.isRebuffering = true
             live.rebuffers += 1
             live.playhead.rebuffered()

@@ -34,8 +34,8 @@ struct LivePlayback {
     }
 
     /// Whether the stream has run dry: the clock is at `position`, none of the pictures it
-    /// waits for is queued (`queueIsEmpty`), and `decodedPast` says whether the decode thread
-    /// has one after the newest taken on its way.
+    /// waits for is queued (`queueIsEmpty`), and `decodedPast(newest)` says whether the decode
+    /// thread has one after the newest picture taken (its time) on its way.
     ///
     /// Any source is dry once the clock has run 0.1 s (at least two frames) past its newest
     /// picture: a pushed one's pictures come one by one with the network's jitter, and a tenth
@@ -49,10 +49,10 @@ struct LivePlayback {
     /// 12 dropped in 6 s). A decoder that has a newer picture is ahead of the clock, and a
     /// convert or draw running late is the machine's delay, not the stream's: that keeps the
     /// tenth of a second.
-    func isDry(at position: Double, frame: Double, queueIsEmpty: Bool, decodedPast: () -> Bool) -> Bool {
+    func isDry(at position: Double, frame: Double, queueIsEmpty: Bool, decodedPast: (Double) -> Bool) -> Bool {
         guard let newest, queueIsEmpty, !isRebuffering, !isCatchingUp else { return false }
         if position > newest + Swift.max(2 * frame, 0.1) { return true }
-        return comesInSegments && position > newest + 1.25 * frame && !decodedPast()
+        return comesInSegments && position > newest + 1.25 * frame && !decodedPast(newest)
     }
 
     /// The figures of the play's `stop`, with the pictures its convert thread passed over.

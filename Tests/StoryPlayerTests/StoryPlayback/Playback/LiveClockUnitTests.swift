@@ -88,33 +88,35 @@ final class LiveClockUnitTests: XCTestCase {
     func testALateSegmentIsDryAsSoonAsAPictureIsOverdue() {
         let frame = 1.0 / 30
         let live = playback(segments: true)
-        XCTAssertFalse(live.isDry(at: 10 + frame, frame: frame, queueIsEmpty: true) { false }, "the next picture just due")
-        XCTAssertTrue(live.isDry(at: 10 + 1.5 * frame, frame: frame, queueIsEmpty: true) { false },
-                      "half a frame overdue, nothing decoded: the segment is late")
-        XCTAssertFalse(live.isDry(at: 10 + 1.5 * frame, frame: frame, queueIsEmpty: true) { true },
+        XCTAssertFalse(live.isDry(at: 10 + frame, frame: frame, queueIsEmpty: true) { _ in false }, "the next picture just due")
+        XCTAssertTrue(live.isDry(at: 10 + 1.5 * frame, frame: frame, queueIsEmpty: true) { newest in
+            XCTAssertEqual(newest, 10, "asks for a picture past the newest taken")
+            return false
+        }, "half a frame overdue, nothing decoded: the segment is late")
+        XCTAssertFalse(live.isDry(at: 10 + 1.5 * frame, frame: frame, queueIsEmpty: true) { _ in true },
                        "the decoder has it: converting or drawing is late, not the stream")
-        XCTAssertFalse(live.isDry(at: 10 + 1.5 * frame, frame: frame, queueIsEmpty: false) { false }, "a picture is queued")
-        XCTAssertTrue(live.isDry(at: 10.11, frame: frame, queueIsEmpty: true) { true }, "a tenth of a second late all the same")
+        XCTAssertFalse(live.isDry(at: 10 + 1.5 * frame, frame: frame, queueIsEmpty: false) { _ in false }, "a picture is queued")
+        XCTAssertTrue(live.isDry(at: 10.11, frame: frame, queueIsEmpty: true) { _ in true }, "a tenth of a second late all the same")
     }
 
     func testAPushedStreamCoastsATenthOfASecond() {
         let frame = 1.0 / 30
         let live = playback(segments: false)
-        XCTAssertFalse(live.isDry(at: 10 + 2.5 * frame, frame: frame, queueIsEmpty: true) { false }, "jitter")
-        XCTAssertTrue(live.isDry(at: 10.11, frame: frame, queueIsEmpty: true) { false })
+        XCTAssertFalse(live.isDry(at: 10 + 2.5 * frame, frame: frame, queueIsEmpty: true) { _ in false }, "jitter")
+        XCTAssertTrue(live.isDry(at: 10.11, frame: frame, queueIsEmpty: true) { _ in false })
     }
 
     func testNothingIsDryWhileCatchingUpOrRebufferingOrBeforeAPicture() {
         let frame = 1.0 / 30
         var catching = playback(segments: true)
         catching.isCatchingUp = true
-        XCTAssertFalse(catching.isDry(at: 11, frame: frame, queueIsEmpty: true) { false })
+        XCTAssertFalse(catching.isDry(at: 11, frame: frame, queueIsEmpty: true) { _ in false })
         var waiting = playback(segments: true)
         waiting.isRebuffering = true
-        XCTAssertFalse(waiting.isDry(at: 11, frame: frame, queueIsEmpty: true) { false }, "counted once")
+        XCTAssertFalse(waiting.isDry(at: 11, frame: frame, queueIsEmpty: true) { _ in false }, "counted once")
         var first = playback(segments: true)
         first.newest = nil
-        XCTAssertFalse(first.isDry(at: 11, frame: frame, queueIsEmpty: true) { false })
+        XCTAssertFalse(first.isDry(at: 11, frame: frame, queueIsEmpty: true) { _ in false })
     }
 
     func testTheEdgeKnowsWhetherANewerPictureWasDecoded() {
