@@ -258,6 +258,11 @@ private struct Worker {
         // Media time keeps running across reconnects: each connection's timestamps are rebased.
         var timeOffset = 0.0
         var connectionFirstTime: Double?
+        /// The first picture decoded on this connection (a DASH picture's place in its period is
+        /// counted from it); before `connectionFirstTime` when a reopen sent pictures again.
+        var connectionStart: Double?
+        var replay = LiveReplay()
+        let replaysOnReopen = isLive && LiveSourceKind(source) != .push
         var lastTime = 0.0
         /// The time of the last picture decoded, for the reach (nil before the first).
         var decodedTime: Double?
@@ -283,6 +288,19 @@ private struct Worker {
                         }
                         break
                     }
+                    if connectionStart == nil { connectionStart = picture.time }
+                    // Where the picture is on the time line its edge is measured on: a DASH
+                    // manifest's period (from where its first segment starts), else the
+                    // timestamps as the source wrote them.
+                    let written = decoder.periodStart.map { $0 + picture.time - (connectionStart ?? picture.time) }
+                        ?? picture.time + decoder.videoStartSeconds
+                    if replaysOnReopen, reconnection.tries > 0, connectionFirstTime == nil,
+                       replay.wasShown(written: written, frame: frameDuration,
+                                       reach: LiveReplay.reach(suggested: edge.suggestedTarget, target: limits.latency.target)) {
+                        // Seen before the reconnect: neither the picture nor its sound again.
+                        _ = decoder.takeSound()
+                        continue
+                    }
                     let time = timeOffset + picture.time - (reconnection.tries > 0 ? connectionFirstTime ?? picture.time : 0)
                     if isLive {
                         // A new connection starts a new time line, and so does a jump in the
@@ -295,13 +313,13 @@ private struct Worker {
                                 guard queue.put(.decoded(time: held.time, picture: held.picture, spans: held.spans)) else { return }
                             }
                             let epoch = edge.newEpoch()
-                            guard queue.put(.discontinuity(epoch: epoch, from: lastTime, to: time)) else { return }
+                            // Said in the source's own timestamps: the play's media time runs on
+                            // across a reconnect, and would say only that one picture followed another.
+                            let event = DecodedEvent.discontinuity(epoch: epoch, from: replay.lastWritten ?? lastTime, to: written,
+                                                                   reconnected: !jumped)
+                            guard queue.put(event) else { return }
                         }
-                        // Where the picture is on the time line its edge is measured on: a DASH
-                        // manifest's period (from where its first segment starts), else the
-                        // timestamps as the source wrote them.
-                        let written = decoder.periodStart.map { $0 + picture.time - (connectionFirstTime ?? picture.time) }
-                            ?? picture.time + decoder.videoStartSeconds
+                        replay.passedOn(written: written)
                         edge.pictureArrived(time: time, written: written, epoch: edge.epoch, now: LiveEdge.now())
                         // The sound heard up to this picture, on its time line.
                         let shift = timeOffset - (reconnection.tries > 0 ? connectionFirstTime ?? picture.time : 0)
@@ -375,6 +393,7 @@ private struct Worker {
             decoder = next
             timeOffset = lastTime + frameDuration
             connectionFirstTime = nil
+            connectionStart = nil
             frameDuration = decoder.frameRate > 0 ? 1 / decoder.frameRate : frameDuration
         }
     }

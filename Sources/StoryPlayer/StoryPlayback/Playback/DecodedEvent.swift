@@ -36,9 +36,11 @@ enum DecodedEvent: Sendable {
     /// A live connection dropped; this is reconnect try `attempt`.
     case reconnect(attempt: Int, reason: String)
     /// A live stream's timestamps jumped (a segment that starts its timestamps again, a
-    /// publisher that restarted, a new connection): pictures from here on are on time line
-    /// `epoch` of the source's `LiveEdge`, and the playback clock starts again at the next one.
-    case discontinuity(epoch: Int, from: Double, to: Double)
+    /// publisher that restarted), or a new connection began (`reconnected`): pictures from here
+    /// on are on time line `epoch` of the source's `LiveEdge`, and the playback clock starts
+    /// again at the next one. `from` and `to` are the source's own timestamps (seconds) of the
+    /// last picture before and the first after.
+    case discontinuity(epoch: Int, from: Double, to: Double, reconnected: Bool)
     /// The data ended normally (or a still image was delivered).
     case end
     /// Opening or decoding failed; nothing follows.

@@ -61,12 +61,13 @@ extension ItemPlayer {
                     live.isCatchingUp = false
                     if time + 0.5 * frameDuration < position { live.playhead.anchor(at: time + 0.5 * frameDuration) }
                 }
-            case .discontinuity(let epoch, let from, let to):
+            case .discontinuity(let epoch, let from, let to, let reconnected):
                 live.epoch = epoch
                 live.newest = nil
                 live.playhead.unanchor()
-                trace.record(.discontinuity, t: t, story: storyID, item: tracedItem, player: id,
-                             detail: "timestamps jumped from \(format(from)) s to \(format(to)) s", participant: participant)
+                let detail = reconnected ? "a new connection: the source's timestamps went from \(format(from)) s to \(format(to)) s"
+                    : "timestamps jumped from \(format(from)) s to \(format(to)) s"
+                trace.record(.discontinuity, t: t, story: storyID, item: tracedItem, player: id, detail: detail, participant: participant)
             default:
                 break
             }

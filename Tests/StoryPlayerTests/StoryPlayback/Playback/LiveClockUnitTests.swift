@@ -277,3 +277,26 @@ final class LiveClockUnitTests: XCTestCase {
         XCTAssertTrue(events.of(.failed).first?.error?.contains("'file' not on whitelist") ?? false, "the story's own file is narrowed: \(events.map(\.jsonLine))")
     }
 }
+
+// MARK: - What a reopened connection sends again
+
+final class LiveReplayTests: XCTestCase {
+    func testPicturesUpToTheLastPassedOnAreSeenWithinTheReach() {
+        let frame = 1.0 / 30
+        var replay = LiveReplay()
+        XCTAssertFalse(replay.wasShown(written: 5, frame: frame, reach: 5), "nothing passed on yet")
+        replay.passedOn(written: 10)
+        XCTAssertTrue(replay.wasShown(written: 10, frame: frame, reach: 5), "the last one")
+        XCTAssertTrue(replay.wasShown(written: 10 + frame / 3, frame: frame, reach: 5), "the last one, rounded")
+        XCTAssertTrue(replay.wasShown(written: 7, frame: frame, reach: 5), "three seconds back: a segment read again")
+        XCTAssertFalse(replay.wasShown(written: 10 + frame, frame: frame, reach: 5), "the next picture")
+        XCTAssertFalse(replay.wasShown(written: 4.9, frame: frame, reach: 5), "further back than a reopen goes: a new stream")
+    }
+
+    func testTheReachIsWhatTheSourceOrTheStoryboardHoldsBackAndTwoSeconds() {
+        XCTAssertEqual(LiveReplay.reach(suggested: 3, target: nil), 5)
+        XCTAssertEqual(LiveReplay.reach(suggested: 6, target: 2), 8)
+        XCTAssertEqual(LiveReplay.reach(suggested: 1, target: 10), 12)
+        XCTAssertEqual(LiveReplay.reach(suggested: nil, target: nil), 5)
+    }
+}
