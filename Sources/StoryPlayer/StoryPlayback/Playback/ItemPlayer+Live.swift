@@ -129,7 +129,11 @@ extension ItemPlayer {
             live.playhead.retarget(suggested)
             live.takesSuggestedTarget = false
         }
-        if let offset = thread.edge.offset(of: position, epoch: live.epoch, now: LiveEdge.now()),
+        if thread.edge.hasEnded {
+            // A finished playlist played as live jumped its first 2 s to reach a target behind
+            // an edge that was never going to move (56 pictures never shown).
+            live.playhead.playOut()
+        } else if let offset = thread.edge.offset(of: position, epoch: live.epoch, now: LiveEdge.now()),
            let jump = live.playhead.control(offset: offset.seconds, at: local,
                                             edgeIsFirm: thread.edge.isFirm(epoch: live.epoch)) {
             position += jump
@@ -149,7 +153,9 @@ extension ItemPlayer {
 
     /// Notes how far behind the edge the picture drawn at timeline `t` is.
     func recordLiveOffset(of time: Double, at t: Double) {
-        guard var live, let thread = decodeThread,
+        // Once an ended stream's last picture has had its time, the frames that hold it show
+        // no stream: counted, they made a play 3.5 s behind throughout report a p95 of 10.7 s.
+        guard !liveDataHasRunOut, var live, let thread = decodeThread,
               let offset = thread.edge.offset(of: time, epoch: live.epoch, now: LiveEdge.now()) else { return }
         live.offsets.append((t, max(0, offset.seconds)))
         live.offsetFrom = offset.from

@@ -102,6 +102,13 @@ struct LivePlayhead {
         return nil
     }
 
+    /// The stream has ended (`#EXT-X-ENDLIST`: a finished playlist, or a publisher's last one):
+    /// there is no edge left to keep up with, so what is left plays at its own pace, all of it,
+    /// as the virtual clock plays it.
+    mutating func playOut() {
+        speed = 1
+    }
+
     /// A rebuffer: the stream ran dry. The clock waits for it, and plays further behind from now on.
     mutating func rebuffered() {
         guard controlsSpeed else { return }
