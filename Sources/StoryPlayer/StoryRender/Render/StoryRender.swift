@@ -139,6 +139,9 @@ public final class StoryRender {
         let folder = options.outputFolder
         try StoryRender.prepareOutputFolder(folder)
         try loadFirstFeedPage()
+        // A file cut short plays as far as it goes, which looks like the file's own content
+        // (half a photo grey, a video ending early): the notices say why.
+        warnings += storyboard.cutShortLocalFiles.map(\.description)
         let canvasSpec = storyboard.canvas
         let fps = canvasSpec.fps
         let plannedFrames = FramePlanner.plannedFrames(storyboard)
