@@ -12,6 +12,12 @@ extension ItemPlayer {
         if live != nil { return advanceLive(to: local, at: t) }
         if !PictureTime.isShown(local, by: reach.mediaTime) { liftReach() }
         while let thread = decodeThread, !dataEnded {
+            // A picture shown ahead of its time (a play's first, when it starts between two) is
+            // the one due until its time comes: no picture after it can be due sooner, so the
+            // next is not waited for. It may not be decoded yet: a play whose foreseen end
+            // (`DecodeReach`) lies before its first picture decodes that one picture only, and
+            // waiting for the next hung a shard that started in such a play, for good.
+            if let current = shown, !PictureTime.isShown(current.time, by: local) { return }
             guard let event = nextEvent(from: thread) else { return }
             // The first picture shows at once even if its timestamp is a little late; with the
             // realtime clock, pictures that are already late are passed over for newer ones.

@@ -1,5 +1,6 @@
 import Compositor
 import Foundation
+import Synchronization
 @testable import StoryMedia
 @testable import StoryModel
 @testable import StoryPlayback
@@ -84,5 +85,50 @@ final class DecodeReachTests: XCTestCase {
         gate.requestStop()
         reach.release()
         XCTAssertEqual(stopped.wait(timeout: .now() + 1), .success)
+    }
+}
+
+// MARK: - A shard that starts where a play shows its first picture ahead of its time
+
+final class ShardStartInAPausedPlayTests: XCTestCase {
+    /// Found by an audit of hand-written boards: a story is left for the next and tapped back
+    /// to at 1.875 s, then held and pulled (never released), so its new play's media time stands
+    /// near zero. A shard starting at 2 s opens that play mid-item: its first picture lies past
+    /// the play's foreseen end, so its thread decodes that one picture and waits, and the player
+    /// waited for the picture after it to learn whether the first was due. The shard hung with
+    /// no CPU use, for good. It must finish, with the whole render's frames.
+    func testAShardThatStartsInAPlayPausedBeforeItsSecondPictureFinishes() throws {
+        let board = try Storyboard.parse("""
+        {"canvas": {"width": 72, "height": 128, "fps": 24}, "duration": 3,
+         "transition": {"style": "cut", "duration": 1}, "preload": {"behind": 0, "ahead": 0},
+         "stories": [{"id": "s0", "items": [{"uri": "\(Fixture.sample("sunset.jpg"))", "duration": 2},
+                                            {"uri": "\(Fixture.sample("sunset.jpg"))", "duration": 1}]},
+                     {"id": "s1", "items": [{"uri": "\(Fixture.sample("forest.mp4"))", "duration": 0.3}]},
+                     {"id": "s2", "items": [{"uri": "\(Fixture.sample("sunset.jpg"))", "duration": 0.3}]}],
+         "script": [{"at": 0.8, "action": "swipe", "direction": "next", "style": "cube"},
+                    {"at": 1.85, "action": "tap", "x": 0.25}, {"at": 1.85, "action": "hold", "for": 0.1},
+                    {"at": 1.9, "action": "pull", "to": 0.89, "over": 0.01}]}
+        """, folder: "/")
+        let whole = try render(board).folder
+        let shard = ScratchFolder()
+        let finished = expectation(description: "the shard from frame 48 finishes")
+        let outcome = Mutex<String?>(nil)
+        let thread = Thread {
+            do {
+                let summary = try render(board, into: shard) { $0.frameRange = 48..<60 }.summary
+                outcome.withLock { $0 = "\(summary.frames) frames" }
+            } catch {
+                outcome.withLock { $0 = "\(error)" }
+            }
+            finished.fulfill()
+        }
+        thread.start()
+        wait(for: [finished], timeout: 60)
+        XCTAssertEqual(outcome.withLock { $0 }, "12 frames")
+        for n in 48..<60 {
+            let name = String(format: "frame-%06d.png", n)
+            XCTAssertEqual(FileManager.default.contents(atPath: shard.file(name)), FileManager.default.contents(atPath: whole.file(name)),
+                           "\(name) as the whole render drew it")
+        }
     }
 }
