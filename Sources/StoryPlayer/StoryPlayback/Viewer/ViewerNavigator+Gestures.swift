@@ -42,6 +42,10 @@ extension ViewerNavigator {
     // MARK: - Gestures
 
     mutating func perform(_ gesture: ScriptAction.Gesture, at t: Double) {
+        if isClosed {
+            notices.append("ignored \(gesture.name) at \(t) s: the viewer has closed")
+            return
+        }
         switch gesture {
         case .swipe(let direction, let style):
             if pull != nil {

@@ -38,8 +38,12 @@ public struct ViewerNavigator: Sendable {
     public internal(set) var settledPage = 0
     /// Each story's current item (a story resumes where it was).
     public internal(set) var currentItems: [Int]
-    /// The last item of the last story has ended.
+    /// The last item of the last story has ended, or the viewer has closed.
     public internal(set) var isFinished = false
+    /// The viewer has closed (`dismiss`, a finished pull): nothing is shown in it or plays from
+    /// then on, and gestures do nothing. An open-ended render ends there; one with a `duration`
+    /// shows what is behind the viewer until it ends.
+    public internal(set) var isClosed = false
     /// Gestures that could not do anything, for the user (stderr).
     public internal(set) var notices: [String] = []
     var motion: Motion?
@@ -93,8 +97,8 @@ public struct ViewerNavigator: Sendable {
             perform(action.gesture, at: action.at)
         }
         move(to: t)
-        if let dismissedAt, t >= dismissedAt + presentDuration - 1e-9 { isFinished = true }
-        if case .closing(let completion, _)? = pull, completion.isDone(at: t) { isFinished = true }
+        if let dismissedAt, t >= dismissedAt + presentDuration - 1e-9 { close() }
+        if case .closing(let completion, _)? = pull, completion.isDone(at: t) { close() }
     }
 
     /// The current item of the resting story has ended at `t`: play the next item, or swipe to
@@ -110,6 +114,11 @@ public struct ViewerNavigator: Sendable {
         }
     }
 
+    private mutating func close() {
+        isFinished = true
+        isClosed = true
+    }
+
     // MARK: - Which stories play
 
     /// The page geometry in use now: the storyboard's, or a swipe's own style while it runs.
@@ -121,7 +130,10 @@ public struct ViewerNavigator: Sendable {
 
     /// The stories on screen, as (story, item) pairs.
     public var visibleStories: [(story: Int, item: Int)] {
-        geometry.visiblePages(pageOffset: pageOffset).map { ($0, currentItems[$0]) }
+        // A closed viewer shows no story: with a `duration`, a dismissed story kept playing
+        // inside its bubble to the end, and a tap after the dismiss opened the next one there.
+        guard !isClosed else { return [] }
+        return geometry.visiblePages(pageOffset: pageOffset).map { ($0, currentItems[$0]) }
     }
 
     /// The stories whose players should exist now. With `start: settle`, a story revealed by a

@@ -9,6 +9,16 @@ extension StoryRender {
     /// The faces of the frame at `t` drawn into `canvas`: a story at rest, or two mid-turn, each
     /// with its overlay, then the bubble transform while the viewer opens or closes.
     func compose(at t: Double, into canvas: inout RGBAImage) {
+        if navigator.isClosed {
+            // The viewer has closed (a render with a `duration` goes on past a `dismiss`): what
+            // is left on screen is the app behind it.
+            if storyboard.backdrop != nil {
+                canvas = clock.measure(.blur) { backdropPicture(openness: 0) }
+            } else {
+                canvas.fill(storyboard.canvas.background)
+            }
+            return
+        }
         let geometry = navigator.geometry
         let placements = geometry.faces(pageOffset: navigator.pageOffset, width: canvas.width, height: canvas.height)
         var faces = placements.map { TexturedFace(texture: texture(forStory: $0.page, at: t), placement: $0) }

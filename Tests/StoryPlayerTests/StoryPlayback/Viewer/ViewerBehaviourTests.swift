@@ -181,6 +181,35 @@ final class ViewerBehaviourTests: XCTestCase {
         XCTAssertNotEqual(try frame(output, 12)[0, 127], red, "shrinking towards the bubble")
     }
 
+    /// With a `duration`, the render goes on past a dismiss, but the viewer has closed: found
+    /// by an audit of hand-written boards, the dismissed story kept playing inside its bubble
+    /// to the end, and a tap after it opened the next story there. Now its player stops as the
+    /// viewer closes, the frames after show what is behind it (here the background), and the
+    /// tap is ignored with a notice; a finished pull likewise.
+    func testAViewerClosedBeforeTheDurationPlaysNothingMore() throws {
+        let photos = try folderWithPhotos()
+        for (name, closing) in [("dismiss", #"{"at": 1.0, "action": "dismiss"}"#),
+                                ("pull", #"{"at": 1.0, "action": "pull", "to": 0.6, "over": 0.2}, {"at": 1.2, "action": "release"}"#)] {
+            let board = try Storyboard.parse("""
+            {"canvas": {"width": 72, "height": 128, "fps": 10, "background": "#0000ff"}, "duration": 4,
+             "stories": [{"id": "a", "items": [{"uri": "red.png", "duration": 5}]},
+                         {"id": "b", "items": [{"uri": "\(Fixture.path("counter.mp4"))"}]}],
+             "script": [\(closing), {"at": 3, "action": "tap", "x": 0.9}]}
+            """, folder: photos.path)
+            let (summary, events, output) = try render(board) { $0.overlay = false }
+            XCTAssertEqual(summary.frames, 40, "\(name): the duration's frames")
+            XCTAssertEqual(events.of(.play).map(\.story), ["a"], "\(name): nothing plays after the close")
+            let stop = try XCTUnwrap(events.of(.stop).first, name)
+            XCTAssertLessThan(stop.t, 2, "\(name): the dismissed story's player stops as the viewer closes")
+            XCTAssertTrue(summary.notices.contains("ignored tap at 3.0 s: the viewer has closed"), "\(name): \(summary.notices)")
+            for n in [25, 35, 39] {
+                let picture = try frame(output, n)
+                XCTAssertEqual(picture[36, 64], RGBAColor(red: 0, green: 0, blue: 255), "\(name): frame \(n) shows the background")
+            }
+            XCTAssertEqual(TraceCheck.check(events.map(\.jsonLine).joined(separator: "\n")), [], name)
+        }
+    }
+
     // MARK: - Preload window
 
     /// Posters and metadata load for −1…+2 around the current story after each move, never for
