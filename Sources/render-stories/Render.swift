@@ -296,9 +296,16 @@ struct Render: ParsableCommand {
         }
         progress.clear()
         progress.finish(frames: summary.frames, wallSeconds: summary.wallSeconds, interrupted: summary.interrupted)
-        if let signal = interruption.requested {
-            printError("interrupted: \(summary.frames) frames written to \(folder); summary.json says \"interrupted\": true")
+        if let signal = interruption.requested, summary.interrupted {
+            let frames = summary.frames == 1 ? "1 frame" : "\(summary.frames) frames"
+            printError("interrupted: \(frames) written to \(folder); summary.json says \"interrupted\": true")
             throw ExitCode(128 + signal)
+        } else if let signal = interruption.requested {
+            // The signal came after the last frame, while the clips (a GIF's palette pass, the
+            // MP4's end) were being finished: nothing was cut short, and saying it was (exit
+            // 130, a summary said to hold "interrupted" that did not) misled. A second signal
+            // still stops at once, without the clips.
+            printError("note: signal \(signal) came after the last frame, while the clips were finished: every output is whole")
         }
         if quiet {
             if strict && summary.hasFailures { throw ExitCode(3) }

@@ -125,6 +125,36 @@ final class NewUserTests: XCTestCase {
         }
     }
 
+    /// A signal after the last frame, while a GIF's palette pass and a WebP are finished: found
+    /// by an audit, the render went on to write them whole, then exited 130 and said summary.json
+    /// held "interrupted": true, which it did not. Nothing was cut short, and it says so now.
+    func testASignalAfterTheLastFrameSaysNothingWasCutShort() throws {
+        let out = folder.path + "/late-signal"
+        let gif = folder.path + "/late-signal.gif", webp = folder.path + "/late-signal.webp"
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CommandLineTests.executable)
+        process.arguments = ["render", cli.demo, "--size", "180x320", "--output", out, "--gif", gif, "--webp", webp, "--quiet"]
+        let errors = Pipe()
+        process.standardError = errors
+        try process.run()
+        let deadline = Date().addingTimeInterval(120)
+        while !FileManager.default.fileExists(atPath: out + "/frame-000434.png") && Date() < deadline && process.isRunning {
+            usleep(5_000)
+        }
+        XCTAssertTrue(process.isRunning, "the clips are still being finished after the last frame")
+        kill(process.processIdentifier, SIGINT)
+        let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0, said)
+        XCTAssertTrue(said.contains("came after the last frame"), said)
+        XCTAssertFalse(said.contains("interrupted:"), said)
+        let summary = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out + "/summary.json"))) as! [String: Any]
+        XCTAssertNotEqual(summary["interrupted"] as? Bool, true)
+        XCTAssertEqual(summary["frames"] as? Int, 435)
+        for clip in [gif, webp] { XCTAssertTrue(FileManager.default.fileExists(atPath: clip), "\(clip) is whole") }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.contains(".tmp") }, [])
+    }
+
     /// A still draws the overlay a render's frame has at that page and time (the progress
     /// segments at that media time), unless --no-overlay; before, both files were identical.
     func testAStillDrawsTheOverlayOfTheFrameItShows() throws {
