@@ -4,6 +4,8 @@ import Foundation
 ///
 /// - player ids are never reused;
 /// - every `play` has exactly one `stop`, and a player has no events after its stop;
+/// - a player's events name the story, item and participant its `play` named, and none comes
+///   before its `play` on the timeline;
 /// - at most `maxAlive` players that decode video are alive at any moment, and at most
 ///   `maxAudio` (when given) of a room's audio-only players (`"media": "audio"`).
 public enum TraceCheck {
@@ -19,6 +21,7 @@ public enum TraceCheck {
     public static func check(_ text: String, maxAlive: Int = 2, maxAudio: Int? = nil, shard: Bool = false) -> [Violation] {
         var violations: [Violation] = []
         var played: [Int: Int] = [:]        // player → line of its play
+        var plays: [Int: TraceEvent] = [:]  // player → its play
         var stopped: [Int: Int] = [:]       // player → line of its stop
         var alive: [Int: String] = [:]      // video player → story
         var aliveAudio: [Int: String] = [:] // audio player → story
@@ -42,6 +45,9 @@ public enum TraceCheck {
                 continue
             }
             let story = event.story
+            if kind != .play, let play = plays[player], let line = played[player] {
+                violations += identityViolations(of: event, against: play, playedAt: line, line: lineNumber)
+            }
             switch kind {
             case .play:
                 if let first = played[player] ?? stopped[player] {
@@ -49,6 +55,7 @@ public enum TraceCheck {
                     continue
                 }
                 played[player] = lineNumber
+                plays[player] = event
                 if event.media == "audio" {
                     aliveAudio[player] = story
                     if let maxAudio, aliveAudio.count > maxAudio {
@@ -86,6 +93,32 @@ public enum TraceCheck {
                 violations.append(Violation(line: played[player] ?? 0,
                                             message: "player \(player) (\(story)) played but never stopped"))
             }
+        }
+        return violations
+    }
+
+    /// A player plays one item of one story (or one participant), from its `play` on: an event
+    /// that names another, or comes before it on the timeline, is not that player's. Found by
+    /// an audit: a hand-edited `stop` naming another story, or timed before its `play`, passed.
+    private static func identityViolations(of event: TraceEvent, against play: TraceEvent, playedAt playLine: Int,
+                                           line: Int) -> [Violation] {
+        let name = event.event.rawValue, player = event.player ?? 0
+        var violations: [Violation] = []
+        if event.story != play.story {
+            violations.append(Violation(line: line, message: "\(name) for player \(player) names story \(event.story), "
+                                        + "its play at line \(playLine) story \(play.story)"))
+        }
+        if let item = event.item, let played = play.item, item != played {
+            violations.append(Violation(line: line, message: "\(name) for player \(player) names item \(item), "
+                                        + "its play at line \(playLine) item \(played)"))
+        }
+        if event.participant != play.participant {
+            violations.append(Violation(line: line, message: "\(name) for player \(player) names participant "
+                                        + "\(event.participant ?? "none"), its play at line \(playLine) \(play.participant ?? "none")"))
+        }
+        if event.t < play.t - 1e-9 {
+            violations.append(Violation(line: line, message: "\(name) for player \(player) at t=\(event.t), "
+                                        + "before its play at t=\(play.t) (line \(playLine))"))
         }
         return violations
     }

@@ -29,6 +29,25 @@ final class TraceCheckTests: XCTestCase {
         XCTAssertTrue(orphan.contains { $0.message.contains("never played") })
     }
 
+    /// Found by an audit: a hand-edited `stop` that named another story than its player's
+    /// `play`, or came before it on the timeline, passed.
+    func testAPlayersEventsAreItsOwnAndComeAfterItsPlay() {
+        let otherStory = TraceCheck.check([line("play", 1), line("stop", 1, story: "b")].joined(separator: "\n"))
+        XCTAssertEqual(otherStory.map(\.line), [2], "\(otherStory)")
+        XCTAssertTrue(otherStory.first?.message.contains("names story b, its play at line 1 story a") ?? false, "\(otherStory)")
+        let otherItem = TraceCheck.check([line("play", 1), line("firstFrame", 1).replacingOccurrences(of: #""item": 0"#, with: #""item": 2"#),
+                                          line("stop", 1)].joined(separator: "\n"))
+        XCTAssertEqual(otherItem.map(\.line), [2], "\(otherItem)")
+        let early = TraceCheck.check([line("play", 1).replacingOccurrences(of: #""t": 0"#, with: #""t": 1"#),
+                                      line("stop", 1).replacingOccurrences(of: #""t": 0"#, with: #""t": 0.2"#)].joined(separator: "\n"))
+        XCTAssertEqual(early.map(\.line), [2], "\(early)")
+        XCTAssertTrue(early.first?.message.contains("before its play at t=1.0") ?? false, "\(early)")
+        let participant = TraceCheck.check([line("play", 1).replacingOccurrences(of: "}", with: #", "participant": "ana"}"#),
+                                            line("stop", 1).replacingOccurrences(of: "}", with: #", "participant": "ben"}"#)]
+            .joined(separator: "\n"))
+        XCTAssertEqual(participant.map(\.line), [2], "\(participant)")
+    }
+
     func testNoEventsAfterStop() {
         let v = TraceCheck.check([line("play", 1), line("stop", 1), line("firstFrame", 1)].joined(separator: "\n"))
         XCTAssertEqual(v.map(\.line), [3])
