@@ -35,6 +35,7 @@ public enum ShardMerge {
         let (fps, total) = try render(of: read)
         let shards = read.compactMap { $0.within(total) }.sorted { $0.range.lowerBound < $1.range.lowerBound }
         let covered = try coverage(of: shards, total: total, allowPartial: allowPartial)
+        try checkPictureSizes(shards)
         let trace = LifecycleTrace(replaying: joinTraces(shards, fps: fps))
         try StoryRender.prepareOutputFolder(output)
         try moveFrames(shards, to: output)
@@ -57,7 +58,9 @@ public enum ShardMerge {
         let tracePath = (folder as NSString).appendingPathComponent("lifecycle.jsonl")
         guard let summaryData = FileManager.default.contents(atPath: summaryPath),
               case .object(let summary)? = try? JSONValue.parse(summaryData) else {
-            throw RenderError(.output, "\(folder) holds no readable summary.json: is it a shard's output folder?")
+            // Not a shard (a folder that is not there, or holds no render): the set is wrong,
+            // not the output, so it exits 2 as the other folders that are not shards do.
+            throw RenderError(.options, "\(folder) holds no readable summary.json: is it a shard's output folder?")
         }
         guard case .array(let bounds)? = summary["frame_range"], bounds.count == 2,
               let lower = whole(bounds[0]), let upper = whole(bounds[1]), lower < upper else {
@@ -110,6 +113,33 @@ public enum ShardMerge {
             first = first ?? (fps, frames, shard.folder)
         }
         return (first!.fps, first!.frames)
+    }
+
+    /// Every shard's frames are of one size: a shard rendered with another `--size` has the
+    /// same frame count and rate, and joined the others with exit 0 (an audit's 360x640 and
+    /// 180x320 frames in one folder). Read from each shard's first frame (its PNG header).
+    private static func checkPictureSizes(_ shards: [Shard]) throws(RenderError) {
+        var first: (width: Int, height: Int, folder: String)?
+        for shard in shards {
+            guard let size = pngSize(StoryRender.framePath(shard.folder, shard.range.lowerBound)) else { continue }
+            if let first, (first.width, first.height) != size {
+                throw RenderError(.options, "\(shard.folder) has \(size.0)x\(size.1) frames, \(first.folder) \(first.width)x\(first.height): "
+                                  + "not shards of one render (render them with the same --size)")
+            }
+            first = first ?? (size.0, size.1, shard.folder)
+        }
+    }
+
+    /// A PNG's width and height from its header (`IHDR`, the first chunk); nil when it is not one.
+    static func pngSize(_ path: String) -> (Int, Int)? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        guard let head = try? handle.read(upToCount: 24), head.count == 24,
+              head.prefix(8).elementsEqual([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]),
+              head[12..<16].elementsEqual(Array("IHDR".utf8)) else { return nil }
+        let bytes = Array(head)
+        let width = bytes[16..<20].reduce(0) { $0 << 8 | Int($1) }, height = bytes[20..<24].reduce(0) { $0 << 8 | Int($1) }
+        return (width, height)
     }
 
     /// The frames the shards cover together. Gaps and overlaps are refused; so are frames of

@@ -61,6 +61,22 @@ final class ShardTests: XCTestCase {
         }
     }
 
+    /// Found by an audit: a shard rendered at another --size has the same frame count and rate,
+    /// and joined the others with exit 0 (360x640 and 180x320 frames in one folder). And a
+    /// folder that is not there is not a shard: refused as one (exit 2), not as an output error.
+    func testShardsOfAnotherSizeOrNoFolderAtAllAreRefused() throws {
+        let board = try board()
+        let first = try renderRange(board, 0..<20).2
+        let other = try render(board.overriding(width: 46, height: 80)) { $0.frameRange = 20..<145 }.folder
+        XCTAssertThrowsError(try ShardMerge.merge([first.path, other.path], into: ScratchFolder().path)) { error in
+            XCTAssertEqual((error as? RenderError)?.code, .options)
+            XCTAssertTrue((error as? RenderError)?.message.contains("has 46x80 frames") ?? false, "\(error)")
+        }
+        XCTAssertThrowsError(try ShardMerge.merge([first.path, first.path + "-not-there"], into: ScratchFolder().path)) { error in
+            XCTAssertEqual((error as? RenderError)?.code, .options, "\(error)")
+        }
+    }
+
     func testShardsAreByteIdenticalInsideATransitionAndInsideAVideoItem() throws {
         let board = try board()
         let (full, _, fullFolder) = try renderRange(board, nil)
