@@ -19,12 +19,13 @@ final class ExportFormatCommandTests: XCTestCase {
                 stream["width"] as? Int ?? 0, stream["height"] as? Int ?? 0)
     }
 
-    /// The canvas size (VP8X) and the frames (ANMF chunks) of an animated WebP.
-    func webpAnimation(_ path: String) throws -> (frames: Int, width: Int, height: Int) {
+    /// The canvas size (VP8X), the frames (ANMF chunks) and their durations summed (ms) of an
+    /// animated WebP. libwebp merges a frame into the one before when it shows the same picture.
+    func webpAnimation(_ path: String) throws -> (frames: Int, width: Int, height: Int, milliseconds: Int) {
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
         XCTAssertEqual(Array(bytes[0..<4]), Array("RIFF".utf8))
         XCTAssertEqual(Array(bytes[8..<12]), Array("WEBP".utf8))
-        var offset = 12, frames = 0, width = 0, height = 0
+        var offset = 12, frames = 0, width = 0, height = 0, milliseconds = 0
         func le(_ at: Int, _ count: Int) -> Int { (0..<count).reduce(0) { $0 | Int(bytes[at + $1]) << (8 * $1) } }
         while offset + 8 <= bytes.count {
             let fourCC = String(decoding: bytes[offset..<offset + 4], as: UTF8.self)
@@ -33,10 +34,27 @@ final class ExportFormatCommandTests: XCTestCase {
                 width = le(offset + 12, 3) + 1
                 height = le(offset + 15, 3) + 1
             }
-            if fourCC == "ANMF" { frames += 1 }
+            if fourCC == "ANMF" {
+                frames += 1
+                milliseconds += le(offset + 8 + 12, 3)
+            }
             offset += 8 + size + size % 2
         }
-        return (frames, width, height)
+        return (frames, width, height, milliseconds)
+    }
+
+    /// Found by an audit: an animation at a higher rate than the render's lost its last
+    /// interval (a 3 s render at 10 fps gave a 15 fps GIF of 44 pictures, 2.93 s), because the
+    /// filters' end fell at the last frame's own time instead of where its time ends. Each
+    /// animation holds the render's whole length now.
+    func testAnAnimationFasterThanTheRenderLastsAsLongAsIt() throws {
+        let folder = ScratchFolder()
+        let result = try cli.run(["render", cli.demo, "--output", folder.file("out"), "--size", "180x320", "--fps", "10",
+                                  "--duration", "3", "--no-png", "--quiet", "--gif", folder.file("a.gif"), "--webp", folder.file("a.webp"),
+                                  "--apng", folder.file("a.apng"), "--anim-width", "90", "--anim-fps", "15"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        for file in ["a.gif", "a.apng"] { XCTAssertEqual(try probe(folder.file(file)).frames, 45, file) }
+        XCTAssertEqual(try webpAnimation(folder.file("a.webp")).milliseconds, 3000, accuracy: 34, "a frame's length at 15 fps, rounded")
     }
 
     func testEveryFormatDecodesWithItsFrameCountAndSize() throws {

@@ -41,6 +41,8 @@ struct FilterLibrary: @unchecked Sendable {
     let configureGraph: @convention(c) (UnsafeMutablePointer<AVFilterGraph>?, UnsafeMutableRawPointer?) -> Int32
     /// `av_buffersrc_add_frame_flags`
     let addFrame: @convention(c) (UnsafeMutablePointer<AVFilterContext>?, UnsafeMutablePointer<AVFrame>?, Int32) -> Int32
+    /// `av_buffersrc_close`
+    let closeSource: @convention(c) (UnsafeMutablePointer<AVFilterContext>?, Int64, UInt32) -> Int32
     /// `av_buffersink_get_frame`
     let takeFrame: @convention(c) (UnsafeMutablePointer<AVFilterContext>?, UnsafeMutablePointer<AVFrame>?) -> Int32
     /// `av_buffersink_get_time_base`
@@ -82,6 +84,7 @@ struct FilterLibrary: @unchecked Sendable {
                 parseGraph: try function("avfilter_graph_parse_ptr", in: handle),
                 configureGraph: try function("avfilter_graph_config", in: handle),
                 addFrame: try function("av_buffersrc_add_frame_flags", in: handle),
+                closeSource: try function("av_buffersrc_close", in: handle),
                 takeFrame: try function("av_buffersink_get_frame", in: handle),
                 sinkTimeBase: try function("av_buffersink_get_time_base", in: handle)))
         } catch {

@@ -20,6 +20,8 @@ package final class ClipWriter {
     private let audioStream: Int32
     /// An animation's filters (`ClipWriter+Animation`): rate, size, palette or pixel format.
     private let animation: FilterGraph?
+    /// Where the frames appended so far end, in frames: the last one's index and one.
+    private var framesEnd: Int64 = 0
     private let scaler = ScaleContext()
     /// The encoder's picture (a video), or the animation graph's input picture (RGBA).
     private let picture = Frame()
@@ -145,6 +147,7 @@ package final class ClipWriter {
         }
         guard lines > 0 else { throw MediaError(.convert, "cannot convert a frame for the \(format.kind)", averror: lines) }
         picture.pts = Int64(index)
+        framesEnd = Int64(index) + 1
         if let animation {
             try filter(picture, through: animation)
         } else {
@@ -161,7 +164,7 @@ package final class ClipWriter {
 
     /// Flushes the encoders, finishes the file and moves it into place.
     package func finish() throws(MediaError) {
-        if let animation { try filter(nil, through: animation) }
+        if let animation { try filter(nil, through: animation, endingAt: framesEnd) }
         if let audio {
             try writeAudio(flush: true)
             try encode(nil, with: audio, into: audioStream)
@@ -182,8 +185,8 @@ package final class ClipWriter {
 
     /// Gives `frame` (nil: the end) to the animation's filters and encodes every picture they
     /// have ready: a GIF's come only at the end, when its palette is known.
-    private func filter(_ frame: Frame?, through graph: FilterGraph) throws(MediaError) {
-        var status = graph.push(frame)
+    private func filter(_ frame: Frame?, through graph: FilterGraph, endingAt end: Int64 = 0) throws(MediaError) {
+        var status = frame == nil ? graph.close(at: end) : graph.push(frame)
         guard status >= 0 else { throw MediaError(.convert, "cannot filter a frame for the \(format.kind)", averror: status) }
         while true {
             status = graph.pull(into: filtered)
