@@ -118,7 +118,13 @@ public final class StudioServer: Sendable {
             guard let board = session.board else {
                 return StudioResponses.problem(session.problems.first ?? StudioProblem(.storyboard, "no storyboard yet"))
             }
-            let index = request.uri.queryParameters.get("n").flatMap { Int($0) } ?? 0
+            // A frame number past either end is the nearest frame (the page may ask for one a
+            // hot reload took away; `X-Studio-Frame` says which it got). One that is no number
+            // at all is the caller's mistake: it was frame 0, answered 200.
+            let given = request.uri.queryParameters.get("n")
+            guard let index = given.map({ Int($0) }) ?? 0 else {
+                return StudioResponses.problem(StudioProblem(.frame, path: "n", "not a frame number: \(given ?? "")"), status: .badRequest)
+            }
             let half = request.uri.queryParameters.get("half") == "1"
             do {
                 let picture = try await frames.picture(index, of: board, half: half)

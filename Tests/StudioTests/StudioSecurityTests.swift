@@ -36,6 +36,11 @@ final class StudioSecurityTests: XCTestCase {
 
     func testTheRightRequestIsServed() throws {
         XCTAssertEqual(try http.get("/?\(token)").status, 200)
+        XCTAssertEqual(try http.get("/api/frame?n=3&\(token)").status, 200)
+        XCTAssertEqual(try http.get("/api/frame?n=99999&\(token)").status, 200, "past the end: the last frame, said in X-Studio-Frame")
+        // Found by an audit: no number at all was frame 0, answered 200.
+        XCTAssertEqual(try http.get("/api/frame?n=abc&\(token)").status, 400)
+        XCTAssertEqual(try http.get("/api/frame?n=1.5&\(token)").status, 400)
         XCTAssertEqual(try http.get("/files/inside.txt?\(token)").status, 200)
         XCTAssertEqual(try http.get("/files/inside.txt?\(token)").body, Data("inside".utf8))
         XCTAssertEqual(try http.get("/?\(token)", host: "localhost:\(studio.port)").status, 200)
