@@ -39,6 +39,9 @@ public enum ShardMerge {
         let trace = LifecycleTrace(replaying: joinTraces(shards, fps: fps))
         try StoryRender.prepareOutputFolder(output)
         try moveFrames(shards, to: output)
+        // A whole render merged into a used folder replaces what was there, as a whole render
+        // into it does: an audit's merge of 30 frames left an earlier render's 100-144 beside them.
+        if covered == 0..<total { StoryRender.removeFrames(in: output, from: total) }
         var summary = joinSummaries(shards, trace: trace, fps: fps)
         summary.timelineFrames = total
         summary.frameRange = covered == 0..<total ? nil : covered

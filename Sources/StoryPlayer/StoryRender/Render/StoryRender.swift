@@ -360,6 +360,11 @@ public final class StoryRender {
 
     /// Frames left from an earlier, longer render into the same folder would be mistaken for this one's.
     func removeStaleFrames(in folder: String, from count: Int) {
+        StoryRender.removeFrames(in: folder, from: count)
+    }
+
+    /// Removes `frame-NNNNNN.png` files numbered `count` and up from `folder`.
+    static func removeFrames(in folder: String, from count: Int) {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
         for name in names where name.hasPrefix("frame-") && name.hasSuffix(".png") {
             let digits = name.dropFirst("frame-".count).dropLast(".png".count)

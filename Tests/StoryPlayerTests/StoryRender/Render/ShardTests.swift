@@ -77,6 +77,20 @@ final class ShardTests: XCTestCase {
         }
     }
 
+    /// A whole render merged into a folder an earlier, longer render used replaces it, as a
+    /// whole render into it does (found by an audit: frames 100-144 of the earlier one stayed).
+    func testAMergeIntoAUsedFolderLeavesNoFrameOfAnother() throws {
+        let board = try board()
+        let shards = try [0..<70, 70..<145].map { try renderRange(board, $0).2 }
+        let output = ScratchFolder()
+        for n in [150, 200] {
+            FileManager.default.createFile(atPath: StoryRender.framePath(output.path, n), contents: Data([1]))
+        }
+        try ShardMerge.merge(shards.map(\.path), into: output.path)
+        let names = try FileManager.default.contentsOfDirectory(atPath: output.path).filter { $0.hasPrefix("frame-") }
+        XCTAssertEqual(names.count, 145, "the render's frames only")
+    }
+
     func testShardsAreByteIdenticalInsideATransitionAndInsideAVideoItem() throws {
         let board = try board()
         let (full, _, fullFolder) = try renderRange(board, nil)
