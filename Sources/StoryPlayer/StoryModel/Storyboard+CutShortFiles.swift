@@ -22,25 +22,11 @@ extension Storyboard {
     public var cutShortLocalFiles: [CutShortFile] {
         var found: [CutShortFile] = []
         var seen: Set<String> = []
-        func check(_ source: MediaSource?, _ path: String) {
+        visitNamedFiles { source, path in
             guard let source, !source.isRemote, source.refusal == nil, !seen.contains(source.location) else { return }
             seen.insert(source.location)
             if let reason = CutShortCheck.reason(forFileAt: source.location) {
                 found.append(CutShortFile(path: path, file: source.location, reason: reason))
-            }
-        }
-        for (s, story) in stories.enumerated() {
-            check(story.poster, "stories[\(s)].poster")
-            for (i, item) in story.items.enumerated() {
-                if let room = item.room {
-                    for (p, participant) in room.participants.enumerated() {
-                        check(participant.source, "stories[\(s)].room.participants[\(p)].uri")
-                        check(participant.avatar, "stories[\(s)].room.participants[\(p)].avatar")
-                    }
-                } else {
-                    check(item.source, "stories[\(s)].items[\(i)].uri")
-                    check(item.poster, "stories[\(s)].items[\(i)].poster")
-                }
             }
         }
         return found

@@ -11,9 +11,10 @@ import XCTest
 // MARK: - A stream that has ended plays out
 
 extension LiveClockTests {
-    /// Clock-coded H.264 (pictures 0, 1, … at 30 fps) written as a finished HLS playlist of 1 s
-    /// segments into `folder`/live.m3u8; served over HTTP, its URL.
-    func finishedClockCodedPlaylist(seconds: Int, folder name: String) throws -> String {
+    /// Clock-coded H.264 (pictures 0, 1, … at 30 fps) written as an HLS playlist of 1 s
+    /// segments into `folder`/live.m3u8, served over HTTP; its URL. `finished: false` takes its
+    /// `#EXT-X-ENDLIST` away: a live playlist that stopped changing.
+    func clockCodedPlaylist(seconds: Int, folder name: String, finished: Bool = true) throws -> String {
         try LiveServers.require("ffmpeg", "python3")
         let folder = servers.folder.file(name)
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -21,6 +22,12 @@ extension LiveClockTests {
             + "-pix_fmt rgb24 -s 360x640 -r 30 -i - -c:v libx264 -preset veryfast -g 30 -pix_fmt yuv420p "
             + "-f hls -hls_time 1 -hls_list_size 0 '\(folder)/live.m3u8'"], name: "\(name)-encode")
         XCTAssertTrue(LiveServers.waitUntil(Double(seconds) + 30) { !encode.isRunning }, encode.output)
+        if !finished {
+            let written = try String(contentsOfFile: folder + "/live.m3u8", encoding: .utf8)
+            XCTAssertTrue(written.contains("#EXT-X-ENDLIST"), written)
+            try written.replacingOccurrences(of: "#EXT-X-ENDLIST\n", with: "")
+                .write(toFile: folder + "/live.m3u8", atomically: true, encoding: .utf8)
+        }
         return try servers.httpServer(root: folder) + "/live.m3u8"
     }
 
@@ -29,7 +36,7 @@ extension LiveClockTests {
     /// on the virtual one. The realtime controller jumped its first seconds to reach a target
     /// behind an edge that would never move (56 of 146 pictures never shown).
     func testAFinishedPlaylistPlaysFromItsFirstPictureOnBothClocks() throws {
-        let url = try finishedClockCodedPlaylist(seconds: 4, folder: "finished")
+        let url = try clockCodedPlaylist(seconds: 4, folder: "finished")
         for clock in PlaybackClock.allCases {
             let board = try board(url, clock: clock, seconds: 6, saysLive: true)
             let (reading, stop, events) = try watch(board)

@@ -32,18 +32,7 @@ extension LiveClockTests {
     /// until the item fails. Clock-coded segments written ahead, so the virtual clock's frames
     /// are the same on every run.
     func testAStalledPlaylistIsNotPlayedAgainAfterAReconnect() throws {
-        try LiveServers.require("ffmpeg", "python3")
-        let folder = servers.folder.file("stalled")
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let encode = try servers.start("bash", ["-c", "python3 '\(ClockCode.script)' --seconds 4 | ffmpeg -v error -f rawvideo "
-            + "-pix_fmt rgb24 -s 360x640 -r 30 -i - -c:v libx264 -preset veryfast -g 30 -pix_fmt yuv420p "
-            + "-f hls -hls_time 1 -hls_list_size 0 '\(folder)/live.m3u8'"], name: "stalled-encode")
-        XCTAssertTrue(LiveServers.waitUntil(30) { !encode.isRunning }, encode.output)
-        let written = try String(contentsOfFile: folder + "/live.m3u8", encoding: .utf8)
-        XCTAssertTrue(written.contains("#EXT-X-ENDLIST"), written)
-        try written.replacingOccurrences(of: "#EXT-X-ENDLIST\n", with: "")
-            .write(toFile: folder + "/live.m3u8", atomically: true, encoding: .utf8)
-        let url = try servers.httpServer(root: folder) + "/live.m3u8"
+        let url = try clockCodedPlaylist(seconds: 4, folder: "stalled", finished: false)
 
         let board = try board(url, clock: .virtual, seconds: 8, extra: #", "timeouts": {"open": 4, "read": 1, "retries": 2}"#)
         let (_, events, output) = try render(board, threads: 1)
