@@ -27,6 +27,34 @@ final class ColourProfile: @unchecked Sendable {
         isSRGB = ColourProfile.hasSRGBColorants(profile)
     }
 
+    /// A profile built from H.273 colour primaries, as a HEIF's `nclx` box names them without an
+    /// ICC profile (a camera's or an Android phone's `.heic`/`.hif`): BT.2020 (9) or Display P3
+    /// (12, SMPTE EG 432-1), white D65 (`cmsCreateRGBProfile`). nil for the primaries sRGB shares
+    /// (BT.709, 1) or is close to (BT.601's), and for ones not listed.
+    ///
+    /// The curve is sRGB's for every SDR transfer: the conversion changes only the primaries, and
+    /// with the same curve at both ends it leaves the greys alone, as Display P3's own profile does.
+    init?(h273Primaries code: Int) {
+        let primaries: [(x: Double, y: Double)]
+        switch code {
+        case 9: primaries = [(0.708, 0.292), (0.170, 0.797), (0.131, 0.046)]
+        case 12: primaries = [(0.680, 0.320), (0.265, 0.690), (0.150, 0.060)]
+        default: return nil
+        }
+        var white = cmsCIExyY(x: 0.3127, y: 0.3290, Y: 1)
+        var triple = cmsCIExyYTRIPLE(Red: cmsCIExyY(x: primaries[0].x, y: primaries[0].y, Y: 1),
+                                     Green: cmsCIExyY(x: primaries[1].x, y: primaries[1].y, Y: 1),
+                                     Blue: cmsCIExyY(x: primaries[2].x, y: primaries[2].y, Y: 1))
+        let parameters: [cmsFloat64Number] = [2.4, 1 / 1.055, 0.055 / 1.055, 1 / 12.92, 0.04045]
+        guard let curve = cmsBuildParametricToneCurve(nil, 4, parameters) else { return nil }
+        defer { cmsFreeToneCurve(curve) }
+        var curves: [OpaquePointer?] = [curve, curve, curve]
+        guard let profile = cmsCreateRGBProfile(&white, &triple, &curves) else { return nil }
+        self.profile = profile
+        name = code == 9 ? "BT.2020 (nclx)" : "Display P3 (nclx)"
+        isSRGB = false
+    }
+
     deinit { cmsCloseProfile(profile) }
 
     // MARK: - Conversion

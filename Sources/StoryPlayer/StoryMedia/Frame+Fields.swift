@@ -28,8 +28,14 @@ extension Frame {
     var sampleAspectRatio: AVRational { withUnsafeAVFrame { $0.pointee.sample_aspect_ratio } }
 
     // Colour tags.
-    var colourTransfer: AVColorTransferCharacteristic { withUnsafeAVFrame { $0.pointee.color_trc } }
-    var colourPrimaries: AVColorPrimaries { withUnsafeAVFrame { $0.pointee.color_primaries } }
+    var colourTransfer: AVColorTransferCharacteristic {
+        get { withUnsafeAVFrame { $0.pointee.color_trc } }
+        set { withUnsafeAVFrame { $0.pointee.color_trc = newValue } }
+    }
+    var colourPrimaries: AVColorPrimaries {
+        get { withUnsafeAVFrame { $0.pointee.color_primaries } }
+        set { withUnsafeAVFrame { $0.pointee.color_primaries = newValue } }
+    }
     var colourSpace: AVColorSpace {
         get { withUnsafeAVFrame { $0.pointee.colorspace } }
         set { withUnsafeAVFrame { $0.pointee.colorspace = newValue } }

@@ -64,12 +64,17 @@ final class HDRToneMapper {
     }
 
     /// The filter chain for pictures of `shape`: the input's colour is named from the picture
-    /// (BT.2020 where it says nothing), so `zscale` never has to guess it. `npl=100` puts SDR
-    /// white at 100 nits; `desat=0` keeps colours saturated (the tonemap filter's default
-    /// greys bright colours); no dithering, as `zscale`'s default.
+    /// (BT.709, Display P3 as an HDR HEIF may say, else BT.2020, also where it says nothing), so
+    /// `zscale` never has to guess it. `npl=100` puts SDR white at 100 nits; `desat=0` keeps
+    /// colours saturated (the tonemap filter's default greys bright colours); no dithering, as
+    /// `zscale`'s default.
     static func filters(for shape: Shape) -> String {
         let transfer = shape.transfer == AVCOL_TRC_SMPTE2084 ? "smpte2084" : "arib-std-b67"
-        let primaries = shape.primaries == AVCOL_PRI_BT709 ? "709" : "2020"
+        let primaries = switch shape.primaries {
+        case AVCOL_PRI_BT709: "709"
+        case AVCOL_PRI_SMPTE432: "smpte432"
+        default: "2020"
+        }
         let matrix = switch shape.matrix {
         case AVCOL_SPC_BT709: "709"
         case AVCOL_SPC_BT2020_CL: "2020_cl"

@@ -20,6 +20,30 @@ final class HEIFPhoto {
     let hasAlpha: Bool
     /// The embedded ICC profile (`prof`/`rICC`), if the photo has one.
     let colourProfile: ColourProfile?
+    /// The colour its `nclx` box names (H.273 codes), if it has one: cameras' and Android
+    /// phones' HEIFs say their primaries and transfer (BT.2020 and PQ or HLG for an HDR `.hif`)
+    /// this way instead of with an ICC profile.
+    let colourTags: ColourTags?
+    /// The profile the `nclx` primaries make (Display P3, BT.2020) when there is no ICC profile.
+    private let primariesProfile: ColourProfile?
+
+    /// The colour a HEIF's `nclx` box names, in H.273 codes (which FFmpeg's `AVColor*` share).
+    struct ColourTags: Equatable {
+        var primaries: Int, transfer: Int, matrix: Int, fullRange: Bool
+
+        /// libheif's defaults where a photo says nothing: BT.601's matrix, full range.
+        static let unstated = ColourTags(primaries: 2, transfer: 2, matrix: 6, fullRange: true)
+
+        /// As `probe` reports it: FFmpeg's names, HDR when the transfer is PQ or HLG.
+        var videoColour: VideoColour {
+            let transfer = AVColorTransferCharacteristic(rawValue: UInt32(transfer))
+            let primaries = AVColorPrimaries(rawValue: UInt32(primaries))
+            return VideoColour(
+                transfer: transfer == AVCOL_TRC_UNSPECIFIED ? nil : av_color_transfer_name(transfer).map { String(cString: $0) },
+                primaries: primaries == AVCOL_PRI_UNSPECIFIED ? nil : av_color_primaries_name(primaries).map { String(cString: $0) },
+                isHDR: HDRToneMapper.isHDR(transfer))
+        }
+    }
 
     /// The codec's name as FFmpeg spells it, for `probe`.
     var codecName: String { brand.isAVIF ? "av1" : "hevc" }
@@ -83,6 +107,8 @@ final class HEIFPhoto {
         guard width > 0, height > 0 else { throw MediaError(.decode, "\(name) has no picture size") }
         hasAlpha = heif.image_handle_has_alpha_channel(primary) != 0
         colourProfile = HEIFPhoto.iccProfile(of: primary, heif: heif)
+        colourTags = HEIFPhoto.colourTags(of: primary, heif: heif)
+        primariesProfile = colourProfile == nil ? colourTags.flatMap { ColourProfile(h273Primaries: $0.primaries) } : nil
         self.context = context
         handle = primary
         handedOver = true
@@ -96,19 +122,23 @@ final class HEIFPhoto {
     // MARK: - Decoding
 
     /// The primary image, upright (`heif_decode_image`), converted to sRGB when it embeds
-    /// another ICC profile. A codec libheif has no decoder for (its plugin is missing) is named
-    /// in the error.
+    /// another ICC profile or its `nclx` names wider primaries. A codec libheif has no decoder
+    /// for (its plugin is missing) is named in the error.
     ///
-    /// An opaque 8-bit photo comes as libheif decodes it, in YCbCr planes tagged with its
-    /// matrix and range, for swscale to convert while it scales, as a video's pictures are:
-    /// libheif's own conversion to RGB took a quarter of a 12-megapixel HEIC's time. Others
-    /// (alpha, RGB-coded, deeper than 8 bits) are converted to RGB by libheif.
+    /// An opaque photo of 8, 10 or 12 bits comes as libheif decodes it, in YCbCr planes tagged
+    /// with its colour, for swscale to convert while it scales, as a video's pictures are:
+    /// libheif's own conversion to RGB took a quarter of a 12-megapixel HEIC's time, and keeps
+    /// no transfer. An HDR photo (PQ or HLG) is left tagged for the converter's tone mapper, as
+    /// an HDR video's pictures are. Others (alpha, RGB-coded) are converted to 8-bit RGB by libheif.
     func decode(limits: DecodeLimits) throws(MediaError) -> Frame {
         guard handle != nil else { preconditionFailure("decoding a closed HEIF photo") }
         guard width * height <= limits.maxPixels else {
             throw MediaError(.tooLarge, "the photo is \(width)x\(height), more than \(limits.maxPixels) pixels")
         }
+        let colourProfile = self.colourProfile ?? primariesProfile
         if !hasAlpha, let planes = try decodePlanes() {
+            // The tone mapper maps the primaries too.
+            if HDRToneMapper.isHDR(planes.colourTransfer) { return planes }
             guard let colourProfile, !colourProfile.isSRGB else { return planes }
             return try planes.convertedToSRGB(from: colourProfile)
         }
@@ -123,49 +153,81 @@ final class HEIFPhoto {
     }
 
     /// The picture in YCbCr 4:2:0 planes (as phones code them; libheif 1.15 cannot say which
-    /// chroma a picture has before decoding it), tagged with its `nclx` matrix and range (or
-    /// libheif's defaults: BT.601, full range); nil when it is not 8-bit YCbCr.
+    /// chroma a picture has before decoding it), at its own depth (8, 10 or 12 bits, the deeper
+    /// ones in 16-bit little-endian samples as FFmpeg's `yuv420p10le` has them), tagged with its
+    /// `nclx` colour (or libheif's defaults: BT.601, full range); nil when it is not YCbCr of
+    /// those depths.
     private func decodePlanes() throws(MediaError) -> Frame? {
-        guard let handle, heif.image_handle_get_luma_bits_per_pixel(handle) == 8 else { return nil }
+        guard let handle else { return nil }
+        let depth = Int(heif.image_handle_get_luma_bits_per_pixel(handle))
+        guard [8, 10, 12].contains(depth) else { return nil }
         let image = try decodeImage(heif_colorspace_YCbCr, heif_chroma_420)
         defer { heif.image_release(image) }
         guard heif.image_get_colorspace(image) == heif_colorspace_YCbCr,
-              heif.image_get_bits_per_pixel_range(image, heif_channel_Y) == 8 else { return nil }
-        let (matrix, fullRange) = colourTags(of: image)
+              heif.image_get_bits_per_pixel_range(image, heif_channel_Y) == depth,
+              heif.image_get_bits_per_pixel_range(image, heif_channel_Cb) == depth else { return nil }
+        let tags = colourTags(of: image)
         // RGB coded as is (lossless, 0) and matrices swscale does not know go libheif's way.
-        guard HEIFPhoto.scalerMatrices.contains(matrix) else { return nil }
-        let format: AVPixelFormat, halfHeight: Bool
-        switch heif.image_get_chroma_format(image) {
-        case heif_chroma_420: (format, halfHeight) = (AV_PIX_FMT_YUV420P, true)
-        case heif_chroma_422: (format, halfHeight) = (AV_PIX_FMT_YUV422P, false)
-        case heif_chroma_444: (format, halfHeight) = (AV_PIX_FMT_YUV444P, false)
+        guard HEIFPhoto.scalerMatrices.contains(tags.matrix) else { return nil }
+        guard let (format, halfHeight) = HEIFPhoto.planarFormat(heif.image_get_chroma_format(image), depth: depth) else { return nil }
+        let bytes = depth > 8 ? 2 : 1
+        let frame = try HEIFPhoto.frame(of: image, heif: heif, format: format, planes: [(heif_channel_Y, bytes, false),
+                                                                            (heif_channel_Cb, bytes, halfHeight),
+                                                                            (heif_channel_Cr, bytes, halfHeight)])
+        frame.colourSpace = AVColorSpace(rawValue: UInt32(tags.matrix))
+        frame.colourRange = tags.fullRange ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG
+        frame.colourTransfer = AVColorTransferCharacteristic(rawValue: UInt32(tags.transfer))
+        frame.colourPrimaries = AVColorPrimaries(rawValue: UInt32(tags.primaries))
+        return frame
+    }
+
+    /// FFmpeg's planar format for libheif's chroma at `depth` bits, and whether its chroma
+    /// planes have half the rows; nil for a chroma or depth it has none for.
+    private static func planarFormat(_ chroma: heif_chroma, depth: Int) -> (AVPixelFormat, halfHeight: Bool)? {
+        let formats: [Int: (AVPixelFormat, AVPixelFormat, AVPixelFormat)] = [
+            8: (AV_PIX_FMT_YUV420P, AV_PIX_FMT_YUV422P, AV_PIX_FMT_YUV444P),
+            10: (AV_PIX_FMT_YUV420P10LE, AV_PIX_FMT_YUV422P10LE, AV_PIX_FMT_YUV444P10LE),
+            12: (AV_PIX_FMT_YUV420P12LE, AV_PIX_FMT_YUV422P12LE, AV_PIX_FMT_YUV444P12LE),
+        ]
+        guard let (yuv420, yuv422, yuv444) = formats[depth] else { return nil }
+        switch chroma {
+        case heif_chroma_420: return (yuv420, true)
+        case heif_chroma_422: return (yuv422, false)
+        case heif_chroma_444: return (yuv444, false)
         default: return nil
         }
-        let frame = try HEIFPhoto.frame(of: image, heif: heif, format: format, planes: [(heif_channel_Y, 1, false),
-                                                                            (heif_channel_Cb, 1, halfHeight),
-                                                                            (heif_channel_Cr, 1, halfHeight)])
-        frame.colourSpace = AVColorSpace(rawValue: UInt32(matrix))
-        frame.colourRange = fullRange ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG
-        return frame
     }
 
     /// H.273 matrices swscale converts with (`ColourMatrix`): BT.709, FCC, BT.470BG, SMPTE 170M,
     /// SMPTE 240M, BT.2020.
     private static let scalerMatrices: Set<Int> = [1, 4, 5, 6, 7, 9, 10]
 
-    /// The matrix coefficients (H.273) and range the picture was coded with: the decoder's,
-    /// else the file's `nclx` box, else libheif's defaults (BT.601, full range). "Unspecified"
-    /// (2) is BT.601 too, as libheif takes it, not the size guess videos get.
-    private func colourTags(of image: OpaquePointer) -> (matrix: Int, fullRange: Bool) {
+    /// The colour the picture was coded with: the decoder's, else the file's `nclx` box, else
+    /// libheif's defaults (BT.601, full range). An "unspecified" matrix (2) is BT.601 too, as
+    /// libheif takes it, not the size guess videos get.
+    private func colourTags(of image: OpaquePointer) -> ColourTags {
         var nclx: UnsafeMutablePointer<heif_color_profile_nclx>?
-        if heif.image_get_nclx_color_profile(image, &nclx).code != heif_error_Ok || nclx == nil, let handle {
+        if heif.image_get_nclx_color_profile(image, &nclx).code != heif_error_Ok || nclx == nil {
             nclx = nil
-            _ = heif.image_handle_get_nclx_color_profile(handle, &nclx)
+            return colourTags ?? .unstated
         }
-        guard let nclx else { return (6, true) }
+        guard let nclx else { return .unstated }
         defer { heif.nclx_color_profile_free(nclx) }
-        let matrix = Int(nclx.pointee.matrix_coefficients.rawValue)
-        return (matrix == 2 ? 6 : matrix, nclx.pointee.full_range_flag != 0)
+        return HEIFPhoto.tags(nclx.pointee)
+    }
+
+    /// The handle's `nclx` box (`heif_image_handle_get_nclx_color_profile`); nil without one.
+    private static func colourTags(of handle: OpaquePointer, heif: story_heif_functions) -> ColourTags? {
+        var nclx: UnsafeMutablePointer<heif_color_profile_nclx>?
+        guard heif.image_handle_get_nclx_color_profile(handle, &nclx).code == heif_error_Ok, let nclx else { return nil }
+        defer { heif.nclx_color_profile_free(nclx) }
+        return tags(nclx.pointee)
+    }
+
+    private static func tags(_ nclx: heif_color_profile_nclx) -> ColourTags {
+        let matrix = Int(nclx.matrix_coefficients.rawValue)
+        return ColourTags(primaries: Int(nclx.color_primaries.rawValue), transfer: Int(nclx.transfer_characteristics.rawValue),
+                          matrix: matrix == 2 ? 6 : matrix, fullRange: nclx.full_range_flag != 0)
     }
 
     /// `heif_decode_image` into `colourspace` and `chroma`, with the errors named.

@@ -51,7 +51,7 @@ package final class MediaDecoder {
     /// pictures are converted from it to sRGB.
     private(set) var colourProfile: ColourProfile?
     /// The codec and shown size of a HEIF photo, kept after it is decoded.
-    private var photoFacts: (codec: String, width: Int, height: Int)?
+    private var photoFacts: (codec: String, width: Int, height: Int, colour: VideoColour)?
     /// The shown video stream and its decoder; nil until a live stream's video appears.
     private var track: VideoTrack?
     private let packet = Packet()
@@ -140,7 +140,7 @@ package final class MediaDecoder {
         reception.reached(.connecting)
         if let photo = try HEIFPhoto.open(source, limits: limits) {
             self.photo = photo
-            photoFacts = (photo.codecName, photo.width, photo.height)
+            photoFacts = (photo.codecName, photo.width, photo.height, photo.colourTags?.videoColour ?? VideoColour())
             colourProfile = photo.colourProfile
             format = nil
             isStill = true
@@ -238,6 +238,7 @@ package final class MediaDecoder {
     /// The shown stream's transfer and primaries (`probe`): the decoder's once it has decoded,
     /// else the container's.
     var colour: VideoColour {
+        if let photoFacts { return photoFacts.colour }
         guard let track, let stream = format?.description(ofStream: track.index) else { return VideoColour() }
         return VideoColour(decoder: track.codec, stream: stream)
     }

@@ -181,6 +181,76 @@ enum HEIFWriter {
         try check(heif_context_write_to_file(context, path))
     }
 
+    /// One plane of a picture to write: its channel, size, depth and rows (`bytesPerRow` each).
+    struct Plane {
+        var channel: heif_channel, width: Int, height: Int, depth: Int, bytesPerRow: Int, bytes: [UInt8]
+    }
+
+    /// A HEIC of `planes` with an `nclx` box naming `primaries`, `transfer`, `matrix` and
+    /// range, as cameras and Android phones tag their HEIFs. heif-enc 1.15 cannot: libheif
+    /// leaves the box out unless `macOS_compatibility_workaround_no_nclx_profile` is off.
+    /// Lossless when `lossless` (libheif then codes 4:4:4, converting through RGB), else quality 90.
+    static func write(to path: String, width: Int, height: Int, colourspace: heif_colorspace, chroma: heif_chroma,
+                      planes: [Plane], primaries: Int, transfer: Int, matrix: Int, fullRange: Bool, lossless: Bool) throws {
+        let context = heif_context_alloc()
+        defer { heif_context_free(context) }
+        var encoder: OpaquePointer?
+        try check(heif_context_get_encoder_for_format(context, heif_compression_HEVC, &encoder))
+        defer { heif_encoder_release(encoder) }
+        if lossless {
+            try check(heif_encoder_set_lossless(encoder, 1))
+            try check(heif_encoder_set_parameter(encoder, "chroma", "444"))
+        } else {
+            try check(heif_encoder_set_lossy_quality(encoder, 90))
+        }
+        var image: OpaquePointer?
+        try check(heif_image_create(Int32(width), Int32(height), colourspace, chroma, &image))
+        defer { heif_image_release(image) }
+        for plane in planes {
+            try check(heif_image_add_plane(image, plane.channel, Int32(plane.width), Int32(plane.height), Int32(plane.depth)))
+            var stride: Int32 = 0
+            let target = try XCTUnwrap(heif_image_get_plane(image, plane.channel, &stride))
+            for y in 0..<plane.height {
+                for x in 0..<plane.bytesPerRow { target[y * Int(stride) + x] = plane.bytes[y * plane.bytesPerRow + x] }
+            }
+        }
+        let nclx = try XCTUnwrap(heif_nclx_color_profile_alloc())
+        defer { heif_nclx_color_profile_free(nclx) }
+        nclx.pointee.color_primaries = heif_color_primaries(rawValue: UInt32(primaries))
+        nclx.pointee.transfer_characteristics = heif_transfer_characteristics(rawValue: UInt32(transfer))
+        nclx.pointee.matrix_coefficients = heif_matrix_coefficients(rawValue: UInt32(matrix))
+        nclx.pointee.full_range_flag = fullRange ? 1 : 0
+        try check(heif_image_set_nclx_color_profile(image, nclx))
+        let options = try XCTUnwrap(heif_encoding_options_alloc())
+        defer { heif_encoding_options_free(options) }
+        options.pointee.macOS_compatibility_workaround_no_nclx_profile = 0
+        try check(heif_context_encode_image(context, image, encoder, options, nil))
+        try check(heif_context_write_to_file(context, path))
+    }
+
+    /// The primary picture of `path` as libheif decodes it into 10-bit YCbCr 4:2:0, in the
+    /// layout of FFmpeg's `yuv420p10le` (what the photo's pixels are, whatever its encoding lost).
+    static func decodedPlanes10(_ path: String) throws -> Data {
+        let context = heif_context_alloc()
+        defer { heif_context_free(context) }
+        try check(heif_context_read_from_file(context, path, nil))
+        var handle: OpaquePointer?
+        try check(heif_context_get_primary_image_handle(context, &handle))
+        defer { heif_image_handle_release(handle) }
+        var image: OpaquePointer?
+        try check(heif_decode_image(handle, &image, heif_colorspace_YCbCr, heif_chroma_420, nil))
+        defer { heif_image_release(image) }
+        var bytes = Data()
+        for channel in [heif_channel_Y, heif_channel_Cb, heif_channel_Cr] {
+            let width = Int(heif_image_get_width(image, channel)), height = Int(heif_image_get_height(image, channel))
+            XCTAssertEqual(heif_image_get_bits_per_pixel_range(image, channel), 10)
+            var stride: Int32 = 0
+            let plane = try XCTUnwrap(heif_image_get_plane_readonly(image, channel, &stride))
+            for y in 0..<height { bytes.append(plane + y * Int(stride), count: width * 2) }
+        }
+        return bytes
+    }
+
     private static func check(_ error: heif_error) throws {
         guard error.code == heif_error_Ok else {
             throw ExternalProgram.Failed(message: "libheif: \(String(cString: error.message))")

@@ -1,3 +1,4 @@
+import CHEIF
 import CLittleCMS
 import Compositor
 import Foundation
@@ -39,6 +40,32 @@ final class ICCProfileTests: XCTestCase {
                 XCTAssertTrue(probe.json.contains("\"icc_profile\": \"\(name)\""), probe.json)
             }
         }
+    }
+
+    /// A HEIF that names Display P3 in its `nclx` box and has no ICC profile (as cameras and
+    /// Android phones write them) is converted as the Display P3 profile converts it; probe
+    /// names its primaries and no ICC profile. Before, its colours were shown unconverted.
+    func testAHEIFWhoseNCLXSaysDisplayP3IsShownInSRGB() throws {
+        let expected = try transicc(try ICCProfiles.displayP3(in: folder))
+        let (width, height) = (32 * Self.patches.count, 32)
+        var pixels = [UInt8]()
+        for _ in 0..<height {
+            for patch in Self.patches { for _ in 0..<32 { pixels += patch.map(UInt8.init) } }
+        }
+        let photo = folder.file("nclx-p3.heic")
+        try HEIFWriter.write(to: photo, width: width, height: height, colourspace: heif_colorspace_RGB, chroma: heif_chroma_interleaved_RGB,
+                             planes: [HEIFWriter.Plane(channel: heif_channel_interleaved, width: width, height: height, depth: 8,
+                                                       bytesPerRow: width * 3, bytes: pixels)],
+                             primaries: 12, transfer: 13, matrix: 6, fullRange: true, lossless: true)
+        let loaded = try PictureLoader.load(MediaSource(uri: photo, relativeTo: "/"), width: width, height: height, limits: DecodeLimits())
+        for (index, colour) in expected.enumerated() {
+            let pixel = loaded[16 + index * 32, 16]
+            let got = [Int(pixel.red), Int(pixel.green), Int(pixel.blue)]
+            XCTAssertLessThanOrEqual(zip(got, colour).map { abs($0 - $1) }.max() ?? 0, 5, "patch \(index): \(got), transicc's \(colour)")
+        }
+        let probe = try MediaProbe.run(photo)
+        XCTAssertNil(probe.iccProfile)
+        XCTAssertEqual(probe.colour, VideoColour(transfer: "iec61966-2-1", primaries: "smpte432", isHDR: false))
     }
 
     /// A photo without a profile, or with an sRGB one, keeps its bytes; probe says none.
