@@ -74,19 +74,29 @@ struct FrameRange: ExpressibleByArgument {
     var upper: Int?
     var text: String
 
+    /// A negative bound is kept, for `problem` to name: read unconditionally, `-1..3` is a
+    /// value, and "frames are numbered from 0" says more than "invalid value".
     init?(argument: String) {
         text = argument
         if !argument.contains("..") {
-            guard let frame = Int(argument), frame >= 0 else { return nil }
+            guard let frame = Int(argument) else { return nil }
             lower = frame
             upper = frame + 1
             return
         }
         let parts = argument.components(separatedBy: "..")
         guard parts.count == 2 else { return nil }
-        if !parts[0].isEmpty { guard let start = Int(parts[0]), start >= 0 else { return nil }; lower = start }
-        if !parts[1].isEmpty { guard let end = Int(parts[1]), end >= 0 else { return nil }; upper = end }
+        if !parts[0].isEmpty { guard let start = Int(parts[0]) else { return nil }; lower = start }
+        if !parts[1].isEmpty { guard let end = Int(parts[1]) else { return nil }; upper = end }
         guard lower != nil || upper != nil else { return nil }
+    }
+
+    /// What is wrong with the range before the frame count is known: a negative bound, or an
+    /// empty range; nil when nothing is.
+    var problem: String? {
+        if (lower ?? 0) < 0 || (upper ?? 0) < 0 { return "--frames \(text): frames are numbered from 0" }
+        if let lower, let upper, lower >= upper { return "--frames \(text): the range is empty (A..B needs A < B)" }
+        return nil
     }
 
     /// The frames of a render of `total` frames, or a usage error that names the count.

@@ -8,6 +8,10 @@ struct Frames: ParsableCommand {
         Without a duration in the storyboard this plays the navigation and lifecycle through to the end, \
         without decoding or drawing.
 
+        Render's other options (--size, --output, --png-level, --mp4, …) are accepted and do not \
+        change the count, so a script can pass both commands the same ones; only --fps and \
+        --duration change it.
+
         With --shards N it prints the shards' frame ranges instead, one `A..B` a line for `render \
         --frames`: ceil(frames / N) frames each, the last shorter. With --shard I as well, only shard \
         I's range (I from 0), and nothing when the rounding of --whole-seconds left shard I empty. \

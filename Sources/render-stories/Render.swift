@@ -90,7 +90,9 @@ struct Render: ParsableCommand {
             help: ArgumentHelp("Bring the MP4's sound to this integrated loudness (EBU R128) with one gain, its true peak at most -1 dBTP: a number of LUFS from -70 to -5, or ebu (-23). Needs --mp4; summary.json reports the loudness measured before and after.", valueName: "LUFS|ebu"))
     var loudness: String?
 
-    @Option(help: ArgumentHelp("Render only frames A to B-1 (a shard), byte-identical to the same frames of a full render; also A.. (to the end), ..B (from the start) or A (one frame). The trace covers only the range (check it with --shard; join shards with merge).", valueName: "A..B"))
+    // Unconditional: in "--frames -1..3" the "-1..3" is the value (and wrong), not a flag.
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Render only frames A to B-1 (a shard), byte-identical to the same frames of a full render; also A.. (to the end), ..B (from the start) or A (one frame). The trace covers only the range (check it with --shard; join shards with merge).", valueName: "A..B"))
     var frames: FrameRange?
 
     @Option(help: ArgumentHelp("Also write a contact sheet: a grid of evenly spaced frames, each labelled with its time.", valueName: "file.png"))
@@ -118,11 +120,9 @@ struct Render: ParsableCommand {
     var strict = false
 
     func validate() throws {
-        // An empty range is a usage error of `render` itself, caught before the storyboard is
-        // read, so the message comes with render's usage.
-        if let frames, let lower = frames.lower, let upper = frames.upper, lower >= upper {
-            throw ValidationError("--frames \(frames.text): the range is empty (A..B needs A < B)")
-        }
+        // An empty or negative range is a usage error of `render` itself, caught before the
+        // storyboard is read, so the message comes with render's usage.
+        if let problem = frames?.problem { throw ValidationError(problem) }
         if let problem = size?.problem { throw ValidationError(problem) }
         if let contactSheet { try requirePNGName("--contact-sheet", contactSheet) }
         if let timeline { try requirePNGName("--timeline", timeline) }

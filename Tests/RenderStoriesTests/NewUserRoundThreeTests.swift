@@ -35,6 +35,18 @@ final class NewUserRoundThreeTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: folder.file("r")), "nothing was created")
     }
 
+    /// A negative `--frames` bound says frames are numbered from 0, not that a value is missing
+    /// (argument-parser took `-1..3` for a flag).
+    func testANegativeFrameRangeSaysFramesStartAtZero() throws {
+        for range in ["-1..3", "-2", "..-1"] {
+            let result = try cli.run(["render", cli.demo, "--frames", range, "--output", folder.file("r")])
+            XCTAssertEqual(result.status, 2, result.stderr)
+            XCTAssertTrue(result.stderr.contains("--frames \(range): frames are numbered from 0"), result.stderr)
+            XCTAssertFalse(result.stderr.contains("Missing value"), result.stderr)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: folder.file("r")), "nothing was created")
+        }
+    }
+
     /// 18. `--version` prints the tool's version and the FFmpeg, libpng and FreeType it runs with.
     func testVersionNamesTheLibraries() throws {
         let result = try cli.run(["--version"])
