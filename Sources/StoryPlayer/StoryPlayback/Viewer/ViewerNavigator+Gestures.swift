@@ -89,6 +89,12 @@ extension ViewerNavigator {
                 notices.append("ignored tap at \(t) s: a pull is in progress")
                 return
             }
+            // The finger is down on a drag, as for a swipe: a tap would drop the drag without a
+            // word, and its release would then find nothing to release.
+            if case .dragging = motion {
+                notices.append("ignored tap at \(t) s: a drag is in progress")
+                return
+            }
             land()
             let story = settledPage
             if x < 1.0 / 3.0 {
@@ -135,7 +141,11 @@ extension ViewerNavigator {
             pull = .pulling(from: from, to: progress, start: t, over: seconds, releaseVelocity: releaseVelocity)
             pullPause = (pullPause?.start ?? t, .infinity)
         case nil:
-            // A pull grabs the story where it rests: a page in motion lands first, a drag is dropped.
+            if case .dragging = motion {
+                notices.append("ignored pull at \(t) s: a drag is in progress")
+                return
+            }
+            // A pull grabs the story where it rests: a page in motion lands first.
             land()
             pull = .pulling(from: 0, to: progress, start: t, over: seconds, releaseVelocity: releaseVelocity)
             pullPause = (t, .infinity)

@@ -57,6 +57,23 @@ final class GestureTests: XCTestCase {
         XCTAssertEqual(try released(to: 0.6, velocity: -600).releases.map(\.outcome), [.cancel])
     }
 
+    /// While a drag's finger is down, a tap or a pull is ignored with a notice, as a swipe is.
+    /// Found by an audit of hand-written boards: a tap landed the drag without a word, and the
+    /// release after it was then reported as having nothing to release.
+    func testATapOrAPullDuringADragIsIgnoredAndTheReleaseFinishesIt() throws {
+        for (gesture, json) in [("tap", #"{"at": 1.2, "action": "tap", "x": 0.9}"#),
+                                ("pull", #"{"at": 1.2, "action": "pull", "to": 0.5, "over": 0.1}"#),
+                                ("swipe next", #"{"at": 1.2, "action": "swipe", "direction": "next"}"#)] {
+            var nav = ViewerNavigator(storyboard: try board("""
+            {"at": 1, "action": "drag", "to": 0.6, "over": 0.1}, \(json), {"at": 1.4, "action": "release"}
+            """))
+            nav.advance(to: 5)
+            XCTAssertEqual(nav.notices, ["ignored \(gesture) at 1.2 s: a drag is in progress"], gesture)
+            XCTAssertEqual(nav.releases.map(\.outcome), [.finish], "\(gesture): the drag is released")
+            XCTAssertEqual(nav.settledPage, 1, gesture)
+        }
+    }
+
     func testTheThresholdsAreStoryboardKeys() throws {
         let gesture = #"{"finish_progress": 0.3, "flick_velocity": 1000}"#
         XCTAssertEqual(try released(to: 0.35, velocity: nil, gesture: gesture).releases.map(\.outcome), [.finish])
