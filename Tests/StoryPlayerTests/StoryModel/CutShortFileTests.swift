@@ -52,6 +52,9 @@ final class CutShortFileTests: XCTestCase {
         XCTAssertEqual(CutShortCheck.jpegReason(soi + app0 + scan + table + scan),
                        "its picture data stops before the end-of-image marker")
         XCTAssertEqual(CutShortCheck.jpegReason(soi + app0 + scan + Array(table.prefix(5))), "its FFC4 marker segment is cut off")
+        XCTAssertEqual(CutShortCheck.jpegReason(soi + app0 + scan + [0xFF]), "its picture data stops before the end-of-image marker",
+                       "cut after the first byte of a marker")
+        XCTAssertNil(CutShortCheck.jpegReason(soi + app0 + scan + [0xFF, 0xFF, 0xFF] + eoi), "fill bytes before the end")
         XCTAssertNil(CutShortCheck.jpegReason(soi + [0x00, 0x01]), "not a marker where one belongs: the decoder's to judge")
     }
 
