@@ -19,6 +19,9 @@ public struct Storyboard: Sendable {
     public var roomActions: [RoomAction] = []
     /// The folder relative paths resolve against.
     public var folder: String
+    /// A digest of the JSON text it was read from (`digest`), which a shard's summary records
+    /// so that `merge` can tell shards of one storyboard; nil for one built in code.
+    public var sourceDigest: String?
     /// How timeline time relates to wall-clock time.
     public var clock: PlaybackClock = .virtual
     /// Hard limits on waiting for the network.

@@ -49,9 +49,13 @@ public struct RenderSummary: Sendable {
     public var timelineFPS: Double?
     /// The render stopped early at a signal (SIGINT, SIGTERM); `frames` says how far it got.
     public var interrupted = false
-        /// The frames a shard rendered (`--frames A..B`); nil for a whole render.
+    /// The frames a shard rendered (`--frames A..B`); nil for a whole render.
     public var frameRange: Range<Int>?
-        /// Time-to-first-frame spans of every play that showed a picture, per story id.
+    /// What a shard's frames were drawn from (`render_of`, written with `frame_range`): the
+    /// storyboard text's digest and the options that change pixels, so that `merge` refuses
+    /// shards of different renders by name.
+    public var renderOf: [(key: String, value: String)] = []
+    /// Time-to-first-frame spans of every play that showed a picture, per story id.
     public var spans: [String: [FirstFrameSpans]] = [:]
     /// What `--loudness` measured and did to the MP4's sound.
     public var loudness: LoudnessFigures?
@@ -204,7 +208,7 @@ public struct RenderSummary: Sendable {
           "cores": \(cores),
           "pipeline_efficiency": \(JSONText.number(pipelineEfficiency)),
           "non_encode_share": \(JSONText.number(nonEncodeShare)),
-          "clock": \(JSONText.string(clock.rawValue)),\(timelineFPS.map { "\n  \"timeline_fps\": \(JSONText.number($0))," } ?? "")\(frameRange.map { "\n  \"frame_range\": [\($0.lowerBound), \($0.upperBound)],\n  \"timeline_frames\": \(timelineFrames)," } ?? "")\(shardCost.map { "\n  \"shard_cost\": \(RenderSummary.shardCostJSON($0))," } ?? "")
+          "clock": \(JSONText.string(clock.rawValue)),\(timelineFPS.map { "\n  \"timeline_fps\": \(JSONText.number($0))," } ?? "")\(frameRange.map { "\n  \"frame_range\": [\($0.lowerBound), \($0.upperBound)],\n  \"timeline_frames\": \(timelineFrames)," } ?? "")\(frameRange != nil && !renderOf.isEmpty ? "\n  \"render_of\": {\(renderOf.map { "\(JSONText.string($0.key)): \(JSONText.string($0.value))" }.joined(separator: ", "))}," : "")\(shardCost.map { "\n  \"shard_cost\": \(RenderSummary.shardCostJSON($0))," } ?? "")
           "poster_misses": \(posterMisses),\(feedPages.map { "\n  \"feed_pages\": \($0)," } ?? "")
           "late_frames": [\(lateFrames.map(String.init).joined(separator: ", "))],\(loudness.map { "\n  \"loudness\": \($0.json)," } ?? "")\(clockStartedAt.map { "\n  \"clock_started_at\": \(JSONText.number($0))," } ?? "")
           "first_frame": \(RenderSummary.spanStatistics(spans.values.flatMap { $0 })),

@@ -36,6 +36,7 @@ public enum ShardMerge {
         let shards = read.compactMap { $0.within(total) }.sorted { $0.range.lowerBound < $1.range.lowerBound }
         let covered = try coverage(of: shards, total: total, allowPartial: allowPartial)
         try checkPictureSizes(shards)
+        try checkSameDrawing(shards)
         let trace = LifecycleTrace(replaying: joinTraces(shards, fps: fps))
         try StoryRender.prepareOutputFolder(output)
         try moveFrames(shards, to: output)
@@ -130,6 +131,31 @@ public enum ShardMerge {
                                   + "not shards of one render (render them with the same --size)")
             }
             first = first ?? (size.0, size.1, shard.folder)
+        }
+    }
+
+    /// Every shard was drawn from one storyboard text with the same drawing options (its
+    /// summary's `render_of`): shards of an edited storyboard, or one rendered with
+    /// `--no-overlay`, have the same frame count and size and joined the others with exit 0.
+    /// Shards from before `render_of` was written are not compared.
+    private static func checkSameDrawing(_ shards: [Shard]) throws(RenderError) {
+        var first: (drawing: [String: JSONValue], folder: String)?
+        for shard in shards {
+            guard case .object(let drawing)? = shard.summary["render_of"] else { continue }
+            if let first {
+                for key in Set(first.drawing.keys).union(drawing.keys).sorted() where first.drawing[key] != drawing[key] {
+                    func text(_ value: JSONValue?) -> String {
+                        if case .string(let string)? = value { return string }
+                        return "nothing"
+                    }
+                    let why = key == "storyboard"
+                        ? "another storyboard text (digest \(text(drawing[key])) against \(text(first.drawing[key])))"
+                        : "\(key) \(text(drawing[key])) against \(text(first.drawing[key]))"
+                    throw RenderError(.options, "\(shard.folder) is not a shard of the render of \(first.folder): it was drawn from \(why); "
+                                      + "render every shard from the same storyboard with the same options")
+                }
+            }
+            first = first ?? (drawing, shard.folder)
         }
     }
 

@@ -18,7 +18,23 @@ extension StoryRender {
         summary.posterMisses = posters.misses
         summary.timelineFrames = framesCovered
         summary.feedPages = feed?.pagesLoaded
+        summary.renderOf = renderOf
         return summary
+    }
+
+    /// What the frames are drawn from, for a shard's `render_of`: two shards that differ in any
+    /// of these show different pictures at the same frame, so `merge` must not join them.
+    var renderOf: [(key: String, value: String)] {
+        let canvas = storyboard.canvas
+        return [
+            ("storyboard", storyboard.sourceDigest ?? "built in code"),
+            ("canvas", "\(canvas.width)x\(canvas.height)"),
+            ("background", canvas.background.description),
+            ("overlay", options.overlay ? "on" : "off"),
+            ("alpha", options.png.keepAlpha ? "kept" : "dropped"),
+            ("clock", playback.rawValue),
+            ("guides", (options.safeZones?.rawValue ?? "none") + (options.burnGuides ? ", burnt in" : "")),
+        ]
     }
 
     /// The render's outputs, in the order they take frames and write: the trace and summary

@@ -77,6 +77,34 @@ final class ShardTests: XCTestCase {
         }
     }
 
+    /// Found by an audit: shards drawn with other options (`--no-overlay`) or from an edited
+    /// storyboard have the same frame count, rate and size, and joined the others with exit 0,
+    /// mixing two renders' pictures. Each shard's summary now says what it was drawn from
+    /// (`render_of`), and merge names the difference.
+    func testShardsDrawnWithOtherOptionsOrFromAnotherStoryboardAreRefused() throws {
+        let board = try board()
+        let first = try renderRange(board, 0..<20).2
+        let summary = try String(contentsOfFile: first.file("summary.json"), encoding: .utf8)
+        XCTAssertTrue(summary.contains("\"render_of\": {\"storyboard\": \"\(try XCTUnwrap(board.sourceDigest))\""), summary)
+        let noOverlay = try render(board) { $0.frameRange = 20..<145; $0.overlay = false }.folder
+        XCTAssertThrowsError(try ShardMerge.merge([first.path, noOverlay.path], into: ScratchFolder().path)) { error in
+            XCTAssertEqual((error as? RenderError)?.code, .options)
+            XCTAssertTrue((error as? RenderError)?.message.contains("it was drawn from overlay off against on") ?? false, "\(error)")
+        }
+        var text = try String(contentsOfFile: Fixture.sample("demo.json"), encoding: .utf8)
+        text = text.replacingOccurrences(of: "\"at\": 1.6", with: "\"at\": 1.7")
+        let edited = try Storyboard.parse(text, folder: (Fixture.sample("demo.json") as NSString).deletingLastPathComponent)
+            .overriding(width: 90, height: 160, fps: 10)
+        XCTAssertNotEqual(edited.sourceDigest, board.sourceDigest)
+        let other = try render(edited) { $0.frameRange = 20..<145 }.folder
+        XCTAssertThrowsError(try ShardMerge.merge([first.path, other.path], into: ScratchFolder().path)) { error in
+            XCTAssertTrue((error as? RenderError)?.message.contains("another storyboard text") ?? false, "\(error)")
+        }
+        // The same storyboard and options: merged.
+        let same = try renderRange(board, 20..<145).2
+        XCTAssertNoThrow(try ShardMerge.merge([first.path, same.path], into: ScratchFolder().path))
+    }
+
     /// A whole render merged into a folder an earlier, longer render used replaces it, as a
     /// whole render into it does (found by an audit: frames 100-144 of the earlier one stayed).
     func testAMergeIntoAUsedFolderLeavesNoFrameOfAnother() throws {
