@@ -27,6 +27,9 @@ package final class RoomStage {
         var hasVideo: Bool
         var failed: Bool
         var pinned: Bool
+        /// When the script pinned it, counted up (0 for a storyboard's own `pinned`): of two
+        /// pinned participants, the later pin is large.
+        var pinSerial = 0
         var avatar: RGBAImage?
         /// The large area's content while this participant has no video (made on first use, and
         /// again when it fails or its avatar arrives: on the realtime clock a participant can be
@@ -60,12 +63,15 @@ package final class RoomStage {
     private var lastFaded: RGBAImage?
     private var fade: (from: RGBAImage, start: Double)?
     private var lastTime: Double
+    /// Pins the script has made in this play (and before it: `pinOrder`), for `pinSerial`.
+    private var pinsMade = 0
     /// In a shard's fast-forward the room still follows its sound and switches its large
     /// participant, but the video player it starts decodes nothing until `activate`.
     private var defersVideo: Bool
 
     init(room: Room, storyID: String, at t: Double, canvas: (width: Int, height: Int), limits: DecodeLimits,
-         clock: StageClock?, waits: Bool, deferred: Bool = false, pins: [String: Bool], trace: LifecycleTrace) {
+         clock: StageClock?, waits: Bool, deferred: Bool = false, pins: [String: Bool], pinOrder: [String] = [],
+         trace: LifecycleTrace) {
         self.storyID = storyID
         defersVideo = deferred
         self.trace = trace
@@ -86,6 +92,10 @@ package final class RoomStage {
             return Seat(participant: participant, audioPlayer: id, sound: sound, opened: false, hasSound: false, hasVideo: false,
                         failed: false, pinned: pins[participant.id] ?? participant.pinned, avatar: nil)
         }
+        for (serial, participant) in pinOrder.enumerated() {
+            for index in seats.indices where seats[index].participant.id == participant { seats[index].pinSerial = serial + 1 }
+        }
+        pinsMade = pinOrder.count
         order = Array(seats.indices)
         admitOpened(at: t)
     }
@@ -120,11 +130,16 @@ package final class RoomStage {
     // MARK: - Who is large
 
     package func setPinned(_ participant: String, _ pinned: Bool) {
-        for index in seats.indices where seats[index].participant.id == participant { seats[index].pinned = pinned }
+        if pinned { pinsMade += 1 }
+        for index in seats.indices where seats[index].participant.id == participant {
+            seats[index].pinned = pinned
+            seats[index].pinSerial = pinned ? pinsMade : 0
+        }
     }
 
-    /// Stream's default comparators: pinned, screen sharing, dominant speaker, speaking, has
-    /// video, has audio, id. The sort starts from the previous order and is stable.
+    /// Stream's default comparators: pinned (the latest pin first), screen sharing, dominant
+    /// speaker, speaking, has video, has audio, id. The sort starts from the previous order and
+    /// is stable.
     private func sortSeats() {
         let keys = seats.map { seat in
             [seat.pinned, seat.participant.screensharing, speaker.dominant == seat.participant.id,
@@ -132,6 +147,8 @@ package final class RoomStage {
         }
         let previous = order
         order = previous.enumerated().sorted { a, b in
+            let (first, second) = (seats[a.element], seats[b.element])
+            if first.pinned, second.pinned, first.pinSerial != second.pinSerial { return first.pinSerial > second.pinSerial }
             for (x, y) in zip(keys[a.element], keys[b.element]) where x != y { return x }
             let ids = (seats[a.element].participant.id, seats[b.element].participant.id)
             return ids.0 != ids.1 ? ids.0 < ids.1 : a.offset < b.offset

@@ -35,10 +35,15 @@ public final class StoryPlayer {
     public var roomPins: [String: Bool] = [:] {
         didSet {
             for (participant, pinned) in roomPins where oldValue[participant] != pinned {
+                pinOrder.removeAll { $0 == participant }
+                if pinned { pinOrder.append(participant) }
                 current?.stage?.setPinned(participant, pinned)
             }
         }
     }
+    /// The participants the script has pinned, the latest last: of several pinned, the latest
+    /// pin is large (Stream's `pinned` comparator), also in a later play of the room.
+    private(set) var pinOrder: [String] = []
 
     /// New players open their media only to learn its length, and decode nothing (a shard's
     /// fast-forward through the frames before its range).
@@ -61,7 +66,7 @@ public final class StoryPlayer {
         if !isRoom { trace.record(.play, t: t, story: story.id, item: item, player: id) }
         let player = ItemPlayer(id: id, itemIndex: item, item: story.items[item], storyID: story.id, startedAt: t,
                                 size: size, limits: limits, clock: clock, waits: waits, deferred: defersDecoding,
-                                factsBook: factsBook, roomPins: roomPins, trace: trace)
+                                factsBook: factsBook, roomPins: roomPins, pinOrder: pinOrder, trace: trace)
         current = player
         return player
     }

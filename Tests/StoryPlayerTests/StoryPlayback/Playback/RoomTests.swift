@@ -96,6 +96,18 @@ final class RoomTests: XCTestCase {
         XCTAssertEqual(events.of(.play).filter { $0.media == nil }.map(\.participant), ["ana", "cy"])
     }
 
+    /// Of two pinned participants, the later pin is large, as Stream's `pinned` comparator
+    /// orders them. Found by an audit: pinning `cy` while `ben` was pinned left `ben` large,
+    /// and no player was made for `cy`, until `ben` was unpinned.
+    func testTheLatestPinIsLarge() throws {
+        let (_, events, output) = try render(roomBoard(script: """
+        {"at": 0.5, "action": "pin", "participant": "ben"}, {"at": 2.5, "action": "pin", "participant": "cy"}
+        """, duration: 4))
+        XCTAssertEqual(dominantChannel(try largeCentre(output, frame: 20)), "green", "ben pinned at 2 s")
+        XCTAssertEqual(dominantChannel(try largeCentre(output, frame: 35)), "blue", "cy pinned later, at 3.5 s")
+        XCTAssertEqual(events.of(.play).filter { $0.media == nil }.map(\.participant), ["ana", "ben", "cy"])
+    }
+
     func testParticipantsAlreadyPinnedInTheStoryboardStayLarge() throws {
         let (_, _, output) = try render(roomBoard(participants: """
         {"id": "ana", "uri": "ana.mp4"}, {"id": "ben", "uri": "ben.mp4", "pinned": true}, {"id": "cy", "uri": "cy.mp4"}
