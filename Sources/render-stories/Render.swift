@@ -149,8 +149,9 @@ struct Render: ParsableCommand {
         if burnGuides && safeZones == nil {
             throw ValidationError("--burn-guides needs --safe-zones NAME: which platform's guides to draw")
         }
-        if noPng && exportFiles.isEmpty {
-            throw ValidationError("--no-png needs --mp4, --webm, --gif, --webp or --apng: otherwise nothing would be written")
+        if noPng && exportFiles.isEmpty && contactSheet == nil && timeline == nil {
+            throw ValidationError("--no-png needs --mp4, --webm, --gif, --webp, --apng, --contact-sheet or --timeline: "
+                                  + "otherwise nothing but the trace would be written")
         }
         if codec != nil && mp4 == nil { throw ValidationError("--codec is the --mp4's codec: give --mp4 too") }
         if webmCodec != nil && webm == nil { throw ValidationError("--webm-codec is the --webm's codec: give --webm too") }
@@ -178,6 +179,12 @@ struct Render: ParsableCommand {
         }
         guard ClipOptions.animationRates.contains(animFps) else {
             throw ValidationError("--anim-fps must be \(ClipOptions.animationRates.spoken)")
+        }
+        // A GIF's delays are whole hundredths of a second, and browsers show a delay under 2
+        // (at 60 fps every third frame gets 1) as 10: an audit's 4 s GIF at 60 played 11 s.
+        if gif != nil, animFps > 50 {
+            throw ValidationError("--anim-fps \(JSONText.number(animFps)) is too fast for --gif: a GIF's frame delays are whole hundredths "
+                                  + "of a second, and browsers slow delays under 0.02 s to 0.1 s; give 50 or less (25 or 50 keep every delay equal)")
         }
         guard (1...50).contains(sheetColumns) else { throw ValidationError("--sheet-columns must be 1 to 50") }
         guard (1...1000).contains(sheetFrames) else { throw ValidationError("--sheet-frames must be 1 to 1000") }

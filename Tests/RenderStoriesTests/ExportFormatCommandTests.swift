@@ -184,4 +184,33 @@ final class ExportFormatCommandTests: XCTestCase {
             XCTAssertTrue(result.stderr.contains(flag), "\(arguments): \(result.stderr)")
         }
     }
+
+    /// Found by an audit: a GIF at 60 fps got a 1/100 s delay on every third frame, which
+    /// browsers show as 1/10 s (a 4 s GIF played 11 s). Over 50 fps, --gif is refused, saying
+    /// why; the WebP and APNG, whose delays are in milliseconds, still take 60.
+    func testAGIFFasterThan50FramesASecondIsRefused() throws {
+        let folder = ScratchFolder()
+        let gif = try cli.run(["render", cli.demo, "--output", folder.file("out"), "--gif", folder.file("a.gif"), "--anim-fps", "60"])
+        XCTAssertEqual(gif.status, 2, gif.stderr)
+        XCTAssertTrue(gif.stderr.contains("--anim-fps 60 is too fast for --gif"), gif.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder.file("out")), "nothing was rendered")
+        let webp = try cli.run(["render", cli.demo, "--output", folder.file("w"), "--duration", "0.2", "--size", "90x160", "--quiet",
+                                "--webp", folder.file("a.webp"), "--anim-fps", "60", "--anim-width", "90"])
+        XCTAssertEqual(webp.status, 0, webp.stderr)
+    }
+
+    /// `--no-png` with only a contact sheet (or a timeline) writes it: the audit's run was
+    /// refused with "otherwise nothing would be written", which was not so.
+    func testNoPNGWithAContactSheetWritesTheSheet() throws {
+        let folder = ScratchFolder()
+        let result = try cli.run(["render", cli.demo, "--output", folder.file("out"), "--duration", "1", "--size", "90x160",
+                                  "--no-png", "--quiet", "--contact-sheet", folder.file("sheet.png")])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: folder.file("sheet.png")))
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.file("out"))
+        XCTAssertFalse(names.contains { $0.hasPrefix("frame-") }, "\(names)")
+        let bare = try cli.run(["render", cli.demo, "--output", folder.file("bare"), "--no-png"])
+        XCTAssertEqual(bare.status, 2, bare.stderr)
+        XCTAssertTrue(bare.stderr.contains("--contact-sheet or --timeline"), bare.stderr)
+    }
 }
