@@ -7,8 +7,9 @@
 # OUT gets the frames and one lifecycle.jsonl and summary.json (`render-stories merge`); each
 # shard's own trace is kept as OUT/shards/NN-lifecycle.jsonl (NN from 00) (check it with `check --shard`).
 # With --mp4, each shard also encodes its frames as a segment, and the segments are joined
-# without re-encoding (ffmpeg's concat demuxer); shard sizes are then whole GOPs (one second of
-# frames), so every segment starts on a keyframe. Set RENDER_STORIES to use another build.
+# (scripts/join-segments.sh): the pictures without re-encoding (ffmpeg's concat demuxer), the
+# sound decoded and encoded once; shard sizes are then whole GOPs (one second of frames), so
+# every segment starts on a keyframe. Set RENDER_STORIES to use another build.
 set -euo pipefail
 if (($# < 3)); then
   sed -n '2,12p' "$0" >&2
@@ -49,15 +50,16 @@ for i in "${!ranges[@]}"; do echo "$i ${ranges[i]}"; done |
     "$bin" render "$board" --frames '{2}' --output "$work/{1}" --quiet "${segment[@]}" "$@"
 # One trace and summary for the whole render, equal to a single render's (wall times aside),
 # and every frame in OUT. Each shard's own trace stays in OUT/shards/ (check it with --shard).
-folders=()
+folders=() segments=()
 for i in "${!ranges[@]}"; do
   folders+=("$work/$i")
   cp "$work/$i/lifecycle.jsonl" "$out/shards/$(printf '%02d' "$i")-lifecycle.jsonl"
-  [[ -n $mp4 ]] && echo "file '$work/$i.mp4'" >> "$work/segments.txt"
+  [[ -n $mp4 ]] && segments+=("$work/$i.mp4")
 done
 "$bin" merge "${folders[@]}" --output "$out" >/dev/null
 if [[ -n $mp4 ]]; then
-  ffmpeg -v error -y -f concat -safe 0 -i "$work/segments.txt" -c copy -movflags +faststart "$work/joined.mp4"
+  # Pictures copied, sound re-encoded once, so the joins stay in sync (join-segments.sh says why).
+  "$(dirname "$0")/join-segments.sh" "$work/joined.mp4" "${segments[@]}"
   mv "$work/joined.mp4" "$mp4"
 fi
 echo "rendered $total frames in ${#ranges[@]} shards into $out"

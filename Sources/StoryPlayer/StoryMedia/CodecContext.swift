@@ -83,6 +83,12 @@ final class CodecContext {
     var colourPrimaries: AVColorPrimaries { pointer?.pointee.color_primaries ?? AVCOL_PRI_UNSPECIFIED }
     /// Samples per frame an audio encoder takes (`frame_size`); 0 when any number will do.
     var frameSize: Int32 { pointer?.pointee.frame_size ?? 0 }
+    /// Whether an audio encoder takes a last frame shorter than `frameSize`
+    /// (`AV_CODEC_CAP_SMALL_LAST_FRAME`, as FFmpeg's AAC and libopus do).
+    var takesShortLastFrame: Bool {
+        guard let codec = pointer?.pointee.codec else { return false }
+        return codec.pointee.capabilities & AV_CODEC_CAP_SMALL_LAST_FRAME != 0
+    }
     /// An audio decoder's channels, sample format and rate.
     var soundLayout: SoundLayout {
         SoundLayout(layout: context.pointee.ch_layout, format: context.pointee.sample_fmt, rate: context.pointee.sample_rate)

@@ -223,8 +223,15 @@ package final class ClipWriter {
             }
             pendingAudio.removeFirst(available * 2)
             sound.pts = audioSamplesWritten
-            audioSamplesWritten += Int64(size)
+            // The last frame goes as long as its sound, not padded to a whole frame: the file's
+            // sound then ends with its pictures. Padded, each shard's MP4 had 10-13 ms more sound
+            // than pictures, and ffmpeg's concat demuxer, which starts the next file where this
+            // one's longest stream ends, put every join's pictures that much later.
+            let short = available < size && audio.takesShortLastFrame
+            if short { sound.sampleCount = Int32(available) }
+            audioSamplesWritten += Int64(short ? available : size)
             try encode(sound, with: audio, into: audioStream)
+            if short { sound.sampleCount = Int32(size) }
         }
     }
 
