@@ -19,7 +19,7 @@ package struct HLSPlaylist: Sendable, Equatable {
     var targetDuration: Double?
     var segments: [Segment] = []
     /// `#EXT-X-ENDLIST`: no segment will follow the last one listed.
-    var hasEnded = false
+    package var hasEnded = false
     /// A master playlist's variants (`EXT-X-STREAM-INF`): URI and bandwidth.
     var variants: [(uri: String, bandwidth: Int)] = []
 

@@ -27,6 +27,9 @@ package final class ItemAudio {
     /// The decoder was told the input ended (`avcodec_send_packet(nil)`).
     private var draining = false
 
+    /// Whether a live DASH manifest read through our own input turned static (`FormatContext.inputEnded`).
+    package var inputEnded: Bool { format.inputEnded }
+
     /// Opens the item's source a second time for its audio; throws when it has none.
     package init(source: MediaSource, limits: DecodeLimits, isLive: Bool = false, gate: InterruptGate = InterruptGate()) throws(MediaError) {
         self.gate = gate

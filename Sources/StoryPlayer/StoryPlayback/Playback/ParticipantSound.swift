@@ -147,8 +147,12 @@ final class ParticipantSound {
         // - live, realtime clock: where it arrived, plus the playout delay. Its timestamps say
         //   nothing of the room's clock, which ran while the source opened; placed by them, the
         //   sound lay behind what the room mixed and was never heard.
-        // - otherwise at its timestamps, and after a reconnect (the virtual clock waited for it)
-        //   where the last connection's sound ended.
+        // - live, virtual clock: at the room's start (the room waited for it to open), and after
+        //   a reconnect where the last connection's sound ended. Its timestamps are the
+        //   publisher's (an HLS stream's run on from its first segment), so placed by them the
+        //   sound lay seconds ahead of the room, later the older the stream: an audit's loud
+        //   participant was never heard, or heard from 4.4 s in one run of three.
+        // - recorded: at its timestamps, and after a reconnect where the last sound ended.
         var shift: Double?
         var soundEnd: Double?
         while !channel.gate.isStopped {
@@ -159,6 +163,8 @@ final class ParticipantSound {
                         if participant.isLive && !waits {
                             let arrived = (ContinuousClock.now - roomStart).seconds + playoutDelay
                             shift = max(arrived, soundEnd ?? -.infinity) - block.time
+                        } else if participant.isLive {
+                            shift = (soundEnd ?? 0) - block.time
                         } else {
                             shift = (soundEnd ?? block.time) - block.time
                         }
@@ -173,16 +179,21 @@ final class ParticipantSound {
                 failure = error
             }
             if channel.gate.isStopped { return }
-            // A recorded source ends or fails; so does a playlist or manifest that comes to its
-            // end cleanly (`#EXT-X-ENDLIST`, a DASH presentation that turned static): the
-            // broadcast is over, and opening it again would play its last segments twice.
-            guard participant.isLive, failure != nil || LiveSourceKind(participant.source) == .push else {
+            // A recorded source ends or fails; so does a playlist or manifest that says it has
+            // ended (`#EXT-X-ENDLIST`, a DASH presentation that turned static): the broadcast is
+            // over, and opening it again would play its last segments twice.
+            let kind = LiveSourceKind(participant.source)
+            guard participant.isLive, failure != nil || !hasEnded(participant.source, audio: audio, limits: limits, gate: channel.gate) else {
                 channel.queue.put(failure.map { .failed($0) } ?? .end)
                 return
             }
-            // A pushed stream has no natural end (its publisher stopped, or the connection
-            // broke): reconnect as a live item does (`LiveReconnection`).
-            let outcome = reconnection.reopen(after: failure ?? ErrorText("the stream ended"), gate: channel.gate) { attempt, reason in
+            // Anything else is a dropped stream, as a live item takes it: a pushed one's publisher
+            // stopped or its connection broke, or a playlist stopped changing or went away
+            // (FFmpeg's HLS reader ends cleanly on both). Reconnect (`LiveReconnection`), and
+            // fail after the last try.
+            let reason: any Error & Sendable = failure
+                ?? ErrorText(kind == .hls ? "the playlist stopped changing (stalled)" : "the stream ended")
+            let outcome = reconnection.reopen(after: reason, gate: channel.gate) { attempt, reason in
                 channel.queue.put(.reconnect(attempt: attempt, reason: reason))
             } open: { () throws(MediaError) in
                 try ItemAudio(source: participant.source, limits: limits, isLive: true, gate: channel.gate)
@@ -198,6 +209,17 @@ final class ParticipantSound {
             audio.close()
             audio = next
             shift = nil
+        }
+    }
+
+    /// Whether a live source that came to a clean end says it has ended: an HLS playlist
+    /// fetched again lists `#EXT-X-ENDLIST` (one that cannot be fetched has not said so), a
+    /// DASH manifest turned static. A pushed stream never says so.
+    private static func hasEnded(_ source: MediaSource, audio: ItemAudio, limits: DecodeLimits, gate: InterruptGate) -> Bool {
+        switch LiveSourceKind(source) {
+        case .push: false
+        case .hls: PlaylistWatch.fetchMedia(source.ffmpegURL, gate: gate, timeout: limits.timeouts.read)?.playlist.hasEnded ?? false
+        case .dash: audio.inputEnded
         }
     }
 

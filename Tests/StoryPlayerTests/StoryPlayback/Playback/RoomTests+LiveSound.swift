@@ -1,0 +1,80 @@
+import Foundation
+@testable import StoryModel
+@testable import StoryRender
+@testable import StoryTrace
+import XCTest
+
+/// A live HLS participant's sound, heard where the room is, and followed when its publisher
+/// goes away. Found by an audit of rooms with live cameras; the publisher here is ffmpeg's HLS
+/// muxer, playing a loud tone over a test picture, served by python3's http.server.
+extension RoomTests {
+    /// An HLS publisher of a loud 440 Hz tone over a test picture, half-second segments,
+    /// running in `servers`; returns the playlist's URL and its folder, once it lists `segments`.
+    private func loudHLSPublisher(_ servers: ServerSet, segments: Int) throws -> (url: String, folder: String) {
+        let root = servers.folder.path + "/hls"
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        _ = try servers.start("ffmpeg", ["-v", "error", "-re", "-f", "lavfi", "-i", "testsrc2=s=160x90:r=30",
+                                         "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000", "-af", "volume=0.5",
+                                         "-c:v", "libx264", "-preset", "ultrafast", "-g", "15", "-c:a", "aac",
+                                         "-f", "hls", "-hls_time", "0.5", "-hls_list_size", "20", root + "/live.m3u8"],
+                              name: "hls-loud")
+        let playlist = root + "/live.m3u8"
+        let listed = LiveServers.waitUntil(30) {
+            ((try? String(contentsOfFile: playlist, encoding: .utf8)) ?? "").components(separatedBy: "#EXTINF").count - 1 >= segments
+        }
+        guard listed else { throw LiveServers.unavailable("the HLS publisher did not list \(segments) segments") }
+        return (try servers.httpServer(root: root) + "/live.m3u8", root)
+    }
+
+    /// With the virtual clock a live participant's sound starts with the room, whatever its
+    /// publisher's timestamps: the room waits for it, so the loud participant is the speaker
+    /// from its first windows on every run. Before, its sound was placed at the publisher's
+    /// own timestamps (1.4 s plus the stream's age less 1.5 s here), past this 3 s room: never
+    /// heard, no `speaker` event, and when the stream was younger, heard from a later second.
+    func testAVirtualRoomHearsALiveParticipantFromItsStart() throws {
+        try LiveServers.require("python3")
+        let servers = ServerSet()
+        defer { servers.stopAll() }
+        let live = try loudHLSPublisher(servers, segments: 10)
+        let board = try Storyboard.parse("""
+        {"canvas": {"width": 144, "height": 256, "fps": 10}, "duration": 3,
+         "stories": [{"id": "panel", "room": {"participants": [
+           {"id": "cy", "uri": "cy.mp4"}, {"id": "hy", "uri": "\(live.url)", "live": true}]}}]}
+        """, folder: folder.path)
+        let (summary, events, _) = try render(board)
+        XCTAssertEqual(summary.failedParticipants.map(\.participant), [])
+        let speaker = try XCTUnwrap(events.of(.speaker).first, "no speaker: the live participant was not heard")
+        XCTAssertEqual(speaker.participant, "hy")
+        XCTAssertLessThanOrEqual(speaker.t, 1.0, "heard from the room's start")
+    }
+
+    /// On the realtime clock, a live participant in the strip whose publisher goes away (the
+    /// playlist then 404s) is reconnected by its sound thread, then failed, and reported. Before,
+    /// FFmpeg's HLS reader ended cleanly and the thread took that for `#EXT-X-ENDLIST`: the
+    /// sound stopped with no `reconnect`, no `failed` and no failed participant.
+    func testARealtimeRoomReconnectsThenFailsALiveParticipantWhosePublisherWentAway() throws {
+        try LiveServers.require("python3")
+        let servers = ServerSet()
+        defer { servers.stopAll() }
+        let live = try loudHLSPublisher(servers, segments: 4)
+        let board = try Storyboard.parse("""
+        {"canvas": {"width": 144, "height": 256, "fps": 10}, "duration": 7, "clock": "realtime",
+         "timeouts": {"open": 2, "read": 1, "retries": 1},
+         "stories": [{"id": "panel", "room": {"participants": [
+           {"id": "cy", "uri": "cy.mp4"}, {"id": "hy", "uri": "\(live.url)", "live": true}]}}],
+         "script": [{"at": 0, "action": "pin", "participant": "cy"}]}
+        """, folder: folder.path)
+        let publisher = try XCTUnwrap(servers.running.first { $0.name == "hls-loud" })
+        let gone = DispatchWorkItem {
+            publisher.stop()
+            try? FileManager.default.removeItem(atPath: live.folder)
+        }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 1.5, execute: gone)
+        let (summary, events, _) = try render(board)
+        gone.wait()
+        let reconnects = events.of(.reconnect).filter { $0.participant == "hy" && $0.media == "audio" }
+        XCTAssertFalse(reconnects.isEmpty, "the sound thread reconnects: \(events.map(\.jsonLine).joined(separator: "\n"))")
+        XCTAssertTrue(events.of(.failed).contains { $0.participant == "hy" }, "then fails")
+        XCTAssertEqual(summary.failedParticipants.map(\.participant), ["hy"])
+    }
+}
