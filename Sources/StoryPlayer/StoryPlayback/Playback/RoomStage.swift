@@ -139,11 +139,13 @@ package final class RoomStage {
 
     /// Stream's default comparators: pinned (the latest pin first), screen sharing, dominant
     /// speaker, speaking, has video, has audio, id. The sort starts from the previous order and
-    /// is stable.
+    /// is stable. A failed participant is no longer heard, so it is neither the dominant speaker
+    /// nor speaking: an audit's dominant camera that failed kept the large area, its avatar
+    /// with the error mark, for the rest of the room beside a working camera in the strip.
     private func sortSeats() {
         let keys = seats.map { seat in
-            [seat.pinned, seat.participant.screensharing, speaker.dominant == seat.participant.id,
-             speaker.isSpeaking(seat.participant.id), seat.hasVideo && !seat.failed, seat.hasSound]
+            [seat.pinned, seat.participant.screensharing, speaker.dominant == seat.participant.id && !seat.failed,
+             speaker.isSpeaking(seat.participant.id) && !seat.failed, seat.hasVideo && !seat.failed, seat.hasSound]
         }
         let previous = order
         order = previous.enumerated().sorted { a, b in

@@ -1,3 +1,4 @@
+import Compositor
 import Foundation
 @testable import StoryModel
 @testable import StoryRender
@@ -48,12 +49,17 @@ extension RoomTests {
         XCTAssertLessThanOrEqual(speaker.t, 1.0, "heard from the room's start")
     }
 
-    /// On the realtime clock, a live participant in the strip whose publisher goes away (the
-    /// playlist then 404s) is reconnected by its sound thread, then failed, and reported. Before,
-    /// FFmpeg's HLS reader ended cleanly and the thread took that for `#EXT-X-ENDLIST`: the
-    /// sound stopped with no `reconnect`, no `failed` and no failed participant.
+    /// On the realtime clock, a live participant whose publisher goes away (the playlist then
+    /// 404s) is reconnected by its sound thread, then failed, and reported; and, failed, it
+    /// gives the large area up to the working camera. Before, FFmpeg's HLS reader ended cleanly
+    /// and the sound thread took that for `#EXT-X-ENDLIST`: the sound stopped with no
+    /// `reconnect`, no `failed` and no failed participant (the audit's case, with the
+    /// participant in the strip); and a failed dominant speaker stayed large to the end.
     func testARealtimeRoomReconnectsThenFailsALiveParticipantWhosePublisherWentAway() throws {
         try LiveServers.require("python3")
+        try ffmpeg(["-f", "lavfi", "-i", "color=c=yellow:s=180x320:r=30:d=8", "-f", "lavfi", "-i", "anullsrc=r=48000:cl=stereo",
+                    "-c:v", "libx264", "-preset", "ultrafast", "-g", "30", "-pix_fmt", "yuv420p", "-c:a", "aac", "-t", "8",
+                    folder.file("mute.mp4")])
         let servers = ServerSet()
         defer { servers.stopAll() }
         let live = try loudHLSPublisher(servers, segments: 4)
@@ -61,8 +67,7 @@ extension RoomTests {
         {"canvas": {"width": 144, "height": 256, "fps": 10}, "duration": 7, "clock": "realtime",
          "timeouts": {"open": 2, "read": 1, "retries": 1},
          "stories": [{"id": "panel", "room": {"participants": [
-           {"id": "cy", "uri": "cy.mp4"}, {"id": "hy", "uri": "\(live.url)", "live": true}]}}],
-         "script": [{"at": 0, "action": "pin", "participant": "cy"}]}
+           {"id": "mute", "uri": "mute.mp4"}, {"id": "hy", "uri": "\(live.url)", "live": true}]}}]}
         """, folder: folder.path)
         let publisher = try XCTUnwrap(servers.running.first { $0.name == "hls-loud" })
         let gone = DispatchWorkItem {
@@ -70,11 +75,18 @@ extension RoomTests {
             try? FileManager.default.removeItem(atPath: live.folder)
         }
         DispatchQueue.global().asyncAfter(deadline: .now() + 1.5, execute: gone)
-        let (summary, events, _) = try render(board)
+        let output = ScratchFolder()
+        let (summary, events, _) = try render(board, into: output)
         gone.wait()
+        XCTAssertEqual(events.of(.speaker).first?.participant, "hy", "the loud participant is heard first")
         let reconnects = events.of(.reconnect).filter { $0.participant == "hy" && $0.media == "audio" }
         XCTAssertFalse(reconnects.isEmpty, "the sound thread reconnects: \(events.map(\.jsonLine).joined(separator: "\n"))")
-        XCTAssertTrue(events.of(.failed).contains { $0.participant == "hy" }, "then fails")
+        let failed = try XCTUnwrap(events.of(.failed).first { $0.participant == "hy" }, "then fails")
         XCTAssertEqual(summary.failedParticipants.map(\.participant), ["hy"])
+        XCTAssertLessThan(failed.t, 6, "failed with time to spare")
+        let last = [69, 68, 67].first { !summary.lateFrames.contains($0) }!
+        let centre = try largeCentre(output, frame: last)
+        XCTAssertLessThan(centre.distance(to: RGBAColor(red: 255, green: 255, blue: 0)), 60,
+                          "frame \(last): the working (yellow) camera is large, not the failed one: \(centre)")
     }
 }
