@@ -191,6 +191,10 @@ struct Render: ParsableCommand {
     }
 
     func run() throws {
+        // SVT-AV1 (--webm-codec av1) prints its banner to stderr at its default log level
+        // (info); --quiet prints errors only, and SVT_LOG=1 is SVT-AV1's "errors". A level the
+        // user set is kept.
+        if quiet { setenv("SVT_LOG", "1", 0) }
         let path = try StoryboardFile.resolve(storyboard)
         let platform = preset.flatMap(PlatformPreset.named)
         if let preset, platform == nil {

@@ -99,6 +99,8 @@ final class ExportFormatCommandTests: XCTestCase {
         let result = try cli.run(["render", cli.demo, "--output", folder.file("out"), "--size", "180x320", "--fps", "10",
                                   "--duration", "1", "--no-png", "--quiet", "--webm", folder.file("a.webm"), "--webm-codec", "av1"])
         XCTAssertEqual(result.status, 0, result.stderr)
+        // --quiet prints errors only: SVT-AV1's banner ("Svt[info]: …", found by an audit) too.
+        XCTAssertFalse(result.stderr.contains("Svt["), result.stderr)
         let av1 = try probe(folder.file("a.webm"))
         XCTAssertEqual(av1.codec, "av1")
         XCTAssertEqual(av1.frames, 10)
