@@ -26,7 +26,7 @@ die() { say "$*"; exit 1; }
 here=$(cd "$(dirname "$0")/.." && pwd)
 export RENDER_STORIES=${RENDER_STORIES:-$here/.build/release/render-stories}
 # The merge job joins the clip segments with it (sbatch passes the environment on).
-export LIVE_STORIES_JOIN_SEGMENTS=$here/scripts/join-segments.sh
+export LIVE_STORIES_JOIN_SEGMENTS=${LIVE_STORIES_JOIN_SEGMENTS:-$here/scripts/join-segments.sh}
 [[ -x $RENDER_STORIES ]] || die "$RENDER_STORIES is not built (make build)"
 for tool in sbatch scontrol scancel squeue; do
   command -v "$tool" >/dev/null || die "needs Slurm's $tool on PATH (apt-get install slurm-client)"

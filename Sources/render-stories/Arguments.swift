@@ -79,7 +79,7 @@ struct FrameRange: ExpressibleByArgument {
     init?(argument: String) {
         text = argument
         if !argument.contains("..") {
-            guard let frame = Int(argument) else { return nil }
+            guard let frame = Int(argument), frame < .max else { return nil }
             lower = frame
             upper = frame + 1
             return

@@ -135,7 +135,10 @@ final class HEIFPhoto {
         guard width * height <= limits.maxPixels else {
             throw MediaError(.tooLarge, "the photo is \(width)x\(height), more than \(limits.maxPixels) pixels")
         }
-        let colourProfile = self.colourProfile ?? primariesProfile
+        // Not for an HDR photo: the profile's curve is sRGB's, and a PQ or HLG signal that
+        // falls to libheif's RGB (alpha, RGB coding) would be shown through it as SDR.
+        let isHDR = colourTags.map { [16, 18].contains($0.transfer) } ?? false
+        let colourProfile = self.colourProfile ?? (isHDR ? nil : primariesProfile)
         if !hasAlpha, let planes = try decodePlanes() {
             // The tone mapper maps the primaries too.
             if HDRToneMapper.isHDR(planes.colourTransfer) { return planes }

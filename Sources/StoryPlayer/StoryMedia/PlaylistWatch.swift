@@ -33,6 +33,27 @@ package final class PlaylistWatch: Sendable {
         return playlist.segments.isEmpty && !playlist.hasEnded ? nil : (mediaURL, playlist)
     }
 
+    /// Whether the playlist of `source` says the broadcast has ended (`#EXT-X-ENDLIST`, in its
+    /// variant of the highest bandwidth for a master playlist): fetched for a URL, read from
+    /// disk for a local file (the fetch goes through network protocols only). false when it
+    /// cannot be read: a publisher gone away has not said it ended.
+    package static func saysEnded(_ source: MediaSource, gate: InterruptGate, timeout: Double) -> Bool {
+        guard !source.isRemote else {
+            return fetchMedia(source.ffmpegURL, gate: gate, timeout: timeout)?.playlist.hasEnded ?? false
+        }
+        func read(_ path: String) -> HLSPlaylist? {
+            (try? String(contentsOfFile: path, encoding: .utf8)).flatMap(HLSPlaylist.init(text:))
+        }
+        guard var playlist = read(source.location) else { return false }
+        if let variant = playlist.variants.max(by: { $0.bandwidth < $1.bandwidth }) {
+            let folder = (source.location as NSString).deletingLastPathComponent
+            guard let media = read(variant.uri.hasPrefix("/") ? variant.uri : (folder as NSString).appendingPathComponent(variant.uri))
+            else { return false }
+            playlist = media
+        }
+        return playlist.hasEnded
+    }
+
     static func fetch(_ url: String, gate: InterruptGate, timeout: Double) -> HLSPlaylist? {
         fetchText(url, gate: gate, timeout: timeout).flatMap(HLSPlaylist.init(text:))
     }

@@ -148,9 +148,8 @@ extension Storyboard {
             switch action.gesture {
             case .drag, .pull: if held == nil { held = action }
             case .release: held = nil
-            // A tap lands a drag where it is (a pull it leaves alone); after a dismiss nothing
-            // is performed.
-            case .tap: if case .drag? = held?.gesture { held = nil }
+            // A tap while a finger is down is ignored (`ViewerNavigator.perform`), so it lifts
+            // nothing; after a dismiss nothing is performed.
             case .dismiss: return
             default: break
             }

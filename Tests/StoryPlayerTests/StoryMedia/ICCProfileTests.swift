@@ -47,6 +47,7 @@ final class ICCProfileTests: XCTestCase {
     /// names its primaries and no ICC profile. Before, its colours were shown unconverted.
     func testAHEIFWhoseNCLXSaysDisplayP3IsShownInSRGB() throws {
         let expected = try transicc(try ICCProfiles.displayP3(in: folder))
+        XCTAssertEqual(expected.count, Self.patches.count)
         let (width, height) = (32 * Self.patches.count, 32)
         var pixels = [UInt8]()
         for _ in 0..<height {

@@ -183,7 +183,7 @@ final class ParticipantSound {
             // ended (`#EXT-X-ENDLIST`, a DASH presentation that turned static): the broadcast is
             // over, and opening it again would play its last segments twice.
             let kind = LiveSourceKind(participant.source)
-            guard participant.isLive, failure != nil || !hasEnded(participant.source, audio: audio, limits: limits, gate: channel.gate) else {
+            guard participant.isLive, failure != nil || !hasEnded(kind, participant.source, audio: audio, limits: limits, gate: channel.gate) else {
                 channel.queue.put(failure.map { .failed($0) } ?? .end)
                 return
             }
@@ -212,13 +212,14 @@ final class ParticipantSound {
         }
     }
 
-    /// Whether a live source that came to a clean end says it has ended: an HLS playlist
-    /// fetched again lists `#EXT-X-ENDLIST` (one that cannot be fetched has not said so), a
-    /// DASH manifest turned static. A pushed stream never says so.
-    private static func hasEnded(_ source: MediaSource, audio: ItemAudio, limits: DecodeLimits, gate: InterruptGate) -> Bool {
-        switch LiveSourceKind(source) {
+    /// Whether a live source that came to a clean end says it has ended: an HLS playlist read
+    /// again lists `#EXT-X-ENDLIST` (one that cannot be read has not said so), a DASH manifest
+    /// turned static. A pushed stream never says so.
+    private static func hasEnded(_ kind: LiveSourceKind, _ source: MediaSource, audio: ItemAudio, limits: DecodeLimits,
+                                 gate: InterruptGate) -> Bool {
+        switch kind {
         case .push: false
-        case .hls: PlaylistWatch.fetchMedia(source.ffmpegURL, gate: gate, timeout: limits.timeouts.read)?.playlist.hasEnded ?? false
+        case .hls: PlaylistWatch.saysEnded(source, gate: gate, timeout: limits.timeouts.read)
         case .dash: audio.inputEnded
         }
     }

@@ -145,7 +145,7 @@ package final class RoomStage {
     private func sortSeats() {
         let keys = seats.map { seat in
             [seat.pinned, seat.participant.screensharing, speaker.dominant == seat.participant.id && !seat.failed,
-             speaker.isSpeaking(seat.participant.id) && !seat.failed, seat.hasVideo && !seat.failed, seat.hasSound]
+             speaker.isSpeaking(seat.participant.id) && !seat.failed, seat.hasVideo && !seat.failed, seat.hasSound && !seat.failed]
         }
         let previous = order
         order = previous.enumerated().sorted { a, b in

@@ -52,7 +52,7 @@ public struct RenderSummary: Sendable {
     /// The frames a shard rendered (`--frames A..B`); nil for a whole render.
     public var frameRange: Range<Int>?
     /// What a shard's frames were drawn from (`render_of`, written with `frame_range`): the
-    /// storyboard text's digest and the options that change pixels, so that `merge` refuses
+    /// storyboard text's digest and the drawing options, so that `merge` refuses
     /// shards of different renders by name.
     public var renderOf: [(key: String, value: String)] = []
     /// Time-to-first-frame spans of every play that showed a picture, per story id.

@@ -44,6 +44,9 @@ public enum ShardMerge {
         // into it does: an audit's merge of 30 frames left an earlier render's 100-144 beside them.
         if covered == 0..<total { StoryRender.removeFrames(in: output, from: total) }
         var summary = joinSummaries(shards, trace: trace, fps: fps)
+        // A partial merge is a shard itself, merged with the rest later: it says what it was
+        // drawn from as they do.
+        summary.renderOf = renderOf(of: shards.first)
         summary.timelineFrames = total
         summary.frameRange = covered == 0..<total ? nil : covered
         do {
@@ -137,8 +140,15 @@ public enum ShardMerge {
     /// Every shard was drawn from one storyboard text with the same drawing options (its
     /// summary's `render_of`): shards of an edited storyboard, or one rendered with
     /// `--no-overlay`, have the same frame count and size and joined the others with exit 0.
-    /// Shards from before `render_of` was written are not compared.
+    /// A set of shards from before `render_of` was written is not compared; one that mixes
+    /// them with newer shards is refused, as their drawing cannot be told apart.
     private static func checkSameDrawing(_ shards: [Shard]) throws(RenderError) {
+        let unsaid = shards.filter { if case .object? = $0.summary["render_of"] { false } else { true } }
+        if let old = unsaid.first, unsaid.count < shards.count,
+           let new = shards.first(where: { if case .object? = $0.summary["render_of"] { true } else { false } }) {
+            throw RenderError(.options, "\(old.folder) does not say what it was drawn from (no render_of: an older render-stories) "
+                              + "and \(new.folder) does: render every shard with the same render-stories")
+        }
         var first: (drawing: [String: JSONValue], folder: String)?
         for shard in shards {
             guard case .object(let drawing)? = shard.summary["render_of"] else { continue }
@@ -156,6 +166,17 @@ public enum ShardMerge {
                 }
             }
             first = first ?? (drawing, shard.folder)
+        }
+    }
+
+    /// A shard's `render_of` as a summary writes it, in `StoryRender.renderOf`'s order (then
+    /// any other keys by name); empty when it has none.
+    private static func renderOf(of shard: Shard?) -> [(key: String, value: String)] {
+        guard case .object(let drawing)? = shard?.summary["render_of"] else { return [] }
+        let order = ["storyboard", "canvas", "background", "overlay", "alpha", "clock", "guides"]
+        let keys = order.filter { drawing[$0] != nil } + drawing.keys.filter { !order.contains($0) }.sorted()
+        return keys.compactMap { key in
+            if case .string(let value)? = drawing[key] { (key, value) } else { nil }
         }
     }
 

@@ -89,4 +89,24 @@ extension RoomTests {
         XCTAssertLessThan(centre.distance(to: RGBAColor(red: 255, green: 255, blue: 0)), 60,
                           "frame \(last): the working (yellow) camera is large, not the failed one: \(centre)")
     }
+
+    /// A local live playlist that has ended (`#EXT-X-ENDLIST`) ends the participant's sound:
+    /// no reconnect, no failure. Found in review: the sound thread asked for the playlist
+    /// through network protocols only, so a local one read as not ended, and its sound was
+    /// played again from the start at each of `retries` reconnects, then failed.
+    func testALocalLivePlaylistThatHasEndedEndsWithoutAReconnect() throws {
+        let playlist = folder.file("ended/live.m3u8")
+        try FileManager.default.createDirectory(atPath: folder.file("ended"), withIntermediateDirectories: true)
+        try ffmpeg(["-f", "lavfi", "-i", "testsrc2=s=160x90:r=30:d=1.5", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:d=1.5",
+                    "-c:v", "libx264", "-preset", "ultrafast", "-g", "15", "-c:a", "aac", "-f", "hls", "-hls_time", "0.5",
+                    "-hls_playlist_type", "vod", playlist])
+        let board = try Storyboard.parse("""
+        {"canvas": {"width": 144, "height": 256, "fps": 10}, "duration": 4, "timeouts": {"open": 2, "read": 1, "retries": 2},
+         "stories": [{"id": "panel", "room": {"participants": [
+           {"id": "cy", "uri": "cy.mp4"}, {"id": "hy", "uri": "ended/live.m3u8", "live": true}]}}]}
+        """, folder: folder.path)
+        let (summary, events, _) = try render(board)
+        XCTAssertEqual(events.of(.reconnect).filter { $0.participant == "hy" }.map(\.jsonLine), [])
+        XCTAssertEqual(summary.failedParticipants.map(\.participant), [])
+    }
 }

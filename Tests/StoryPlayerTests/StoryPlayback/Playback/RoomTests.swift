@@ -103,8 +103,8 @@ final class RoomTests: XCTestCase {
         let (_, events, output) = try render(roomBoard(script: """
         {"at": 0.5, "action": "pin", "participant": "ben"}, {"at": 2.5, "action": "pin", "participant": "cy"}
         """, duration: 4))
-        XCTAssertEqual(dominantChannel(try largeCentre(output, frame: 20)), "green", "ben pinned at 2 s")
-        XCTAssertEqual(dominantChannel(try largeCentre(output, frame: 35)), "blue", "cy pinned later, at 3.5 s")
+        XCTAssertEqual(dominantChannel(try largeCentre(output, frame: 20)), "green", "at 2 s: ben, pinned at 0.5 s")
+        XCTAssertEqual(dominantChannel(try largeCentre(output, frame: 35)), "blue", "at 3.5 s: cy, pinned later, at 2.5 s")
         XCTAssertEqual(events.of(.play).filter { $0.media == nil }.map(\.participant), ["ana", "ben", "cy"])
     }
 

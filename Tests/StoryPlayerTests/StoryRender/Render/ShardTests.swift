@@ -100,8 +100,30 @@ final class ShardTests: XCTestCase {
         XCTAssertThrowsError(try ShardMerge.merge([first.path, other.path], into: ScratchFolder().path)) { error in
             XCTAssertTrue((error as? RenderError)?.message.contains("another storyboard text") ?? false, "\(error)")
         }
-        // The same storyboard and options: merged.
+        // A partial merge is a shard of its own, and says what it was drawn from too (found in
+        // review: it did not, so a later merge of it with other options went through).
+        let middle = try renderRange(board, 20..<70).2
+        let partial = ScratchFolder()
+        try ShardMerge.merge([first.path, middle.path], into: partial.path, allowPartial: true)
+        let late = try render(board) { $0.frameRange = 70..<145; $0.overlay = false }.folder
+        XCTAssertThrowsError(try ShardMerge.merge([partial.path, late.path], into: ScratchFolder().path)) { error in
+            XCTAssertTrue((error as? RenderError)?.message.contains("overlay off against on") ?? false, "\(error)")
+        }
+        // A shard that does not say (an older render-stories) beside one that does: refused.
         let same = try renderRange(board, 20..<145).2
+        let summaryPath = same.file("summary.json")
+        var summaryText = try String(contentsOfFile: summaryPath, encoding: .utf8)
+        let start = try XCTUnwrap(summaryText.range(of: "\n  \"render_of\": {"))
+        let end = try XCTUnwrap(summaryText.range(of: "},", range: start.upperBound..<summaryText.endIndex))
+        let renderOf = String(summaryText[start.lowerBound..<end.upperBound])
+        summaryText.removeSubrange(start.lowerBound..<end.upperBound)
+        try summaryText.write(toFile: summaryPath, atomically: true, encoding: .utf8)
+        XCTAssertThrowsError(try ShardMerge.merge([first.path, same.path], into: ScratchFolder().path)) { error in
+            XCTAssertTrue((error as? RenderError)?.message.contains("does not say what it was drawn from") ?? false, "\(error)")
+        }
+        // The same storyboard and options: merged.
+        let restored: String = summaryText.replacingOccurrences(of: "\n  \"timeline_frames\"", with: renderOf + "\n  \"timeline_frames\"")
+        try restored.write(toFile: summaryPath, atomically: true, encoding: .utf8)
         XCTAssertNoThrow(try ShardMerge.merge([first.path, same.path], into: ScratchFolder().path))
     }
 
