@@ -36,12 +36,7 @@ final class HEIFPhoto {
 
         /// As `probe` reports it: FFmpeg's names, HDR when the transfer is PQ or HLG.
         var videoColour: VideoColour {
-            let transfer = AVColorTransferCharacteristic(rawValue: UInt32(transfer))
-            let primaries = AVColorPrimaries(rawValue: UInt32(primaries))
-            return VideoColour(
-                transfer: transfer == AVCOL_TRC_UNSPECIFIED ? nil : av_color_transfer_name(transfer).map { String(cString: $0) },
-                primaries: primaries == AVCOL_PRI_UNSPECIFIED ? nil : av_color_primaries_name(primaries).map { String(cString: $0) },
-                isHDR: HDRToneMapper.isHDR(transfer))
+            VideoColour(AVColorTransferCharacteristic(rawValue: UInt32(transfer)), AVColorPrimaries(rawValue: UInt32(primaries)))
         }
     }
 
@@ -137,7 +132,7 @@ final class HEIFPhoto {
         }
         // Not for an HDR photo: the profile's curve is sRGB's, and a PQ or HLG signal that
         // falls to libheif's RGB (alpha, RGB coding) would be shown through it as SDR.
-        let isHDR = colourTags.map { [16, 18].contains($0.transfer) } ?? false
+        let isHDR = colourTags?.videoColour.isHDR ?? false
         let colourProfile = self.colourProfile ?? (isHDR ? nil : primariesProfile)
         if !hasAlpha, let planes = try decodePlanes() {
             // The tone mapper maps the primaries too.

@@ -21,6 +21,11 @@ public struct VideoColour: Sendable, Equatable {
         var transfer = decoder.colourTransfer, primaries = decoder.colourPrimaries
         if transfer == AVCOL_TRC_UNSPECIFIED { transfer = stream.colourTransfer }
         if primaries == AVCOL_PRI_UNSPECIFIED { primaries = stream.colourPrimaries }
+        self.init(transfer, primaries)
+    }
+
+    /// FFmpeg's names of `transfer` and `primaries` (nil for unspecified), HDR for PQ or HLG.
+    init(_ transfer: AVColorTransferCharacteristic, _ primaries: AVColorPrimaries) {
         self.init(transfer: transfer == AVCOL_TRC_UNSPECIFIED ? nil : av_color_transfer_name(transfer).map { String(cString: $0) },
                   primaries: primaries == AVCOL_PRI_UNSPECIFIED ? nil : av_color_primaries_name(primaries).map { String(cString: $0) },
                   isHDR: HDRToneMapper.isHDR(transfer))
