@@ -43,6 +43,19 @@ public struct DecodeLimits: Sendable {
     /// took 12-13 ms a frame. With two it takes 8-9 (`bench/room-throughput.sh`); a cube of
     /// two stories, whose frames draw in a third of that, is as fast either way.
     public var queuedPictures: Int = 2
+    /// How far a recorded play's decode thread may run ahead of its convert thread, in bytes of
+    /// decoded pictures (`picturesAhead(each:)`): 16 MB is eleven 720x1280 pictures (4:2:0,
+    /// 8 bits), five at 1080x1920, one at 4K. A room's participants keep one picture (0 here):
+    /// nine of them would hold 150 MB more.
+    ///
+    /// When the next story starts to play, the frame waits for its first picture: a noisy
+    /// keyframe and the pictures its reordering waits for, 30-50 ms of one core at 720x1280.
+    /// With one picture of room, the story still on screen had stopped decoding by then, and
+    /// the other core stood idle. With this room it decodes on into the wait, and the pictures it
+    /// needs during the turn are ready sooner: the 90-frame cube of `bench/compare-ffmpeg.sh`
+    /// took 0.57 and 0.62 s against 0.62 and 0.67 (two runs, medians of 5, alternated), at
+    /// 17-25 MB more peak RSS.
+    public var decodeAheadBytes: Int = 16 << 20
     /// Waiting limits for network sources.
     public var timeouts = Timeouts()
     /// The storyboard's `protocols`, narrowing each source's own list.
@@ -54,4 +67,19 @@ public struct DecodeLimits: Sendable {
     package var interruption: RenderInterruption?
 
     public init() {}
+}
+
+// MARK: - Decoding ahead
+
+extension DecodeLimits {
+    /// The most decoded pictures a play holds ahead, whatever their size: past about a dozen,
+    /// a longer run ahead fills no wait the bench shows.
+    static let mostPicturesAhead = 12
+
+    /// How many decoded pictures of `bytes` each a recorded play's decode thread may queue for
+    /// its convert thread: as many as fit in `decodeAheadBytes`, from 1 to `mostPicturesAhead`.
+    package func picturesAhead(each bytes: Int) -> Int {
+        guard bytes > 0 else { return 1 }
+        return min(DecodeLimits.mostPicturesAhead, max(1, decodeAheadBytes / bytes))
+    }
 }

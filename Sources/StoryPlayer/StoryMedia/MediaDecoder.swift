@@ -29,6 +29,12 @@ package final class DecodedPicture: @unchecked Sendable {
         return quarterTurns % 2 == 1 ? (height, width) : (width, height)
     }
 
+    /// The bytes its planes take (`av_image_get_buffer_size`, rows unpadded): what holding it
+    /// costs; 0 for a format FFmpeg cannot size.
+    package var byteCount: Int {
+        Int(max(0, av_image_get_buffer_size(frame.pixelFormat, frame.width, frame.height, 1)))
+    }
+
     init(frame: Frame, time: Double, orientation: PictureOrientation = .upright, sampleAspectRatio: Double = 1) {
         self.frame = frame
         self.time = time

@@ -36,9 +36,10 @@ extension Array where Element == TraceEvent {
 
 /// A play from time 0 of Fixtures/counter.mp4 (30 pictures at 30 fps, each picture's time k/30)
 /// as story `id`, on a canvas its size, with its story player.
-func playCounterClip(_ id: String, playback: PlaybackClock = .virtual) throws -> (StoryPlayer, ItemPlayer) {
+func playCounterClip(_ id: String, playback: PlaybackClock = .virtual,
+                     limits: DecodeLimits = DecodeLimits()) throws -> (StoryPlayer, ItemPlayer) {
     let story = Story(id: id, items: [StoryItem(source: MediaSource(uri: Fixture.path("counter.mp4"), relativeTo: "/"))])
-    let player = StoryPlayer(story: story, canvas: Canvas(width: 96, height: 160, fps: 30), playback: playback,
+    let player = StoryPlayer(story: story, canvas: Canvas(width: 96, height: 160, fps: 30), limits: limits, playback: playback,
                              trace: LifecycleTrace())
     return (player, try XCTUnwrap(player.play(item: 0, at: 0)))
 }

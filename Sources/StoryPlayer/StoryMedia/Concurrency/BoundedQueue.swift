@@ -2,7 +2,7 @@ import Dispatch
 import Foundation
 import Synchronization
 
-/// A first-in first-out queue with a fixed capacity, between one producer and one consumer.
+/// A first-in first-out queue with a bounded capacity, between one producer and one consumer.
 ///
 /// `put` blocks while the queue is full (backpressure: a decoder never runs far ahead of what is
 /// shown) and `take` blocks while it is empty. `close` wakes both sides for good.
@@ -18,7 +18,7 @@ package final class BoundedQueue<Element: Sendable>: Sendable {
         var waiters: [DispatchSemaphore] = []
 
         var isFull: Bool { items.count >= capacity }
-        let capacity: Int
+        var capacity: Int
 
         /// Wakes everyone waiting; each checks its own condition again.
         mutating func changed() {
@@ -28,12 +28,27 @@ package final class BoundedQueue<Element: Sendable>: Sendable {
     }
 
     private let state: Mutex<State>
-    let capacity: Int
 
     package init(capacity: Int) {
         precondition(capacity >= 1, "a queue needs room for one element")
-        self.capacity = capacity
         state = Mutex(State(capacity: capacity))
+    }
+
+    /// How many elements fit before `put` waits.
+    package var capacity: Int { state.withLock { $0.capacity } }
+
+    /// How many elements are queued now.
+    package var count: Int { state.withLock { $0.items.count } }
+
+    /// Changes how many elements fit, once the producer knows what an element costs (a decode
+    /// thread learns its pictures' size from the first). A smaller capacity keeps what is
+    /// queued; `put` waits until the queue is below it. Wakes a producer waiting for room.
+    package func setCapacity(_ capacity: Int) {
+        precondition(capacity >= 1, "a queue needs room for one element")
+        state.withLock { state in
+            state.capacity = capacity
+            state.changed()
+        }
     }
 
     /// Runs `attempt` under the lock until it returns a result, waiting for a change between

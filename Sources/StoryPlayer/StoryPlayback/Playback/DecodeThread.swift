@@ -19,7 +19,8 @@ import Synchronization
 final class DecodeThread: Sendable {
     /// Converted pictures and the other events, for the player.
     private let queue: BoundedQueue<DecodedEvent>
-    /// Decoded pictures (`.decoded`) and the other events, for the convert thread.
+    /// Decoded pictures (`.decoded`) and the other events, for the convert thread: one until a
+    /// recorded play's first picture says how many its budget holds (`DecodeLimits.picturesAhead`).
     private let decoded = BoundedQueue<DecodedEvent>(capacity: 1)
     private let spares = PicturePool(capacity: 1)
     private let gate = InterruptGate()
@@ -334,6 +335,10 @@ private struct Worker {
                     var spans: FirstFrameSpans?
                     if !spansSent {
                         spansSent = true
+                        // Now that a picture's size is known, a recorded play may decode ahead
+                        // into its budget (`DecodeLimits.decodeAheadBytes`). A live play keeps
+                        // one: its pictures come no faster than they are shown.
+                        if !isLive { queue.setCapacity(limits.picturesAhead(each: picture.byteCount)) }
                         let packet = decoder.firstPacketAt.map { milliseconds(since: started, to: $0) } ?? openMs
                         spans = FirstFrameSpans(openMs: openMs, firstPacketMs: packet, firstFrameMs: milliseconds(since: started))
                     }

@@ -115,6 +115,7 @@ public final class ItemPlayer {
         // The item's own latency over the storyboard's: where a live DASH item's reader starts.
         var limits = limits
         limits.latency = (item.latency ?? LiveLatency()).over(limits.latency)
+        if participant != nil { limits.decodeAheadBytes = 0 }
         self.limits = limits
         self.clock = clock
         firstPictureDeadline = Date(timeIntervalSinceNow: limits.timeouts.open)
