@@ -29,6 +29,8 @@ package final class ItemAudio {
 
     /// Whether a live DASH manifest read through our own input turned static (`FormatContext.inputEnded`).
     package var inputEnded: Bool { format.inputEnded }
+    /// The container's duration in seconds, when it says (`AVFormatContext.duration`).
+    package var duration: Double? { format.duration }
 
     /// Opens the item's source a second time for its audio; throws when it has none.
     package init(source: MediaSource, limits: DecodeLimits, isLive: Bool = false, gate: InterruptGate = InterruptGate()) throws(MediaError) {

@@ -8,6 +8,9 @@ import Synchronization
 struct ParticipantFacts: Sendable {
     var hasVideo = false
     var hasSound = false
+    /// A recorded participant's length in seconds, when its file says: past it the participant
+    /// has left (`RoomStage`). Nil for a live one.
+    var duration: Double?
     var avatar: RGBAImage?
 }
 
@@ -116,6 +119,7 @@ final class ParticipantSound {
                 // A live publisher may send its sound before its first picture, so a live
                 // participant counts as having video until its player finds out.
                 facts.hasVideo = probe.kind != .sound || participant.isLive
+                if !participant.isLive { facts.duration = probe.duration }
             } catch {
                 // A sound file (cy.m4a) is a participant without video, not a failure.
                 guard error.code == .noVideoStream else { throw error }
@@ -132,6 +136,7 @@ final class ParticipantSound {
             return
         }
         facts.hasSound = audio != nil
+        if !participant.isLive, facts.duration == nil { facts.duration = audio?.duration }
         guard channel.queue.put(.opened(facts)), let audio else { return }
         read(audio, of: participant, limits: limits, waits: waits, roomStart: roomStart, channel: channel)
     }

@@ -26,6 +26,14 @@ package final class RoomStage {
         var hasSound: Bool
         var hasVideo: Bool
         var failed: Bool
+        /// A recorded participant's end on the room's clock (its file's length); nil for a live
+        /// one, or a file that does not say.
+        var endsAt: Double?
+        /// Its recording has ended: it has left the room (below).
+        var left = false
+        /// Failed or left: no longer heard or seen, so it ranks as neither speaking nor having
+        /// video or sound, and gives the large area up.
+        var gone: Bool { failed || left }
         var pinned: Bool
         /// When the script pinned it, counted up (0 for a storyboard's own `pinned`): of two
         /// pinned participants, the later pin is large.
@@ -119,6 +127,7 @@ package final class RoomStage {
             case .success(let facts):
                 seats[index].hasSound = facts.hasSound
                 seats[index].hasVideo = facts.hasVideo
+                seats[index].endsAt = facts.duration
             case .failure(let error):
                 seats[index].failed = true
                 trace.record(.failed, t: t, story: storyID, player: seats[index].audioPlayer, error: error.description,
@@ -139,13 +148,15 @@ package final class RoomStage {
 
     /// Stream's default comparators: pinned (the latest pin first), screen sharing, dominant
     /// speaker, speaking, has video, has audio, id. The sort starts from the previous order and
-    /// is stable. A failed participant is no longer heard, so it is neither the dominant speaker
-    /// nor speaking: an audit's dominant camera that failed kept the large area, its avatar
-    /// with the error mark, for the rest of the room beside a working camera in the strip.
+    /// is stable. A participant that failed or left (`Seat.gone`) is no longer heard, so it is
+    /// neither the dominant speaker nor speaking, nor has video or sound: an audit's dominant
+    /// camera that failed kept the large area, its avatar with the error mark, for the rest of
+    /// the room beside a working camera in the strip; a recording that ended kept it with its
+    /// last picture frozen, as the viewer's only moving picture played in the strip's place.
     private func sortSeats() {
         let keys = seats.map { seat in
-            [seat.pinned, seat.participant.screensharing, speaker.dominant == seat.participant.id && !seat.failed,
-             speaker.isSpeaking(seat.participant.id) && !seat.failed, seat.hasVideo && !seat.failed, seat.hasSound && !seat.failed]
+            [seat.pinned, seat.participant.screensharing, speaker.dominant == seat.participant.id && !seat.gone,
+             speaker.isSpeaking(seat.participant.id) && !seat.gone, seat.hasVideo && !seat.gone, seat.hasSound && !seat.gone]
         }
         let previous = order
         order = previous.enumerated().sorted { a, b in
@@ -204,6 +215,16 @@ package final class RoomStage {
         }
     }
 
+    /// A recorded participant whose file has played to its end by media time `local` has left
+    /// the room, as a caller who hangs up leaves a call: the large area goes to someone still
+    /// there. Decided by the file's length, not by when its threads noticed the end, so every
+    /// run and every shard decides at the same frame.
+    private func noteLeaving(at local: Double) {
+        for index in seats.indices where !seats[index].left {
+            if let end = seats[index].endsAt, local >= end - 1e-9 { seats[index].left = true }
+        }
+    }
+
     // MARK: - The picture
 
     /// Brings the room to media time `local` (timeline time `t`) without drawing it: the sound
@@ -214,10 +235,15 @@ package final class RoomStage {
         lastTime = t
         admitOpened(at: t)
         listen(until: local, at: t)
+        noteLeaving(at: local)
         sortSeats()
         if order[0] != shownLarge {
             switchLarge(to: order[0], at: t)
-        } else if video == nil, let large = shownLarge, seats[large].hasVideo, !seats[large].failed {
+        } else if let large = shownLarge, seats[large].left, let video, video.seat == large {
+            // Everyone else has left too (or is pinned below it): the one large shows its
+            // avatar, as a participant without video does, not its last picture frozen.
+            stopVideo(at: t)
+        } else if video == nil, let large = shownLarge, seats[large].hasVideo, !seats[large].gone {
             // With the realtime clock a participant may be large before its thread has opened
             // its source (a room of one is large from its first frame): its video starts once
             // the source says it has one.
@@ -290,7 +316,7 @@ package final class RoomStage {
         if shownLarge != nil, let lastFrame = lastFaded ?? painter.lastPicture { fade = (lastFrame, t) }
         shownLarge = seat
         stopVideo(at: t)
-        guard seats[seat].hasVideo, !seats[seat].failed else { return }
+        guard seats[seat].hasVideo, !seats[seat].gone else { return }
         startVideo(of: seat, at: t)
     }
 

@@ -1,0 +1,49 @@
+import Compositor
+import Foundation
+@testable import StoryModel
+@testable import StoryPlayback
+@testable import StoryRender
+@testable import StoryTrace
+import XCTest
+
+// MARK: - A recording that ends
+
+extension RoomTests {
+    /// A recorded participant whose file has played to its end has left the room. `talk` (red,
+    /// a tone throughout) is 1.5 s long and the dominant speaker; `cam` (green, silent) runs
+    /// 4 s. Silence keeps the last speaker, so before, `talk` stayed large with its last
+    /// picture frozen while `cam` played in the strip. Now the large area goes to `cam` when
+    /// `talk` ends, and once both have ended the large one shows its avatar, with no video
+    /// player left decoding.
+    func testARecordingThatEndsGivesTheLargeAreaUp() throws {
+        try ffmpeg(["-f", "lavfi", "-i", "color=c=red:s=180x320:r=30:d=1.5",
+                    "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=1.5",
+                    "-c:v", "libx264", "-preset", "ultrafast", "-g", "30", "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest",
+                    folder.file("talk.mp4")])
+        try ffmpeg(["-f", "lavfi", "-i", "color=c=green:s=180x320:r=30:d=4",
+                    "-c:v", "libx264", "-preset", "ultrafast", "-g", "30", "-pix_fmt", "yuv420p", folder.file("cam.mp4")])
+        let board = try roomBoard(participants: """
+        {"id": "talk", "uri": "talk.mp4", "avatar": "teal.jpg"}, {"id": "cam", "uri": "cam.mp4", "avatar": "purple.jpg"}
+        """, duration: 5)
+        let (_, events, output) = try render(board)
+        XCTAssertEqual(events.of(.speaker).map(\.participant), ["talk"], "\(events.map(\.jsonLine))")
+        XCTAssertEqual(dominantChannel(try largeCentre(output, frame: 10)), "red", "talk speaks, large, at 1 s")
+        XCTAssertEqual(dominantChannel(try largeCentre(output, frame: 25)), "green",
+                       "at 2.5 s talk's recording has ended: cam is large, not talk's last picture")
+
+        let video = events.filter { $0.media == nil && ($0.event == .play || $0.event == .stop) }
+        let talkStop = try XCTUnwrap(video.first { $0.event == .stop && $0.participant == "talk" })
+        XCTAssertEqual(talkStop.t, 1.5, accuracy: 0.1 + 1e-9, "talk's video stops when its recording ends")
+        let camPlay = try XCTUnwrap(video.first { $0.event == .play && $0.participant == "cam" })
+        XCTAssertEqual(camPlay.t, talkStop.t, accuracy: 1e-9, "cam's video starts at the same frame")
+        let camStop = try XCTUnwrap(video.first { $0.event == .stop && $0.participant == "cam" }, "\(video.map(\.jsonLine))")
+        XCTAssertEqual(camStop.t, 4, accuracy: 0.1 + 1e-9, "once everyone has left, no video plays on")
+        XCTAssertEqual(video.filter { $0.event == .play }.count, 2, "\(video.map(\.jsonLine))")
+
+        // The last frame shows an avatar (teal or purple over its blurred self), not a
+        // recording's frozen last picture (red or green).
+        let last = try largeCentre(output, frame: 48)
+        XCTAssertFalse(["red", "green"].contains(dominantChannel(last)), "the large area at 4.8 s: \(last)")
+        XCTAssertEqual(TraceCheck.check(events.map(\.jsonLine).joined(separator: "\n"), maxAlive: 1, maxAudio: 2), [])
+    }
+}
