@@ -57,6 +57,30 @@ final class ExportFormatCommandTests: XCTestCase {
         XCTAssertEqual(try webpAnimation(folder.file("a.webp")).milliseconds, 3000, accuracy: 34, "a frame's length at 15 fps, rounded")
     }
 
+    /// `--no-png` into a folder of an earlier PNG render leaves every frame there and says so.
+    /// Before, it removed the frames past its own count and kept the rest without a word: a
+    /// folder whose first frames came from another render.
+    func testNoPNGLeavesAnEarlierRendersFramesAndSaysSo() throws {
+        let folder = ScratchFolder()
+        let out = folder.file("out")
+        let first = try cli.run(["render", cli.demo, "--output", out, "--size", "90x160", "--fps", "10", "--duration", "1.5", "--quiet"])
+        XCTAssertEqual(first.status, 0, first.stderr)
+        let names = { try FileManager.default.contentsOfDirectory(atPath: out).filter { $0.hasPrefix("frame-") }.sorted() }
+        let before = try names()
+        XCTAssertEqual(before.count, 15)
+        let second = try cli.run(["render", cli.demo, "--output", out, "--size", "90x160", "--fps", "10", "--duration", "1",
+                                  "--no-png", "--mp4", folder.file("a.mp4")])
+        XCTAssertEqual(second.status, 0, second.stderr)
+        XCTAssertEqual(try names(), before, "every earlier frame is left as it was")
+        XCTAssertTrue(second.stderr.contains("holds 15 frame PNGs from an earlier render"), second.stderr)
+
+        // A PNG render still replaces the folder's frames: none is left past its own.
+        let third = try cli.run(["render", cli.demo, "--output", out, "--size", "90x160", "--fps", "10", "--duration", "1", "--quiet"])
+        XCTAssertEqual(third.status, 0, third.stderr)
+        XCTAssertEqual(try names().count, 10)
+        XCTAssertFalse(third.stderr.contains("earlier render"), third.stderr)
+    }
+
     func testEveryFormatDecodesWithItsFrameCountAndSize() throws {
         let folder = ScratchFolder()
         // 2 s at 10 fps: 20 frames at 180x320; the animations at 90 px wide and 5 fps: 10 frames at 90x160.

@@ -262,8 +262,15 @@ public final class StoryRender {
             // A shard's trace covers only its range; its stale-frame cleanup would delete the
             // frames of the shards beside it.
             trace.keepEvents(from: Double(range.lowerBound) / fps)
-        } else {
+        } else if options.writeFrames {
             removeStaleFrames(in: folder, from: framesCovered)
+        } else if StoryRender.frameFiles(in: folder) > 0 {
+            // Not deleted: the user asked for no frames, not for the old ones to go. Removing
+            // only those past this render's count, as a PNG render does, left a folder whose
+            // first frames came from another render with nothing to say so.
+            let left = StoryRender.frameFiles(in: folder)
+            warnings.append("\(folder) holds \(left) frame PNG\(left == 1 ? "" : "s") from an earlier render, left as they were: "
+                            + "this render wrote none (--no-png), so they do not match its trace and summary")
         }
         var summary = summarize(frames: frames, framesCovered: framesCovered)
         summary.interrupted = interrupted != nil
@@ -365,12 +372,22 @@ public final class StoryRender {
 
     /// Removes `frame-NNNNNN.png` files numbered `count` and up from `folder`.
     static func removeFrames(in folder: String, from count: Int) {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
-        for name in names where name.hasPrefix("frame-") && name.hasSuffix(".png") {
+        for (name, index) in frameFileNames(in: folder) where index >= count {
+            try? FileManager.default.removeItem(atPath: (folder as NSString).appendingPathComponent(name))
+        }
+    }
+
+    /// How many `frame-NNNNNN.png` files `folder` holds.
+    static func frameFiles(in folder: String) -> Int { frameFileNames(in: folder).count }
+
+    /// The `frame-NNNNNN.png` files in `folder`, with their numbers.
+    private static func frameFileNames(in folder: String) -> [(name: String, index: Int)] {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return [] }
+        return names.compactMap { name in
+            guard name.hasPrefix("frame-"), name.hasSuffix(".png") else { return nil }
             let digits = name.dropFirst("frame-".count).dropLast(".png".count)
-            if digits.count == 6, let index = Int(digits), index >= count {
-                try? FileManager.default.removeItem(atPath: (folder as NSString).appendingPathComponent(name))
-            }
+            guard digits.count == 6, let index = Int(digits) else { return nil }
+            return (name, index)
         }
     }
 }
