@@ -74,7 +74,7 @@ public struct DecodeLimits: Sendable {
 extension DecodeLimits {
     /// The most decoded pictures a play holds ahead, whatever their size: past about a dozen,
     /// a longer run ahead fills no wait the bench shows.
-    static let mostPicturesAhead = 12
+    package static let mostPicturesAhead = 12
 
     /// How many decoded pictures of `bytes` each a recorded play's decode thread may queue for
     /// its convert thread: as many as fit in `decodeAheadBytes`, from 1 to `mostPicturesAhead`.

@@ -25,7 +25,7 @@ package final class PlaylistWatch: Sendable {
         guard var playlist = fetch(url, gate: gate, timeout: timeout) else { return nil }
         var mediaURL = url
         if let variant = playlist.variants.max(by: { $0.bandwidth < $1.bandwidth }),
-           let resolved = URL(string: variant.uri, relativeTo: URL(string: url))?.absoluteString,
+           let resolved = resolve(variant.uri, against: url),
            let media = fetch(resolved, gate: gate, timeout: timeout) {
             playlist = media
             mediaURL = resolved
@@ -34,24 +34,27 @@ package final class PlaylistWatch: Sendable {
     }
 
     /// Whether the playlist of `source` says the broadcast has ended (`#EXT-X-ENDLIST`, in its
-    /// variant of the highest bandwidth for a master playlist): fetched for a URL, read from
-    /// disk for a local file (the fetch goes through network protocols only). false when it
-    /// cannot be read: a publisher gone away has not said it ended.
+    /// variant of the highest bandwidth for a master playlist), read again now, from the
+    /// network or from disk. false when it cannot be read: a publisher gone away has not said
+    /// it ended.
     package static func saysEnded(_ source: MediaSource, gate: InterruptGate, timeout: Double) -> Bool {
-        guard !source.isRemote else {
-            return fetchMedia(source.ffmpegURL, gate: gate, timeout: timeout)?.playlist.hasEnded ?? false
-        }
-        func read(_ path: String) -> HLSPlaylist? {
-            (try? String(contentsOfFile: path, encoding: .utf8)).flatMap(HLSPlaylist.init(text:))
-        }
-        guard var playlist = read(source.location) else { return false }
-        if let variant = playlist.variants.max(by: { $0.bandwidth < $1.bandwidth }) {
-            let folder = (source.location as NSString).deletingLastPathComponent
-            guard let media = read(variant.uri.hasPrefix("/") ? variant.uri : (folder as NSString).appendingPathComponent(variant.uri))
-            else { return false }
-            playlist = media
-        }
-        return playlist.hasEnded
+        fetchMedia(source.ffmpegURL, gate: gate, timeout: timeout)?.playlist.hasEnded ?? false
+    }
+
+    /// `uri`, as a playlist at `url` names it, made whole: a local playlist's relative names
+    /// are paths beside it (kept as paths: a folder name with a space is no URL).
+    static func resolve(_ uri: String, against url: String) -> String? {
+        guard let path = localPath(url) else { return URL(string: uri, relativeTo: URL(string: url))?.absoluteString }
+        if uri.contains("://") || uri.hasPrefix("file:") { return uri }
+        if uri.hasPrefix("/") { return "file:" + uri }
+        return "file:" + ((path as NSString).deletingLastPathComponent as NSString).appendingPathComponent(uri)
+    }
+
+    /// The path of a `file:` URL as `MediaSource.ffmpegURL` writes one; nil for any other URL.
+    static func localPath(_ url: String) -> String? {
+        guard url.hasPrefix("file:") else { return nil }
+        let rest = url.dropFirst("file:".count)
+        return String(rest.hasPrefix("//") ? rest.dropFirst(2) : rest)
     }
 
     static func fetch(_ url: String, gate: InterruptGate, timeout: Double) -> HLSPlaylist? {
@@ -134,8 +137,14 @@ package final class PlaylistWatch: Sendable {
     /// The most a manifest's `publishTime` may say it is older than when it was read.
     static let maxManifestAge = 10.0
 
+    /// The text at `url`: through FFmpeg's network protocols (`FeedPageStream`, which reads
+    /// none but those), or from disk for a local playlist's `file:` URL. nil when it cannot be
+    /// read.
     static func fetchText(_ url: String, gate: InterruptGate, timeout: Double) -> String? {
         guard !gate.isStopped else { return nil }
+        if let path = localPath(url) {
+            return (try? Data(contentsOf: URL(fileURLWithPath: path))).map { String(decoding: $0.prefix(1 << 20), as: UTF8.self) }
+        }
         do {
             let stream = try FeedPageStream(url: url, timeout: timeout, gate: gate)
             defer { stream.close() }

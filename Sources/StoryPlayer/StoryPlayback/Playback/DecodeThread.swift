@@ -369,13 +369,12 @@ private struct Worker {
                 return
             }
             // A playlist that says it has ended (`#EXT-X-ENDLIST`, or a DASH manifest that turned
-            // static) ends the item.
-            // A local playlist has no watch (it reads through network protocols only), so it
-            // is read here: found in review, a finished one was reopened as a stall and its
-            // segments played again at each try, then failed.
+            // static) ends the item. An HLS playlist is read once more here: a local one has no
+            // watch, and a watch may not have read the last version (found in review, a finished
+            // local playlist was reopened as a stall and its segments played again at each try,
+            // then failed).
             if failure == nil, edge.hasEnded || decoder.inputEnded
-                || (!source.isRemote && LiveSourceKind(source) == .hls
-                    && PlaylistWatch.saysEnded(source, gate: gate, timeout: limits.timeouts.read)) {
+                || (LiveSourceKind(source) == .hls && PlaylistWatch.saysEnded(source, gate: gate, timeout: limits.timeouts.read)) {
                 queue.put(.end)
                 return
             }

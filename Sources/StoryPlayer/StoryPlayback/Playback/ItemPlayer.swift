@@ -83,6 +83,13 @@ public final class ItemPlayer {
     /// Times the player needed a picture past its foreseen end and lifted the reach (a test's seam:
     /// the render's foresight was wrong, which costs a wait, not a picture).
     package internal(set) var reachLifts = 0
+    /// Pictures its decode thread has decoded past the one on screen, so far: at a stop, those
+    /// decoded for nothing (a test's seam for the render's foresight; one is what the reach
+    /// allows).
+    package var picturesDecodedPastShown: Int {
+        guard let through = reach.decodedThrough, let shown = shown?.time, let media, media.frameDuration > 0 else { return 0 }
+        return max(0, Int(((through - shown) / media.frameDuration).rounded()))
+    }
 
     private let size: (width: Int, height: Int)
     /// Pictures fitted whole in `size` at their own shape's size (a room's large participant),

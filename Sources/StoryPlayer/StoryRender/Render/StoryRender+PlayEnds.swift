@@ -1,13 +1,20 @@
 import Foundation
+import StoryMedia
 import StoryPlayback
 
 // MARK: - Foreseeing where plays end, so that no picture is decoded past them
 
 extension StoryRender {
-    /// How far ahead (timeline seconds) the render looks for plays that end: well past what a
-    /// decode thread runs ahead of the picture on screen (five pictures, a sixth of a second at
-    /// 30 fps), so the end is known before the thread gets there.
+    /// How far ahead (timeline seconds) the render looks for plays that end, at least; and at
+    /// least twice `picturesInFlight` frames, because it looks every half of that: the end is
+    /// then known before a decode thread gets there.
     static let playEndForesight = 0.5
+
+    /// The most pictures a play's threads hold past the one on screen: the decoded ones a
+    /// recorded play runs ahead by (`DecodeLimits.mostPicturesAhead`), the converted queue, and
+    /// one in each thread's hand. With five, a half-second window sufficed; with decoding
+    /// ahead, a play ending just past the window had been decoded up to 15 pictures too far.
+    var picturesInFlight: Int { DecodeLimits.mostPicturesAhead + limits.queuedPictures + 2 }
 
     /// Tells each play that ends within the next `playEndForesight` the last media time it shows
     /// (`ItemPlayer.foreseeEnd`), so its decode thread stops after the first picture past it
@@ -22,7 +29,7 @@ extension StoryRender {
     func foreseePlayEnds(after n: Int, lastFrame: Int) {
         guard options.foreseesPlayEnds, playback == .virtual, storyboard.feed == nil, let current = framePlan else { return }
         let fps = storyboard.canvas.fps
-        let window = max(2, Int((StoryRender.playEndForesight * fps).rounded(.up)))
+        let window = max(2, Int((StoryRender.playEndForesight * fps).rounded(.up)), 2 * picturesInFlight)
         guard n % (window / 2) == 0 else { return }
         let open = planner.plays.indices.filter { planner.plays[$0].end == nil }
         guard !open.isEmpty else { return }
@@ -69,5 +76,6 @@ extension StoryRender {
     /// stops.
     func countReachLifts(of player: ItemPlayer?) {
         reachLifts += player?.reachLifts ?? 0
+        picturesDecodedPastStops += player?.picturesDecodedPastShown ?? 0
     }
 }

@@ -83,6 +83,9 @@ public final class StoryRender {
     /// past that all the same (the foresight was wrong: a wait, not a different picture).
     package internal(set) var playEndsForeseen = 0
     package internal(set) var reachLifts = 0
+    /// Pictures decoded past the last one each play showed, added up at its stop (a test's seam:
+    /// what the foresight failed to spare).
+    package internal(set) var picturesDecodedPastStops = 0
 
     public init(storyboard: Storyboard, options: RenderOptions) {
         // Before any thread touches FFmpeg (posters load on their own, the MP4 encoder opens

@@ -95,6 +95,33 @@ final class DecodeAheadTests: XCTestCase {
         player.close()
     }
 
+    /// A play that stops decodes at most the one picture past its last shown that the reach
+    /// allows: the render foresees each end further ahead than a thread decodes. Three stories
+    /// of 720x1280 clips (twelve pictures ahead), turned at moments that fall at every phase of
+    /// the foresight's checks. With the half-second window the checks used before, a play
+    /// ending just past it had been decoded up to 15 pictures too far.
+    func testAPlayThatStopsHasDecodedNoMoreThanOnePicturePastItsLast() throws {
+        let board = try Storyboard.parse("""
+        {"canvas": {"width": 90, "height": 160, "fps": 30}, "duration": 3,
+         "stories": [{"id": "n", "items": [{"uri": "\(Fixture.sample("night.mp4"))"}]},
+                     {"id": "c", "items": [{"uri": "\(Fixture.sample("city.mp4"))"}]},
+                     {"id": "f", "items": [{"uri": "\(Fixture.sample("forest.mp4"))"}]},
+                     {"id": "b", "items": [{"uri": "\(Fixture.sample("beach.mp4"))"}]}],
+         "script": [{"at": 0.4, "action": "swipe", "direction": "next"}, {"at": 1.3, "action": "swipe", "direction": "next"},
+                    {"at": 2.1, "action": "swipe", "direction": "next"}]}
+        """)
+        let folder = ScratchFolder()
+        var options = RenderOptions(outputFolder: folder.path)
+        options.threads = 2
+        let render = StoryRender(storyboard: board, options: options)
+        _ = try render.run()
+        let stops = render.trace.events.filter { $0.event == .stop }.count
+        XCTAssertEqual(stops, 4)
+        XCTAssertEqual(render.reachLifts, 0)
+        XCTAssertLessThanOrEqual(render.picturesDecodedPastStops, stops,
+                                 "pictures decoded past the last shown, over \(stops) stops")
+    }
+
     /// Decoding ahead changes when pictures are decoded, never which are shown: a cube turn
     /// between two clips renders the same PNG bytes and the same trace with the budget and
     /// without one.
