@@ -9,16 +9,28 @@ import XCTest
 /// goes away. Found by an audit of rooms with live cameras; the publisher here is ffmpeg's HLS
 /// muxer, playing a loud tone over a test picture, served by python3's http.server.
 extension RoomTests {
-    /// An HLS publisher of a loud 440 Hz tone over a test picture, half-second segments,
-    /// running in `servers`; returns the playlist's URL and its folder, once it lists `segments`.
-    private func loudHLSPublisher(_ servers: ServerSet, segments: Int) throws -> (url: String, folder: String) {
+    /// An HLS publisher of a loud 440 Hz tone over a test picture, running in `servers`;
+    /// returns the playlist's URL and its folder, once it lists `segments`. ffmpeg's HLS muxer
+    /// cuts half-second segments; GStreamer's `hlssink2` (whose timestamps start elsewhere, and
+    /// whose AAC comes from libav's encoder through `aacparse`) one-second ones.
+    private func loudHLSPublisher(_ servers: ServerSet, segments: Int, gstreamer: Bool = false) throws -> (url: String, folder: String) {
         let root = servers.folder.path + "/hls"
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
-        _ = try servers.start("ffmpeg", ["-v", "error", "-re", "-f", "lavfi", "-i", "testsrc2=s=160x90:r=30",
-                                         "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000", "-af", "volume=0.5",
-                                         "-c:v", "libx264", "-preset", "ultrafast", "-g", "15", "-c:a", "aac",
-                                         "-f", "hls", "-hls_time", "0.5", "-hls_list_size", "20", root + "/live.m3u8"],
-                              name: "hls-loud")
+        if gstreamer {
+            try LiveServers.require("gst-launch-1.0")
+            let pipeline = "videotestsrc is-live=true pattern=ball ! video/x-raw,width=160,height=90,framerate=30/1 ! videoconvert "
+                + "! x264enc tune=zerolatency speed-preset=ultrafast key-int-max=15 ! h264parse ! queue "
+                + "! hlssink2 name=s send-keyframe-requests=false location=\(root)/seg%05d.ts playlist-location=\(root)/live.m3u8 "
+                + "target-duration=1 max-files=30 playlist-length=20 "
+                + "audiotestsrc is-live=true wave=sine freq=440 volume=0.5 ! audioconvert ! avenc_aac ! aacparse ! queue ! s.audio"
+            _ = try servers.start("gst-launch-1.0", ["-q"] + pipeline.split(separator: " ").map(String.init), name: "hls-loud")
+        } else {
+            _ = try servers.start("ffmpeg", ["-v", "error", "-re", "-f", "lavfi", "-i", "testsrc2=s=160x90:r=30",
+                                             "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000", "-af", "volume=0.5",
+                                             "-c:v", "libx264", "-preset", "ultrafast", "-g", "15", "-c:a", "aac",
+                                             "-f", "hls", "-hls_time", "0.5", "-hls_list_size", "20", root + "/live.m3u8"],
+                                  name: "hls-loud")
+        }
         let playlist = root + "/live.m3u8"
         let listed = LiveServers.waitUntil(30) {
             ((try? String(contentsOfFile: playlist, encoding: .utf8)) ?? "").components(separatedBy: "#EXTINF").count - 1 >= segments
@@ -33,10 +45,20 @@ extension RoomTests {
     /// own timestamps (1.4 s plus the stream's age less 1.5 s here), past this 3 s room: never
     /// heard, no `speaker` event, and when the stream was younger, heard from a later second.
     func testAVirtualRoomHearsALiveParticipantFromItsStart() throws {
+        try hearsALiveParticipantFromItsStart(gstreamer: false)
+    }
+
+    /// The same with GStreamer publishing (`hlssink2`): one-second segments, five of them, so
+    /// the stream has run 5 s here too.
+    func testAVirtualRoomHearsAGStreamerParticipantFromItsStart() throws {
+        try hearsALiveParticipantFromItsStart(gstreamer: true)
+    }
+
+    private func hearsALiveParticipantFromItsStart(gstreamer: Bool) throws {
         try LiveServers.require("python3")
         let servers = ServerSet()
         defer { servers.stopAll() }
-        let live = try loudHLSPublisher(servers, segments: 10)
+        let live = try loudHLSPublisher(servers, segments: gstreamer ? 5 : 10, gstreamer: gstreamer)
         let board = try Storyboard.parse("""
         {"canvas": {"width": 144, "height": 256, "fps": 10}, "duration": 3,
          "stories": [{"id": "panel", "room": {"participants": [
