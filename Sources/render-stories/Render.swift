@@ -272,6 +272,13 @@ struct Render: ParsableCommand {
         // frame's), so that no number of signals leaves one behind.
         let interruption = RenderInterruption()
         options.interruption = interruption
+        // Finishing a clip after the last frame (a GIF's palette pass over every frame, a slow
+        // preset's end) takes seconds: a user who pressed Ctrl-C is told what is happening and
+        // how to stop at once, then what that left out.
+        let clips = exportFiles.map { ($0.path as NSString).lastPathComponent }
+        let speaks = !quiet && !clips.isEmpty
+        // On a terminal the progress bar's line has no end yet.
+        let lineBreak = isatty(STDERR_FILENO) == 1 ? "\n" : ""
         let signalSources = [SIGINT, SIGTERM].map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
@@ -279,9 +286,14 @@ struct Render: ParsableCommand {
                 // Two signals close together may reach the handler as one, with a count of two.
                 if interruption.requested != nil || source.data > 1 {
                     TemporaryFiles.removeAll()
+                    if speaks { printError(lineBreak + "stopped at once: \(clips.joined(separator: ", ")) not written, nor summary.json") }
                     _exit(128 + number)
                 }
                 interruption.request(signal: number)
+                if speaks {
+                    printError(lineBreak + "stopping at the next frame, then finishing \(clips.joined(separator: ", ")) from the frames drawn; "
+                               + "press Ctrl-C again to stop at once without them")
+                }
             }
             source.resume()
             return source

@@ -89,11 +89,11 @@ final class OutputRoundThreeTests: XCTestCase {
     // MARK: - 9. Signals
 
     /// Starts a render of the demo and waits until it has written `frames` frames.
-    func startRender(_ arguments: [String], out: String, frames: Int = 20) throws -> Process {
+    func startRender(_ arguments: [String], out: String, frames: Int = 20, stderr: Pipe? = nil) throws -> Process {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: CommandLineTests.executable)
-        process.arguments = ["render", cli.demo, "--output", out, "--quiet"] + arguments
-        process.standardError = FileHandle.nullDevice
+        process.arguments = ["render", cli.demo, "--output", out] + (stderr == nil ? ["--quiet"] : []) + arguments
+        process.standardError = stderr ?? FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice
         try process.run()
         let deadline = Date().addingTimeInterval(120)
@@ -116,16 +116,23 @@ final class OutputRoundThreeTests: XCTestCase {
     }
 
     /// A second SIGINT ends the render at once, and still no temporary file is left: not the
-    /// MP4's (slow to finish with veryslow), not a frame's.
+    /// MP4's (slow to finish with veryslow), not a frame's. Each signal says what it does: the
+    /// first that the clip is being finished and how to stop at once, the second what it left out.
     func testASecondSignalLeavesNoTemporaryFile() throws {
         let out = folder.file("int2")
         let clip = folder.file("int2.mp4")
-        let process = try startRender(["--size", "360x640", "--mp4", clip, "--preset", "veryslow"], out: out, frames: 10)
+        let stderr = Pipe()
+        let process = try startRender(["--size", "360x640", "--mp4", clip, "--preset", "veryslow", "--progress", "none"],
+                                      out: out, frames: 10, stderr: stderr)
         kill(process.processIdentifier, SIGINT)
         usleep(200_000)
         kill(process.processIdentifier, SIGINT)
         process.waitUntilExit()
         XCTAssertEqual(process.terminationStatus, 130)
+        let said = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertTrue(said.contains("stopping at the next frame, then finishing int2.mp4 from the frames drawn; "
+                                    + "press Ctrl-C again to stop at once without them"), said)
+        XCTAssertTrue(said.contains("stopped at once: int2.mp4 not written, nor summary.json"), said)
         let left = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".tmp") }
             + FileManager.default.contentsOfDirectory(atPath: out).filter { $0.hasSuffix(".tmp") }
         XCTAssertEqual(left, [], "no temporary file after two signals")
