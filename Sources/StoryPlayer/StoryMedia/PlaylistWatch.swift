@@ -42,9 +42,15 @@ package final class PlaylistWatch: Sendable {
     }
 
     /// `uri`, as a playlist at `url` names it, made whole: a local playlist's relative names
-    /// are paths beside it (kept as paths: a folder name with a space is no URL).
+    /// are paths beside it (kept as paths: a folder name with a space is no URL). A playlist
+    /// from the network may name only network URLs: a `file:` one is refused (nil), so a
+    /// server can never make us read a local file, as FFmpeg's own protocol list keeps it.
     static func resolve(_ uri: String, against url: String) -> String? {
-        guard let path = localPath(url) else { return URL(string: uri, relativeTo: URL(string: url))?.absoluteString }
+        guard let path = localPath(url) else {
+            guard let resolved = URL(string: uri, relativeTo: URL(string: url))?.absoluteString,
+                  localPath(resolved) == nil, resolved.contains("://") else { return nil }
+            return resolved
+        }
         if uri.contains("://") || uri.hasPrefix("file:") { return uri }
         if uri.hasPrefix("/") { return "file:" + uri }
         return "file:" + ((path as NSString).deletingLastPathComponent as NSString).appendingPathComponent(uri)

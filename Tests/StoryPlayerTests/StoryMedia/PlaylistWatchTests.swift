@@ -47,6 +47,9 @@ final class PlaylistWatchTests: XCTestCase {
         XCTAssertEqual(PlaylistWatch.resolve("http://cdn.test/a.m3u8", against: "file:/srv/master.m3u8"), "http://cdn.test/a.m3u8")
         XCTAssertEqual(PlaylistWatch.resolve("a.m3u8", against: "http://127.0.0.1:8080/live/master.m3u8"),
                        "http://127.0.0.1:8080/live/a.m3u8")
+        XCTAssertNil(PlaylistWatch.resolve("file:/etc/passwd", against: "http://127.0.0.1:8080/live/master.m3u8"),
+                     "a playlist from the network never names a local file")
+        XCTAssertNil(PlaylistWatch.resolve("file:///etc/passwd", against: "https://cdn.test/master.m3u8"))
         XCTAssertEqual(PlaylistWatch.localPath("file:///srv/a.m3u8"), "/srv/a.m3u8")
         XCTAssertNil(PlaylistWatch.localPath("https://cdn.test/a.m3u8"))
     }
