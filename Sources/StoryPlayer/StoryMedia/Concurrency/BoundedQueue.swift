@@ -4,8 +4,8 @@ import Synchronization
 
 /// A first-in first-out queue with a bounded capacity, between one producer and one consumer.
 ///
-/// `put` blocks while the queue is full (backpressure: a decoder never runs far ahead of what is
-/// shown) and `take` blocks while it is empty. `close` wakes both sides for good.
+/// `put` blocks while the queue is full (backpressure: a decoder runs no further ahead of what
+/// is shown than its queues hold) and `take` blocks while it is empty. `close` wakes both sides for good.
 ///
 /// Its state lives in a `Mutex`, so the compiler checks every access. `Synchronization` has no
 /// condition variable; a waiter instead parks on a semaphore of its own that it registers under

@@ -5,9 +5,10 @@ import Synchronization
 /// How far a play's decode thread decodes: up to the first picture past the last media time the
 /// play will show, when the render foresees it (`StoryRender.foreseePlayEnds`), else to the end.
 ///
-/// A decode thread runs up to five pictures ahead of the one on screen (its queues). At a play's
-/// stop those were decoded, and most converted, for nothing: at 720x1280 and 5 Mbit/s, four
-/// pictures are about 26 ms of CPU, spent in the middle of the turn that stops the play, when
+/// A decode thread runs ahead of the one on screen (its queues: five pictures, up to sixteen for
+/// a recorded play decoding ahead, `DecodeLimits.decodeAheadBytes`). At a play's stop those
+/// were decoded, and most converted, for nothing: at 720x1280 and 5 Mbit/s, four pictures are
+/// about 26 ms of CPU, spent in the middle of the turn that stops the play, when
 /// both cores are busy with two stories and the cube. Decoding only up to the first picture
 /// past the play's last shown time (the one the player looks at to know its current picture is
 /// the last) leaves the pictures shown unchanged, bit for bit.

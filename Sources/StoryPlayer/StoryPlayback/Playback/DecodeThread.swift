@@ -5,7 +5,8 @@ import StoryModel
 import Synchronization
 
 /// The threads that play one item, ahead of the render: the decode thread opens the source, then
-/// demuxes and decodes into a one-picture queue; beside it a convert thread turns each picture
+/// demuxes and decodes into a queue of one picture (as many as fit in 16 MB for a recorded play,
+/// `DecodeLimits.decodeAheadBytes`); beside it a convert thread turns each picture
 /// into canvas-size RGBA, into a small bounded queue for the player. One pair per playing story;
 /// they end with their player.
 ///
@@ -369,12 +370,13 @@ private struct Worker {
                 return
             }
             // A playlist that says it has ended (`#EXT-X-ENDLIST`, or a DASH manifest that turned
-            // static) ends the item. An HLS playlist is read once more here: a local one has no
-            // watch, and a watch may not have read the last version (found in review, a finished
-            // local playlist was reopened as a stall and its segments played again at each try,
-            // then failed).
+            // static) ends the item. A local HLS playlist has no watch, so it is read once more
+            // here (found in review, a finished one was reopened as a stall and its segments
+            // played again at each try, then failed). A remote one is not: its watch says so, and
+            // a server that stopped answering would hold the first reconnect up to two reads.
             if failure == nil, edge.hasEnded || decoder.inputEnded
-                || (LiveSourceKind(source) == .hls && PlaylistWatch.saysEnded(source, gate: gate, timeout: limits.timeouts.read)) {
+                || (!source.isRemote && LiveSourceKind(source) == .hls
+                    && PlaylistWatch.saysEnded(source, gate: gate, timeout: limits.timeouts.read)) {
                 queue.put(.end)
                 return
             }

@@ -23,6 +23,9 @@ public final class ItemPlayer {
     public let itemIndex: Int
     /// Timeline seconds at `play()`; the item's media time is the time since then.
     public let startedAt: Double
+    /// The media time the play begins at (`joinsAt`): 0, except for a room's recorded
+    /// participant made large mid-room, whose recording has run on with the room's clock.
+    let mediaOffset: Double
     public internal(set) var state: State = .loading
     /// When the first picture was shown (timeline seconds), and the spans it took.
     public private(set) var firstFrameAt: Double? {
@@ -105,7 +108,7 @@ public final class ItemPlayer {
     /// `activate(at:)`.
     public private(set) var isDeferred = false
 
-    package init(id: Int, itemIndex: Int, item: StoryItem, storyID: String, startedAt: Double,
+    package init(id: Int, itemIndex: Int, item: StoryItem, storyID: String, startedAt: Double, joinsAt mediaOffset: Double = 0,
          size: (width: Int, height: Int), fitsWhole: Bool = false, limits: DecodeLimits, clock: StageClock?, waits: Bool,
          deferred: Bool = false, factsBook: MediaFactsBook? = nil, roomPins: [String: Bool] = [:], pinOrder: [String] = [],
          participant: String? = nil, trace: LifecycleTrace) {
@@ -115,6 +118,7 @@ public final class ItemPlayer {
         self.item = item
         self.storyID = storyID
         self.startedAt = startedAt
+        self.mediaOffset = mediaOffset
         self.trace = trace
         self.waits = waits
         self.size = size
@@ -161,7 +165,7 @@ public final class ItemPlayer {
         }
         decodeThread = DecodeThread(source: item.source, isLive: item.isLive, limits: limits,
                                     width: size.width, height: size.height, fitsWhole: fitsWhole, keepsSound: participant == nil, clock: clock,
-                                    name: "decode #\(id) \(storyID)", reach: reach)
+                                    name: "decode #\(id) \(storyID)", startAt: item.isLive ? 0 : mediaOffset, reach: reach)
         if waits {
             // The virtual clock opens at play time, so `opened` (or `failed`) is traced at once.
             while media == nil && !isFailed, let thread = decodeThread, let event = waitForEvent(from: thread, until: nil) {
@@ -210,9 +214,10 @@ public final class ItemPlayer {
         ItemLength.of(item, media: media, failed: isFailed, dataEnd: dataEndTime)
     }
 
-    /// The item's own time at timeline time `t`: time since play, less the time it was held.
+    /// The item's own time at timeline time `t`: where it joined, plus the time since play, less
+    /// the time it was held.
     public func mediaTime(at t: Double) -> Double {
-        (pausedAt ?? t) - startedAt - pausedTotal
+        mediaOffset + (pausedAt ?? t) - startedAt - pausedTotal
     }
 
     /// Pauses the item (a finger holds the story): video and progress stop.

@@ -136,7 +136,8 @@ final class ParticipantSound {
             return
         }
         facts.hasSound = audio != nil
-        if !participant.isLive, facts.duration == nil { facts.duration = audio?.duration }
+        // The whole file's length: a recording whose sound outlasts its picture is still there.
+        if !participant.isLive, let whole = audio?.duration { facts.duration = whole }
         guard channel.queue.put(.opened(facts)), let audio else { return }
         read(audio, of: participant, limits: limits, waits: waits, roomStart: roomStart, channel: channel)
     }

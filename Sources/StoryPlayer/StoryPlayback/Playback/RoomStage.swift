@@ -71,6 +71,9 @@ package final class RoomStage {
     private var lastFaded: RGBAImage?
     private var fade: (from: RGBAImage, start: Double)?
     private var lastTime: Double
+    /// The room's own time at `lastTime`: where a recorded participant made large joins its
+    /// recording, which has run on with the room (its sound is heard there).
+    private var lastLocal = 0.0
     /// Pins the script has made in this play (and before it: `pinOrder`), for `pinSerial`.
     private var pinsMade = 0
     /// In a shard's fast-forward the room still follows its sound and switches its large
@@ -155,7 +158,7 @@ package final class RoomStage {
     /// last picture frozen, as the viewer's only moving picture played in the strip's place.
     private func sortSeats() {
         let keys = seats.map { seat in
-            [seat.pinned, seat.participant.screensharing, speaker.dominant == seat.participant.id && !seat.gone,
+            [seat.pinned, seat.participant.screensharing && !seat.gone, speaker.dominant == seat.participant.id && !seat.gone,
              speaker.isSpeaking(seat.participant.id) && !seat.gone, seat.hasVideo && !seat.gone, seat.hasSound && !seat.gone]
         }
         let previous = order
@@ -233,6 +236,7 @@ package final class RoomStage {
     /// moments its video players start) are the full render's.
     func follow(local: Double, at t: Double) {
         lastTime = t
+        lastLocal = local
         admitOpened(at: t)
         listen(until: local, at: t)
         noteLeaving(at: local)
@@ -326,11 +330,14 @@ package final class RoomStage {
         let id = trace.nextPlayerID()
         trace.record(.play, t: t, story: storyID, player: id, participant: participant.id)
         let item = StoryItem(source: participant.source, duration: nil, isLive: participant.isLive)
+        // A recording is shown where the room is in it, in step with its sound: before, it
+        // started from its first picture when it became large, as far behind its voice as the
+        // room was old.
         // Decoded at the size it is shown, each picture fitted whole into the large area by its
         // own shape (one that turns mid-stream too, and a live one whose size the probe could
         // not tell), so no picture is rescaled per frame and a landscape camera keeps its sides.
         video = (seat, ItemPlayer(id: id, itemIndex: 0, item: item, storyID: storyID, startedAt: t,
-                                  size: layout.largeAreaSize, fitsWhole: true, limits: limits, clock: clock, waits: waits,
+                                  joinsAt: participant.isLive ? 0 : max(0, lastLocal), size: layout.largeAreaSize, fitsWhole: true, limits: limits, clock: clock, waits: waits,
                                   deferred: defersVideo, participant: participant.id, trace: trace))
     }
 

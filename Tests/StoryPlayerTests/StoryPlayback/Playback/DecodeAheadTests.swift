@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 @testable import StoryTrace
 @testable import StoryMedia
 @testable import StoryModel
@@ -37,12 +38,15 @@ final class DecodeAheadTests: XCTestCase {
         let queue = BoundedQueue<Int>(capacity: 1)
         queue.put(1)
         let put = expectation(description: "second put")
+        let done = Atomic<Bool>(false)
         Thread.detachNewThread {
             XCTAssertTrue(queue.put(2))
+            done.store(true, ordering: .sequentiallyConsistent)
             put.fulfill()
         }
         Thread.sleep(forTimeInterval: 0.05)
-        XCTAssertEqual(queue.count, 1, "the producer waits while the queue is full")
+        XCTAssertFalse(done.load(ordering: .sequentiallyConsistent), "the producer waits while the queue is full")
+        XCTAssertEqual(queue.count, 1)
         queue.setCapacity(3)
         wait(for: [put], timeout: 5)
         XCTAssertEqual(queue.count, 2)

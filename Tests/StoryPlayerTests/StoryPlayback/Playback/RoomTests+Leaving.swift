@@ -46,4 +46,32 @@ extension RoomTests {
         XCTAssertFalse(["red", "green"].contains(dominantChannel(last)), "the large area at 4.8 s: \(last)")
         XCTAssertEqual(TraceCheck.check(events.map(\.jsonLine).joined(separator: "\n"), maxAlive: 1, maxAudio: 2), [])
     }
+
+    /// A recording made large mid-room is shown where the room is in it, in step with its
+    /// voice. `late` speaks from 2 s; its picture is blue until 3 s, yellow after. It is large
+    /// from about 2.6 s, so at 4.5 s its picture is yellow. Before, its video started from its
+    /// first picture when it became large: blue until about 5.6 s, 2.6 s behind its voice.
+    func testARecordingMadeLargeIsShownWhereTheRoomIsInIt() throws {
+        try ffmpeg(["-f", "lavfi", "-i", "color=c=red:s=180x320:r=30:d=6",
+                    "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=6",
+                    "-af", "volume=enable='gte(t,1.5)':volume=0",
+                    "-c:v", "libx264", "-preset", "ultrafast", "-g", "30", "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest",
+                    folder.file("early.mp4")])
+        try ffmpeg(["-f", "lavfi", "-i", "color=c=blue:s=180x320:r=30:d=6,drawbox=x=0:y=0:w=180:h=320:color=yellow:t=fill:enable='gte(t,3)'",
+                    "-f", "lavfi", "-i", "sine=frequency=660:sample_rate=48000:duration=6",
+                    "-af", "volume=enable='lt(t,2)':volume=0",
+                    "-c:v", "libx264", "-preset", "ultrafast", "-g", "30", "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest",
+                    folder.file("late.mp4")])
+        let board = try roomBoard(participants: """
+        {"id": "early", "uri": "early.mp4"}, {"id": "late", "uri": "late.mp4"}
+        """, duration: 5)
+        let (_, events, output) = try render(board)
+        XCTAssertEqual(events.of(.speaker).map(\.participant), ["early", "late"], "\(events.map(\.jsonLine))")
+        let switched = try XCTUnwrap(events.of(.speaker).last).t
+        XCTAssertLessThan(switched, 3, "late is large before its picture turns yellow")
+        let centre = try largeCentre(output, frame: 45)
+        XCTAssertLessThan(centre.distance(to: RGBAColor(red: 255, green: 255, blue: 0)), 60,
+                          "frame 45: yellow, late's picture at 4.5 s, not blue: \(centre)")
+        XCTAssertEqual(TraceCheck.check(events.map(\.jsonLine).joined(separator: "\n"), maxAlive: 1, maxAudio: 2), [])
+    }
 }
