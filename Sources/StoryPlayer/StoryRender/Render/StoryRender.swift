@@ -267,11 +267,10 @@ public final class StoryRender {
             trace.keepEvents(from: Double(range.lowerBound) / fps)
         } else if options.writeFrames {
             removeStaleFrames(in: folder, from: framesCovered)
-        } else if StoryRender.frameFiles(in: folder) > 0 {
+        } else if case let left = StoryRender.frameFiles(in: folder), left > 0 {
             // Not deleted: the user asked for no frames, not for the old ones to go. Removing
             // only those past this render's count, as a PNG render does, left a folder whose
             // first frames came from another render with nothing to say so.
-            let left = StoryRender.frameFiles(in: folder)
             warnings.append("\(folder) holds \(left) frame PNG\(left == 1 ? "" : "s") from an earlier render, left as they were: "
                             + "this render wrote none (--no-png), so they do not match its trace and summary")
         }
