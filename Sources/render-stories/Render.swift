@@ -291,8 +291,10 @@ struct Render: ParsableCommand {
                 }
                 interruption.request(signal: number)
                 if speaks {
+                    // A job runner's SIGTERM is not a key a user pressed.
+                    let again = number == SIGINT ? "press Ctrl-C again" : "send SIGTERM again"
                     printError(lineBreak + "stopping at the next frame, then finishing \(clips.joined(separator: ", ")) from the frames drawn; "
-                               + "press Ctrl-C again to stop at once without them")
+                               + "\(again) to stop at once without them")
                 }
             }
             source.resume()

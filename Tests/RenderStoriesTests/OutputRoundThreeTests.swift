@@ -141,6 +141,25 @@ final class OutputRoundThreeTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: out + "/summary.json"), "the second signal cut the end short")
     }
 
+    /// A job runner stops a render with SIGTERM, not a key: the first signal's message tells it
+    /// to send SIGTERM again, not to press Ctrl-C, and the second ends the render at once (143).
+    func testASecondSIGTERMIsNamedAsSent() throws {
+        let out = folder.file("term2")
+        let clip = folder.file("term2.mp4")
+        let stderr = Pipe()
+        let process = try startRender(["--size", "360x640", "--mp4", clip, "--preset", "veryslow", "--progress", "none"],
+                                      out: out, frames: 10, stderr: stderr)
+        kill(process.processIdentifier, SIGTERM)
+        usleep(200_000)
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 128 + SIGTERM)
+        let said = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertTrue(said.contains("from the frames drawn; send SIGTERM again to stop at once without them"), said)
+        XCTAssertFalse(said.contains("Ctrl-C"), said)
+        XCTAssertTrue(said.contains("stopped at once: term2.mp4 not written, nor summary.json"), said)
+    }
+
     // MARK: - 10. A closed pipe
 
     /// `--progress json | head -2`: the reader goes, progress stops, the render finishes with its

@@ -82,4 +82,9 @@ extension DecodeLimits {
         guard bytes > 0 else { return 1 }
         return min(DecodeLimits.mostPicturesAhead, max(1, decodeAheadBytes / bytes))
     }
+
+    /// The most pictures a play's threads hold past the one on screen: the decoded ones a
+    /// recorded play runs ahead by (`mostPicturesAhead`), the converted queue, and one in each
+    /// thread's hand. The render's foresight of where plays end looks at least this far ahead.
+    package var picturesInFlight: Int { DecodeLimits.mostPicturesAhead + queuedPictures + 2 }
 }

@@ -6,15 +6,11 @@ import StoryPlayback
 
 extension StoryRender {
     /// How far ahead (timeline seconds) the render looks for plays that end, at least; and at
-    /// least twice `picturesInFlight` frames, because it looks every half of that: the end is
-    /// then known before a decode thread gets there.
+    /// least twice `DecodeLimits.picturesInFlight` frames, because it looks every half of that:
+    /// the end is then known before a decode thread gets there. With five pictures in flight, a
+    /// half-second window sufficed; with decoding ahead, a play ending just past it had been
+    /// decoded up to 15 pictures too far.
     static let playEndForesight = 0.5
-
-    /// The most pictures a play's threads hold past the one on screen: the decoded ones a
-    /// recorded play runs ahead by (`DecodeLimits.mostPicturesAhead`), the converted queue, and
-    /// one in each thread's hand. With five, a half-second window sufficed; with decoding
-    /// ahead, a play ending just past the window had been decoded up to 15 pictures too far.
-    var picturesInFlight: Int { DecodeLimits.mostPicturesAhead + limits.queuedPictures + 2 }
 
     /// Tells each play that ends within the next `playEndForesight` the last media time it shows
     /// (`ItemPlayer.foreseeEnd`), so its decode thread stops after the first picture past it
@@ -29,7 +25,7 @@ extension StoryRender {
     func foreseePlayEnds(after n: Int, lastFrame: Int) {
         guard options.foreseesPlayEnds, playback == .virtual, storyboard.feed == nil, let current = framePlan else { return }
         let fps = storyboard.canvas.fps
-        let window = max(2, Int((StoryRender.playEndForesight * fps).rounded(.up)), 2 * picturesInFlight)
+        let window = max(2, Int((StoryRender.playEndForesight * fps).rounded(.up)), 2 * limits.picturesInFlight)
         guard n % (window / 2) == 0 else { return }
         let open = planner.plays.indices.filter { planner.plays[$0].end == nil }
         guard !open.isEmpty else { return }
