@@ -48,7 +48,7 @@ package final class PlaylistWatch: Sendable {
     static func resolve(_ uri: String, against url: String) -> String? {
         guard let path = localPath(url) else {
             guard let resolved = URL(string: uri, relativeTo: URL(string: url))?.absoluteString,
-                  localPath(resolved) == nil, resolved.contains("://") else { return nil }
+                  !resolved.lowercased().hasPrefix("file:"), resolved.contains("://") else { return nil }
             return resolved
         }
         if uri.contains("://") || uri.hasPrefix("file:") { return uri }
@@ -56,11 +56,19 @@ package final class PlaylistWatch: Sendable {
         return "file:" + ((path as NSString).deletingLastPathComponent as NSString).appendingPathComponent(uri)
     }
 
-    /// The path of a `file:` URL as `MediaSource.ffmpegURL` writes one; nil for any other URL.
+    /// The path of a `file:` URL: as `MediaSource.ffmpegURL` writes one (`file:/x`), or with an
+    /// authority that is this machine (`file:///x`, `file://localhost/x`, as other tools write
+    /// them). Nil for any other URL, and for a `file:` URL naming another host, which no path
+    /// here reaches.
     static func localPath(_ url: String) -> String? {
-        guard url.hasPrefix("file:") else { return nil }
-        let rest = url.dropFirst("file:".count)
-        return String(rest.hasPrefix("//") ? rest.dropFirst(2) : rest)
+        guard url.lowercased().hasPrefix("file:") else { return nil }
+        var rest = url.dropFirst("file:".count)
+        if rest.hasPrefix("//") {
+            let host = rest.dropFirst(2).prefix { $0 != "/" }
+            guard host.isEmpty || host.lowercased() == "localhost" else { return nil }
+            rest = rest.dropFirst(2 + host.count)
+        }
+        return String(rest)
     }
 
     static func fetch(_ url: String, gate: InterruptGate, timeout: Double) -> HLSPlaylist? {
@@ -149,7 +157,11 @@ package final class PlaylistWatch: Sendable {
     static func fetchText(_ url: String, gate: InterruptGate, timeout: Double) -> String? {
         guard !gate.isStopped else { return nil }
         if let path = localPath(url) {
-            return (try? Data(contentsOf: URL(fileURLWithPath: path))).map { String(decoding: $0.prefix(1 << 20), as: UTF8.self) }
+            // Only the first 1 MB, as from the network: a playlist is never larger, and a path
+            // that names something else (a device, a huge file) is not read whole.
+            guard let file = FileHandle(forReadingAtPath: path) else { return nil }
+            defer { try? file.close() }
+            return (try? file.read(upToCount: 1 << 20)).map { String(decoding: $0 ?? Data(), as: UTF8.self) }
         }
         do {
             let stream = try FeedPageStream(url: url, timeout: timeout, gate: gate)

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 @testable import StoryMedia
 @testable import StoryModel
 import XCTest
@@ -52,5 +53,32 @@ final class PlaylistWatchTests: XCTestCase {
         XCTAssertNil(PlaylistWatch.resolve("file:///etc/passwd", against: "https://cdn.test/master.m3u8"))
         XCTAssertEqual(PlaylistWatch.localPath("file:///srv/a.m3u8"), "/srv/a.m3u8")
         XCTAssertNil(PlaylistWatch.localPath("https://cdn.test/a.m3u8"))
+    }
+
+    /// `file://localhost/x` is this machine's `/x` (as curl and browsers write it), not a path
+    /// `localhost/x` beside the working folder; a `file:` URL naming another host is no path
+    /// here, and a network playlist may name none of them.
+    func testAFileURLWithAHostIsLocalOnlyForThisMachine() {
+        XCTAssertEqual(PlaylistWatch.localPath("file://localhost/srv/a.m3u8"), "/srv/a.m3u8")
+        XCTAssertEqual(PlaylistWatch.localPath("FILE://LocalHost/srv/a.m3u8"), "/srv/a.m3u8")
+        XCTAssertEqual(PlaylistWatch.localPath("file:/srv/a.m3u8"), "/srv/a.m3u8")
+        XCTAssertNil(PlaylistWatch.localPath("file://cdn.test/srv/a.m3u8"))
+        XCTAssertNil(PlaylistWatch.resolve("file://cdn.test/etc/passwd", against: "http://127.0.0.1:8080/live/master.m3u8"))
+        XCTAssertNil(PlaylistWatch.resolve("FILE:///etc/passwd", against: "http://127.0.0.1:8080/live/master.m3u8"))
+    }
+
+    /// A local "playlist" is read no further than its first 1 MB, as a remote one is, so a path
+    /// to something endless (here `/dev/zero`) gives its first megabyte in bounded time. The
+    /// whole-file read it replaced gave nil for `/dev/zero`, and read a large file whole.
+    func testALocalPlaylistIsReadNoFurtherThanItsFirstMegabyte() {
+        let read = DispatchSemaphore(value: 0)
+        let count = Mutex<Int?>(nil)
+        Thread.detachNewThread {
+            let text = PlaylistWatch.fetchText("file:/dev/zero", gate: InterruptGate(), timeout: 1)
+            count.withLock { $0 = text?.utf8.count }
+            read.signal()
+        }
+        XCTAssertEqual(read.wait(timeout: .now() + 5), .success, "reading /dev/zero as a playlist ended")
+        XCTAssertEqual(count.withLock { $0 }, 1 << 20)
     }
 }
