@@ -220,11 +220,17 @@ package final class RoomStage {
 
     /// A recorded participant whose file has played to its end by media time `local` has left
     /// the room, as a caller who hangs up leaves a call: the large area goes to someone still
-    /// there. Decided by the file's length, not by when its threads noticed the end, so every
-    /// run and every shard decides at the same frame.
-    private func noteLeaving(at local: Double) {
+    /// there, and its audio player is stopped at `t`, as any player whose item has ended, not
+    /// kept alive with a finished file to the room's end. Decided by the file's length, not by
+    /// when its threads noticed the end, so every run and every shard decides at the same frame.
+    private func noteLeaving(at local: Double, t: Double) {
         for index in seats.indices where !seats[index].left {
-            if let end = seats[index].endsAt, local >= end - 1e-9 { seats[index].left = true }
+            guard let end = seats[index].endsAt, local >= end - 1e-9 else { continue }
+            seats[index].left = true
+            // The sound up to `local` has been measured and mixed: what is left is silence.
+            seats[index].sound.close()
+            trace.record(.stop, t: t, story: storyID, player: seats[index].audioPlayer,
+                         participant: seats[index].participant.id, media: "audio")
         }
     }
 
@@ -239,7 +245,7 @@ package final class RoomStage {
         lastLocal = local
         admitOpened(at: t)
         listen(until: local, at: t)
-        noteLeaving(at: local)
+        noteLeaving(at: local, t: t)
         sortSeats()
         if order[0] != shownLarge {
             switchLarge(to: order[0], at: t)
@@ -370,7 +376,9 @@ package final class RoomStage {
         for seat in seats { seat.sound.requestStop() }
         for index in seats.indices {
             seats[index].sound.close()
+            // One that left was stopped then.
             let seat = seats[index]
+            guard !seat.left else { continue }
             trace.record(.stop, t: t, story: storyID, player: seat.audioPlayer, participant: seat.participant.id, media: "audio")
         }
         seats.removeAll()

@@ -13,8 +13,8 @@ extension RoomTests {
     /// a tone throughout) is 1.5 s long and the dominant speaker; `cam` (green, silent) runs
     /// 4 s. Silence keeps the last speaker, so before, `talk` stayed large with its last
     /// picture frozen while `cam` played in the strip. Now the large area goes to `cam` when
-    /// `talk` ends, and once both have ended the large one shows its avatar, with no video
-    /// player left decoding.
+    /// `talk` ends, and once both have ended the large one shows its avatar, with no player
+    /// left decoding: each one's audio player stops as it leaves.
     func testARecordingThatEndsGivesTheLargeAreaUp() throws {
         try ffmpeg(["-f", "lavfi", "-i", "color=c=red:s=180x320:r=30:d=1.5",
                     "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=1.5",
@@ -39,6 +39,11 @@ extension RoomTests {
         let camStop = try XCTUnwrap(video.first { $0.event == .stop && $0.participant == "cam" }, "\(video.map(\.jsonLine))")
         XCTAssertEqual(camStop.t, 4, accuracy: 0.1 + 1e-9, "once everyone has left, no video plays on")
         XCTAssertEqual(video.filter { $0.event == .play }.count, 2, "\(video.map(\.jsonLine))")
+        // Each one's audio player is dropped as it leaves, at the same frame as its video, not
+        // kept alive with a finished file until the room ends at 5 s; and stopped once.
+        let audioStops = events.filter { $0.media == "audio" && $0.event == .stop }
+        XCTAssertEqual(audioStops.map(\.participant), ["talk", "cam"], "\(audioStops.map(\.jsonLine))")
+        XCTAssertEqual(audioStops.map(\.t), [talkStop.t, camStop.t], "\(audioStops.map(\.jsonLine))")
 
         // The last frame shows an avatar (teal or purple over its blurred self), not a
         // recording's frozen last picture (red or green).
