@@ -251,7 +251,9 @@ package final class RoomStage {
             switchLarge(to: order[0], at: t)
         } else if let large = shownLarge, seats[large].left, let video, video.seat == large {
             // Everyone else has left too (or is pinned below it): the one large shows its
-            // avatar, as a participant without video does, not its last picture frozen.
+            // avatar, as a participant without video does, not its last picture frozen; it
+            // cross-fades there, as a switch of participant does, rather than cutting.
+            if let lastFrame = lastFaded ?? painter.lastPicture { fade = (lastFrame, t) }
             stopVideo(at: t)
         } else if video == nil, let large = shownLarge, seats[large].hasVideo, !seats[large].gone {
             // With the realtime clock a participant may be large before its thread has opened

@@ -46,9 +46,13 @@ extension RoomTests {
         XCTAssertEqual(audioStops.map(\.t), [talkStop.t, camStop.t], "\(audioStops.map(\.jsonLine))")
 
         // The last frame shows an avatar (teal or purple over its blurred self), not a
-        // recording's frozen last picture (red or green).
+        // recording's frozen last picture (red or green); it fades there from cam's last
+        // picture over RoomStage.crossfade (a quarter second), as a switch does, not at once.
         let last = try largeCentre(output, frame: 48)
         XCTAssertFalse(["red", "green"].contains(dominantChannel(last)), "the large area at 4.8 s: \(last)")
+        let green = try largeCentre(output, frame: 39), fading = try largeCentre(output, frame: 41)
+        XCTAssertGreaterThan(fading.distance(to: green), 20, "at 4.1 s the picture has begun to change: \(fading)")
+        XCTAssertGreaterThan(fading.distance(to: last), 20, "at 4.1 s it is not yet the avatar: \(fading), then \(last)")
         XCTAssertEqual(TraceCheck.check(events.map(\.jsonLine).joined(separator: "\n"), maxAlive: 1, maxAudio: 2), [])
     }
 
