@@ -1,5 +1,6 @@
 import Foundation
 import StoryMedia
+import StoryModel
 
 /// Records what every player does, hands out player ids, and counts the players alive.
 ///
@@ -80,9 +81,15 @@ public final class LifecycleTrace {
         events[index].detail = detail
     }
 
-    /// Drops the events before timeline time `t` (a shard's trace covers only its range).
-    package func keepEvents(from t: Double) {
-        events.removeAll { $0.t < t - 1e-9 }
+    /// Keeps only the events after timeline time `t`, the moment of the frame before a shard's
+    /// first (a shard's trace covers only its range). The step to a frame records what happened
+    /// since the frame before it, such as a drag let go between them at the script's time, so
+    /// the shard whose first frame that is records it: kept from its first frame's moment on, it
+    /// was dropped, and lost from the merge when the shard before had not stepped that far.
+    /// Compared as written, to the millisecond, as `ShardMerge` compares the shard before's.
+    package func keepEvents(after t: Double) {
+        let written = JSONText.rounded(t)
+        events.removeAll { JSONText.rounded($0.t) <= written }
     }
 
     /// The whole trace as JSON Lines.

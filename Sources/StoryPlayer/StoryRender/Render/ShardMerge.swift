@@ -9,7 +9,7 @@ import StoryTrace
 ///
 /// A shard's trace is the whole render's between its frames, plus an edge the shard invents:
 /// at its last moment it stops every player still alive, where the whole render plays on. The
-/// merge drops each shard's events from its end on (the next shard records that moment itself),
+/// merge drops each shard's events after its last frame's moment (the next shard records them),
 /// and adds the pictures a crossing player showed in the shards before to its real `stop`.
 ///
 /// Each shard records the whole render's frames (`timeline_frames`), so a set that leaves some
@@ -226,9 +226,7 @@ public enum ShardMerge {
         for (index, shard) in shards.enumerated() {
             let isLast = index == shards.count - 1
             for var event in shard.events {
-                // By frame, not by time: a trace's times are rounded to the millisecond, so the
-                // time of a cut at most frame rates is written a little before or after it.
-                if !isLast && frame(of: event, fps: fps) >= shard.range.upperBound {
+                if !isLast && isEdge(event, of: shard.range, fps: fps) {
                     // The shard's invented edge: what it stopped there plays on in the next one.
                     if event.event == .stop, let player = event.player {
                         carried[player] = Self.sum(carried[player] ?? nil, event.pictures)
@@ -244,12 +242,17 @@ public enum ShardMerge {
         return joined
     }
 
-    /// The frame whose moment an event is nearest: a shard's events before its edge come at
-    /// its frames' moments or before, so within a frame of rounding they are never taken for
-    /// its edge.
-    static func frame(of event: TraceEvent, fps: Double) -> Int {
-        // Bounded: a trace line's time may be any finite number (a file anyone may have edited).
-        Int(min(max((event.t * fps).rounded(), -1e15), 1e15))
+    /// Whether `event`, from the shard of frames `range`, is of the edge it invents at its end
+    /// (the next shard records that moment itself): it comes after the moment of the shard's
+    /// last frame. The step to the next shard's first frame records what happened since that
+    /// moment (a drag let go between the frames, at the script's time), and that shard keeps it
+    /// (`LifecycleTrace.keepEvents(after:)`, by the same written time). Rounding the time to
+    /// the nearest frame instead took a release half a frame or more before the cut for the
+    /// edge, and lost it (an audit's cut at frame 221 lost the demo's flick at 7.35 s). Times
+    /// are compared as written, to the millisecond; an edge's own events, a frame later, are
+    /// never within a millisecond of the last frame's moment (at most 240 fps).
+    static func isEdge(_ event: TraceEvent, of range: Range<Int>, fps: Double) -> Bool {
+        event.t > JSONText.rounded(Double(range.upperBound - 1) / fps)
     }
 
     private static func moveFrames(_ shards: [Shard], to output: String) throws(RenderError) {

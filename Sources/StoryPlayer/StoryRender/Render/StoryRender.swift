@@ -264,7 +264,7 @@ public final class StoryRender {
         if let range = shard.range {
             // A shard's trace covers only its range; its stale-frame cleanup would delete the
             // frames of the shards beside it.
-            trace.keepEvents(from: Double(range.lowerBound) / fps)
+            trace.keepEvents(after: Double(range.lowerBound - 1) / fps)
         } else if options.writeFrames {
             removeStaleFrames(in: folder, from: framesCovered)
         } else if case let left = StoryRender.frameFiles(in: folder), left > 0 {
