@@ -31,6 +31,8 @@ package final class RoomStage {
         var endsAt: Double?
         /// Its recording has ended: it has left the room (below).
         var left = false
+        /// Its audio player has been stopped, once the room had measured its sound to the end.
+        var soundStopped = false
         /// Failed or left: no longer heard or seen, so it ranks as neither speaking nor having
         /// video or sound, and gives the large area up.
         var gone: Bool { failed || left }
@@ -220,14 +222,24 @@ package final class RoomStage {
 
     /// A recorded participant whose file has played to its end by media time `local` has left
     /// the room, as a caller who hangs up leaves a call: the large area goes to someone still
-    /// there, and its audio player is stopped at `t`, as any player whose item has ended, not
-    /// kept alive with a finished file to the room's end. Decided by the file's length, not by
-    /// when its threads noticed the end, so every run and every shard decides at the same frame.
-    private func noteLeaving(at local: Double, t: Double) {
+    /// there. Decided by the file's length, not by when its threads noticed the end, so every
+    /// run and every shard decides at the same frame.
+    private func noteLeaving(at local: Double) {
         for index in seats.indices where !seats[index].left {
-            guard let end = seats[index].endsAt, local >= end - 1e-9 else { continue }
-            seats[index].left = true
-            // The sound up to `local` has been measured and mixed: what is left is silence.
+            if let end = seats[index].endsAt, local >= end - 1e-9 { seats[index].left = true }
+        }
+    }
+
+    /// Stops, at `t`, the audio player of each participant who has left once the room has
+    /// measured its sound to the end, as any player whose item has ended: not kept alive with a
+    /// finished file until the room leaves the screen. Not at the leaving frame itself: the
+    /// 100 ms window holding the file's end is often measured a frame later, and a sound closed
+    /// before would measure it from whatever had been taken, which differs between a render
+    /// that mixes sound and a shard's fast-forward that does not.
+    private func stopSoundOfThoseWhoLeft(at t: Double) {
+        for index in seats.indices where seats[index].left && !seats[index].soundStopped {
+            guard let end = seats[index].endsAt, measuredUntil >= end - 1e-9 else { continue }
+            seats[index].soundStopped = true
             seats[index].sound.close()
             trace.record(.stop, t: t, story: storyID, player: seats[index].audioPlayer,
                          participant: seats[index].participant.id, media: "audio")
@@ -245,7 +257,8 @@ package final class RoomStage {
         lastLocal = local
         admitOpened(at: t)
         listen(until: local, at: t)
-        noteLeaving(at: local, t: t)
+        noteLeaving(at: local)
+        stopSoundOfThoseWhoLeft(at: t)
         sortSeats()
         if order[0] != shownLarge {
             switchLarge(to: order[0], at: t)
@@ -324,7 +337,8 @@ package final class RoomStage {
     /// cross-fades from the last frame shown.
     private func switchLarge(to seat: Int, at t: Double) {
         // In a shard's fast-forward nothing was drawn to fade from: a shard that starts within
-        // a cross-fade shows the new participant without it (the one difference from a full render).
+        // a cross-fade shows the new participant without it (as it shows the avatar without
+        // the fade after everyone has left: the differences from a full render).
         if shownLarge != nil, let lastFrame = lastFaded ?? painter.lastPicture { fade = (lastFrame, t) }
         shownLarge = seat
         stopVideo(at: t)
@@ -378,9 +392,9 @@ package final class RoomStage {
         for seat in seats { seat.sound.requestStop() }
         for index in seats.indices {
             seats[index].sound.close()
-            // One that left was stopped then.
+            // One that left may have been stopped already.
             let seat = seats[index]
-            guard !seat.left else { continue }
+            guard !seat.soundStopped else { continue }
             trace.record(.stop, t: t, story: storyID, player: seat.audioPlayer, participant: seat.participant.id, media: "audio")
         }
         seats.removeAll()
