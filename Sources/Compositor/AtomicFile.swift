@@ -40,12 +40,11 @@ public enum AtomicFile {
             remove(temporary)
             throw CompositorError(.fileWrite, "cannot write \(path)", cause: message)
         }
-        guard rename(temporary, path) == 0 else {
+        guard TemporaryFiles.place(temporary, at: path) == 0 else {
             let message = OutputFolder.reason(errno, creating: path)
             remove(temporary)
             throw CompositorError(.fileWrite, "cannot write \(path)", cause: message)
         }
-        TemporaryFiles.forget(temporary)
     }
 
     private static func remove(_ temporary: String) {

@@ -11,6 +11,9 @@ public enum TemporaryFiles {
         var paths: Set<String> = []
         /// Set by `removeAll`: the process is ending, and no new temporary file may appear.
         var closed = false
+        /// Targets whose placing is noted (`watch`), and those of them renamed into place.
+        var watched: Set<String> = []
+        var placed: Set<String> = []
     }
 
     private static let state = Mutex(State())
@@ -38,9 +41,42 @@ public enum TemporaryFiles {
         }
     }
 
-    /// `path` was renamed into place or removed.
+    /// `path` was removed.
     static func forget(_ path: String) {
         state.withLock { _ = $0.paths.remove(path) }
+    }
+
+    /// Renames `temporary` to `path` (`rename(2)`) and forgets it, in one step under the lock,
+    /// so that what `wasPlaced` says after `removeAll` is what is on disk. -1 with `errno` set
+    /// when it cannot be renamed, or with `ECANCELED` once the process is ending (its temporary
+    /// file is gone then).
+    package static func place(_ temporary: String, at path: String) -> Int32 {
+        state.withLock { state in
+            guard !state.closed else {
+                errno = ECANCELED
+                return -1
+            }
+            let status = rename(temporary, path)
+            if status == 0 {
+                state.paths.remove(temporary)
+                if state.watched.contains(path) { state.placed.insert(path) }
+            }
+            return status
+        }
+    }
+
+    // MARK: - What was finished
+
+    /// Notes whether each of `paths` (a render's clips) gets renamed into place, for a message
+    /// that names only what a process ending at once did not finish. Only these are kept: a
+    /// render's frames are many.
+    public static func watch(_ paths: [String]) {
+        state.withLock { $0.watched.formUnion(paths) }
+    }
+
+    /// Whether `path`, watched, has been renamed into place by this process.
+    public static func wasPlaced(_ path: String) -> Bool {
+        state.withLock { $0.placed.contains(path) }
     }
 
     // MARK: - Ending at once

@@ -275,8 +275,12 @@ struct Render: ParsableCommand {
         // Finishing a clip after the last frame (a GIF's palette pass over every frame, a slow
         // preset's end) takes seconds: a user who pressed Ctrl-C is told what is happening and
         // how to stop at once, then what that left out.
-        let clips = exportFiles.map { ($0.path as NSString).lastPathComponent }
+        let clipPaths = exportFiles.map(\.path)
+        let clips = clipPaths.map { ($0 as NSString).lastPathComponent }
         let speaks = !quiet && !clips.isEmpty
+        // A clip may be finished between the two signals: the second names only those that
+        // are not (an audit's MP4 was whole on disk while the message said it was not written).
+        TemporaryFiles.watch(clipPaths)
         // On a terminal the progress bar's line has no end yet.
         let lineBreak = isatty(STDERR_FILENO) == 1 ? "\n" : ""
         let signalSources = [SIGINT, SIGTERM].map { number in
@@ -286,7 +290,14 @@ struct Render: ParsableCommand {
                 // Two signals close together may reach the handler as one, with a count of two.
                 if interruption.requested != nil || source.data > 1 {
                     TemporaryFiles.removeAll()
-                    if speaks { printError(lineBreak + "stopped at once: \(clips.joined(separator: ", ")) not written, nor summary.json") }
+                    if speaks {
+                        let unwritten = zip(clipPaths, clips).filter { !TemporaryFiles.wasPlaced($0.0) }.map(\.1)
+                        let finished = zip(clipPaths, clips).filter { TemporaryFiles.wasPlaced($0.0) }.map(\.1)
+                        var said = unwritten.isEmpty ? "stopped at once: summary.json not written"
+                            : "stopped at once: \(unwritten.joined(separator: ", ")) not written, nor summary.json"
+                        if !finished.isEmpty { said += "; \(finished.joined(separator: ", ")) finished before, from the frames drawn" }
+                        printError(lineBreak + said)
+                    }
                     _exit(128 + number)
                 }
                 interruption.request(signal: number)

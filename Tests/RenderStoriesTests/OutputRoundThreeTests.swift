@@ -160,6 +160,32 @@ final class OutputRoundThreeTests: XCTestCase {
         XCTAssertTrue(said.contains("stopped at once: term2.mp4 not written, nor summary.json"), said)
     }
 
+    /// A clip finished between the two signals is on disk, whole: the second signal's message
+    /// says so, and names as not written only the clips that are not. An audit's MP4 was whole
+    /// while the message said it was not written.
+    func testASecondSignalNamesOnlyTheClipsNotFinished() throws {
+        let out = folder.file("int3")
+        let clip = folder.file("int3.mp4"), webm = folder.file("int3.webm"), gif = folder.file("int3.gif")
+        let stderr = Pipe()
+        let process = try startRender(["--size", "360x640", "--mp4", clip, "--webm", webm, "--gif", gif, "--progress", "none"],
+                                      out: out, frames: 60, stderr: stderr)
+        kill(process.processIdentifier, SIGINT)
+        let deadline = Date().addingTimeInterval(60)
+        while !FileManager.default.fileExists(atPath: clip) && process.isRunning && Date() < deadline { usleep(2_000) }
+        kill(process.processIdentifier, SIGINT)
+        process.waitUntilExit()
+        let said = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertEqual(process.terminationStatus, 130, said)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: clip), "the MP4 was finished before the second signal")
+        let second = try XCTUnwrap(said.split(separator: "\n").first { $0.hasPrefix("stopped at once: ") }, said)
+        XCTAssertTrue(second.hasSuffix("; int3.mp4 finished before, from the frames drawn"), String(second))
+        XCTAssertEqual(second.components(separatedBy: "int3.mp4").count, 2, "the MP4 is named once: \(second)")
+        for (path, name) in [(webm, "int3.webm"), (gif, "int3.gif")] {
+            XCTAssertEqual(second.contains(name), !FileManager.default.fileExists(atPath: path),
+                           "\(name) is named as not written exactly when it is not on disk: \(second)")
+        }
+    }
+
     // MARK: - 10. A closed pipe
 
     /// `--progress json | head -2`: the reader goes, progress stops, the render finishes with its

@@ -174,7 +174,7 @@ package final class ClipWriter {
         guard status >= 0 else { throw MediaError(.convert, "cannot finish the \(format.kind)", averror: status) }
         status = muxer.closeFile()
         guard status >= 0 else { throw MediaError(.convert, "cannot close the \(format.kind)", averror: status) }
-        guard rename(temporary, path) == 0 else {
+        guard TemporaryFiles.place(temporary, at: path) == 0 else {
             unlink(temporary)
             throw MediaError(.convert, "cannot move the \(format.kind) to \(path)", cause: String(cString: strerror(errno)))
         }
