@@ -51,7 +51,7 @@ package final class PlaylistWatch: Sendable {
                   !resolved.lowercased().hasPrefix("file:"), resolved.contains("://") else { return nil }
             return resolved
         }
-        if uri.contains("://") || uri.hasPrefix("file:") { return uri }
+        if uri.contains("://") || uri.lowercased().hasPrefix("file:") { return uri }
         if uri.hasPrefix("/") { return "file:" + uri }
         return "file:" + ((path as NSString).deletingLastPathComponent as NSString).appendingPathComponent(uri)
     }

@@ -8,15 +8,9 @@ package enum JSONText {
         // its zeros ends in a bare "." (not JSON; the trace-line fuzzer found it): Swift's
         // shortest form ("5.5e+86") reads back as the same number.
         guard abs(value) < 1e15 else { return "\(value)" }
-        let rounded = JSONText.rounded(value)
+        let rounded = (value * 1000).rounded() / 1000
         if rounded == rounded.rounded() { return String(Int(rounded)) }
         return String(format: "%.3f", rounded).replacingOccurrences(of: #"0+$"#, with: "", options: .regularExpression)
-    }
-
-    /// `value` as `number` writes it, to the thousandth: what a reader of the text gets back.
-    package static func rounded(_ value: Double) -> Double {
-        guard value.isFinite, abs(value) < 1e15 else { return value }
-        return (value * 1000).rounded() / 1000
     }
 
     package static func string(_ value: String) -> String {

@@ -1,6 +1,5 @@
 import Foundation
 import StoryMedia
-import StoryModel
 
 /// Records what every player does, hands out player ids, and counts the players alive.
 ///
@@ -81,15 +80,26 @@ public final class LifecycleTrace {
         events[index].detail = detail
     }
 
-    /// Keeps only the events after timeline time `t`, the moment of the frame before a shard's
-    /// first (a shard's trace covers only its range). The step to a frame records what happened
-    /// since the frame before it, such as a drag let go between them at the script's time, so
-    /// the shard whose first frame that is records it: kept from its first frame's moment on, it
-    /// was dropped, and lost from the merge when the shard before had not stepped that far.
-    /// Compared as written, to the millisecond, as `ShardMerge` compares the shard before's.
-    package func keepEvents(after t: Double) {
-        let written = JSONText.rounded(t)
-        events.removeAll { JSONText.rounded($0.t) <= written }
+    /// How many events have been recorded: a mark for `keepEvents(from:releasesFrom:)` and
+    /// `dropReleases(from:)`.
+    package var eventCount: Int { events.count }
+
+    /// Drops the events before timeline time `t`, a shard's first frame (a shard's trace covers
+    /// only its range), but for the drags and pulls let go since the frame before, recorded from
+    /// event `mark` on: the step to a frame records what happened since the frame before it, at
+    /// the script's time, so the shard whose first frame that is has them. Dropped as before
+    /// `t`, they were lost from the merge.
+    package func keepEvents(from t: Double, releasesFrom mark: Int) {
+        events = events.enumerated().filter { index, event in
+            event.t >= t - 1e-9 || (index >= mark && event.event == .gesture)
+        }.map(\.element)
+    }
+
+    /// Drops the drags and pulls let go recorded from event `mark` on: a shard's step past its
+    /// range (to learn whether the viewer finishes there) records those the next shard records.
+    package func dropReleases(from mark: Int) {
+        guard mark < events.count else { return }
+        events = Array(events[..<mark]) + events[mark...].filter { $0.event != .gesture }
     }
 
     /// The whole trace as JSON Lines.

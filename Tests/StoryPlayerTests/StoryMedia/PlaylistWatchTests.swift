@@ -65,6 +65,8 @@ final class PlaylistWatchTests: XCTestCase {
         XCTAssertNil(PlaylistWatch.localPath("file://cdn.test/srv/a.m3u8"))
         XCTAssertNil(PlaylistWatch.resolve("file://cdn.test/etc/passwd", against: "http://127.0.0.1:8080/live/master.m3u8"))
         XCTAssertNil(PlaylistWatch.resolve("FILE:///etc/passwd", against: "http://127.0.0.1:8080/live/master.m3u8"))
+        XCTAssertEqual(PlaylistWatch.resolve("FILE:/srv/b.m3u8", against: "file:/srv/master.m3u8"), "FILE:/srv/b.m3u8",
+                       "a local playlist's FILE: URL is a URL, not a name beside it")
     }
 
     /// A local "playlist" is read no further than its first 1 MB, as a remote one is, so a path

@@ -9,7 +9,7 @@ import StoryTrace
 ///
 /// A shard's trace is the whole render's between its frames, plus an edge the shard invents:
 /// at its last moment it stops every player still alive, where the whole render plays on. The
-/// merge drops each shard's events after its last frame's moment (the next shard records them),
+/// merge drops each shard's events from its end on (the next shard records that moment itself),
 /// and adds the pictures a crossing player showed in the shards before to its real `stop`.
 ///
 /// Each shard records the whole render's frames (`timeline_frames`), so a set that leaves some
@@ -243,16 +243,23 @@ public enum ShardMerge {
     }
 
     /// Whether `event`, from the shard of frames `range`, is of the edge it invents at its end
-    /// (the next shard records that moment itself): it comes after the moment of the shard's
-    /// last frame. The step to the next shard's first frame records what happened since that
-    /// moment (a drag let go between the frames, at the script's time), and that shard keeps it
-    /// (`LifecycleTrace.keepEvents(after:)`, by the same written time). Rounding the time to
-    /// the nearest frame instead took a release half a frame or more before the cut for the
-    /// edge, and lost it (an audit's cut at frame 221 lost the demo's flick at 7.35 s). Times
-    /// are compared as written, to the millisecond; an edge's own events, a frame later, are
-    /// never within a millisecond of the last frame's moment (at most 240 fps).
+    /// (the next shard records that moment itself). By frame, not by time: a trace's times are
+    /// rounded to the millisecond, so the time of a cut at most frame rates is written a little
+    /// before or after it. Never a drag or pull let go: a shard has none from past its last
+    /// frame, as the step to the next shard's first frame records them, and that shard keeps
+    /// them (`LifecycleTrace.keepEvents(from:releasesFrom:)`). Rounded to a frame, a release
+    /// half a frame or more before the cut was taken for the edge: an audit's cut at frame 221
+    /// lost the demo's flick at 7.35 s.
     static func isEdge(_ event: TraceEvent, of range: Range<Int>, fps: Double) -> Bool {
-        event.t > JSONText.rounded(Double(range.upperBound - 1) / fps)
+        event.event != .gesture && frame(of: event, fps: fps) >= range.upperBound
+    }
+
+    /// The frame whose moment an event is nearest: a shard's events before its edge come at
+    /// its frames' moments or before, so within a frame of rounding they are never taken for
+    /// its edge.
+    static func frame(of event: TraceEvent, fps: Double) -> Int {
+        // Bounded: a trace line's time may be any finite number (a file anyone may have edited).
+        Int(min(max((event.t * fps).rounded(), -1e15), 1e15))
     }
 
     private static func moveFrames(_ shards: [Shard], to output: String) throws(RenderError) {

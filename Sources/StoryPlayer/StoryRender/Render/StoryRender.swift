@@ -170,6 +170,7 @@ public final class StoryRender {
         var sinks = try sinks(writer: writer, plannedFrames: plannedFrames)
         var pacing = FramePacing(clock: playback, fps: fps, takenAsLate: options.framesTakenAsLate)
         var interrupted: Int32?
+        var firstStepMark = 0
         for n in 0..<frameLimit {
             if let signal = options.interruption?.requested {
                 interrupted = signal
@@ -182,7 +183,11 @@ public final class StoryRender {
                 // drops what this records when the next shard records it).
                 if plannedFrames == nil {
                     endTime = t
+                    let mark = trace.eventCount
                     step(toFrame: n)
+                    // A drag or pull let go before this frame is the next shard's, which steps
+                    // here too; if the viewer finishes here, there is no next shard.
+                    if !navigator.isFinished { trace.dropReleases(from: mark) }
                 }
                 break
             }
@@ -204,6 +209,9 @@ public final class StoryRender {
                 continue
             }
             endTime = t
+            // What the step to a shard's first frame records is the shard's, though a drag or
+            // pull let go since the frame before is timed before the frame.
+            if shard.isFirst(n) { firstStepMark = trace.eventCount }
             step(toFrame: n)
             if shard.isFirst(n) { for player in players { player.current?.activate(at: t, previousFrame: t - 1 / fps) } }
             foreseePlayEnds(after: n, lastFrame: lastFrame)
@@ -264,7 +272,7 @@ public final class StoryRender {
         if let range = shard.range {
             // A shard's trace covers only its range; its stale-frame cleanup would delete the
             // frames of the shards beside it.
-            trace.keepEvents(after: Double(range.lowerBound - 1) / fps)
+            trace.keepEvents(from: Double(range.lowerBound) / fps, releasesFrom: firstStepMark)
         } else if options.writeFrames {
             removeStaleFrames(in: folder, from: framesCovered)
         } else if case let left = StoryRender.frameFiles(in: folder), left > 0 {

@@ -57,39 +57,42 @@ final class ShardMergePropertyTests: XCTestCase {
         print("ShardMergePropertyTests: \(String(format: "%.1f", Date().timeIntervalSince(started))) s")
     }
 
-    /// A drag let go between two frames (at 0.75 s, frame 22.5 at 30 fps): its `gesture`
-    /// event is the whole render's wherever the cut falls. An audit found it lost when the cut
-    /// was the frame after the release: the shard before had it, at a time that rounds to the
-    /// cut's frame, and the merge took it for that shard's invented edge; the shard after, which
-    /// keeps only what comes at or after its first frame, did not have it.
+    /// A drag let go between two frames: its `gesture` event is the whole render's wherever the
+    /// cut falls, with a duration and open-ended (a shard then steps to its edge, recording the
+    /// release). At 0.75 s (frame 22.5 at 30 fps) an audit found it lost when the cut was the
+    /// frame after the release: the shard before had it, at a time that rounds to the cut's
+    /// frame, and the merge took it for that shard's edge; the shard after, which kept only
+    /// what came at or after its first frame, did not have it. At 0.367 s, the millisecond frame
+    /// 11 is written at, and at 240 fps, a release comparing times as written is lost too.
     func testAGestureLetGoBetweenFramesSurvivesEveryCut() throws {
-        // With a duration, and open-ended (a shard then steps to its edge, recording the release).
-        for duration in ["\"duration\": 1.6,", ""] {
-            let json = """
-            {"canvas": {"width": 72, "height": 128, "fps": 30}, \(duration)
-             "stories": [
-               {"id": "beach", "items": [{"uri": "beach.mp4", "duration": 1.2}]},
-               {"id": "city", "items": [{"uri": "city.mp4", "duration": 1}]}
-             ],
-             "script": [{"at": 0.5, "action": "drag", "to": 0.35, "over": 0.2, "release_velocity": 1500},
-                        {"at": 0.75, "action": "release"}]}
-            """
-            let board = try Storyboard.parse(json, folder: Fixture.sample(""))
-            let (whole, wholeTrace, _) = try render(board) { $0.writeFrames = false }
-            XCTAssertEqual(wholeTrace.filter { $0.event == .gesture }.map(\.t), [0.75])
-            let expected = ShardTests.comparable(wholeTrace)
-            for cut in 20...25 {
-                let shards = try [0..<cut, cut..<whole.timelineFrames].map { range in
-                    try render(board) { $0.frameRange = range; $0.writeFrames = false }
+        for (fps, release, cuts) in [(30, 0.75, 20...25), (30, 0.367, 9...13), (240, 0.7521, 178...183)] {
+            for duration in ["\"duration\": 1.6,", ""] {
+                let json = """
+                {"canvas": {"width": 72, "height": 128, "fps": \(fps)}, \(duration)
+                 "stories": [
+                   {"id": "beach", "items": [{"uri": "beach.mp4", "duration": 1.2}]},
+                   {"id": "city", "items": [{"uri": "city.mp4", "duration": 1}]}
+                 ],
+                 "script": [{"at": \(release - 0.25), "action": "drag", "to": 0.35, "over": 0.2, "release_velocity": 1500},
+                            {"at": \(release), "action": "release"}]}
+                """
+                let board = try Storyboard.parse(json, folder: Fixture.sample(""))
+                let (whole, wholeTrace, _) = try render(board) { $0.writeFrames = false }
+                XCTAssertEqual(wholeTrace.filter { $0.event == .gesture }.map(\.t), [release])
+                let expected = ShardTests.comparable(wholeTrace)
+                for cut in cuts {
+                    let shards = try [0..<cut, cut..<whole.timelineFrames].map { range in
+                        try render(board) { $0.frameRange = range; $0.writeFrames = false }
+                    }
+                    let output = ScratchFolder()
+                    _ = try ShardMerge.merge(shards.map(\.folder.path), into: output.path)
+                    let text = try String(contentsOfFile: output.file("lifecycle.jsonl"), encoding: .utf8)
+                    let joined = ShardTests.comparable(LifecycleTimeline.events(fromJSONLines: text))
+                    let what = "\(fps) fps, release at \(release), cut at \(cut), \(duration.isEmpty ? "open-ended" : duration)"
+                    XCTAssertEqual(joined.count, expected.count, what)
+                    XCTAssertEqual(joined, expected, "\(what): \(Self.firstDifference(joined, expected))")
+                    XCTAssertEqual(TraceCheck.check(text), [], what)
                 }
-                let output = ScratchFolder()
-                _ = try ShardMerge.merge(shards.map(\.folder.path), into: output.path)
-                let text = try String(contentsOfFile: output.file("lifecycle.jsonl"), encoding: .utf8)
-                let joined = ShardTests.comparable(LifecycleTimeline.events(fromJSONLines: text))
-                let what = "cut at \(cut), \(duration.isEmpty ? "open-ended" : duration)"
-                XCTAssertEqual(joined.count, expected.count, what)
-                XCTAssertEqual(joined, expected, "\(what): \(Self.firstDifference(joined, expected))")
-                XCTAssertEqual(TraceCheck.check(text), [], what)
             }
         }
     }
