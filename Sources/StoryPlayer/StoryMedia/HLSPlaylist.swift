@@ -23,6 +23,17 @@ package struct HLSPlaylist: Sendable, Equatable {
     /// A master playlist's variants (`EXT-X-STREAM-INF`): URI and bandwidth.
     var variants: [(uri: String, bandwidth: Int)] = []
 
+    /// It lists a segment, or has ended.
+    package var lists: Bool { !segments.isEmpty || hasEnded }
+
+    /// A media playlist of a live broadcast that has not started: its publisher has written
+    /// its head, and lists no segment yet.
+    package var awaitsFirstSegment: Bool { segments.isEmpty && !hasEnded && variants.isEmpty }
+
+    /// How often to read a playlist again for a segment that has not come: half its target
+    /// duration (RFC 8216, 6.3.4: after a reload that changed nothing), from 0.1 s to 1 s.
+    package var rereadInterval: Double { min(1, max(0.1, (targetDuration ?? 1) / 2)) }
+
     package static func == (a: HLSPlaylist, b: HLSPlaylist) -> Bool {
         a.targetDuration == b.targetDuration && a.segments == b.segments && a.hasEnded == b.hasEnded
             && a.variants.map(\.uri) == b.variants.map(\.uri) && a.variants.map(\.bandwidth) == b.variants.map(\.bandwidth)

@@ -22,6 +22,12 @@ package final class PlaylistWatch: Sendable {
     /// segment FFmpeg starts at is known (`HLSPlaylist.startSequence`). A master playlist is
     /// followed to its variant of the highest bandwidth, as FFmpeg's best video stream is.
     package static func fetchMedia(_ url: String, gate: InterruptGate, timeout: Double) -> (url: String, playlist: HLSPlaylist)? {
+        fetchMediaOrHead(url, gate: gate, timeout: timeout).flatMap { $0.playlist.lists ? $0 : nil }
+    }
+
+    /// As `fetchMedia`, but also a live playlist that lists no segment yet: a broadcast about to
+    /// start, whose publisher has written the playlist's head. Nil when it cannot be read.
+    package static func fetchMediaOrHead(_ url: String, gate: InterruptGate, timeout: Double) -> (url: String, playlist: HLSPlaylist)? {
         guard var playlist = fetch(url, gate: gate, timeout: timeout) else { return nil }
         var mediaURL = url
         if let variant = playlist.variants.max(by: { $0.bandwidth < $1.bandwidth }),
@@ -30,7 +36,7 @@ package final class PlaylistWatch: Sendable {
             playlist = media
             mediaURL = resolved
         }
-        return playlist.segments.isEmpty && !playlist.hasEnded ? nil : (mediaURL, playlist)
+        return (mediaURL, playlist)
     }
 
     /// Whether the playlist of `source` says the broadcast has ended (`#EXT-X-ENDLIST`, in its

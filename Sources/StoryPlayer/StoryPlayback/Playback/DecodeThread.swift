@@ -190,9 +190,7 @@ private struct Worker {
     func open(epoch: Int) throws(MediaError) -> (MediaDecoder, PlaylistWatch?) {
         // Bounded well inside the open timeout: a server too slow to answer within it gets no
         // watch (the offset is then estimated from the pictures), not a doubled wait.
-        let playlist = isLive && source.isRemote && LiveSourceKind(source) == .hls
-            ? PlaylistWatch.fetchMedia(source.ffmpegURL, gate: watchGate, timeout: min(limits.timeouts.open / 2, PlaylistWatch.firstFetchLimit))
-            : nil
+        let playlist = isLive && source.isRemote && LiveSourceKind(source) == .hls ? try firstListing() : nil
         let seen = LiveEdge.now()
         // Opening reads the stream information, which decodes a few frames: decode work.
         let decoder = try clock.measure(.decode) { () throws(MediaError) in
@@ -218,6 +216,28 @@ private struct Worker {
                                   timeout: limits.timeouts.open, name: playlistName)
         }
         return (decoder, watch)
+    }
+
+    /// A live HLS playlist as FFmpeg will read it (`PlaylistWatch.fetchMedia`), or nil. One that
+    /// lists no segment yet, a broadcast about to start, is read again until it lists one, for
+    /// up to `timeouts.open`, as a phone's player waits: FFmpeg's demuxer takes it for a stream
+    /// without video that has ended, and the item failed after its reconnects, in under two
+    /// seconds, saying the stream was lost.
+    private func firstListing() throws(MediaError) -> (url: String, playlist: HLSPlaylist)? {
+        // Each read bounded well inside the open timeout: a server too slow to answer within it
+        // gets no watch (the offset is then estimated from the pictures), not a doubled wait.
+        let readLimit = min(limits.timeouts.open / 2, PlaylistWatch.firstFetchLimit)
+        let deadline = ContinuousClock.now + .seconds(limits.timeouts.open)
+        while true {
+            guard let fetched = PlaylistWatch.fetchMediaOrHead(source.ffmpegURL, gate: watchGate, timeout: readLimit) else { return nil }
+            guard fetched.playlist.awaitsFirstSegment else { return fetched.playlist.lists ? fetched : nil }
+            let wait = fetched.playlist.rereadInterval
+            guard ContinuousClock.now + .seconds(wait) < deadline else {
+                throw MediaError(.timeout, "no segment listed within \(ObjectReader.format(limits.timeouts.open)) s in \(source): "
+                                 + "the broadcast has not started")
+            }
+            guard gate.sleep(seconds: wait) else { return nil }
+        }
     }
 
     func run() {
