@@ -133,6 +133,26 @@ public struct RenderSummary: Sendable {
         }
     }
 
+    /// Says which stories played without a picture from their source: a live one of sound only,
+    /// or one left before its first picture came. Not failures (the story showed its poster or
+    /// loading card, and a sound-only one is heard), but a story that never shows a picture is
+    /// reported, not left to a `first_frame` count of zero. Only a story's own players count
+    /// (a room's participants have their avatars), and a failed story says why already. Only
+    /// for a whole render (or a merge of every shard): a shard's trace is part of the story,
+    /// and its edge stops a play begun there before its first picture.
+    mutating func noteStoriesWithoutAPicture(trace: LifecycleTrace) {
+        for id in stories.map(\.id) {
+            let events = trace.events.filter { $0.story == id && $0.participant == nil && $0.media == nil }
+            let plays = events.filter { $0.event == .play }.count
+            let stops = events.filter { $0.event == .stop }
+            guard plays > 0, !stops.isEmpty, !events.contains(where: { $0.event == .failed }),
+                  stops.allSatisfy({ ($0.pictures ?? 0) == 0 }) else { continue }
+            let line = "story \(id): no picture came from its source in \(plays) play\(plays == 1 ? "" : "s") "
+                + "(a source of sound only, or left before its first picture): it showed its poster or loading card"
+            if !notices.contains(line) { notices.append(line) }
+        }
+    }
+
     /// A story's live plays as one: the worst play's offsets (the largest p50, p95 and max), the
     /// evidence they came from, rebuffers and drops summed.
     static func combined(_ plays: [LivePlaybackFigures]) -> LivePlaybackFigures? {

@@ -38,10 +38,13 @@ extension LivePublisherTests {
         try FileManager.default.copyItem(atPath: Fixture.sample("sunset.jpg"), toPath: servers.folder.file("poster.jpg"))
         let board = try liveBoard(#"{"id": "radio", "poster": "poster.jpg", "items": [{"uri": "\#(stream.url)", "live": true}]}"#,
                                   duration: 3)
-        let (_, events, folder) = try render(board)
+        let (summary, events, folder) = try render(board)
         XCTAssertEqual(events.of(.failed), [])
         XCTAssertEqual(events.of(.firstFrame), [])
         XCTAssertEqual(events.of(.stop).map(\.pictures), [0])
+        // Reported, not left to first_frame's zero count.
+        XCTAssertEqual(summary.notices, ["story radio: no picture came from its source in 1 play (a source of sound only, "
+                                         + "or left before its first picture): it showed its poster or loading card"])
         let posters = PosterLibrary(canvas: board.canvas, look: board.loading, limits: DecodeLimits())
         posters.request([0], stories: board.stories)
         posters.waitForRequests()
