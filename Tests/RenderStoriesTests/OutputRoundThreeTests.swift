@@ -104,6 +104,22 @@ final class OutputRoundThreeTests: XCTestCase {
         return process
     }
 
+    /// Starts a render of the demo into `name` with an MP4 slow to finish (x264's veryslow),
+    /// sends `signal` twice, 200 ms apart, once 10 frames are written, and returns the output
+    /// folder, the exit status and what the render said.
+    func signalTwice(_ signal: Int32, name: String) throws -> (out: String, status: Int32, said: String) {
+        let out = folder.file(name)
+        let stderr = Pipe()
+        let process = try startRender(["--size", "360x640", "--mp4", folder.file(name + ".mp4"), "--preset", "veryslow",
+                                       "--progress", "none"], out: out, frames: 10, stderr: stderr)
+        kill(process.processIdentifier, signal)
+        usleep(200_000)
+        kill(process.processIdentifier, signal)
+        process.waitUntilExit()
+        let said = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        return (out, process.terminationStatus, said)
+    }
+
     /// Ctrl-C with --report still writes report.html, from the summary that says "interrupted".
     func testAnInterruptedRenderWritesItsReport() throws {
         let out = folder.file("int")
@@ -119,17 +135,8 @@ final class OutputRoundThreeTests: XCTestCase {
     /// MP4's (slow to finish with veryslow), not a frame's. Each signal says what it does: the
     /// first that the clip is being finished and how to stop at once, the second what it left out.
     func testASecondSignalLeavesNoTemporaryFile() throws {
-        let out = folder.file("int2")
-        let clip = folder.file("int2.mp4")
-        let stderr = Pipe()
-        let process = try startRender(["--size", "360x640", "--mp4", clip, "--preset", "veryslow", "--progress", "none"],
-                                      out: out, frames: 10, stderr: stderr)
-        kill(process.processIdentifier, SIGINT)
-        usleep(200_000)
-        kill(process.processIdentifier, SIGINT)
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 130)
-        let said = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let (out, status, said) = try signalTwice(SIGINT, name: "int2")
+        XCTAssertEqual(status, 130)
         XCTAssertTrue(said.contains("stopping at the next frame, then finishing int2.mp4 from the frames drawn; "
                                     + "press Ctrl-C again to stop at once without them"), said)
         XCTAssertTrue(said.contains("stopped at once: int2.mp4 not written, nor summary.json"), said)
@@ -144,17 +151,8 @@ final class OutputRoundThreeTests: XCTestCase {
     /// A job runner stops a render with SIGTERM, not a key: the first signal's message tells it
     /// to send SIGTERM again, not to press Ctrl-C, and the second ends the render at once (143).
     func testASecondSIGTERMIsNamedAsSent() throws {
-        let out = folder.file("term2")
-        let clip = folder.file("term2.mp4")
-        let stderr = Pipe()
-        let process = try startRender(["--size", "360x640", "--mp4", clip, "--preset", "veryslow", "--progress", "none"],
-                                      out: out, frames: 10, stderr: stderr)
-        kill(process.processIdentifier, SIGTERM)
-        usleep(200_000)
-        kill(process.processIdentifier, SIGTERM)
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 128 + SIGTERM)
-        let said = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let (_, status, said) = try signalTwice(SIGTERM, name: "term2")
+        XCTAssertEqual(status, 128 + SIGTERM)
         XCTAssertTrue(said.contains("from the frames drawn; send SIGTERM again to stop at once without them"), said)
         XCTAssertFalse(said.contains("Ctrl-C"), said)
         XCTAssertTrue(said.contains("stopped at once: term2.mp4 not written, nor summary.json"), said)
