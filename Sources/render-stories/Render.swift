@@ -291,8 +291,9 @@ struct Render: ParsableCommand {
                 if interruption.requested != nil || source.data > 1 {
                     TemporaryFiles.removeAll()
                     if speaks {
-                        let unwritten = zip(clipPaths, clips).filter { !TemporaryFiles.wasPlaced($0.0) }.map(\.1)
-                        let finished = zip(clipPaths, clips).filter { TemporaryFiles.wasPlaced($0.0) }.map(\.1)
+                        let placed = clipPaths.map(TemporaryFiles.wasPlaced)
+                        let unwritten = zip(clips, placed).filter { !$0.1 }.map(\.0)
+                        let finished = zip(clips, placed).filter(\.1).map(\.0)
                         var said = unwritten.isEmpty ? "stopped at once: summary.json not written"
                             : "stopped at once: \(unwritten.joined(separator: ", ")) not written, nor summary.json"
                         if !finished.isEmpty { said += "; \(finished.joined(separator: ", ")) finished before, from the frames drawn" }

@@ -138,9 +138,11 @@ public struct RenderSummary: Sendable {
     /// loading card, and a sound-only one is heard), but a story that never shows a picture is
     /// reported, not left to a `first_frame` count of zero. Only a story's own players count
     /// (a room's participants have their avatars), and a failed story says why already. Only
-    /// for a whole render (or a merge of every shard): a shard's trace is part of the story,
-    /// and its edge stops a play begun there before its first picture.
+    /// for a whole render (or a merge of every shard), so called once `frameRange` is set: a
+    /// shard's trace is part of the story, and its edge stops a play begun there before its
+    /// first picture.
     mutating func noteStoriesWithoutAPicture(trace: LifecycleTrace) {
+        guard frameRange == nil else { return }
         for id in stories.map(\.id) {
             let events = trace.events.filter { $0.story == id && $0.participant == nil && $0.media == nil }
             let plays = events.filter { $0.event == .play }.count

@@ -49,7 +49,7 @@ public enum ShardMerge {
         summary.renderOf = renderOf(of: shards.first)
         summary.timelineFrames = total
         summary.frameRange = covered == 0..<total ? nil : covered
-        if summary.frameRange == nil { summary.noteStoriesWithoutAPicture(trace: trace) }
+        summary.noteStoriesWithoutAPicture(trace: trace)
         do {
             try AtomicFile.write(Array(trace.jsonLines.utf8), to: (output as NSString).appendingPathComponent("lifecycle.jsonl"))
             try AtomicFile.write(Array(summary.json.utf8), to: (output as NSString).appendingPathComponent("summary.json"))

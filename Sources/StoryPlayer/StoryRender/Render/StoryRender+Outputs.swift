@@ -11,7 +11,7 @@ extension StoryRender {
                                     stageSeconds: clock.seconds, cores: Rasterizer.defaultThreadCount)
         summary.clock = playback
         summary.frameRange = options.frameRange
-        if options.frameRange == nil { summary.noteStoriesWithoutAPicture(trace: trace) }
+        summary.noteStoriesWithoutAPicture(trace: trace)
         summary.shardCost = options.frameRange == nil ? nil : clock.shardCost
         summary.timelineFPS = storyboard.canvas.fps
         summary.lateFrames = lateFrames
