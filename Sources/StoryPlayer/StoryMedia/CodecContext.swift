@@ -74,6 +74,10 @@ final class CodecContext {
     var timeBase: AVRational { pointer?.pointee.time_base ?? AVRational(num: 0, den: 1) }
     /// The decoder's threads (`thread_count`); 0 once closed.
     var threadCount: Int { pointer.map { Int($0.pointee.thread_count) } ?? 0 }
+
+    /// Whether the decoder was opened with extradata (`AVCodecContext.extradata`): for H.264 and
+    /// HEVC from FLV or MP4, the parameter sets.
+    var hasExtradata: Bool { (pointer?.pointee.extradata_size ?? 0) > 0 }
     /// The coded picture size the decoder knows (0 until it knows, or once closed).
     var width: Int { pointer.map { Int($0.pointee.width) } ?? 0 }
     var height: Int { pointer.map { Int($0.pointee.height) } ?? 0 }

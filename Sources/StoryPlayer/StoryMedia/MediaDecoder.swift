@@ -81,6 +81,8 @@ package final class MediaDecoder {
     /// decoder ignores an `eXIf` chunk, and a phone's PNG showed sideways).
     private var stillFileOrientation: PictureOrientation?
     private var lastRefusal: Int32?
+    /// FFmpeg's last complaint while no picture had come yet (taken as each packet is sent).
+    private var lastDecoderMessage: String?
     /// Set by `firstPicture()`: the input ends after the first keyframe the decoder accepts.
     private var drainsAfterKeyframe = false
     private var drainedEarly = false
@@ -370,7 +372,7 @@ package final class MediaDecoder {
             try send(packet, of: format)
         }
         if picturesDecoded == 0, let lastRefusal {
-            let detail = FFmpegLogging.takeLastMessage()
+            let detail = FFmpegLogging.takeLastMessage() ?? lastDecoderMessage
             // FFmpeg's own words send the user to an option they cannot set; ours name the limit.
             if let detail, let size = MediaDecoder.oversizedPicture(in: detail) {
                 func megapixels(_ pixels: Int) -> String { String(format: "%.1f MP", Double(pixels) / 1e6) }
@@ -404,6 +406,18 @@ package final class MediaDecoder {
         }
         reception.countVideo()
         if firstPacketAt == nil { firstPacketAt = InterruptGate.now() }
+        if picturesDecoded == 0 {
+            // Until a picture comes, what the video lacks, for a failure that says why.
+            let sets = VideoParameterSets.reads(codec: track.codecName)
+                && (track.codec.hasExtradata || packet.withUnsafeBytes { VideoParameterSets.found(in: $0, codec: track.codecName) })
+            reception.noteVideo(codec: track.codecName, setsSeen: sets)
+        }
+        defer {
+            if picturesDecoded == 0, let message = FFmpegLogging.takeLastMessage() {
+                lastDecoderMessage = message
+                reception.noteDecoder(message: message)
+            }
+        }
         if var discard = forwardDiscard {
             track.codec.dropsNonReferences = discard.mayDrop(time: track.timeline.seconds(packet.presentationTimestamp))
             forwardDiscard = discard

@@ -26,6 +26,8 @@ package final class SourceReception: Sendable {
     private let video = Atomic<Int>(0)
     private let announced = Atomic<Bool>(false)
     private let firstVideo = Mutex<Date?>(nil)
+    /// What the video decoder said of the packets before its first picture.
+    private let decoding = Mutex<(codec: String?, setsSeen: Bool, lastMessage: String?)>((nil, false, nil))
 
     var stage: Stage { Stage(rawValue: stageValue.load(ordering: .acquiring)) ?? .connecting }
     /// Audio packets read, on every connection of this play.
@@ -50,13 +52,41 @@ package final class SourceReception: Sendable {
     }
     func announce(video: Bool) { announced.store(video, ordering: .relaxed) }
 
+    /// The video's codec (FFmpeg's name), and whether its parameter sets have come: with the
+    /// container's extradata, or in a packet (`VideoParameterSets`).
+    func noteVideo(codec: String, setsSeen: Bool) {
+        decoding.withLock { state in
+            state.codec = codec
+            if setsSeen { state.setsSeen = true }
+        }
+    }
+
+    /// The decoder's last complaint (FFmpeg's words) before the first picture.
+    func noteDecoder(message: String) { decoding.withLock { $0.lastMessage = message } }
+
+    /// Why video that arrived never gave a picture, for the failure ("no decodable picture:
+    /// …"): parameter sets that never came, or what the decoder said. `span` says over what
+    /// time, as "in the 8 s since opening".
+    package func undecodableReason(span: String? = nil) -> String {
+        let (codec, setsSeen, message) = decoding.withLock { ($0.codec, $0.setsSeen, $0.lastMessage) }
+        let said = message.map { "; FFmpeg: \($0)" } ?? ""
+        let when = span.map { " \($0)" } ?? ""
+        if let codec, VideoParameterSets.reads(codec: codec), !setsSeen {
+            let name = codec == "h264" ? "H.264" : "HEVC"
+            let sets = codec == "h264" ? "SPS or PPS" : "VPS, SPS or PPS"
+            return "missing parameter sets (\(videoPackets) \(name) packets\(when), none with an \(sets): the publisher "
+                + "sends them only at its start; GStreamer's h264parse config-interval=-1 sends them with every keyframe\(said))"
+        }
+        return "\(videoPackets) video packets arrived\(when) but none decoded to a picture\(said)"
+    }
+
     /// Why no picture came, in the user's terms, for a story whose time ran out.
     package var missingPictureReason: String {
         switch (stage, videoPackets, audioPackets) {
         case (.connecting, _, _): "the source never answered"
         case (_, 0, 0): "the server accepted the connection and sent nothing"
         case (_, 0, _): "only sound arrived"
-        case (_, let packets, _): "\(packets) video packets arrived but none decoded to a picture"
+        case (_, _, _): undecodableReason()
         }
     }
 }

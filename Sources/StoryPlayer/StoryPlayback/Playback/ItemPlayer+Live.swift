@@ -113,9 +113,9 @@ extension ItemPlayer {
         let deadline = firstPictureWait(thread)
         guard Date() >= deadline else { return }
         // Video from the start arrives within a second of opening; later video is its own case.
-        let since = deadline > firstPictureDeadline.addingTimeInterval(1) ? "of its first video packet" : "of opening"
-        fail(MediaError(.timeout, "no picture within \(ObjectReader.format(limits.timeouts.open)) s \(since)",
-                        cause: ErrorText(thread.reception.missingPictureReason)), at: t)
+        let since = deadline > firstPictureDeadline.addingTimeInterval(1) ? "its first video packet" : "opening"
+        fail(MediaError(.decode, "no decodable picture", cause: ErrorText(thread.reception.undecodableReason(
+            span: "in the \(ObjectReader.format(limits.timeouts.open)) s since \(since)"))), at: t)
     }
 
     private var frameDuration: Double { media?.frameDuration ?? MediaFacts.assumedFrameDuration }

@@ -264,9 +264,17 @@ public final class ItemPlayer {
         if liveDataHasRunOut { return true }
         guard let length else { return false }
         guard local >= length - 1e-9 else { return false }
-        if received == 0, stage == nil, !isFailed, !isDeferred, !playsSoundOnly {
-            let reason = decodeThread?.reception.missingPictureReason ?? "nothing was decoded"
-            fail(MediaError(.timeout, "no picture within \(String(format: "%.1f", length)) s (\(reason))"), at: t)
+        if received == 0, stage == nil, !isFailed, !isDeferred {
+            if item.isLive, let reception = decodeThread?.reception, reception.videoPackets > 0 {
+                // Video came and none of it decoded: broken, not a source of sound only, however
+                // much sound came with it (an SRT stream whose late joiner never gets its
+                // parameter sets used to end here as if it had played).
+                fail(MediaError(.decode, "no decodable picture", cause: ErrorText(reception.undecodableReason(
+                    span: "in the item's \(ObjectReader.format(length)) s"))), at: t)
+            } else if !playsSoundOnly {
+                let reason = decodeThread?.reception.missingPictureReason ?? "nothing was decoded"
+                fail(MediaError(.timeout, "no picture within \(String(format: "%.1f", length)) s (\(reason))"), at: t)
+            }
         }
         return true
     }
