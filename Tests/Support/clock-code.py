@@ -10,11 +10,19 @@ most significant bit first, row by row. A reader samples the middle of each squa
 (`ClockCode.swift` in the tests), so the code survives H.264 at any sane bit rate and a
 scaled render. Pure standard library: it runs wherever python3 does.
 
-  clock-code.py [--fps 30] [--seconds N]   | ffmpeg -f rawvideo -pix_fmt rgb24 -s 360x640 -r 30 -i - ...
+  clock-code.py [--fps 30] [--seconds N] [--uneven MS]   | ffmpeg -f rawvideo -pix_fmt rgb24 -s 360x640 -r 30 -i - ...
+                                            --uneven writes every odd picture MS early, so a publisher
+                                            that stamps pictures as they arrive (ffmpeg's
+                                            -use_wallclock_as_timestamps, GStreamer's do-timestamp)
+                                            stamps them unevenly: 23.3 and 43.3 ms apart in turn at 10
   clock-code.py read FRAME_DIR              the codes in a render's frames, as JSON (ffmpeg reads the PNGs)
   clock-code.py stats FRAME_DIR [SKIP_S]    distinct pictures a second, and latency read back from the
                                             frames of a realtime render (its summary's clock_started_at),
                                             leaving out the first SKIP_S seconds (default 1)
+  clock-code.py cadence FRAME_DIR [SKIP_S] how evenly the pictures reached the frames: for each picture,
+                                            the frame it first showed in against where a steady 1:1
+                                            cadence puts it (the median), so a picture shown late or
+                                            never shows, whatever its timestamps said
   clock-code.py ffmpeg-latency URL [SECONDS]  the same figures for ffmpeg's own low-delay decode of a
                                             clock-coded stream: each picture's age when ffmpeg hands it over
 """
@@ -107,6 +115,30 @@ def stats(folder, skip_seconds):
     return result
 
 
+def cadence(folder, skip_seconds):
+    """Pictures against a steady cadence, for a source whose rate is the render's: picture n
+    first shows in frame first[n]; on a steady cadence first[n] - n is the same for every
+    picture, so its spread is how late (or early) each was, in frames."""
+    summary = json.load(open(os.path.join(folder, "summary.json")))
+    fps = summary["timeline_fps"]
+    codes = read_frames(folder)[int(skip_seconds * fps):]
+    first = {}
+    for n, code in enumerate(codes):
+        if code and code[0] not in first:
+            first[code[0]] = n
+    if len(first) < 2:
+        return {"pictures": len(first)}
+    numbers = sorted(first)
+    lags = sorted(first[k] - k for k in numbers)
+    base = lags[len(lags) // 2]
+    late = [first[k] - k - base for k in numbers]
+    span = numbers[-1] - numbers[0] + 1
+    seconds = len(codes) / fps
+    return {"pictures": len(first), "distinct_per_second": round(len(first) / seconds, 2) if seconds else 0,
+            "never_shown": span - len(first), "late_by_more_than_1_frame": sum(1 for d in late if d > 1),
+            "most_late_frames": max(late), "most_early_frames": -min(late)}
+
+
 def ffmpeg_latency(url, seconds):
     """ffmpeg -fflags nobuffer -flags low_delay decoding URL to raw RGB: how old each picture is
     when it comes out (no display, so this is the floor a player on the same input can reach)."""
@@ -150,6 +182,9 @@ def main():
     if len(sys.argv) > 1 and sys.argv[1] == "ffmpeg-latency":
         print(json.dumps(ffmpeg_latency(sys.argv[2], float(sys.argv[3]) if len(sys.argv) > 3 else 10)))
         return
+    if len(sys.argv) > 1 and sys.argv[1] == "cadence":
+        print(json.dumps(cadence(sys.argv[2], float(sys.argv[3]) if len(sys.argv) > 3 else 1.0)))
+        return
     if len(sys.argv) > 1 and sys.argv[1] == "stats":
         print(json.dumps(stats(sys.argv[2], float(sys.argv[3]) if len(sys.argv) > 3 else 1.0)))
         return
@@ -160,6 +195,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--fps", type=float, default=30)
     parser.add_argument("--seconds", type=float, default=0, help="0: until the reader goes away")
+    parser.add_argument("--uneven", type=float, default=0, help="write each odd picture this many ms early")
     args = parser.parse_args()
     grey = bytes([96, 96, 96]) * WIDTH
     base = bytearray(grey * HEIGHT)
@@ -169,7 +205,7 @@ def main():
     number = 0
     try:
         while args.seconds <= 0 or number < args.seconds * args.fps:
-            due = start + number / args.fps
+            due = start + number / args.fps - (args.uneven / 1000 if number % 2 else 0)
             now = time.time()
             if due > now:
                 time.sleep(due - now)

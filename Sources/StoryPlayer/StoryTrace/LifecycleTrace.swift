@@ -29,7 +29,8 @@ public final class LifecycleTrace {
     package func record(_ kind: TraceEvent.Kind, t: Double, story: String, item: Int? = nil, player: Int? = nil,
                 error: String? = nil, call: String? = nil, attempt: Int? = nil, spans: FirstFrameSpans? = nil,
                 loaded: [String]? = nil, detail: String? = nil, pictures: Int? = nil,
-                participant: String? = nil, media: String? = nil, live: LivePlaybackFigures? = nil) -> Int {
+                participant: String? = nil, media: String? = nil, live: LivePlaybackFigures? = nil,
+                detailing: (inout TraceEvent) -> Void = { _ in }) -> Int {
         // Players that decode video are the ones the viewer bounds; a room's audio players are
         // counted apart (`check --max-audio`).
         if kind == .play, let player, media == nil {
@@ -45,6 +46,7 @@ public final class LifecycleTrace {
         event.participant = participant
         event.media = media
         event.live = live
+        detailing(&event)
         events.append(event)
         return events.count - 1
     }

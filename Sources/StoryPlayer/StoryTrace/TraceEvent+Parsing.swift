@@ -48,6 +48,10 @@ extension TraceEvent {
         outcome = try reader.text("outcome")
         progress = try reader.nonNegative("progress")
         velocity = try reader.finite("velocity")
+        gapMs = try reader.nonNegative("gap_ms")
+        offsetMs = try reader.finite("offset_ms")
+        fps = try reader.nonNegative("fps")
+        jitterMs = try reader.nonNegative("jitter_ms")
         if let rebuffers = try reader.whole("rebuffers"), let dropped = try reader.whole("dropped") {
             var offset: OffsetStatistics?
             if let block = try reader.object("live_offset_ms") {

@@ -12,6 +12,9 @@ public struct TraceEvent: Sendable, Equatable {
         case speaker
         /// A live stream's timestamps jumped; the player's clock starts again (`detail`).
         case discontinuity
+        /// A live stream's pictures are released on the cadence its timestamps jitter around
+        /// (`fps`, `jitter_ms`), or no longer are (`detail` says why).
+        case cadence
     }
 
     /// Timeline seconds.
@@ -50,6 +53,15 @@ public struct TraceEvent: Sendable, Equatable {
     public var velocity: Double?
     /// On a live player's `stop`: `live_offset_ms`, `live_offset_from`, `rebuffers`, `dropped`.
     public var live: LivePlaybackFigures?
+    /// On the `reconnect` that says a live source is back: how long no picture came (ms).
+    public var gapMs: Double?
+    /// On the `reconnect` that says a live source is back: how far behind its live edge the
+    /// first picture after the return was shown (ms).
+    public var offsetMs: Double?
+    /// On `cadence`: the cadence's pictures a second.
+    public var fps: Double?
+    /// On `cadence`: the largest distance of a picture's timestamp from the cadence (ms).
+    public var jitterMs: Double?
 
     public init(t: Double, wall: Double, event: Kind, story: String, item: Int? = nil, player: Int? = nil,
                 error: String? = nil, call: String? = nil, attempt: Int? = nil, spans: FirstFrameSpans? = nil) {
@@ -82,6 +94,10 @@ public struct TraceEvent: Sendable, Equatable {
         if let outcome { fields.append("\"outcome\": \(JSONText.string(outcome))") }
         if let progress { fields.append("\"progress\": \(JSONText.number(progress))") }
         if let velocity { fields.append("\"velocity\": \(JSONText.number(velocity))") }
+        if let gapMs { fields.append("\"gap_ms\": \(JSONText.number(gapMs))") }
+        if let offsetMs { fields.append("\"offset_ms\": \(JSONText.number(offsetMs))") }
+        if let fps { fields.append("\"fps\": \(JSONText.number(fps))") }
+        if let jitterMs { fields.append("\"jitter_ms\": \(JSONText.number(jitterMs))") }
         if let spans {
             fields.append("\"open_ms\": \(JSONText.number(spans.openMs))")
             fields.append("\"first_packet_ms\": \(JSONText.number(spans.firstPacketMs))")

@@ -151,14 +151,30 @@ enum ClockCode {
 enum ClockCodedPublisher: String, CaseIterable {
     case ffmpeg, gstreamer
 
+    /// How a publisher's stream departs from the well-behaved one users test with.
+    enum Quirk: Equatable {
+        case none
+        /// Timestamps 23 and 43 ms apart in turn at 30 fps: every odd picture stamped 10 ms early.
+        /// ffmpeg stamps them so (`setpts`); GStreamer stamps each picture as it arrives
+        /// (`fdsrc do-timestamp=true`) from a generator that writes every odd one 10 ms early,
+        /// as a capture source on a busy machine delivers frames.
+        case unevenTimestamps
+        /// H.264 whose SPS and PPS never reach a viewer: ffmpeg strips them (`filter_units`);
+        /// GStreamer's `h264parse` sends them only at its start, before any viewer joins.
+        case withheldParameterSets
+    }
+
     /// The shell pipeline `clock-code.py | <encoder>` into `sink`: for ffmpeg, its output
     /// options; for GStreamer, the elements after the muxer's input.
-    func command(_ output: Output) -> String {
-        let source = "python3 '\(ClockCode.script)'"
+    func command(_ output: Output, quirk: Quirk = .none) -> String {
+        let source = "python3 '\(ClockCode.script)'" + (quirk == .unevenTimestamps && self == .gstreamer ? " --uneven 10" : "")
         switch self {
         case .ffmpeg:
+            let uneven = quirk == .unevenTimestamps
+                ? #"-vf "settb=1/1000,setpts='(N/30-if(mod(N,2),0.01,0))/TB'" -enc_time_base:v 1:1000 "# : ""
+            let withheld = quirk == .withheldParameterSets ? "-bsf:v 'filter_units=remove_types=7|8' " : ""
             let head = "ffmpeg -v error -f rawvideo -pix_fmt rgb24 -s 360x640 -r 30 -i - -f lavfi -i sine=frequency=440:sample_rate=48000 "
-                + "-c:v libx264 -preset veryfast -tune zerolatency -g 30 -pix_fmt yuv420p -c:a aac "
+                + uneven + "-c:v libx264 -preset veryfast -tune zerolatency -g 30 -pix_fmt yuv420p " + withheld + "-c:a aac "
             switch output {
             case .hls(let folder):
                 return "\(source) | \(head) -f hls -hls_time 1 -hls_list_size 5 -hls_flags delete_segments '\(folder)/live.m3u8'"
@@ -175,9 +191,13 @@ enum ClockCodedPublisher: String, CaseIterable {
                     + "-use_timeline 1 '\(folder)/live.mpd'"
             }
         case .gstreamer:
-            let video = "fdsrc fd=0 blocksize=691200 ! rawvideoparse width=360 height=640 format=rgb framerate=30/1 ! videoconvert "
+            let stamps = quirk == .unevenTimestamps ? " do-timestamp=true" : ""
+            let video = "fdsrc fd=0 blocksize=691200\(stamps) ! rawvideoparse width=360 height=640 format=rgb framerate=30/1 ! videoconvert "
                 + "! video/x-raw,format=I420 ! x264enc tune=zerolatency speed-preset=veryfast key-int-max=30 ! h264parse ! queue"
-            let audio = "audiotestsrc wave=sine ! audioconvert ! avenc_aac ! aacparse ! queue"
+            // Stamped as they arrive, the pictures are live, and so must the muxer be: its sound
+            // source live too, as the issue's report had it (with a sound source that is not,
+            // no picture reached the viewer in 8 s).
+            let audio = "audiotestsrc\(quirk == .unevenTimestamps ? " is-live=true" : "") wave=sine ! audioconvert ! avenc_aac ! aacparse ! queue"
             switch output {
             case .hls(let folder):
                 // Keyframe requests at each target duration would add a keyframe beside x264's
@@ -229,9 +249,9 @@ extension ServerSet {
     /// thread: one started from a dispatch worker thread inherited that thread's blocked
     /// signals, its shell never ran the trap, and the test hung in `tearDown`.
     func publishClockCoded(_ publisher: ClockCodedPublisher, to output: ClockCodedPublisher.Output,
-                           after delay: Double = 0) throws -> ServerProcess {
+                           after delay: Double = 0, quirk: ClockCodedPublisher.Quirk = .none) throws -> ServerProcess {
         try LiveServers.require(publisher.programs)
-        let command = delay > 0 ? "{ sleep \(delay); \(publisher.command(output)); }" : publisher.command(output)
+        let command = delay > 0 ? "{ sleep \(delay); \(publisher.command(output, quirk: quirk)); }" : publisher.command(output, quirk: quirk)
         return try start("bash", ["-c", "trap 'trap - TERM INT; kill -- -$$' TERM INT; \(command) & wait"],
                          name: "clock-\(publisher.rawValue)-\(UUID().uuidString.prefix(8))")
     }

@@ -33,7 +33,7 @@ extension DecodeThread {
             }
             while let event = decoded.take() {
                 guard case .decoded(let time, let picture, let spans) = event else {
-                    if case .discontinuity(let next, _, _, _) = event { epoch = next }
+                    if case .discontinuity(let next, _, _, _, _) = event { epoch = next }
                     guard queue.put(event) else { return }
                     continue
                 }

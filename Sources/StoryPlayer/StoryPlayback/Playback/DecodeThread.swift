@@ -289,6 +289,10 @@ private struct Worker {
         /// The time of the last picture decoded, for the reach (nil before the first).
         var decodedTime: Double?
         var frameDuration = facts.frameDuration
+        /// When the last live picture was decoded (monotonic seconds): how long a publisher was away.
+        var lastArrival: Double?
+        /// The cadence live pictures are released on (`FrameCadence`), one per time line.
+        var cadence = FrameCadence()
         defer { close(decoder) }
         while !gate.isStopped {
             let failure: MediaError?
@@ -329,26 +333,46 @@ private struct Worker {
                         // timestamps; the player's clock starts again at this picture.
                         let jumped = connectionFirstTime != nil
                             && abs(time - (lastTime + frameDuration)) > Worker.discontinuityThreshold
+                        let arrived = LiveEdge.now()
                         if (connectionFirstTime == nil && reconnection.tries > 0) || jumped {
                             // A picture held from the opening burst belongs to the line before.
                             for held in backlog.flush() {
                                 guard queue.put(.decoded(time: held.time, picture: held.picture, spans: held.spans)) else { return }
                             }
                             let epoch = edge.newEpoch()
+                            let gap = lastArrival.map { arrived - $0 } ?? 0
                             // Said in the source's own timestamps: the play's media time runs on
                             // across a reconnect, and would say only that one picture followed another.
                             let event = DecodedEvent.discontinuity(epoch: epoch, from: replay.lastWritten ?? lastTime, to: written,
-                                                                   reconnected: !jumped)
+                                                                   reconnected: !jumped, gap: gap)
                             guard queue.put(event) else { return }
+                            cadence = FrameCadence()
+                            // A publisher that came back on the same connection (nginx-rtmp keeps
+                            // its viewers through a restart) starts with what its encoder and the
+                            // network held, as a new connection does: passed over, so the new
+                            // session starts at its newest picture.
+                            if jumped, gap >= LivePlayback.sessionGap {
+                                backlog = PushBacklog(isPushed: LiveSourceKind(source) == .push)
+                            }
                         }
+                        lastArrival = arrived
                         replay.passedOn(written: written)
-                        edge.pictureArrived(time: time, written: written, epoch: edge.epoch, now: LiveEdge.now())
                         // The sound heard up to this picture, on its time line.
                         let shift = timeOffset - (reconnection.tries > 0 ? connectionFirstTime ?? picture.time : 0)
                         for var block in decoder.takeSound() {
                             block.time += shift
                             sound.append(block, epoch: edge.epoch)
                         }
+                    }
+                    // Released on the stream's cadence once it is clear: timestamps that jitter
+                    // around a steady rate would make two pictures due in one frame and none in
+                    // the next. The raw time stays the one jumps are measured from.
+                    var released = time
+                    if isLive {
+                        let (cadenced, change) = cadence.release(time)
+                        if let change { guard queue.put(.cadence(change)) else { return } }
+                        released = cadenced
+                        edge.pictureArrived(time: released, written: written, epoch: edge.epoch, now: lastArrival ?? LiveEdge.now())
                     }
                     if connectionFirstTime == nil { connectionFirstTime = picture.time }
                     lastTime = time
@@ -367,7 +391,7 @@ private struct Worker {
                     // its own clock, not thinned to its last picture. Catching up is the
                     // player's call (`LivePlayhead`), by passing pictures over unconverted.
                     forward.count(time: time, seconds: decodeSeconds)
-                    for next in backlog.take(PushBacklog.Picture(time: time, picture: picture, spans: spans), now: LiveEdge.now()) {
+                    for next in backlog.take(PushBacklog.Picture(time: released, picture: picture, spans: spans), now: LiveEdge.now()) {
                         guard queue.put(.decoded(time: next.time, picture: next.picture, spans: next.spans)) else { return }
                     }
                     if decoder.isStill {

@@ -124,7 +124,8 @@ extension ItemPlayer {
         case .reconnect(let attempt, let reason):
             trace.record(.reconnect, t: t, story: storyID, item: tracedItem, player: id, error: reason, attempt: attempt,
                          participant: participant)
-        case .discontinuity:
+        case .discontinuity, .cadence:
+            // Live events, taken in `advanceLive`.
             break
         case .end:
             dataEnded = true

@@ -61,13 +61,21 @@ extension ItemPlayer {
                     live.isCatchingUp = false
                     if time + 0.5 * frameDuration < position { live.playhead.anchor(at: time + 0.5 * frameDuration) }
                 }
-            case .discontinuity(let epoch, let from, let to, let reconnected):
+            case .discontinuity(let epoch, let from, let to, let reconnected, let gap):
                 live.epoch = epoch
                 live.newest = nil
                 live.playhead.unanchor()
                 let detail = reconnected ? "a new connection: the source's timestamps went from \(format(from)) s to \(format(to)) s"
                     : "timestamps jumped from \(format(from)) s to \(format(to)) s"
                 trace.record(.discontinuity, t: t, story: storyID, item: tracedItem, player: id, detail: detail, participant: participant)
+                // Back after a gap: a new session, which the controller starts afresh.
+                if reconnected || gap >= LivePlayback.sessionGap {
+                    live.startSession(gap: gap, detail: detail)
+                }
+            case .reconnect(let attempt, _):
+                live.lastAttempt = attempt
+            case .cadence(let change):
+                traceCadence(change, at: t)
             default:
                 break
             }
@@ -151,7 +159,8 @@ extension ItemPlayer {
         thread.skip(before: position - 1.5 * frame, epoch: live.epoch)
     }
 
-    /// Notes how far behind the edge the picture drawn at timeline `t` is.
+    /// Notes how far behind the edge the picture drawn at timeline `t` is. The first picture of
+    /// a source back after a gap traces its return: a `reconnect` with the gap and that offset.
     func recordLiveOffset(of time: Double, at t: Double) {
         // Once an ended stream's last picture has had its time, the frames that hold it show
         // no stream: counted, they made a play 3.5 s behind throughout report a p95 of 10.7 s.
@@ -159,7 +168,39 @@ extension ItemPlayer {
               let offset = thread.edge.offset(of: time, epoch: live.epoch, now: LiveEdge.now()) else { return }
         live.offsets.append((t, max(0, offset.seconds)))
         live.offsetFrom = offset.from
+        if let back = live.returning, live.newest != nil {
+            live.returning = nil
+            let gap = (back.gap * 1000).rounded(), shown = (max(0, offset.seconds) * 1000).rounded()
+            let how = back.attempt.map { "reconnect try \($0) brought it back" } ?? "the connection held"
+            trace.record(.reconnect, t: t, story: storyID, item: tracedItem, player: id, attempt: back.attempt,
+                         detail: "pictures again after \(ObjectReader.format(gap / 1000)) s without one (\(how); \(back.detail)), "
+                            + "\(ObjectReader.format(shown / 1000)) s behind the live edge",
+                         participant: participant) { event in
+                event.gapMs = gap
+                event.offsetMs = shown
+            }
+        }
         self.live = live
+    }
+
+    /// Traces a change of the stream's cadence (`FrameCadence`).
+    private func traceCadence(_ change: FrameCadence.Change, at t: Double) {
+        let fps: Double, jitter: Double?, detail: String
+        switch change {
+        case .locked(let interval, let distance, let pictures):
+            fps = (100 / interval).rounded() / 100
+            jitter = (distance * 10_000).rounded() / 10
+            detail = "locked after \(pictures) pictures: timestamps within \(ObjectReader.format(jitter!)) ms of a steady "
+                + "\(ObjectReader.format(fps)) fps, released on it"
+        case .unlocked(let interval, let reason):
+            fps = (100 / interval).rounded() / 100
+            jitter = nil
+            detail = "let go: \(reason); pictures are released at their own timestamps until a cadence holds again"
+        }
+        trace.record(.cadence, t: t, story: storyID, item: tracedItem, player: id, detail: detail, participant: participant) { event in
+            event.fps = fps
+            event.jitterMs = jitter
+        }
     }
 
     /// The sound under the picture at media time `local`: from the live clock's position, at its

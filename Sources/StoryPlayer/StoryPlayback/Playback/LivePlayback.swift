@@ -24,13 +24,46 @@ struct LivePlayback {
     /// Whether the target is the protocol's default, to be replaced by the source's own
     /// suggestion (`LiveEdge.suggestedTarget`) when it makes one.
     var takesSuggestedTarget = false
+    /// A source that came back after a gap, until the first picture of its new session is drawn:
+    /// then its `reconnect` event says how long it was away and how far behind the edge it
+    /// came back (`ItemPlayer.recordLiveOffset`).
+    var returning: Return?
+    /// The last reconnect try traced in this play.
+    var lastAttempt: Int?
     /// The clock of the sound heard while the source has sent no video (`SoundOnlyClock`).
     var soundOnly: SoundOnlyClock?
     /// The media time the render last waited for that sound at (once a frame).
     var soundWaitedAt: Double?
 
+    /// A source back after a gap.
+    struct Return {
+        /// Seconds between the last picture before and the first after (as they were decoded).
+        let gap: Double
+        /// The reconnect try that brought it back; nil when the connection held through the gap
+        /// (nginx-rtmp keeps its viewers while a publisher restarts).
+        let attempt: Int?
+        /// The source's timestamps across the gap, as the `discontinuity` says them.
+        let detail: String
+    }
+
+    /// How long a pushed stream may bring no picture before a jump in its timestamps is a new
+    /// session (a publisher that went away and came back) rather than a jump within one (a
+    /// looped file, a segment that starts its timestamps again): far more than any frame
+    /// interval or network jitter, far less than a restart takes.
+    static let sessionGap = 0.5
+
     init(playhead: LivePlayhead) {
         self.playhead = playhead
+    }
+
+    /// A new session of the source begins on time line `epoch` after `gap` seconds without a
+    /// picture: the controller starts again (`LivePlayhead.startSession`), and the return is
+    /// traced once its first picture is drawn.
+    mutating func startSession(gap: Double, detail: String) {
+        playhead.startSession()
+        isRebuffering = false
+        isCatchingUp = false
+        returning = Return(gap: gap, attempt: lastAttempt, detail: detail)
     }
 
     /// Whether the stream has run dry: the clock is at `position`, none of the pictures it

@@ -52,6 +52,14 @@ struct LivePlayhead {
     static let startTolerance = 0.25
     /// How long after the first picture a start too far behind still jumps (seconds).
     static let startWindow = 2.5
+    /// How far past the target the start of a new session (a source back after a gap) may be
+    /// before it jumps: the viewer has just watched a frozen picture, and passing over the few
+    /// pictures a new connection's opening left behind it costs nothing seen. With the start's
+    /// 0.25 s, an RTMP publisher that came back on a new connection played 166 ms behind its
+    /// edge, 0.1 s target, for the rest of the play.
+    static let returnTolerance = 0.05
+    /// The tolerance of the start window now open.
+    private var tolerance = LivePlayhead.startTolerance
 
     init(latency: LiveLatency.Resolved, controlsSpeed: Bool) {
         target = latency.target
@@ -88,7 +96,7 @@ struct LivePlayhead {
         guard controlsSpeed, let position else { return nil }
         if startedAt == nil, edgeIsFirm { startedAt = now }
         let starting = startedAt.map { now - $0 < LivePlayhead.startWindow } ?? true
-        if offset > maxOffset || (starting && offset > target + LivePlayhead.startTolerance) {
+        if offset > maxOffset || (starting && offset > target + tolerance) {
             let jump = offset - target
             self.position = position + jump
             speed = 1
@@ -116,11 +124,29 @@ struct LivePlayhead {
         isWaitingForData = true
     }
 
+    /// A new session of the source (a publisher that came back, a new connection): what the
+    /// controller learned of the session before is about it, not this one. A rebuffer's raised
+    /// target was the old session running dry as it went away: carried over, it held a
+    /// returned RTMP publisher 0.6 s behind at 0.97 speed, falling 30 ms further behind each
+    /// second for 20 s. So the target goes back to where it started, the speed to 1, and the
+    /// start window opens again at the next firm edge, to jump to the new edge if the return
+    /// began far behind it.
+    mutating func startSession() {
+        target = initialTarget
+        speed = 1
+        lastSpeedChange = -.infinity
+        startedAt = nil
+        isWaitingForData = false
+        position = nil
+        tolerance = LivePlayhead.returnTolerance
+    }
+
     /// Pictures came again after a rebuffer at media time `now`: the clock goes on, and for the
     /// start window a position far behind the edge jumps, as at the start.
     mutating func dataResumed(at now: Double) {
         guard isWaitingForData else { return }
         isWaitingForData = false
         startedAt = now
+        tolerance = LivePlayhead.startTolerance
     }
 }
