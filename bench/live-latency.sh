@@ -9,6 +9,11 @@
 #   bench/live-latency.sh [seconds] [protocol…]    (default 20 s; hls dash rtmp srt http-ts)
 #   LATENCY_TARGET=2 bench/live-latency.sh 60 hls  (with "latency": {"target": 2})
 #   bench/live-latency.sh 60 stall                 (an RTMP publisher that stops for 2 s at 10 s)
+#   bench/live-latency.sh 12 restart uneven undecodable
+#                                                  (what publishers really do, each family: an RTMP
+#                                                   publisher killed 3 s in and started again at the
+#                                                   same name 2 s later; timestamps 23 and 43 ms apart
+#                                                   in turn; SRT whose H.264 never gets its SPS/PPS)
 #   CLOCK=virtual bench/live-latency.sh            (the virtual clock: distinct pictures a second;
 #                                                   its latencies are not wall-clock ones)
 set -euo pipefail
@@ -28,6 +33,8 @@ code=$PWD/Tests/Support/clock-code.py
 source bench/live-servers.sh
 
 ffmpeg_encode="ffmpeg -v error -f rawvideo -pix_fmt rgb24 -s 360x640 -r 30 -i - -f lavfi -i sine=frequency=440:sample_rate=48000 -c:v libx264 -preset veryfast -tune zerolatency -g 30 -pix_fmt yuv420p -c:a aac"
+# Every odd picture stamped 10 ms early (the quotes keep the expression's commas from the filter graph's parser).
+ffmpeg_uneven="ffmpeg -v error -f rawvideo -pix_fmt rgb24 -s 360x640 -r 30 -i - -f lavfi -i sine=frequency=440:sample_rate=48000 -vf \"settb=1/1000,setpts='(N/30-if(mod(N,2),0.01,0))/TB'\" -enc_time_base:v 1:1000 -c:v libx264 -preset veryfast -tune zerolatency -g 30 -pix_fmt yuv420p -c:a aac"
 gst_video="fdsrc fd=0 blocksize=691200 ! rawvideoparse width=360 height=640 format=rgb framerate=30/1 ! videoconvert ! video/x-raw,format=I420 ! x264enc tune=zerolatency speed-preset=veryfast key-int-max=30 ! h264parse ! queue"
 gst_audio="audiotestsrc wave=sine ! audioconvert ! avenc_aac ! aacparse ! queue"
 # A publisher in a process group of its own (bash started with job control off leads none, so
@@ -37,6 +44,16 @@ publisher=""
 publish_coded() { # "encoder command after the generator's pipe"
   setsid bash -c "trap 'trap - TERM INT; kill -- -\$\$' TERM INT; python3 '$code' | $1 & wait" </dev/null & publisher=$!
   pids+=($publisher)
+}
+# SRT whose H.264 never brings its SPS and PPS to a viewer, with sound, as a listener on port $2:
+# ffmpeg strips them, GStreamer's h264parse sends them only at its start.
+publish_undecodable() { # family port
+  if [[ $1 == ffmpeg ]]; then
+    publish_coded "$ffmpeg_encode -bsf:v 'filter_units=remove_types=7|8' -f mpegts 'srt://127.0.0.1:$2?mode=listener'"
+  else
+    publish_coded "gst-launch-1.0 -q $gst_video ! mpegtsmux name=m ! srtsink uri='srt://127.0.0.1:$2?mode=listener' wait-for-connection=false audiotestsrc is-live=true wave=sine ! audioconvert ! avenc_aac ! aacparse ! queue ! m."
+  fi
+  wait_for "grep -qi ':$(printf '%04X' "$2") ' /proc/net/udp"
 }
 stop_publisher() { [[ -n $publisher ]] && { kill -TERM -- "-$publisher" 2>/dev/null || true; wait "$publisher" 2>/dev/null || true; }; publisher=""; }
 
@@ -111,6 +128,104 @@ for protocol in "${protocols[@]}"; do
         wait_for "[[ -f '$work/dash-$family/live.mpd' && \$(ls '$work/dash-$family' | grep -cE '^(chunk-stream0|video_0_)') -ge 4 ]]"
         serve_folder "$work/dash-$family"
         render_and_read "dash-$family" "$BASE/live.mpd"
+        stop_publisher
+      done ;;
+    restart)
+      # The publisher is killed 3 s into the render and a new one publishes to the same name 2 s
+      # later; nginx-rtmp holds the viewer's connection, as with the storyboard's default timeouts.
+      start_rtmp
+      for family in ffmpeg gstreamer; do
+        url="${RTMP_URL%/*}/restart-$family"
+        if [[ $family == ffmpeg ]]; then enc="$ffmpeg_encode -f flv '$url'"; else enc="gst-launch-1.0 -q $gst_video ! flvmux name=m streamable=true ! rtmp2sink location='$url' $gst_audio ! m."; fi
+        publish_coded "$enc"
+        wait_for "$bin probe $url >/dev/null 2>&1"
+        first=$publisher
+        (sleep 3; kill -TERM -- "-$first" 2>/dev/null; date +%s.%N > "$work/gone-$family") & pids+=($!)
+        (sleep 5; date +%s.%N > "$work/back-$family"; setsid bash -c "trap 'trap - TERM INT; kill -- -\$\$' TERM INT; python3 '$code' | $enc & wait" </dev/null & echo $! > "$work/second-$family"; wait) & pids+=($!)
+        render_and_read "restart-$family" "$url"
+        kill -TERM -- "-$(cat "$work/second-$family")" 2>/dev/null || true
+        python3 - "$work" "$family" "$code" <<'PY'
+import json, subprocess, sys
+work, family, code = sys.argv[1:4]
+out = f"{work}/out-restart-{family}"
+codes = json.loads(subprocess.run(["python3", code, "read", out], capture_output=True, text=True).stdout)
+summary = json.load(open(out + "/summary.json")); start = summary["clock_started_at"]
+back = float(open(f"{work}/back-{family}").read()) - start
+events = [json.loads(l) for l in open(out + "/lifecycle.jsonl")]
+stop = [e for e in events if e["event"] == "stop"][-1]
+ret = [e for e in events if e["event"] == "reconnect" and "gap_ms" in e]
+first_after = int((back + 3) * 30)
+after = codes[first_after:]
+distinct = len({c[0] for c in after if c}) / (len(after) / 30) if after else 0
+ages = []
+for n, c in enumerate(after):
+    if not c:
+        continue
+    due = int((start + (first_after + n) / 30) * 1000)
+    made = (due & ~0xFFFFFFFF) | c[1]
+    if made > due + (1 << 31):
+        made -= 1 << 32
+    ages.append(due - made)
+ages.sort()
+series = stop.get("live_offset_series", [])
+target = 100
+settled = [t - back for t, ms in stop.get("live_offset_series", []) if t >= back and abs(ms - target) <= 250]
+print(f"  {'':<16} back at {back:.2f} s; from 3 s after it: {distinct:.1f} distinct/s, latency from frames p50 "
+      f"{ages[len(ages) // 2] if ages else '-'} ms; offset of the last second {series[-1][1] if series else '-'} ms; offset within 0.25 s of the target "
+      f"{'%.0f s after the return' % max(0, settled[0]) if settled else 'never'}; rebuffers {stop.get('rebuffers')}; "
+      f"return traced: {('gap %d ms, offset %d ms' % (ret[0]['gap_ms'], ret[0]['offset_ms'])) if ret else 'no'}")
+PY
+      done ;;
+    uneven)
+      # Timestamps 23 and 43 ms apart in turn at 30 fps: ffmpeg stamps every odd picture 10 ms
+      # early (setpts); GStreamer stamps pictures as they arrive from a generator that writes
+      # every odd one 10 ms early, into a live flvmux with a live sound source.
+      start_rtmp
+      for family in ffmpeg gstreamer; do
+        url="${RTMP_URL%/*}/uneven-$family"
+        if [[ $family == ffmpeg ]]; then
+          publish_coded "$ffmpeg_uneven -f flv '$url'"
+        else
+          setsid bash -c "trap 'trap - TERM INT; kill -- -\$\$' TERM INT; python3 '$code' --uneven 10 | gst-launch-1.0 -q ${gst_video/fd=0/fd=0 do-timestamp=true} ! flvmux name=m streamable=true ! rtmp2sink location='$url' ${gst_audio/audiotestsrc/audiotestsrc is-live=true} ! m. & wait" </dev/null & publisher=$!
+          pids+=($publisher)
+        fi
+        wait_for "$bin probe $url >/dev/null 2>&1"
+        THEIRS_APART=1 render_and_read "uneven-$family" "$url"
+        python3 - "$work/out-uneven-$family" "$code" <<'PY'
+import json, subprocess, sys
+out, code = sys.argv[1:3]
+pace = json.loads(subprocess.run(["python3", code, "cadence", out, "2"], capture_output=True, text=True).stdout)
+lock = [json.loads(l) for l in open(out + "/lifecycle.jsonl") if '"cadence"' in l]
+print(f"  {'':<16} from 2 s: never shown {pace.get('never_shown')}, shown more than a frame late {pace.get('late_by_more_than_1_frame')}"
+      f" (most {pace.get('most_late_frames')}); cadence {'%s fps, jitter %s ms, locked at %s s' % (lock[0].get('fps'), lock[0].get('jitter_ms'), lock[0]['t']) if lock else 'never locked'}")
+PY
+        stop_publisher
+      done ;;
+    undecodable)
+      # SRT whose H.264 never gets its parameter sets: ffmpeg strips them, GStreamer's h264parse
+      # sends them only at its start. The default open timeout (8 s) and a 12 s item.
+      for family in ffmpeg gstreamer; do
+        port=$(free_port)
+        publish_undecodable "$family" "$port"
+        board="$work/board-undecodable-$family.json"
+        echo "{\"canvas\": {\"width\": 360, \"height\": 640, \"fps\": 30}, \"duration\": 12, \"clock\": \"realtime\", \"stories\": [{\"id\": \"live\", \"items\": [{\"uri\": \"srt://127.0.0.1:$port?mode=caller\", \"duration\": 12}]}]}" > "$board"
+        "$bin" render "$board" --output "$work/out-undecodable-$family" --quiet || true
+        python3 - "$work/out-undecodable-$family" "$family" <<'PY'
+import json, sys
+out, family = sys.argv[1:3]
+events = [json.loads(l) for l in open(out + "/lifecycle.jsonl")]
+play = [e for e in events if e["event"] == "play"][0]
+failed = [e for e in events if e["event"] == "failed"]
+print(f"  {'undecodable-' + family:<16} " + (f"failed {failed[0]['t'] - play['t']:.2f} s after play (open timeout 8 s): {failed[0]['error'][:90]}…"
+      if failed else "never failed: " + ", ".join(e["event"] for e in events)))
+PY
+        stop_publisher
+        # probe on its own listener (an SRT listener serves one caller).
+        port=$(free_port)
+        publish_undecodable "$family" "$port"
+        started=$(date +%s.%N)
+        "$bin" probe "srt://127.0.0.1:$port?mode=caller" >/dev/null 2>&1 || true
+        echo "  $(printf '%-16s' '') probe answered in $(python3 -c "print(round($(date +%s.%N) - $started, 2))") s"
         stop_publisher
       done ;;
     stall)
