@@ -407,10 +407,17 @@ package final class MediaDecoder {
         reception.countVideo()
         if firstPacketAt == nil { firstPacketAt = InterruptGate.now() }
         if picturesDecoded == 0 {
-            // Until a picture comes, what the video lacks, for a failure that says why.
-            let sets = VideoParameterSets.reads(codec: track.codecName)
-                && (track.codec.hasExtradata || packet.withUnsafeBytes { VideoParameterSets.found(in: $0, codec: track.codecName) })
-            reception.noteVideo(codec: track.codecName, setsSeen: sets)
+            // Until a picture comes, what the video lacks, for a failure that says why: its
+            // parameter sets (in the extradata, or in a packet), and whether a keyframe came.
+            var found = VideoParameterSets.Found(sequenceParameterSet: track.codec.hasExtradata, keyframe: packet.isKeyframe)
+            if VideoParameterSets.reads(codec: track.codecName), !track.codec.hasExtradata {
+                let scanned = packet.withUnsafeBytes { VideoParameterSets.scan($0, codec: track.codecName) }
+                found.sequenceParameterSet = scanned.sequenceParameterSet
+                found.keyframe = found.keyframe || scanned.keyframe
+            }
+            reception.noteVideo(codec: track.codecName, found: found)
+            // What the demuxer logged while reading is not the decoder's complaint.
+            _ = FFmpegLogging.takeLastMessage()
         }
         defer {
             if picturesDecoded == 0, let message = FFmpegLogging.takeLastMessage() {

@@ -27,7 +27,7 @@ package final class SourceReception: Sendable {
     private let announced = Atomic<Bool>(false)
     private let firstVideo = Mutex<Date?>(nil)
     /// What the video decoder said of the packets before its first picture.
-    private let decoding = Mutex<(codec: String?, setsSeen: Bool, lastMessage: String?)>((nil, false, nil))
+    private let decoding = Mutex<(codec: String?, setsSeen: Bool, keyframes: Int, lastMessage: String?)>((nil, false, 0, nil))
 
     var stage: Stage { Stage(rawValue: stageValue.load(ordering: .acquiring)) ?? .connecting }
     /// Audio packets read, on every connection of this play.
@@ -52,14 +52,17 @@ package final class SourceReception: Sendable {
     }
     func announce(video: Bool) { announced.store(video, ordering: .relaxed) }
 
-    /// The video's codec (FFmpeg's name), and whether its parameter sets have come: with the
-    /// container's extradata, or in a packet (`VideoParameterSets`).
-    func noteVideo(codec: String, setsSeen: Bool) {
+    /// The video's codec (FFmpeg's name), and what one of its packets before the first picture
+    /// held (`VideoParameterSets`): its parameter sets (or the container's extradata had them),
+    /// a keyframe.
+    func noteVideo(codec: String, found: VideoParameterSets.Found) {
         decoding.withLock { state in
             state.codec = codec
-            if setsSeen { state.setsSeen = true }
+            if found.sequenceParameterSet { state.setsSeen = true }
+            if found.keyframe { state.keyframes += 1 }
         }
     }
+
 
     /// The decoder's last complaint (FFmpeg's words) before the first picture.
     func noteDecoder(message: String) { decoding.withLock { $0.lastMessage = message } }
@@ -68,16 +71,21 @@ package final class SourceReception: Sendable {
     /// …"): parameter sets that never came, or what the decoder said. `span` says over what
     /// time, as "in the 8 s since opening".
     package func undecodableReason(span: String? = nil) -> String {
-        let (codec, setsSeen, message) = decoding.withLock { ($0.codec, $0.setsSeen, $0.lastMessage) }
+        let (codec, setsSeen, keyframes, message) = decoding.withLock { ($0.codec, $0.setsSeen, $0.keyframes, $0.lastMessage) }
         let said = message.map { "; FFmpeg: \($0)" } ?? ""
         let when = span.map { " \($0)" } ?? ""
+        let keyframesSeen = keyframes > 0 ? "\(keyframes) of them keyframes" : "no keyframe among them"
         if let codec, VideoParameterSets.reads(codec: codec), !setsSeen {
+            // Without a keyframe either, the sets may yet come with one (a long GOP joined
+            // late): said, not assumed away. GStreamer's x264enc sent no keyframe a late SRT
+            // viewer could see in 3 s, and its h264parse no sets at all.
             let name = codec == "h264" ? "H.264" : "HEVC"
-            let sets = codec == "h264" ? "SPS or PPS" : "VPS, SPS or PPS"
-            return "missing parameter sets (\(videoPackets) \(name) packets\(when), none with an \(sets): the publisher "
-                + "sends them only at its start; GStreamer's h264parse config-interval=-1 sends them with every keyframe\(said))"
+            let or = keyframes > 0 ? "" : ", or its keyframes are further apart than this"
+            return "missing parameter sets (\(videoPackets) \(name) packets\(when), \(keyframesSeen), none with a sequence "
+                + "parameter set: the publisher sends them only at its start\(or); GStreamer's h264parse "
+                + "config-interval=-1 sends them with every keyframe\(said))"
         }
-        return "\(videoPackets) video packets arrived\(when) but none decoded to a picture\(said)"
+        return "\(videoPackets) video packets arrived\(when) (\(keyframesSeen)) but none decoded to a picture\(said)"
     }
 
     /// Why no picture came, in the user's terms, for a story whose time ran out.

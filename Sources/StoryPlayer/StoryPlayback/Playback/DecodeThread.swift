@@ -351,8 +351,9 @@ private struct Worker {
                             // its viewers through a restart) starts with what its encoder and the
                             // network held, as a new connection does: passed over, so the new
                             // session starts at its newest picture.
-                            if jumped, gap >= LivePlayback.sessionGap {
-                                backlog = PushBacklog(isPushed: LiveSourceKind(source) == .push)
+                            if jumped, gap >= LivePlayback.sessionGap, LiveSourceKind(source) == .push {
+                                skip.count(passedOver: backlog.passedOver)
+                                backlog = PushBacklog(isPushed: true)
                             }
                         }
                         lastArrival = arrived
@@ -370,9 +371,11 @@ private struct Worker {
                     var released = time
                     if isLive {
                         let (cadenced, change) = cadence.release(time)
-                        if let change { guard queue.put(.cadence(change)) else { return } }
                         released = cadenced
+                        // The edge first: the put may wait for room, and the player asks the edge
+                        // meanwhile whether a newer picture is on its way.
                         edge.pictureArrived(time: released, written: written, epoch: edge.epoch, now: lastArrival ?? LiveEdge.now())
+                        if let change { guard queue.put(.cadence(change)) else { return } }
                     }
                     if connectionFirstTime == nil { connectionFirstTime = picture.time }
                     lastTime = time

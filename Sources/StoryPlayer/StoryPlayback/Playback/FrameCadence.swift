@@ -32,11 +32,18 @@ struct FrameCadence {
     /// Odd, so that a source whose pictures alternate early and late (the commonest jitter)
     /// fits a line of its true slope: through 16 such pictures it came out at 30.11 fps.
     static let lockingPictures = 17
-    /// The pictures the line is fitted through once locked.
-    static let fittedPictures = 30
+    /// The last places, once locked, over which empty ones are counted.
+    static let placeWindow = 30
     /// How far a picture may lie from the line, in intervals, and still be on the cadence: a
-    /// 30 fps source stamped 23 and 43 ms apart lies 10 ms (0.3) either side.
+    /// 30 fps source stamped 23 and 43 ms apart lies 5 ms (0.15) either side, and a publisher
+    /// on a busy machine is late by 10 ms more now and then.
     static let tolerance = 0.4
+    /// How late after its place a picture may come and still take it (released on it, counted
+    /// as off the line): up to where a later place would take it (`skipTolerance`).
+    static let lateReach = 0.75
+    /// How near a later place a picture must lie to take it, leaving the places between empty
+    /// (pictures the source dropped).
+    static let skipTolerance = 0.25
     /// Frame intervals a cadence may have: 9 to 121 pictures a second.
     static let intervals = (1.0 / 121)...(1.0 / 9)
     /// A lock is let go after this many of the last `outlierWindow` pictures lay off the line…
@@ -45,7 +52,7 @@ struct FrameCadence {
     /// render lost its lock once and showed 10 fewer pictures. A new rate is off at every picture.
     static let outliersToUnlock = 5
     static let outlierWindow = 10
-    /// …or this many of the last `fittedPictures` places were left empty: a source that drops a
+    /// …or this many of the last `placeWindow` places were left empty: a source that drops a
     /// picture now and then keeps its cadence, but a 25 fps source against a 30 fps line leaves
     /// a place empty every fifth picture.
     static let emptyPlacesToUnlock = 3
@@ -74,9 +81,6 @@ struct FrameCadence {
     /// Pictures seen on this time line.
     private var seen = 0
 
-    /// The cadence's interval while locked.
-    var lockedInterval: Double? { line?.interval }
-
     /// The release time of the next picture, whose timestamp is `time`, and what changed.
     mutating func release(_ time: Double) -> (time: Double, change: Change?) {
         seen += 1
@@ -88,14 +92,29 @@ struct FrameCadence {
         }
         guard let line else { return lockIfClear(time) }
         let last = points[points.count - 1]
-        let step = max(1, Int(((time - line.value(at: last.place)) / line.interval).rounded()))
-        let place = last.place + step
-        let distance = abs(time - line.value(at: place))
-        let isOffLine = distance > FrameCadence.tolerance * line.interval
+        let next = last.place + 1
+        // Where the picture belongs: the place after the last one, if it lies near it, or later
+        // (a picture the source dropped) if it lies on a later place for sure; else none.
+        let place: Int?
+        let nearest = line.place + Int(((time - line.time) / line.interval).rounded())
+        let fromNext = (time - line.value(at: next)) / line.interval
+        if abs(fromNext) <= FrameCadence.tolerance || (fromNext > 0 && fromNext <= FrameCadence.lateReach) {
+            // A picture late by more than the tolerance but short of its successor's place is
+            // still the next one, only late: a place counted from its own time left the next
+            // picture a whole interval off the line, and the lock was let go five pictures on.
+            place = next
+        } else if nearest > next, abs(time - line.value(at: nearest)) <= FrameCadence.skipTolerance * line.interval {
+            place = nearest
+        } else {
+            place = nil
+        }
+        let isOffLine = place.map { abs(time - line.value(at: $0)) > FrameCadence.tolerance * line.interval } ?? true
         offLine.append(isOffLine)
         if offLine.count > FrameCadence.outlierWindow { offLine.removeFirst() }
-        points.append(Point(place: place, time: time))
-        if points.count > FrameCadence.fittedPictures { points.removeFirst() }
+        if let place {
+            points.append(Point(place: place, time: time))
+            if points.count > FrameCadence.placeWindow { points.removeFirst() }
+        }
         let emptyPlaces = points.last!.place - points.first!.place + 1 - points.count
         if offLine.filter({ $0 }).count >= FrameCadence.outliersToUnlock || emptyPlaces >= FrameCadence.emptyPlacesToUnlock {
             let reason = emptyPlaces >= FrameCadence.emptyPlacesToUnlock
@@ -104,9 +123,11 @@ struct FrameCadence {
             points = [Point(place: 0, time: time)]
             return (released(time), change)
         }
-        // A picture off the line goes out at its own time and does not steer the line: it is
-        // a hiccup, or the first of a new rate, which the next ones will tell.
-        if isOffLine { return (released(time), nil) }
+        // A picture on no place goes out at its own time (after the last release), and one that
+        // is late on its place goes out on it; neither steers the line: a hiccup, or the first
+        // pictures of a new rate, which the next ones will tell.
+        guard let place else { return (released(time), nil) }
+        if isOffLine { return (released(line.value(at: place), interval: line.interval), nil) }
         // The line follows the pictures slowly, as a phase-locked loop does: a source at 29.97
         // fps drifts from a line at 30, but a line refitted at every picture moved with each
         // one's jitter, and a cadence near a frame's edge then fell due in one frame, then the
@@ -156,8 +177,8 @@ struct FrameCadence {
         return .unlocked(interval: line.interval, reason: reason)
     }
 
-    /// `time`, kept after the last release: by half an interval on a cadence, so two pictures
-    /// never fall due in one frame; by any amount at all off it.
+    /// `time`, kept after the last release: by half an interval on a cadence (a line that moved
+    /// cannot squeeze two pictures together), and just after it off one (never reordered).
     private mutating func released(_ time: Double, interval: Double = 0) -> Double {
         var time = time
         if let lastRelease { time = max(time, lastRelease + (interval > 0 ? interval / 2 : 1e-6)) }

@@ -266,9 +266,11 @@ public final class ItemPlayer {
         guard local >= length - 1e-9 else { return false }
         if received == 0, stage == nil, !isFailed, !isDeferred {
             if item.isLive, let reception = decodeThread?.reception, reception.videoPackets > 0 {
-                // Video came and none of it decoded: broken, not a source of sound only, however
-                // much sound came with it (an SRT stream whose late joiner never gets its
-                // parameter sets used to end here as if it had played).
+                // Video came and none of it decoded for the item's whole time: a story that showed
+                // no picture, not a source of sound only, however much sound came with it (an SRT
+                // stream whose late joiner never gets its parameter sets used to end here as if it
+                // had played). The error says whether a keyframe came at all: a long GOP joined
+                // late fails too, since nothing of its video was seen, and says so.
                 fail(MediaError(.decode, "no decodable picture", cause: ErrorText(reception.undecodableReason(
                     span: "in the item's \(ObjectReader.format(length)) s"))), at: t)
             } else if !playsSoundOnly {

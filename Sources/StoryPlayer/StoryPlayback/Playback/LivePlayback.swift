@@ -28,7 +28,7 @@ struct LivePlayback {
     /// then its `reconnect` event says how long it was away and how far behind the edge it
     /// came back (`ItemPlayer.recordLiveOffset`).
     var returning: Return?
-    /// The last reconnect try traced in this play.
+    /// The last reconnect try traced in this play, until a return is put down to it.
     var lastAttempt: Int?
     /// The clock of the sound heard while the source has sent no video (`SoundOnlyClock`).
     var soundOnly: SoundOnlyClock?
@@ -59,11 +59,12 @@ struct LivePlayback {
     /// A new session of the source begins on time line `epoch` after `gap` seconds without a
     /// picture: the controller starts again (`LivePlayhead.startSession`), and the return is
     /// traced once its first picture is drawn.
-    mutating func startSession(gap: Double, detail: String) {
+    mutating func startSession(gap: Double, detail: String, attempt: Int?) {
         playhead.startSession()
         isRebuffering = false
         isCatchingUp = false
-        returning = Return(gap: gap, attempt: lastAttempt, detail: detail)
+        returning = Return(gap: gap, attempt: attempt, detail: detail)
+        lastAttempt = nil
     }
 
     /// Whether the stream has run dry: the clock is at `position`, none of the pictures it
