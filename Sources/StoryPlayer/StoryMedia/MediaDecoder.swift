@@ -409,13 +409,11 @@ package final class MediaDecoder {
         if picturesDecoded == 0 {
             // Until a picture comes, what the video lacks, for a failure that says why: its
             // parameter sets (in the extradata, or in a packet), and whether a keyframe came.
-            var found = VideoParameterSets.Found(sequenceParameterSet: track.codec.hasExtradata, keyframe: packet.isKeyframe)
-            if VideoParameterSets.reads(codec: track.codecName), !track.codec.hasExtradata {
-                let scanned = packet.withUnsafeBytes { VideoParameterSets.scan($0, codec: track.codecName) }
-                found.sequenceParameterSet = scanned.sequenceParameterSet
-                found.keyframe = found.keyframe || scanned.keyframe
-            }
-            reception.noteVideo(codec: track.codecName, found: found)
+            let sets = track.codec.hasExtradata
+            let scanned = VideoParameterSets.reads(codec: track.codecName) && !sets
+                ? packet.withUnsafeBytes { VideoParameterSets.scan($0, codec: track.codecName) } : VideoParameterSets.Found()
+            reception.noteVideo(codec: track.codecName, found: VideoParameterSets.Found(
+                sequenceParameterSet: sets || scanned.sequenceParameterSet, keyframe: packet.isKeyframe || scanned.keyframe))
             // What the demuxer logged while reading is not the decoder's complaint.
             _ = FFmpegLogging.takeLastMessage()
         }

@@ -63,7 +63,6 @@ package final class SourceReception: Sendable {
         }
     }
 
-
     /// The decoder's last complaint (FFmpeg's words) before the first picture.
     func noteDecoder(message: String) { decoding.withLock { $0.lastMessage = message } }
 
@@ -94,7 +93,7 @@ package final class SourceReception: Sendable {
         case (.connecting, _, _): "the source never answered"
         case (_, 0, 0): "the server accepted the connection and sent nothing"
         case (_, 0, _): "only sound arrived"
-        case (_, _, _): undecodableReason()
+        default: undecodableReason()
         }
     }
 }

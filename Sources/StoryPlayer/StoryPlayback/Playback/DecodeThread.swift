@@ -168,6 +168,12 @@ private struct Worker {
     /// counts as a jump (`discontinuity`): more than any frame interval or B-frame reordering.
     static let discontinuityThreshold = 1.0
 
+    /// How long a pushed stream may bring no picture before a jump in its timestamps is a new
+    /// session (a publisher that went away and came back) rather than a jump within one (a
+    /// looped file, a segment that starts its timestamps again): far more than any frame
+    /// interval or network jitter, far less than a restart takes.
+    static let sessionGap = 0.5
+
     func milliseconds(since start: UInt64, to end: UInt64 = InterruptGate.now()) -> Double {
         Double(end &- start) / 1e6
     }
@@ -328,6 +334,7 @@ private struct Worker {
                         continue
                     }
                     let time = timeOffset + picture.time - (reconnection.tries > 0 ? connectionFirstTime ?? picture.time : 0)
+                    var released = time
                     if isLive {
                         // A new connection starts a new time line, and so does a jump in the
                         // timestamps; the player's clock starts again at this picture.
@@ -340,18 +347,26 @@ private struct Worker {
                                 guard queue.put(.decoded(time: held.time, picture: held.picture, spans: held.spans)) else { return }
                             }
                             let epoch = edge.newEpoch()
-                            let gap = lastArrival.map { arrived - $0 } ?? 0
+                            // A pushed source back after a gap (a publisher that restarted), on a
+                            // new connection or the same one: a new session. Not a segment
+                            // source's: a playlist that stalled is read again from pictures already
+                            // shown (`LiveReplay`), and the target its rebuffer raised is what keeps
+                            // the next stall from being one. Nor the first picture of a play that
+                            // came only after a reconnect: that is the start.
+                            let returnGap = lastArrival.map { arrived - $0 }.flatMap { gap in
+                                LiveSourceKind(source) == .push && (!jumped || gap >= Worker.sessionGap) ? gap : nil
+                            }
                             // Said in the source's own timestamps: the play's media time runs on
                             // across a reconnect, and would say only that one picture followed another.
                             let event = DecodedEvent.discontinuity(epoch: epoch, from: replay.lastWritten ?? lastTime, to: written,
-                                                                   reconnected: !jumped, gap: gap)
+                                                                   reconnected: !jumped, returnGap: returnGap)
                             guard queue.put(event) else { return }
                             cadence = FrameCadence()
                             // A publisher that came back on the same connection (nginx-rtmp keeps
                             // its viewers through a restart) starts with what its encoder and the
                             // network held, as a new connection does: passed over, so the new
                             // session starts at its newest picture.
-                            if jumped, gap >= LivePlayback.sessionGap, LiveSourceKind(source) == .push {
+                            if jumped, returnGap != nil {
                                 skip.count(passedOver: backlog.passedOver)
                                 backlog = PushBacklog(isPushed: true)
                             }
@@ -364,17 +379,14 @@ private struct Worker {
                             block.time += shift
                             sound.append(block, epoch: edge.epoch)
                         }
-                    }
-                    // Released on the stream's cadence once it is clear: timestamps that jitter
-                    // around a steady rate would make two pictures due in one frame and none in
-                    // the next. The raw time stays the one jumps are measured from.
-                    var released = time
-                    if isLive {
+                        // Released on the stream's cadence once it is clear: timestamps that
+                        // jitter around a steady rate would make two pictures due in one frame
+                        // and none in the next. The raw time stays the one jumps are measured from.
                         let (cadenced, change) = cadence.release(time)
                         released = cadenced
                         // The edge first: the put may wait for room, and the player asks the edge
                         // meanwhile whether a newer picture is on its way.
-                        edge.pictureArrived(time: released, written: written, epoch: edge.epoch, now: lastArrival ?? LiveEdge.now())
+                        edge.pictureArrived(time: released, written: written, epoch: edge.epoch, now: arrived)
                         if let change { guard queue.put(.cadence(change)) else { return } }
                     }
                     if connectionFirstTime == nil { connectionFirstTime = picture.time }

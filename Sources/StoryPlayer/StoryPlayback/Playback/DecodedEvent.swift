@@ -39,9 +39,10 @@ enum DecodedEvent: Sendable {
     /// publisher that restarted), or a new connection began (`reconnected`): pictures from here
     /// on are on time line `epoch` of the source's `LiveEdge`, and the playback clock starts
     /// again at the next one. `from` and `to` are the source's own timestamps (seconds) of the
-    /// last picture before and the first after; `gap` is how long after the last picture before
-    /// (monotonic seconds) the first after was decoded: a publisher that went away and came back.
-    case discontinuity(epoch: Int, from: Double, to: Double, reconnected: Bool, gap: Double)
+    /// last picture before and the first after. `returnGap`, for a pushed source back after a
+    /// gap (a publisher that went away and came back: a new session), is how long after the last
+    /// picture before (monotonic seconds) the first after was decoded.
+    case discontinuity(epoch: Int, from: Double, to: Double, reconnected: Bool, returnGap: Double?)
     /// A live stream's cadence locked or was let go (`FrameCadence`): the pictures after it are
     /// released on that cadence, or at their own timestamps.
     case cadence(FrameCadence.Change)

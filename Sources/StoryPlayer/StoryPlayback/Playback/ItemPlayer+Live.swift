@@ -61,20 +61,16 @@ extension ItemPlayer {
                     live.isCatchingUp = false
                     if time + 0.5 * frameDuration < position { live.playhead.anchor(at: time + 0.5 * frameDuration) }
                 }
-            case .discontinuity(let epoch, let from, let to, let reconnected, let gap):
+            case .discontinuity(let epoch, let from, let to, let reconnected, let returnGap):
                 live.epoch = epoch
                 live.newest = nil
                 live.playhead.unanchor()
                 let detail = reconnected ? "a new connection: the source's timestamps went from \(format(from)) s to \(format(to)) s"
                     : "timestamps jumped from \(format(from)) s to \(format(to)) s"
                 trace.record(.discontinuity, t: t, story: storyID, item: tracedItem, player: id, detail: detail, participant: participant)
-                // A pushed source back after a gap (a publisher that restarted): a new session,
-                // which the controller starts afresh. Not a segment source's: a playlist that
-                // stalled is read again from pictures already shown (`LiveReplay`), and the
-                // target its rebuffer raised is what keeps the next stall from being one. Nor
-                // a first picture that came only after a reconnect: that is the start.
-                if !live.comesInSegments, received > 0, reconnected || gap >= LivePlayback.sessionGap {
-                    live.startSession(gap: gap, detail: detail, attempt: reconnected ? live.lastAttempt : nil)
+                // A new session (the decode thread's word): the controller starts afresh.
+                if let returnGap {
+                    live.startSession(gap: returnGap, detail: detail, attempt: reconnected ? live.lastAttempt : nil)
                 }
             case .reconnect(let attempt, _):
                 live.lastAttempt = attempt

@@ -46,12 +46,6 @@ struct LivePlayback {
         let detail: String
     }
 
-    /// How long a pushed stream may bring no picture before a jump in its timestamps is a new
-    /// session (a publisher that went away and came back) rather than a jump within one (a
-    /// looped file, a segment that starts its timestamps again): far more than any frame
-    /// interval or network jitter, far less than a restart takes.
-    static let sessionGap = 0.5
-
     init(playhead: LivePlayhead) {
         self.playhead = playhead
     }
