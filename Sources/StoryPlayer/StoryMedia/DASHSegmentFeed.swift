@@ -15,7 +15,7 @@ import Foundation
 /// Used by one thread at a time (the demuxer's reads), and only from inside `av_read_frame`
 /// or `avformat_open_input`, whose gate it shares: a wait for a segment not yet listed is a
 /// wait for data, bounded by the same read timeout.
-final class DASHSegmentFeed {
+final class DASHSegmentFeed: SegmentFeed {
     private let manifestURL: String
     private(set) var manifest: DASHManifest
     private var representation: DASHRepresentation

@@ -62,7 +62,7 @@ final class DASHSound: Sendable {
         let feed = DASHSegmentFeed(manifestURL: plan.manifestURL, manifest: plan.manifest, representation: plan.representation,
                                    start: plan.start, behind: plan.behind, gate: gate, timeout: limits.timeouts.open,
                                    protocols: plan.protocols)
-        guard let format = try? FormatContext(input: DASHInput(feed: feed), name: plan.manifestURL,
+        guard let format = try? FormatContext(input: SegmentInput(feed: feed), name: plan.manifestURL,
                                               options: FormatContext.dashOptions, gate: gate) else { return nil }
         guard (try? format.readStreamInfo(limits: limits)) != nil else {
             format.close()

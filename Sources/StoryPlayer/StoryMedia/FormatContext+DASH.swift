@@ -60,7 +60,7 @@ extension FormatContext {
                                    behind: behind, gate: gate, timeout: limits.timeouts.open, protocols: protocolNames)
         let format: FormatContext
         do {
-            format = try FormatContext(input: DASHInput(feed: feed), name: source.description, options: options, gate: gate)
+            format = try FormatContext(input: SegmentInput(feed: feed), name: source.description, options: options, gate: gate)
             try format.readStreamInfo(limits: limits)
         } catch {
             throw explain(error, gate: gate, waiting: "opening \(source)", seconds: limits.timeouts.open)

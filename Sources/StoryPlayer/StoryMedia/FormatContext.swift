@@ -14,8 +14,8 @@ final class FormatContext {
     /// FFmpeg's interrupt callback holds this gate unretained; the context holds it strongly, so
     /// the gate lives as long as FFmpeg can call it.
     private let gate: InterruptGate?
-    /// The input a DASH feed gives the demuxer (`init(input:)`), closed with it.
-    private let input: DASHInput?
+    /// The input a segment feed (DASH, Low-Latency HLS) gives the demuxer (`init(input:)`), closed with it.
+    private let input: SegmentInput?
     /// What the demuxer opened, when asked to note it (`DemuxerOpenings`): FFmpeg holds it
     /// unretained as the context's `opaque`, so the context keeps it.
     private let openings: DemuxerOpenings?
@@ -36,11 +36,11 @@ final class FormatContext {
     /// `avformat_open_input` on `input` (`AVFMT_FLAG_CUSTOM_IO`), probing its format: a DASH
     /// representation's segments, read in order by this program rather than by FFmpeg's DASH
     /// demuxer (`DASHSegmentFeed`). Takes `input` over: closing this closes it.
-    convenience init(input: DASHInput, name: String, options: [String: String], gate: InterruptGate) throws(MediaError) {
+    convenience init(input: SegmentInput, name: String, options: [String: String], gate: InterruptGate) throws(MediaError) {
         try self.init(opening: "", input: input, name: name, options: options, gate: gate)
     }
 
-    private init(opening url: String, input: DASHInput?, name: String, options: [String: String],
+    private init(opening url: String, input: SegmentInput?, name: String, options: [String: String],
                  gate: InterruptGate?, openings: DemuxerOpenings? = nil) throws(MediaError) {
         self.gate = gate
         self.input = input

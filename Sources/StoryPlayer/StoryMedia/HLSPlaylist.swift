@@ -14,6 +14,19 @@ package struct HLSPlaylist: Sendable, Equatable {
         let programDate: Double?
         /// Its URI as the playlist writes it (often relative to the playlist).
         var uri = ""
+        /// Its partial segments (`EXT-X-PART`, Low-Latency HLS), where the playlist still lists them.
+        var parts: [Part] = []
+    }
+
+    /// A partial segment (`EXT-X-PART`): a few pictures of a segment, listed as soon as they are
+    /// written, which is what lets a Low-Latency HLS player stay a second behind the publisher.
+    struct Part: Sendable, Equatable {
+        let duration: Double
+        let uri: String
+        /// `INDEPENDENT=YES`: it starts with a keyframe, so a play may start at it.
+        var independent = false
+        /// `GAP=YES`: the publisher could not make it.
+        var gap = false
     }
 
     var targetDuration: Double?
@@ -22,6 +35,25 @@ package struct HLSPlaylist: Sendable, Equatable {
     package var hasEnded = false
     /// A master playlist's variants (`EXT-X-STREAM-INF`): URI and bandwidth.
     var variants: [(uri: String, bandwidth: Int)] = []
+
+    // MARK: Low-Latency HLS (RFC 8216bis)
+
+    /// `EXT-X-SERVER-CONTROL`: what the server offers (`HLSPlaylist+LowLatency`).
+    var serverControl = ServerControl()
+    /// `EXT-X-PART-INF:PART-TARGET`: the longest a part may be.
+    var partTarget: Double?
+    /// The parts of the segment being written, after the last complete one: they belong to the
+    /// segment numbered `nextSequence`.
+    var trailingParts: [Part] = []
+    /// `EXT-X-PRELOAD-HINT:TYPE=PART`: the part the publisher is writing now, which a request
+    /// may ask for before it is listed (the server holds it until the part is there).
+    var preloadHint: String?
+    /// `EXT-X-MAP:URI`: the initialization section (fragmented MP4's `moov`).
+    var mapURI: String?
+    /// `EXT-X-SKIP:SKIPPED-SEGMENTS`: how many of the oldest segments a delta update left out.
+    var skippedSegments = 0
+    /// The sequence number the next segment will have: after the last listed.
+    var nextSequence = 0
 
     /// It lists a segment, or has ended.
     package var lists: Bool { !segments.isEmpty || hasEnded }
@@ -37,6 +69,8 @@ package struct HLSPlaylist: Sendable, Equatable {
     package static func == (a: HLSPlaylist, b: HLSPlaylist) -> Bool {
         a.targetDuration == b.targetDuration && a.segments == b.segments && a.hasEnded == b.hasEnded
             && a.variants.map(\.uri) == b.variants.map(\.uri) && a.variants.map(\.bandwidth) == b.variants.map(\.bandwidth)
+            && a.serverControl == b.serverControl && a.partTarget == b.partTarget && a.trailingParts == b.trailingParts
+            && a.preloadHint == b.preloadHint && a.mapURI == b.mapURI && a.skippedSegments == b.skippedSegments
     }
 
     /// Reads playlist text; nil when it is not an HLS playlist (`#EXTM3U` first).
@@ -47,6 +81,7 @@ package struct HLSPlaylist: Sendable, Equatable {
         var duration: Double?
         var programDate: Double?
         var bandwidth: Int?
+        var parts: [Part] = []
         for line in lines.dropFirst() where !line.isEmpty {
             if let value = HLSPlaylist.value(of: "#EXT-X-TARGETDURATION:", in: line) {
                 targetDuration = Double(value)
@@ -60,18 +95,42 @@ package struct HLSPlaylist: Sendable, Equatable {
                 hasEnded = true
             } else if let value = HLSPlaylist.value(of: "#EXT-X-STREAM-INF:", in: line) {
                 bandwidth = HLSPlaylist.attribute("BANDWIDTH", in: value).flatMap { Int($0) } ?? 0
+            } else if let value = HLSPlaylist.value(of: "#EXT-X-PART:", in: line) {
+                let list = HLSPlaylist.attributes(value)
+                if let uri = list["URI"], let length = list["DURATION"].flatMap(Double.init), length.isFinite, length >= 0 {
+                    parts.append(Part(duration: length, uri: uri, independent: list["INDEPENDENT"] == "YES", gap: list["GAP"] == "YES"))
+                }
+            } else if let value = HLSPlaylist.value(of: "#EXT-X-SERVER-CONTROL:", in: line) {
+                serverControl = ServerControl(HLSPlaylist.attributes(value))
+            } else if let value = HLSPlaylist.value(of: "#EXT-X-PART-INF:", in: line) {
+                partTarget = HLSPlaylist.attributes(value)["PART-TARGET"].flatMap(Double.init)
+            } else if let value = HLSPlaylist.value(of: "#EXT-X-PRELOAD-HINT:", in: line) {
+                let list = HLSPlaylist.attributes(value)
+                // A hint of a byte range of a growing file would need ranged requests: not taken.
+                if list["TYPE"] == "PART", list["BYTERANGE-START"] == nil { preloadHint = list["URI"] }
+            } else if let value = HLSPlaylist.value(of: "#EXT-X-MAP:", in: line) {
+                if mapURI == nil { mapURI = HLSPlaylist.attributes(value)["URI"] }
+            } else if let value = HLSPlaylist.value(of: "#EXT-X-SKIP:", in: line) {
+                // A delta update: the oldest segments are left out, and the first listed one's
+                // number is counted past them.
+                let skipped = max(0, HLSPlaylist.attributes(value)["SKIPPED-SEGMENTS"].flatMap { Int($0) } ?? 0)
+                skippedSegments = skipped
+                sequence += skipped
             } else if !line.hasPrefix("#") {
                 if let bandwidth {
                     variants.append((line, bandwidth))
                 } else if let segmentDuration = duration {
-                    segments.append(Segment(sequence: sequence, duration: segmentDuration, programDate: programDate, uri: line))
+                    segments.append(Segment(sequence: sequence, duration: segmentDuration, programDate: programDate, uri: line, parts: parts))
                     sequence += 1
                 }
                 duration = nil
                 programDate = nil
                 bandwidth = nil
+                parts = []
             }
         }
+        trailingParts = parts
+        nextSequence = sequence
     }
 
     /// The sequence number of the segment whose URL the demuxer opened first among `openedURLs`
@@ -100,13 +159,36 @@ package struct HLSPlaylist: Sendable, Equatable {
         line.hasPrefix(tag) ? String(line.dropFirst(tag.count)) : nil
     }
 
-    /// One `NAME=value` of an attribute list (unquoted values only, which BANDWIDTH is).
+    /// One `NAME=value` of an attribute list.
     private static func attribute(_ name: String, in list: String) -> String? {
-        for pair in list.split(separator: ",") {
-            let parts = pair.split(separator: "=", maxSplits: 1)
-            if parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces) == name { return String(parts[1]) }
+        attributes(list)[name]
+    }
+
+    /// An attribute list (RFC 8216, 4.2): `NAME=value` pairs apart by commas, a quoted value
+    /// (which may hold commas) without its quotes.
+    static func attributes(_ list: String) -> [String: String] {
+        var result: [String: String] = [:]
+        var rest = Substring(list)
+        while !rest.isEmpty {
+            guard let equals = rest.firstIndex(of: "=") else { break }
+            let name = rest[..<equals].trimmingCharacters(in: .whitespaces)
+            rest = rest[rest.index(after: equals)...]
+            let value: Substring
+            if rest.first == "\"" {
+                let body = rest.dropFirst()
+                let close = body.firstIndex(of: "\"") ?? body.endIndex
+                value = body[..<close]
+                rest = close < body.endIndex ? body[body.index(after: close)...] : ""
+                rest = rest.drop { $0 != "," }
+            } else {
+                let comma = rest.firstIndex(of: ",") ?? rest.endIndex
+                value = rest[..<comma]
+                rest = rest[comma...]
+            }
+            rest = rest.drop { $0 == "," || $0 == " " }
+            if !name.isEmpty { result[name] = String(value) }
         }
-        return nil
+        return result
     }
 
     /// An ISO 8601 date with or without fractional seconds, as publishers write it.

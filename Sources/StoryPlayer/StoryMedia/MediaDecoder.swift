@@ -109,6 +109,13 @@ package final class MediaDecoder {
     /// For a live DASH story, where its first segment starts on the manifest's time line
     /// (seconds of the period): what the edge the manifest gives is measured against.
     package private(set) var periodStart: Double?
+    /// A Low-Latency HLS play (`HLSPartFeed`): the segment its first part belongs to, and how far
+    /// into that segment the part starts.
+    package private(set) var partStart: (sequence: Int, offsetInSegment: Double)?
+    /// How the source is delivered, for the trace (`protocol`): "ll-hls", "hls", "dash", "rtmp", ….
+    package private(set) var deliveredBy = ""
+    /// The target the source suggests for its play, where it says one at its opening.
+    package private(set) var suggestedTarget: Double?
     /// The decoder of the sound's stream (`FormatContext.soundStream`), once the first audio
     /// packet came; nil without `decodesSound`.
     private var soundTrack: SoundTrack?
@@ -137,8 +144,11 @@ package final class MediaDecoder {
     /// A live source without a video stream yet opens all the same: see `VideoTrack`.
     /// `waitsForVideo` opens a recorded source without video too (what `probe` does, to list a
     /// sound file's streams); a live one always opens so.
+    /// `listing` is a live HLS source's media playlist as just read (its URL and text): one that
+    /// lists parts is played as Low-Latency HLS (`HLSPartFeed`), one without by FFmpeg's demuxer.
     package init(source: MediaSource, limits: DecodeLimits, gate: InterruptGate = InterruptGate(), isLive: Bool = false,
-         waitsForVideo: Bool = false, reception: SourceReception = SourceReception()) throws(MediaError) {
+         waitsForVideo: Bool = false, reception: SourceReception = SourceReception(),
+         listing: (url: String, playlist: HLSPlaylist)? = nil) throws(MediaError) {
         self.gate = gate
         self.limits = limits
         self.reception = reception
@@ -162,8 +172,24 @@ package final class MediaDecoder {
             format = opening.main
             dashSound = opening.sound
             periodStart = opening.periodStart
+            deliveredBy = "dash"
+        } else if isLive, source.isRemote, let listing, listing.playlist.isLowLatency {
+            // Parts, preload hints and blocking reloads: see `HLSPartFeed` for why not FFmpeg's demuxer.
+            let opening = try FormatContext.openLowLatencyHLS(source, url: listing.url, playlist: listing.playlist, limits: limits,
+                                                              gate: gate, reception: reception)
+            format = opening.main
+            partStart = opening.start
+            deliveredBy = "ll-hls"
+            suggestedTarget = listing.playlist.lowLatencyTarget
         } else {
             format = try FormatContext.open(source, limits: limits, gate: gate, isLive: isLive, reception: reception)
+            if isLive {
+                deliveredBy = switch LiveSourceKind(source) {
+                case .hls: "hls"
+                case .dash: "dash"
+                case .push: MediaSource.scheme(of: source.location)?.lowercased() ?? "file"
+                }
+            }
         }
         self.format = format
         isStill = format.formatName == "image2" || format.formatName.hasSuffix("_pipe")

@@ -85,20 +85,23 @@ package final class PlaylistWatch: Sendable {
     /// to `edge` for time line `epoch`. The demuxer started at segment `start` when its opening
     /// said so (`DemuxerOpenings`); else where `first` predicts, which is a segment early when
     /// the publisher listed one between that fetch and the demuxer's own.
-    package init(url: String, first: HLSPlaylist, seenAt: Double, start known: Int? = nil, epoch: Int, edge: LiveEdge,
-                 gate: InterruptGate, timeout: Double, name: String) {
+    /// A Low-Latency HLS play starts at a part `offsetInSegment` seconds into segment `start`.
+    package init(url: String, first: HLSPlaylist, seenAt: Double, start known: Int? = nil, offsetInSegment: Double = 0,
+                 epoch: Int, edge: LiveEdge, gate: InterruptGate, timeout: Double, name: String) {
         let start = known ?? first.startSequence() ?? 0
         let interval = min(0.25, max(0.05, (first.targetDuration ?? 1) / 4))
         let thread = Thread { [self] in
             DecoderWorkers.nameThisThread(name)
             defer { done.signal() }
-            var ledger = SegmentLedger(start: start, targetDuration: first.targetDuration ?? 1)
+            var ledger = SegmentLedger(start: start, targetDuration: first.targetDuration ?? 1, offsetInSegment: offsetInSegment)
             func publish(_ playlist: HLSPlaylist, at seen: Double, firm: Bool) {
                 let evidence = ledger.add(playlist, seenAt: seen)
                 edge.playlistSeen(lead: evidence.lead, programLead: evidence.programLead, firm: firm, epoch: epoch)
                 if playlist.hasEnded { edge.markEnded() }
             }
-            if let duration = first.targetDuration {
+            if let target = first.lowLatencyTarget {
+                edge.suggest(target: target)
+            } else if let duration = first.targetDuration {
                 edge.suggest(target: LiveLatency.defaultTarget(kind: .hls, targetDuration: duration, presentationDelay: nil))
             }
             publish(first, at: seenAt, firm: false)
@@ -196,10 +199,13 @@ struct SegmentLedger {
     /// The stream time where segment `next` starts.
     private var end = 0.0
 
-    init(start: Int, targetDuration: Double) {
+    /// `offsetInSegment`: a Low-Latency HLS play that started at a part, that far into segment
+    /// `start`: the stream time 0 of its first picture lies there, not at the segment's start.
+    init(start: Int, targetDuration: Double, offsetInSegment: Double = 0) {
         self.start = start
         self.targetDuration = targetDuration
         next = start
+        end = -offsetInSegment
     }
 
     /// Adds the segments new in `playlist`, seen at monotonic `seenAt`. Returns the largest lead
@@ -215,6 +221,12 @@ struct SegmentLedger {
             end += segment.duration
             next = segment.sequence + 1
             lead = max(lead ?? -.infinity, end - seenAt)
+        }
+        // The parts of the segment being written (Low-Latency HLS) are listed as each is whole: a
+        // bound on the edge a part's length behind it, not a segment's.
+        if playlist.nextSequence == next, !playlist.trailingParts.isEmpty {
+            let written = playlist.trailingParts.reduce(0) { $0 + $1.duration }
+            lead = max(lead ?? -.infinity, end + written - seenAt)
         }
         return (lead, programLead)
     }

@@ -52,6 +52,9 @@ extension TraceEvent {
         offsetMs = try reader.finite("offset_ms")
         fps = try reader.nonNegative("fps")
         jitterMs = try reader.nonNegative("jitter_ms")
+        protocolName = try reader.text("protocol")
+        targetMs = try reader.nonNegative("target_ms")
+        jitterBufferMs = try reader.nonNegative("jitter_buffer_ms")
         if let rebuffers = try reader.whole("rebuffers"), let dropped = try reader.whole("dropped") {
             var offset: OffsetStatistics?
             if let block = try reader.object("live_offset_ms") {

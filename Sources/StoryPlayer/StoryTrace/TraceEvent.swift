@@ -62,6 +62,14 @@ public struct TraceEvent: Sendable, Equatable {
     public var fps: Double?
     /// On `cadence`: the largest distance of a picture's timestamp from the cadence (ms).
     public var jitterMs: Double?
+    /// On a live player's `opened` and `stop`: how its source is delivered ("ll-hls", "hls",
+    /// "dash", "ll-dash", "rtmp", "srt", "whep", …).
+    public var protocolName: String?
+    /// On a live player's `opened` and `stop`: the offset from the live edge its controller
+    /// steers towards (ms), at the start and at the end (rebuffers raise it).
+    public var targetMs: Double?
+    /// On a WebRTC (WHEP) player's `stop`: how much its jitter buffer held (ms).
+    public var jitterBufferMs: Double?
 
     public init(t: Double, wall: Double, event: Kind, story: String, item: Int? = nil, player: Int? = nil,
                 error: String? = nil, call: String? = nil, attempt: Int? = nil, spans: FirstFrameSpans? = nil) {
@@ -98,6 +106,9 @@ public struct TraceEvent: Sendable, Equatable {
         if let offsetMs { fields.append("\"offset_ms\": \(JSONText.number(offsetMs))") }
         if let fps { fields.append("\"fps\": \(JSONText.number(fps))") }
         if let jitterMs { fields.append("\"jitter_ms\": \(JSONText.number(jitterMs))") }
+        if let protocolName { fields.append("\"protocol\": \(JSONText.string(protocolName))") }
+        if let targetMs { fields.append("\"target_ms\": \(JSONText.number(targetMs))") }
+        if let jitterBufferMs { fields.append("\"jitter_buffer_ms\": \(JSONText.number(jitterBufferMs))") }
         if let spans {
             fields.append("\"open_ms\": \(JSONText.number(spans.openMs))")
             fields.append("\"first_packet_ms\": \(JSONText.number(spans.firstPacketMs))")

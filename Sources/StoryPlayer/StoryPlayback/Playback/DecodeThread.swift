@@ -31,6 +31,9 @@ final class DecodeThread: Sendable {
     let reception = SourceReception()
     /// Where a live source's edge is (`LiveEdge`), for the player's offset and controller.
     let edge = LiveEdge()
+    /// A WebRTC source's jitter buffer depth (ms), as its session last said; nil for other sources.
+    let jitterBuffer = Mutex<Double?>(nil)
+    var jitterBufferMs: Double? { jitterBuffer.withLock { $0 } }
     /// A live source's sound, decoded beside its pictures, for the MP4.
     let sound = LiveSound()
     /// Live pictures older than this are not converted: the player has passed their time.
@@ -200,7 +203,7 @@ private struct Worker {
         let seen = LiveEdge.now()
         // Opening reads the stream information, which decodes a few frames: decode work.
         let decoder = try clock.measure(.decode) { () throws(MediaError) in
-            try MediaDecoder(source: source, limits: limits, gate: gate, isLive: isLive, reception: reception)
+            try MediaDecoder(source: source, limits: limits, gate: gate, isLive: isLive, reception: reception, listing: playlist)
         }
         decoder.decodesSound = isLive && keepsSound
         if decoder.decodesSound {
@@ -214,7 +217,8 @@ private struct Worker {
         }
         var watch = playlist.map {
             PlaylistWatch(url: $0.url, first: $0.playlist, seenAt: seen,
-                          start: $0.playlist.sequence(openedFirstAmong: decoder.openedURLs), epoch: epoch, edge: edge,
+                          start: decoder.partStart?.sequence ?? $0.playlist.sequence(openedFirstAmong: decoder.openedURLs),
+                          offsetInSegment: decoder.partStart?.offsetInSegment ?? 0, epoch: epoch, edge: edge,
                           gate: watchGate, timeout: limits.timeouts.open, name: playlistName)
         }
         if isLive, source.isRemote, LiveSourceKind(source) == .dash {

@@ -13,6 +13,10 @@ struct MediaFacts: Sendable {
     /// that starts before or after its pictures stays in step with them. 0 for live sources,
     /// whose sound the decode thread times itself.
     let soundOffset: Double
+    /// How a live source is delivered, for the trace (`MediaDecoder.deliveredBy`); empty otherwise.
+    let deliveredBy: String
+    /// The target the source suggests at its opening (Low-Latency HLS's `PART-HOLD-BACK`).
+    let suggestedTarget: Double?
 
     /// A frame's duration when the stream does not declare its rate.
     static let assumedFrameDuration = 1.0 / 30
@@ -22,6 +26,8 @@ struct MediaFacts: Sendable {
         duration = isLive && !["hls", "dash"].contains(decoder.formatName) ? nil : decoder.duration
         frameDuration = decoder.frameRate > 0 ? 1 / decoder.frameRate : MediaFacts.assumedFrameDuration
         soundOffset = isLive ? 0 : decoder.soundOffset
+        deliveredBy = isLive ? decoder.deliveredBy : ""
+        suggestedTarget = isLive ? decoder.suggestedTarget : nil
     }
 }
 

@@ -114,7 +114,16 @@ extension ItemPlayer {
             // A shard's player activated mid-item opened already, during the fast-forward.
             let first = media == nil
             media = facts
-            if first { trace.record(.opened, t: t, story: storyID, item: tracedItem, player: id, participant: participant) }
+            if first {
+                trace.record(.opened, t: t, story: storyID, item: tracedItem, player: id, participant: participant) { event in
+                    guard let live = self.live, !facts.deliveredBy.isEmpty else { return }
+                    event.protocolName = facts.deliveredBy
+                    // The target the play starts at: the source's own suggestion (PART-HOLD-BACK,
+                    // suggestedPresentationDelay) when the storyboard gives none.
+                    let suggested = live.takesSuggestedTarget ? facts.suggestedTarget : nil
+                    event.targetMs = ((suggested ?? live.playhead.target) * 1000).rounded()
+                }
+            }
         case .picture(let time, let image, let spans):
             received += 1
             if let spans { pendingSpans = spans }

@@ -226,3 +226,8 @@ extension ItemPlayer {
         live?.figures(skipped: skippedAtClose ?? decodeThread?.skipped ?? 0)
     }
 }
+
+extension ItemPlayer {
+    /// How much a WebRTC source's jitter buffer held (ms), for its `stop`; nil for other sources.
+    var jitterBufferMs: Double? { decodeThread?.jitterBufferMs }
+}

@@ -81,6 +81,11 @@ public final class StoryPlayer {
         current = nil
         guard player.stage == nil && story.items[player.itemIndex].room == nil else { return }
         trace.record(.stop, t: t, story: story.id, item: player.itemIndex, player: player.id, pictures: player.pictures,
-                     live: player.liveFigures)
+                     live: player.liveFigures) { event in
+            guard let live = player.live else { return }
+            event.protocolName = player.media?.deliveredBy
+            event.targetMs = (live.playhead.target * 1000).rounded()
+            event.jitterBufferMs = player.jitterBufferMs
+        }
     }
 }

@@ -1,31 +1,45 @@
 internal import CFFmpeg
 
+/// A live source read by this program piece by piece, as one byte stream for a demuxer: a DASH
+/// representation's segments (`DASHSegmentFeed`), a Low-Latency HLS playlist's parts
+/// (`HLSPartFeed`). Read by one thread at a time, from inside the demuxer's calls.
+protocol SegmentFeed: AnyObject {
+    /// Copies up to `count` bytes into `buffer`: their count, `AVERROR_EOF` at the end, or an
+    /// FFmpeg error code.
+    func read(into buffer: UnsafeMutablePointer<UInt8>, count: Int) -> Int32
+    /// Why the bytes stopped coming, when a fetch failed (the demuxer sees only its code).
+    var failure: MediaError? { get }
+    /// Whether they stopped because the source says its presentation ended.
+    var ended: Bool { get }
+}
+
 /// Owns the `AVIOContext` (`avio_alloc_context`) through which a demuxer reads a
-/// `DASHSegmentFeed`; frees it and its buffer with `avio_context_free`.
+/// `SegmentFeed`; frees it and its buffer with `avio_context_free`.
 ///
 /// The demuxer is opened on it with `AVFMT_FLAG_CUSTOM_IO` (`FormatContext(input:)`), so
 /// closing the demuxer leaves it be: its `FormatContext` closes it right after.
-final class DASHInput {
+final class SegmentInput {
     private var pointer: UnsafeMutablePointer<AVIOContext>?
-    /// Read by FFmpeg's callback through an unretained pointer; held here for as long as it can be.
-    private let feed: DASHSegmentFeed
+    /// Read by FFmpeg's callback, through this owner (held by its `FormatContext` for as long as
+    /// the demuxer can call).
+    private let feed: any SegmentFeed
 
     /// The size of the buffer the demuxer reads through.
     static let bufferSize = 64 * 1024
 
-    init(feed: DASHSegmentFeed) throws(MediaError) {
+    init(feed: any SegmentFeed) throws(MediaError) {
         self.feed = feed
-        guard let buffer = av_malloc(DASHInput.bufferSize) else { throw MediaError(.open, "cannot read DASH segments", cause: "out of memory") }
-        let opaque = Unmanaged.passUnretained(feed).toOpaque()
-        guard let context = avio_alloc_context(buffer.assumingMemoryBound(to: UInt8.self), Int32(DASHInput.bufferSize), 0, opaque,
+        guard let buffer = av_malloc(SegmentInput.bufferSize) else { throw MediaError(.open, "cannot read the segments", cause: "out of memory") }
+        let opaque = Unmanaged.passUnretained(self).toOpaque()
+        guard let context = avio_alloc_context(buffer.assumingMemoryBound(to: UInt8.self), Int32(SegmentInput.bufferSize), 0, opaque,
                                                { opaque, buffer, count in
                                                    guard let opaque, let buffer, count > 0 else { return cffmpeg_averror_eof() }
-                                                   return Unmanaged<DASHSegmentFeed>.fromOpaque(opaque).takeUnretainedValue()
-                                                       .read(into: buffer, count: Int(count))
+                                                   return Unmanaged<SegmentInput>.fromOpaque(opaque).takeUnretainedValue()
+                                                       .feed.read(into: buffer, count: Int(count))
                                                }, nil, nil)
         else {
             av_free(buffer)
-            throw MediaError(.open, "cannot read DASH segments", cause: "out of memory")
+            throw MediaError(.open, "cannot read the segments", cause: "out of memory")
         }
         // Segments come once, in order: the demuxer must not try to seek back.
         context.pointee.seekable = 0
