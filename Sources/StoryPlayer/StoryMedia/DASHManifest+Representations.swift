@@ -31,6 +31,10 @@ struct DASHRepresentation: Sendable, Equatable {
         var duration: Double?
         /// The `SegmentTimeline`'s segments, numbered from `startNumber`.
         var timeline: [DASHSegment] = []
+        /// `availabilityTimeOffset`, in seconds: how long before its end a segment can be
+        /// fetched. A publisher of chunked CMAF (low-latency DASH) makes a segment available as
+        /// soon as its first chunk is written, and serves it while it writes the rest.
+        var availabilityTimeOffset = 0.0
 
         /// The most segments one representation lists here: a live window is seconds to
         /// minutes, and a manifest's repeat counts may be anything.
@@ -46,6 +50,10 @@ struct DASHRepresentation: Sendable, Equatable {
             if let value = attributes["startNumber"].flatMap(Int.init), (0...1_000_000_000_000).contains(value) { startNumber = value }
             if let value = attributes["presentationTimeOffset"].flatMap(Double.init), value.isFinite { presentationTimeOffset = value }
             if let value = attributes["duration"].flatMap(Double.init), value > 0, value.isFinite { duration = value }
+            if let text = attributes["availabilityTimeOffset"] {
+                // "INF": every segment of the window at once (a recorded window); not a live edge.
+                if let value = Double(text), value.isFinite, value >= 0 { availabilityTimeOffset = min(value, 3600) }
+            }
         }
 
         /// Adds the segments of one `S` element (`t`, `d`, `r`): a repeat count of −1 (until
@@ -185,6 +193,9 @@ struct DASHLiveWindow: Sendable, Equatable {
     var isCounted = false
     /// The period's start in media ticks (`presentationTimeOffset`).
     var offset: Double
+    /// Where the publisher is now, in seconds of the period, for a window whose newest segment is
+    /// still being written (low-latency DASH): nil where the newest segment's end is the edge.
+    var liveEdge: Double?
 
     /// `representation`'s segments available at `unixNow`: the timeline's as listed, or for a
     /// fixed duration those finished by then, counted from the manifest's
@@ -211,7 +222,11 @@ struct DASHLiveWindow: Sendable, Equatable {
             return nil
         }
         guard written.isFinite, written >= 0, (written / seconds).isFinite else { return nil }
-        let finished = Int(min(written / seconds, 1e15))
+        // A segment whose first chunks are out (`availabilityTimeOffset` before its end) is
+        // available too, though still being written: its reader takes its chunks as they come.
+        let early = isCounted ? min(template.availabilityTimeOffset, seconds) : 0
+        let finished = Int(min((written + early) / seconds, 1e15))
+        if early > 0 { liveEdge = written }
         let depth = max(seconds, manifest.timeShiftBufferDepth ?? 30)
         let first = max(0, finished - Int(min((depth / seconds).rounded(.up), Double(DASHRepresentation.Template.maxSegments))))
         segments = (first..<finished).map {
@@ -222,9 +237,11 @@ struct DASHLiveWindow: Sendable, Equatable {
     /// Where `segment` starts, in seconds of the period.
     func start(of segment: DASHSegment) -> Double { (segment.time - offset) * unit }
 
-    /// Where the newest segment ends, in seconds of the period; nil with none.
+    /// Where the newest segment ends, in seconds of the period (where the publisher is, for one
+    /// still being written); nil with none.
     var edge: Double? {
-        segments.last.map { (($0.time + $0.duration) - offset) * unit }.flatMap { $0.isFinite ? $0 : nil }
+        if let liveEdge, !segments.isEmpty { return liveEdge }
+        return segments.last.map { (($0.time + $0.duration) - offset) * unit }.flatMap { $0.isFinite ? $0 : nil }
     }
 
     /// The segment to start at to play `behind` seconds behind the edge: the newest one that

@@ -8,6 +8,14 @@ import Foundation
 /// from the pictures, not the story failed. Pure, so it is tested on manifests as ffmpeg's dash
 /// muxer and GStreamer's dashsink write them.
 struct DASHManifest: Sendable, Equatable {
+    static func == (a: DASHManifest, b: DASHManifest) -> Bool {
+        a.isDynamic == b.isDynamic && a.presentationDelay == b.presentationDelay && a.publishTime == b.publishTime
+            && a.lastSegmentEnd == b.lastSegmentEnd && a.availabilityStartTime == b.availabilityStartTime
+            && a.mediaPresentationDuration == b.mediaPresentationDuration && a.timeShiftBufferDepth == b.timeShiftBufferDepth
+            && a.periodStart == b.periodStart && a.representations == b.representations && a.latencyTarget == b.latencyTarget
+            && a.playbackRates == b.playbackRates && a.utcTiming?.scheme == b.utcTiming?.scheme && a.utcTiming?.value == b.utcTiming?.value
+    }
+
     /// `type="dynamic"`: a live presentation.
     var isDynamic = false
     /// `suggestedPresentationDelay`, in seconds.
@@ -29,6 +37,20 @@ struct DASHManifest: Sendable, Equatable {
     /// The first period's representations (`DASHManifest+Representations`).
     var representations: [DASHRepresentation] = []
 
+    // MARK: Low-latency DASH
+
+    /// `ServiceDescription`'s `Latency@target`, in seconds: the offset from the edge the
+    /// publisher asks players to keep (dash.js's live delay).
+    var latencyTarget: Double?
+    /// `ServiceDescription`'s `PlaybackRate@min` and `@max`: how far a player may change its
+    /// speed to keep that target.
+    var playbackRates: ClosedRange<Double>?
+    /// The offset from the edge the publisher asks players to keep: `ServiceDescription`'s
+    /// latency target, else `suggestedPresentationDelay`.
+    var suggestedTarget: Double? { latencyTarget ?? presentationDelay }
+    /// `UTCTiming`: the clock the manifest's times are on (scheme and value).
+    var utcTiming: (scheme: String, value: String)?
+
     /// Reads manifest text; nil when it is not an MPD.
     init?(text: String) {
         let tags = DASHManifest.tags(in: text)
@@ -41,6 +63,19 @@ struct DASHManifest: Sendable, Equatable {
         timeShiftBufferDepth = root.attributes["timeShiftBufferDepth"].flatMap(DASHManifest.seconds(iso8601:))
         periodStart = tags.first(where: { $0.name == "Period" })?.attributes["start"].flatMap(DASHManifest.seconds(iso8601:)) ?? 0
         representations = DASHManifest.representations(in: tags)
+        if let latency = tags.first(where: { $0.name == "Latency" }),
+           let target = latency.attributes["target"].flatMap(Double.init), target.isFinite, (0...600_000).contains(target) {
+            latencyTarget = target / 1000
+        }
+        if let rates = tags.first(where: { $0.name == "PlaybackRate" }),
+           let low = rates.attributes["min"].flatMap(Double.init), let high = rates.attributes["max"].flatMap(Double.init),
+           low.isFinite, high.isFinite, low > 0, low <= 1, high >= 1, high <= 2 {
+            playbackRates = low...high
+        }
+        if let timing = tags.first(where: { $0.name == "UTCTiming" }), let scheme = timing.attributes["schemeIdUri"],
+           let value = timing.attributes["value"] {
+            utcTiming = (scheme, value)
+        }
         var inVideo = false
         var timescale = 1.0
         var end: Double?

@@ -30,6 +30,13 @@ final class DASHSegmentFeed: SegmentFeed {
     private var initPending: Bool
     private var bytes: [UInt8] = []
     private var position = 0
+    /// The media segment being read, as its bytes come: a low-latency publisher's is still being
+    /// written (chunked CMAF), and its chunks reach the demuxer as they arrive.
+    private var stream: FeedPageStream?
+    /// Bytes of the segment being read so far.
+    private var streamed = 0
+    /// The server's clock less this machine's (`UTCTiming`), for which segments are out.
+    private let clockOffset: Double
     /// The error that ended the stream, for the reason a demuxer's read error cannot carry.
     private(set) var failure: MediaError?
     /// The manifest said the presentation ended (`type="static"`) and every segment was read.
@@ -47,8 +54,9 @@ final class DASHSegmentFeed: SegmentFeed {
     static let segmentLimit = 256 << 20
 
     init(manifestURL: String, manifest: DASHManifest, representation: DASHRepresentation, start: Int,
-         behind: Double, gate: InterruptGate, timeout: Double, protocols: [String]) {
+         behind: Double, gate: InterruptGate, timeout: Double, protocols: [String], clockOffset: Double = 0) {
         self.manifestURL = manifestURL
+        self.clockOffset = clockOffset
         self.manifest = manifest
         self.representation = representation
         self.gate = gate
@@ -66,6 +74,15 @@ final class DASHSegmentFeed: SegmentFeed {
     func read(into buffer: UnsafeMutablePointer<UInt8>, count: Int) -> Int32 {
         while position >= bytes.count {
             if gate.reason != nil { return cffmpeg_averror_exit() }
+            if let stream {
+                switch readChunk(from: stream) {
+                case .data, .wait: continue
+                case .ended: preconditionFailure("a segment's end is the next segment's start")
+                case .failed(let error):
+                    failure = error
+                    return error.ffmpegError?.code ?? cffmpeg_averror(EIO)
+                }
+            }
             switch advance() {
             case .data: continue
             case .ended:
@@ -100,7 +117,7 @@ final class DASHSegmentFeed: SegmentFeed {
             }
             return refusal(of: url).map { .failed($0) } ?? fetch(url)
         }
-        guard let window = DASHLiveWindow(representation, manifest: manifest, unixNow: Date().timeIntervalSince1970),
+        guard let window = DASHLiveWindow(representation, manifest: manifest, unixNow: Date().timeIntervalSince1970 + clockOffset),
               let first = window.segments.first, let last = window.segments.last else {
             return manifest.isDynamic ? .wait : .ended
         }
@@ -125,10 +142,8 @@ final class DASHSegmentFeed: SegmentFeed {
                                       cause: representation.template.media ?? "no media template"))
         }
         if let refusal = refusal(of: url) { return .failed(refusal) }
-        switch fetch(url) {
+        switch open(url) {
         case .data:
-            next += 1
-            failedFetches = 0
             return .data
         default:
             // Listed but not there (a publisher that lists a segment a moment before it has
@@ -162,6 +177,45 @@ final class DASHSegmentFeed: SegmentFeed {
             position = 0
             return .data
         } catch {
+            return .failed(error)
+        }
+    }
+
+    /// Opens the media segment at `url`, to be read as its bytes come (`readChunk`).
+    private func open(_ url: String) -> Step {
+        do {
+            stream = try FeedPageStream(url: url, timeout: timeout, gate: gate)
+            streamed = 0
+            return .data
+        } catch {
+            return .failed(error)
+        }
+    }
+
+    /// The next bytes of the segment being read, as soon as any have come; at its end, the next
+    /// segment is the one to read.
+    private func readChunk(from stream: FeedPageStream) -> Step {
+        do {
+            let chunk = try stream.readSome(limit: SegmentInput.bufferSize)
+            if chunk.isEmpty {
+                stream.close()
+                self.stream = nil
+                next += 1
+                failedFetches = 0
+                return .wait
+            }
+            streamed += chunk.count
+            guard streamed <= DASHSegmentFeed.segmentLimit else {
+                stream.close()
+                self.stream = nil
+                return .failed(MediaError(.read, "a DASH segment of more than \(DASHSegmentFeed.segmentLimit >> 20) MB"))
+            }
+            bytes = chunk
+            position = 0
+            return .data
+        } catch {
+            stream.close()
+            self.stream = nil
             return .failed(error)
         }
     }

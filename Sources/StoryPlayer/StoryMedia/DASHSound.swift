@@ -24,6 +24,8 @@ final class DASHSound: Sendable {
         var start: Int
         var behind: Double
         var protocols: [String]
+        /// The publisher's clock less this machine's (`DASHServerClock`).
+        var clockOffset = 0.0
     }
 
     private let plan: Plan
@@ -61,7 +63,7 @@ final class DASHSound: Sendable {
         defer { gate.disarm() }
         let feed = DASHSegmentFeed(manifestURL: plan.manifestURL, manifest: plan.manifest, representation: plan.representation,
                                    start: plan.start, behind: plan.behind, gate: gate, timeout: limits.timeouts.open,
-                                   protocols: plan.protocols)
+                                   protocols: plan.protocols, clockOffset: plan.clockOffset)
         guard let format = try? FormatContext(input: SegmentInput(feed: feed), name: plan.manifestURL,
                                               options: FormatContext.dashOptions, gate: gate) else { return nil }
         guard (try? format.readStreamInfo(limits: limits)) != nil else {

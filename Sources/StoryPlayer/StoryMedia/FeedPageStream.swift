@@ -57,6 +57,19 @@ package final class FeedPageStream {
         }
     }
 
+    /// Up to `limit` bytes, as soon as any have come (`avio_read_partial`): a body still being
+    /// written (chunked transfer) is read as it arrives. Empty at the end of the body.
+    func readSome(limit: Int) throws(MediaError) -> [UInt8] {
+        guard let pointer else { preconditionFailure("reading after close()") }
+        var buffer = [UInt8](repeating: 0, count: limit)
+        let count = FFmpegFaults.injected(.readPage)
+            ?? buffer.withUnsafeMutableBufferPointer { avio_read_partial(pointer, $0.baseAddress, Int32($0.count)) }
+        if count == FFmpegError.endOfFile || count == 0 { return [] }
+        guard count > 0 else { throw MediaError(.read, "cannot read", averror: count) }
+        buffer.removeSubrange(Int(count)...)
+        return buffer
+    }
+
     /// `avio_closep`: closes the connection now.
     func close() {
         if pointer != nil {

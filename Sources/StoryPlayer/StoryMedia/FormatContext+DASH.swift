@@ -12,6 +12,12 @@ struct DASHOpening {
     /// Where the first segment read starts, in seconds of the period: the first picture's
     /// place on the manifest's time line, against which the edge is measured.
     let periodStart: Double
+    /// The publisher's clock less this machine's (`DASHServerClock`).
+    let clockOffset: Double
+    /// Segments are out before they are whole (`availabilityTimeOffset`): low-latency DASH.
+    let isChunked: Bool
+    /// The target the manifest asks for (`ServiceDescription`, else `suggestedPresentationDelay`).
+    let suggestedTarget: Double?
 }
 
 extension FormatContext {
@@ -45,19 +51,23 @@ extension FormatContext {
         guard let shown = manifest.video ?? manifest.audio else {
             throw MediaError(.noVideoStream, "no video stream in \(source)", cause: "the manifest lists no video or audio representation")
         }
-        let unixNow = Date().timeIntervalSince1970
+        let protocolNames = protocols.filter { ["http", "https"].contains($0) }
+        let clockOffset = DASHServerClock.offset(of: manifest, manifestURL: url, protocols: protocolNames, gate: gate,
+                                                 timeout: min(1, limits.timeouts.open / 4))
+        let unixNow = Date().timeIntervalSince1970 + clockOffset
         guard shown.template.media != nil, let window = DASHLiveWindow(shown, manifest: manifest, unixNow: unixNow),
               let first = window.segments.first else {
             throw MediaError(.open, "cannot open \(source)",
                              cause: "the manifest lists no segments this player can read (it reads SegmentTemplate, with a SegmentTimeline or a duration)")
         }
-        let behind = limits.latency.target ?? manifest.presentationDelay ?? LiveLatency.defaultTarget(kind: .dash, targetDuration: nil, presentationDelay: nil)
+        let behind = limits.latency.target ?? manifest.suggestedTarget
+            ?? LiveLatency.defaultTarget(kind: .dash, targetDuration: nil, presentationDelay: nil)
         let start = window.start(behind: behind) ?? first
         let periodStart = window.start(of: start)
-        let protocolNames = protocols.filter { ["http", "https"].contains($0) }
         let options = FormatContext.dashOptions
         let feed = DASHSegmentFeed(manifestURL: url, manifest: manifest, representation: shown, start: start.number,
-                                   behind: behind, gate: gate, timeout: limits.timeouts.open, protocols: protocolNames)
+                                   behind: behind, gate: gate, timeout: limits.timeouts.open, protocols: protocolNames,
+                                   clockOffset: clockOffset)
         let format: FormatContext
         do {
             format = try FormatContext(input: SegmentInput(feed: feed), name: source.description, options: options, gate: gate)
@@ -73,9 +83,11 @@ extension FormatContext {
            let audioWindow = DASHLiveWindow(representation, manifest: manifest, unixNow: unixNow),
            let audioStart = audioWindow.segments.last(where: { audioWindow.start(of: $0) <= periodStart + 1e-3 }) ?? audioWindow.segments.first {
             sound = DASHSound(DASHSound.Plan(manifestURL: url, manifest: manifest, representation: representation,
-                                             start: audioStart.number, behind: behind, protocols: protocolNames))
+                                             start: audioStart.number, behind: behind, protocols: protocolNames,
+                                             clockOffset: clockOffset))
         }
-        return DASHOpening(main: format, sound: sound, periodStart: periodStart)
+        return DASHOpening(main: format, sound: sound, periodStart: periodStart, clockOffset: clockOffset,
+                           isChunked: shown.template.availabilityTimeOffset > 0, suggestedTarget: manifest.suggestedTarget)
     }
 
     /// How a DASH representation's demuxer reads its first segments: 0.1 s of analysis, as for

@@ -45,6 +45,7 @@ package final class LiveEdge: Sendable {
         var ended = false
         var hasPlaylist = false
         var suggestedTarget: Double?
+        var suggestedSpeeds: ClosedRange<Double>?
         /// From a DASH manifest's newest segment: media seconds (as the source wrote them) less
         /// when it was listed (monotonic seconds). One for every time line: the media times are
         /// the source's own, and each line maps them by its `shift`.
@@ -123,6 +124,11 @@ package final class LiveEdge: Sendable {
     /// storyboard that gives none.
     func suggest(target: Double) { state.withLock { $0.suggestedTarget = target } }
     package var suggestedTarget: Double? { state.withLock { $0.suggestedTarget } }
+
+    /// The speeds the source lets a player keep its target with (a DASH manifest's
+    /// `ServiceDescription` `PlaybackRate`).
+    func suggest(speeds: ClosedRange<Double>) { state.withLock { $0.suggestedSpeeds = speeds } }
+    package var suggestedSpeeds: ClosedRange<Double>? { state.withLock { $0.suggestedSpeeds } }
 
     /// The playlist says no segment follows (`#EXT-X-ENDLIST`).
     func markEnded() { state.withLock { $0.ended = true } }

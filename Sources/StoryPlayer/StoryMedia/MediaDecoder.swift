@@ -112,6 +112,8 @@ package final class MediaDecoder {
     /// A Low-Latency HLS play (`HLSPartFeed`): the segment its first part belongs to, and how far
     /// into that segment the part starts.
     package private(set) var partStart: (sequence: Int, offsetInSegment: Double)?
+    /// A live DASH publisher's clock less this machine's (`DASHServerClock`).
+    package private(set) var dashClockOffset = 0.0
     /// How the source is delivered, for the trace (`protocol`): "ll-hls", "hls", "dash", "rtmp", ….
     package private(set) var deliveredBy = ""
     /// The target the source suggests for its play, where it says one at its opening.
@@ -172,7 +174,9 @@ package final class MediaDecoder {
             format = opening.main
             dashSound = opening.sound
             periodStart = opening.periodStart
-            deliveredBy = "dash"
+            dashClockOffset = opening.clockOffset
+            deliveredBy = opening.isChunked ? "ll-dash" : "dash"
+            suggestedTarget = opening.suggestedTarget
         } else if isLive, source.isRemote, let listing, listing.playlist.isLowLatency {
             // Parts, preload hints and blocking reloads: see `HLSPartFeed` for why not FFmpeg's demuxer.
             let opening = try FormatContext.openLowLatencyHLS(source, url: listing.url, playlist: listing.playlist, limits: limits,

@@ -119,7 +119,8 @@ package final class PlaylistWatch: Sendable {
     /// by how old the manifest was when read (its `publishTime`), and the delay it suggests.
     /// The segments are fetched as the decoder needs them (`DASHSegmentFeed`), so without the
     /// manifest the player would take where it reads for the edge.
-    package init(dash url: String, edge: LiveEdge, gate: InterruptGate, timeout: Double, name: String) {
+    /// `clockOffset`: the publisher's clock less this machine's (`DASHServerClock`).
+    package init(dash url: String, clockOffset: Double = 0, edge: LiveEdge, gate: InterruptGate, timeout: Double, name: String) {
         let thread = Thread { [self] in
             DecoderWorkers.nameThisThread(name)
             defer { done.signal() }
@@ -128,10 +129,11 @@ package final class PlaylistWatch: Sendable {
                 guard let manifest = PlaylistWatch.fetchText(url, gate: gate, timeout: timeout).flatMap(DASHManifest.init(text:))
                 else { continue }
                 let seen = LiveEdge.now()
-                if let delay = manifest.presentationDelay { edge.suggest(target: delay) }
+                if let target = manifest.suggestedTarget { edge.suggest(target: target) }
+                if let rates = manifest.playbackRates { edge.suggest(speeds: rates) }
                 // The newest video segment's end on the period's time line, where the player
                 // places its pictures (`MediaDecoder.periodStart`).
-                if let window = manifest.video.flatMap({ DASHLiveWindow($0, manifest: manifest, unixNow: Date().timeIntervalSince1970) }),
+                if let window = manifest.video.flatMap({ DASHLiveWindow($0, manifest: manifest, unixNow: Date().timeIntervalSince1970 + clockOffset) }),
                    let end = window.edge {
                     // A manifest read late was written earlier: its newest segment was listed by
                     // then (bounded, for a publisher whose clock is off from this one).
@@ -141,7 +143,7 @@ package final class PlaylistWatch: Sendable {
                         manifest.availabilityStartTime.map { time > $0 + 0.001 } ?? true ? time : nil
                     }
                     // Segments counted from the manifest's clock end now, however old the manifest.
-                    let age = window.isCounted ? 0 : published.map { min(max(0, Date().timeIntervalSince1970 - $0), PlaylistWatch.maxManifestAge) } ?? 0
+                    let age = window.isCounted ? 0 : published.map { min(max(0, Date().timeIntervalSince1970 + clockOffset - $0), PlaylistWatch.maxManifestAge) } ?? 0
                     // A manifest whose segments end earlier than before comes from a publisher that
                     // started again: its media times are new, and so is the edge.
                     if end < newestEnd - 1 { edge.manifestRestarted() }

@@ -222,7 +222,7 @@ private struct Worker {
                           gate: watchGate, timeout: limits.timeouts.open, name: playlistName)
         }
         if isLive, source.isRemote, LiveSourceKind(source) == .dash {
-            watch = PlaylistWatch(dash: source.ffmpegURL, edge: edge, gate: watchGate,
+            watch = PlaylistWatch(dash: source.ffmpegURL, clockOffset: decoder.dashClockOffset, edge: edge, gate: watchGate,
                                   timeout: limits.timeouts.open, name: playlistName)
         }
         return (decoder, watch)

@@ -137,6 +137,7 @@ extension ItemPlayer {
             live.playhead.retarget(suggested)
             live.takesSuggestedTarget = false
         }
+        if let speeds = thread.edge.suggestedSpeeds { live.playhead.speeds = speeds }
         if thread.edge.hasEnded {
             // A finished playlist played as live jumped its first 2 s to reach a target behind
             // an edge that was never going to move (56 pictures never shown).

@@ -40,6 +40,9 @@ struct LivePlayhead {
 
     static let minSpeed = 0.97
     static let maxSpeed = 1.03
+    /// The speeds the controller steers within: ExoPlayer's 0.97…1.03, or the source's own
+    /// (a low-latency DASH manifest's `PlaybackRate`).
+    var speeds = LivePlayhead.minSpeed...LivePlayhead.maxSpeed
     static let gain = 0.1
     /// Seconds between two speed changes.
     static let speedInterval = 1.0
@@ -104,7 +107,7 @@ struct LivePlayhead {
             return jump
         }
         if now - lastSpeedChange >= LivePlayhead.speedInterval {
-            speed = min(max(1 + LivePlayhead.gain * (offset - target), LivePlayhead.minSpeed), LivePlayhead.maxSpeed)
+            speed = min(max(1 + LivePlayhead.gain * (offset - target), speeds.lowerBound), speeds.upperBound)
             lastSpeedChange = now
         }
         return nil
