@@ -14,6 +14,9 @@
 #                                                   publisher killed 3 s in and started again at the
 #                                                   same name 2 s later; timestamps 23 and 43 ms apart
 #                                                   in turn; SRT whose H.264 never gets its SPS/PPS)
+#   bench/live-latency.sh 20 hls ll-hls dash ll-dash rtmp
+#                                                  (low latency beside the nearest plain rows: LL-HLS and
+#                                                   low-latency DASH through Tests/Support/ll_origin.py)
 #   CLOCK=virtual bench/live-latency.sh            (the virtual clock: distinct pictures a second;
 #                                                   its latencies are not wall-clock ones)
 set -euo pipefail
@@ -87,6 +90,23 @@ print(f"  {label:<16} distinct/s {frames['distinct_per_second']:5.1f}   latency 
 series = [ms for t, ms in stop.get("live_offset_series", []) if t >= 20]
 if label.startswith("stall") and series:
     print(f"  {'':<16} offset each second from 20 s on (settled): min {min(series)} max {max(series)} ms over {len(series)} s")
+PY
+}
+
+# ffmpeg's clock-coded stream as fragmented MP4 on stdout, for the Low-Latency HLS origin.
+ffmpeg_fmp4="$ffmpeg_encode -sc_threshold 0 -f mp4 -movflags empty_moov+default_base_moof+frag_keyframe+delay_moov -frag_duration 333333 pipe:1"
+
+# What a low-latency origin's request log says the player asked for.
+origin_requests() { # log
+  python3 - "$1" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+reloads = [r for r in rows if "_HLS_msn" in r.get("query", "")]
+skips = [r for r in rows if "_HLS_skip" in r.get("query", "")]
+media = [r for r in rows if r["method"] == "GET" and r["path"].endswith(".m4s") and "init" not in r["path"]]
+held = [r for r in media if r.get("held_ms", 0) > 30]
+print(f"  {'':<16} origin: {len(reloads)} blocking reloads ({sum(1 for r in reloads if r.get('held_ms', 0) > 30)} held), {len(skips)} delta-update requests, "
+      f"{len(media)} media requests, {len(held)} held or streamed (median {sorted(r['held_ms'] for r in held)[len(held) // 2] if held else 0:.0f} ms)")
 PY
 }
 
@@ -279,6 +299,29 @@ PY
       wait_for "grep -qi ':$(printf '%04X' "$port") ' /proc/net/tcp"
       # MPEG-TS over HTTP is not live by its form: the storyboard says so.
       render_and_read "http-ts-ffmpeg" "http://127.0.0.1:$port/live.ts" ', "live": true'
+      stop_publisher ;;
+    ll-hls)
+      # Low-Latency HLS: ffmpeg's fragmented MP4 (0.333 s fragments, a keyframe a second) cut
+      # into parts by the test origin (Tests/Support/ll_origin.py), which serves parts, preload
+      # hints, blocking reloads and delta updates. The play's target is PART-HOLD-BACK (1 s).
+      ready="$work/ll-hls.ready"
+      publish_coded "$ffmpeg_fmp4 | python3 Tests/Support/ll_origin.py hls --port 0 --ready '$ready' --log '$work/ll-hls.log'"
+      wait_for "[[ -s '$ready' ]]"
+      url="$(python3 -c "import json; print(json.load(open('$ready'))['url'])")live.m3u8"
+      render_and_read "ll-hls-ffmpeg" "$url"
+      origin_requests "$work/ll-hls.log"
+      stop_publisher ;;
+    ll-dash)
+      # Low-latency DASH: ffmpeg's dash muxer with chunked CMAF (1 s segments of 0.2 s chunks,
+      # a 1 s target in its ServiceDescription), uploaded to the test origin, which serves each
+      # segment while it is written.
+      port=$(free_port)
+      python3 Tests/Support/ll_origin.py dash --port "$port" --ready "$work/ll-dash.ready" --log "$work/ll-dash.log" >/dev/null 2>&1 & pids+=($!)
+      wait_for "(echo > /dev/tcp/127.0.0.1/$port) 2>/dev/null"
+      publish_coded "$ffmpeg_encode -f dash -ldash 1 -streaming 1 -use_template 1 -use_timeline 0 -seg_duration 1 -frag_type duration -frag_duration 0.2 -write_prft 1 -target_latency 1 -min_playback_rate 0.96 -max_playback_rate 1.04 -window_size 10 -extra_window_size 5 -utc_timing_url http://127.0.0.1:$port/time -method PUT -http_persistent 1 http://127.0.0.1:$port/live/live.mpd"
+      wait_for "[[ -s '$work/ll-dash.ready' ]]"
+      render_and_read "ll-dash-ffmpeg" "http://127.0.0.1:$port/live/live.mpd"
+      origin_requests "$work/ll-dash.log"
       stop_publisher ;;
     *) echo "unknown protocol $protocol" >&2; exit 2 ;;
   esac
