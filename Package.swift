@@ -68,6 +68,10 @@ let package = Package(
         .target(name: "CRasterSupport"),
         // glibc's mallopt, which Swift's Glibc module does not import.
         .target(name: "CMemoryPolicy"),
+        // WebRTC playback (WHEP): every call of GStreamer's webrtcbin, which Debian 12 has (it
+        // has no libdatachannel). Not linked: it opens GStreamer on first use (dlopen), so a
+        // render without a WHEP source pays nothing at start. docs/live.md says why this stack.
+        .target(name: "CStoryWHEP"),
 
         // MARK: - Libraries
         .target(
@@ -84,7 +88,7 @@ let package = Package(
         // that imports the C libraries.
         .target(
             name: "StoryMedia",
-            dependencies: ["StoryModel", "CFFmpeg", "CHEIF", "CLittleCMS", "CLibass", "Compositor"],
+            dependencies: ["StoryModel", "CFFmpeg", "CHEIF", "CLittleCMS", "CLibass", "CStoryWHEP", "Compositor"],
             path: "Sources/StoryPlayer/StoryMedia",
             // The fault seam (`FFmpegFaults`) exists in debug builds only, which is what the
             // tests run; a release build (the CLI users run) has none of it, as swift-system

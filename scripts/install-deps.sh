@@ -30,6 +30,18 @@ for font in DejaVuSans.ttf DejaVuSans-Bold.ttf; do
   [[ -f /usr/share/fonts/truetype/dejavu/$font ]] || missing+=(fonts-dejavu-core)
 done
 
+# WebRTC playback (WHEP sources) opens GStreamer 1.22 when a WHEP source first plays
+# (Sources/CStoryWHEP): webrtcbin, DTLS, SRTP, h264parse, opusparse, mpegtsmux (-bad), the RTP
+# depayloaders and rtpbin (-good), appsink (-base), and libnice's ICE agent (gstreamer1.0-nice).
+gst_dir=/usr/lib/$(uname -m)-linux-gnu/gstreamer-1.0
+whep_plugins=(gstreamer1.0-plugins-base:libgstapp.so gstreamer1.0-plugins-good:libgstrtpmanager.so
+              gstreamer1.0-plugins-good:libgstrtp.so gstreamer1.0-plugins-bad:libgstwebrtc.so
+              gstreamer1.0-plugins-bad:libgstdtls.so gstreamer1.0-plugins-bad:libgstsrtp.so
+              gstreamer1.0-plugins-bad:libgstmpegtsmux.so gstreamer1.0-nice:libgstnice.so)
+for entry in "${whep_plugins[@]}"; do
+  [[ -f $gst_dir/${entry#*:} ]] || missing+=("${entry%%:*}")
+done
+
 # HTTPS sources and feed pages are checked against the system's certificate authorities
 # (GnuTLS reads Debian's bundle); without it no HTTPS server is trusted.
 [[ -f /etc/ssl/certs/ca-certificates.crt ]] || missing+=(ca-certificates)
@@ -68,6 +80,17 @@ if ((want_tests)); then
   done
   # moreutils has a different `parallel`; the shard script needs GNU's.
   parallel --version 2>/dev/null | grep -q "GNU parallel" || missing+=(parallel)
+fi
+
+# The WHEP tests' sender is a WebRTC peer from PyPI (aiortc, whose PyAV wheel brings libx264
+# and libopus): Tests/Support/whep_peer.py.
+python_missing=()
+if ((want_tests)) && ! python3 -c 'import aiortc' >/dev/null 2>&1; then
+  python_missing+=(aiortc==1.16.0)
+fi
+if ((${#python_missing[@]})); then
+  echo "install-deps: installing ${python_missing[*]} (pip)" >&2
+  python3 -m pip install -q "${python_missing[@]}" >&2
 fi
 
 if ((${#missing[@]} == 0)); then

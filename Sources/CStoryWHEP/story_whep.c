@@ -4,9 +4,12 @@
 // No GStreamer or GLib header is included (SwiftPM forbids the include flags they need in this
 // package): the functions are declared below with opaque pointers, in one table,
 // `STORY_GST_FUNCTIONS`, from which both the table's members and the symbols looked up come.
-// Struct layouts are avoided (properties, signals and accessor functions instead); the two
-// read here are public, ABI-stable structs whose fields have no accessor, each read in one
-// place with a comment: GError's `message` and GstWebRTCSessionDescription's `sdp`.
+// Struct layouts are avoided (properties, signals and accessor functions instead); the three
+// read here are public structs, ABI-stable through GLib 2 and GStreamer 1.x, whose fields have
+// no accessor function, each declared below with a comment: GError's `message`,
+// GstWebRTCSessionDescription's `sdp`, and GstBuffer's `pts` and `dts` (the muxer's gaps).
+//
+// Linked to nothing but libc (glibc 2.34+ has dlopen and pthreads in it).
 #define _GNU_SOURCE
 #include "story_whep.h"
 
@@ -60,6 +63,27 @@ typedef struct {
     GstSDPMessage *sdp;
 } story_webrtc_description_layout;
 
+// GstBuffer (gstbuffer.h), public and ABI-stable through GStreamer 1.x: its timestamps have
+// no accessor function (GST_BUFFER_PTS is a macro), and the muxer's gap events need the PTS of
+// the buffer that is passing (`story_on_mux_buffer`). GstMiniObject comes first, as declared
+// in gstminiobject.h.
+typedef struct {
+    GType type;
+    int refcount;
+    int lockstate;
+    unsigned int flags;
+    void *copy, *dispose, *free;
+    unsigned int priv_uint;
+    void *priv_pointer;
+} story_mini_object_layout;
+typedef struct {
+    story_mini_object_layout mini_object;
+    void *pool;
+    GstClockTime pts, dts, duration;
+    uint64_t offset, offset_end;
+} story_buffer_layout;
+#define STORY_CLOCK_TIME_NONE ((GstClockTime)-1)
+
 typedef void (*GCallback)(void);
 typedef void (*GDestroyNotify)(void *);
 typedef int (*GstBusSyncHandler)(GstBus *, GstMessage *, void *);
@@ -73,6 +97,7 @@ enum { GST_FLOW_OK = 0 };
 enum { GST_PAD_LINK_OK = 0 };
 enum { GST_PAD_PROBE_OK = 1 };
 enum { GST_PAD_PROBE_TYPE_BUFFER = 1 << 4, GST_PAD_PROBE_TYPE_BUFFER_LIST = 1 << 5 };
+enum { GST_EVENT_CUSTOM_UPSTREAM = (270 << 8) | 1 }; // GST_EVENT_MAKE_TYPE (270, UPSTREAM)
 enum { GST_PROMISE_RESULT_PENDING = 0, GST_PROMISE_RESULT_INTERRUPTED = 1, GST_PROMISE_RESULT_REPLIED = 2 };
 enum { GST_SDP_OK = 0 };
 enum { GST_WEBRTC_SDP_TYPE_ANSWER = 3 };
@@ -111,10 +136,17 @@ static const char *const story_library_files[LIB_COUNT] = {
     X(LIB_GST, gboolean, gst_element_link, (GstElement *, GstElement *)) \
     X(LIB_GST, GstElement *, gst_element_factory_make, (const char *, const char *)) \
     X(LIB_GST, void *, gst_element_factory_find, (const char *)) \
+    X(LIB_GST, void *, gst_element_get_factory, (GstElement *)) \
+    X(LIB_GST, char *, gst_object_get_name, (void *)) \
     X(LIB_GST, void, gst_bus_set_sync_handler, (GstBus *, GstBusSyncHandler, void *, GDestroyNotify)) \
     X(LIB_GST, int, gst_bus_sync_signal_handler, (GstBus *, GstMessage *, void *)) \
     X(LIB_GST, void, gst_message_parse_error, (GstMessage *, GError **, char **)) \
     X(LIB_GST, int, gst_pad_link, (GstPad *, GstPad *)) \
+    X(LIB_GST, gboolean, gst_pad_send_event, (GstPad *, void *)) \
+    X(LIB_GST, void *, gst_event_new_gap, (GstClockTime, GstClockTime)) \
+    X(LIB_GST, void *, gst_event_new_custom, (int, GstStructure *)) \
+    X(LIB_GST, GstStructure *, gst_structure_from_string, (const char *, char **)) \
+    X(LIB_GST, void *, gst_object_ref, (void *)) \
     X(LIB_GST, GstCaps *, gst_pad_get_current_caps, (GstPad *)) \
     X(LIB_GST, GstCaps *, gst_pad_query_caps, (GstPad *, GstCaps *)) \
     X(LIB_GST, gulong, gst_pad_add_probe, (GstPad *, int, GstPadProbeCallback, void *, GDestroyNotify)) \
@@ -227,7 +259,7 @@ static int story_load_locked(void) {
         void *factory = G.gst_element_factory_find(story_elements[i][0]);
         if (factory == NULL) {
             story_format(story_load_error, sizeof story_load_error,
-                         "GStreamer %s has no element %s: install %s", G.gst_version_string(),
+                         "%s has no element %s: install %s", G.gst_version_string(),
                          story_elements[i][0], story_elements[i][1]);
             return -1;
         }
@@ -340,13 +372,25 @@ struct story_whep_session {
     int interrupted, ended; // ended: failed or at end of stream; `error` says which
     char error[512];
     GstPromise *pending; // the promise story_whep_offer/answer waits for (interrupt interrupts it)
-    story_waiter *pending_waiter;
     unsigned char *queue;
     size_t queue_head, queue_length;
     unsigned long long bytes_dropped;
     int video_pt;
     char video_codec[16];
     int linked_video, linked_audio;
+    // The muxer's input of each track (0 video, 1 sound), for gap events (story_on_mux_buffer).
+    struct {
+        GstPad *branch_pad;     // the depayloader bin's src pad, where story_on_mux_buffer looks
+        GstPad *mux_pad;
+        int flowing;            // has had a buffer (so it has had caps and a segment)
+        uint64_t last_wall_ns;  // when its last buffer reached the muxer
+        unsigned long long gaps; // gap events sent to it
+    } tracks[2];
+    // The keyframe watchdog (story_on_video_rtp).
+    uint32_t video_rtp_timestamp;
+    int video_frames_waiting;     // pictures (RTP timestamps) received since one reached the muxer
+    uint64_t keyframe_requested_ns;
+    unsigned long long keyframe_requests;
     struct { uint16_t sequence; uint16_t valid; uint64_t arrived_ns; } arrivals[STORY_ARRIVALS];
     double depth_ms;
     int depth_samples;
@@ -450,10 +494,13 @@ static void story_on_bus_eos(GstBus *bus, GstMessage *message, void *data) {
     story_end(data, "end of stream");
 }
 
-/// Every message is looked at where it is posted, then dropped: no one pops the bus.
+/// Every message is looked at where it is posted, then dropped: no one pops the bus. A sync
+/// handler that returns GST_BUS_DROP owns the message and must unref it (gstbus.h); kept, each
+/// message would keep its source element, and so the whole pipeline, alive after close.
 static int story_bus_sync(GstBus *bus, GstMessage *message, void *data) {
     (void)data;
     G.gst_bus_sync_signal_handler(bus, message, NULL); // emits sync-message::<type>
+    G.gst_mini_object_unref(message);
     return GST_BUS_DROP;
 }
 
@@ -566,6 +613,35 @@ static int story_probe_out_list(GstPad *pad, GstPadProbeInfo *info, void *data) 
     return GST_PAD_PROBE_OK;
 }
 
+/// The RTCP bandwidth, bits/s (rtpsession's `rtcp-rr-bandwidth`, with `rtcp-rs-bandwidth` 0: we
+/// send no media). RFC 4585 allows one early RTCP packet (a NACK, a PLI) per regular report
+/// interval, and at rtpsession's default (5 % of an assumed 64 kbit/s) that interval is 0.7 s
+/// here: a second loss within it had its NACK held until its retransmission was too late
+/// (measured: NACKs 190-260 ms after the loss, then a PLI). The interval is about
+/// members x 100 bytes / bandwidth: with 5 members (us; the server's video, sound and their RTX)
+/// at 64 kbit/s, 60 ms; our reports then cost ~13 kbit/s, under 1 % of a 2 Mbit/s stream.
+#define STORY_RTCP_RR_BANDWIDTH 64000
+
+/// Every element added anywhere in the pipeline (GstBin::deep-element-added, on GStreamer's
+/// threads): rtpbin's rtpsession is tuned for fast feedback.
+static void story_on_deep_element_added(GstElement *bin, GstElement *sub_bin, GstElement *element, void *data) {
+    (void)bin;
+    (void)sub_bin;
+    (void)data;
+    void *factory = G.gst_element_get_factory(element);
+    char *name = factory != NULL ? G.gst_object_get_name(factory) : NULL; // the factory's name is the element's kind
+    if (name != NULL && strcmp(name, "rtpsession") == 0) {
+        // probation 0: a new SSRC's packets pass at once. rtpsource turns probation off for RTX
+        // streams only when their encoding-name is "rtx", and webrtcbin's caps say "RTX" (1.22),
+        // so the first retransmission waited in probation for a second one. SRTP authenticates
+        // every packet, so probation guards against nothing here.
+        G.g_object_set(element, "probation", 0u, "rtcp-rr-bandwidth", (int)STORY_RTCP_RR_BANDWIDTH,
+                       "rtcp-rs-bandwidth", 0, NULL);
+    }
+    if (name != NULL)
+        G.g_free(name);
+}
+
 static void story_on_new_jitterbuffer(GstElement *rtpbin, GstElement *jitterbuffer, guint session_id, guint ssrc, void *data) {
     (void)rtpbin;
     (void)session_id;
@@ -584,11 +660,102 @@ static void story_on_new_jitterbuffer(GstElement *rtpbin, GstElement *jitterbuff
     }
 }
 
+/// How long a track may send nothing before the muxer is told it has a gap there. Above a
+/// sound packet's 20-120 ms; it is also how long the other track waits, once, when one stops.
+#define STORY_SILENT_TRACK_MS 200
+
+/// Every buffer reaching the muxer (a probe on its sink pad, in that track's streaming thread).
+/// mpegtsmux in GStreamer 1.22 is an aggregator without `get_next_time`, so it never times out
+/// a silent input, live or not: it waits until every input has data, and when the sound stops,
+/// the video stops with it (measured: no picture after the sound ended). So while one track is
+/// silent, each buffer of the other sends the silent one a gap event stamped just after that
+/// buffer: the muxer then has "data" on both inputs, takes the real buffer (the earlier), and
+/// drops the gap. The silent track's own buffers, when they come back, end it.
+/// The probe is on the depayloader bin's src pad, upstream of the muxer's pad, so a thread
+/// sending a gap holds no muxer pad's stream lock: two tracks resuming together (after a
+/// network stall) each take the other's muxer pad lock in turn, never both at once. (A probe
+/// on the muxer pads themselves could deadlock there.) The silent pad's own thread is then
+/// idle, or, if its buffer just came, its queue in the muxer is empty and it does not wait.
+static int story_on_mux_buffer(GstPad *pad, GstPadProbeInfo *info, void *data) {
+    story_whep_session *session = data;
+    GstBuffer *buffer = G.gst_pad_probe_info_get_buffer(info);
+    if (buffer == NULL)
+        return GST_PAD_PROBE_OK;
+    const story_buffer_layout *fields = (const story_buffer_layout *)buffer;
+    GstClockTime stamp = fields->dts != STORY_CLOCK_TIME_NONE ? fields->dts : fields->pts; // what mpegtsmux orders by
+    uint64_t now = story_now_ns();
+    GstPad *silent = NULL;
+    pthread_mutex_lock(&session->lock);
+    int track = session->tracks[0].branch_pad == pad ? 0 : 1;
+    int other = 1 - track;
+    session->tracks[track].flowing = 1;
+    session->tracks[track].last_wall_ns = now;
+    if (track == 0)
+        session->video_frames_waiting = 0;
+    if (session->container == STORY_CONTAINER_TS && stamp != STORY_CLOCK_TIME_NONE && session->tracks[other].mux_pad != NULL &&
+        session->tracks[other].flowing &&
+        now - session->tracks[other].last_wall_ns > (uint64_t)STORY_SILENT_TRACK_MS * 1000000u) {
+        silent = G.gst_object_ref(session->tracks[other].mux_pad);
+        session->tracks[other].gaps++;
+    }
+    pthread_mutex_unlock(&session->lock);
+    if (silent != NULL) {
+        G.gst_pad_send_event(silent, G.gst_event_new_gap(stamp + 1, STORY_CLOCK_TIME_NONE));
+        G.gst_object_unref(silent);
+    }
+    return GST_PAD_PROBE_OK;
+}
+
+/// Pictures that may arrive without one reaching the muxer before a keyframe is asked for, and
+/// how often it is asked for again while none does.
+#define STORY_KEYFRAME_WAIT_PICTURES 3
+#define STORY_KEYFRAME_REQUEST_EVERY_MS 500
+
+/// Every video RTP packet leaving webrtcbin (a probe on its pad, in the jitter buffer's thread).
+/// rtph264depay asks for a keyframe (a PLI) only when the jitter buffer reports a loss, and
+/// with wait-for-keyframe it drops every picture until one comes. So when the stream's first
+/// keyframe is lost (the jitter buffer cannot see a gap before the first packet), or a server
+/// relays a stream from the middle of a GOP, or a PLI itself was lost, nothing would ask again
+/// and the picture would stay black or frozen until the publisher's next keyframe (8 s for
+/// aiortc; measured: no video at all in an 8 s run whose first packet was dropped). Here, when
+/// STORY_KEYFRAME_WAIT_PICTURES pictures (RTP timestamps) have come in since the last one
+/// reached the muxer, a keyframe is asked for, and again every STORY_KEYFRAME_REQUEST_EVERY_MS
+/// until one does: a GstForceKeyUnit event sent upstream from this pad, as the depayloader
+/// sends its own, which rtpptdemux and rtpssrcdemux address and rtpsession turns into a PLI.
+static int story_on_video_rtp(GstPad *pad, GstPadProbeInfo *info, void *data) {
+    story_whep_session *session = data;
+    GstBuffer *buffer = G.gst_pad_probe_info_get_buffer(info);
+    unsigned char header[8];
+    if (buffer == NULL || G.gst_buffer_extract(buffer, 0, header, 8) != 8)
+        return GST_PAD_PROBE_OK;
+    uint32_t timestamp = (uint32_t)header[4] << 24 | (uint32_t)header[5] << 16 | (uint32_t)header[6] << 8 | header[7];
+    uint64_t now = story_now_ns();
+    int request = 0;
+    pthread_mutex_lock(&session->lock);
+    if (timestamp != session->video_rtp_timestamp || session->video_frames_waiting == 0) {
+        session->video_rtp_timestamp = timestamp;
+        session->video_frames_waiting++;
+    }
+    if (session->video_frames_waiting > STORY_KEYFRAME_WAIT_PICTURES &&
+        now - session->keyframe_requested_ns >= (uint64_t)STORY_KEYFRAME_REQUEST_EVERY_MS * 1000000u) {
+        session->keyframe_requested_ns = now;
+        session->keyframe_requests++;
+        request = 1;
+    }
+    pthread_mutex_unlock(&session->lock);
+    if (request) {
+        GstStructure *structure = G.gst_structure_from_string("GstForceKeyUnit, all-headers=(boolean)true", NULL);
+        if (structure != NULL)
+            G.gst_pad_send_event(pad, G.gst_event_new_custom(GST_EVENT_CUSTOM_UPSTREAM, structure));
+    }
+    return GST_PAD_PROBE_OK;
+}
+
 /// Links `pad` (webrtcbin's, a new stream) to `description`'s bin and that to the muxer's
 /// `mux_pad_template` pad (or to nothing: a fakesink description). The bin goes to PLAYING
 /// before the pad is linked, so the first buffer finds it ready.
 static int story_link_branch(story_whep_session *session, GstPad *pad, const char *description,
-                             const char *mux_pad_template, char *error, size_t capacity) {
+                             const char *mux_pad_template, int track, char *error, size_t capacity) {
     GError *parse_error = NULL;
     GstElement *bin = G.gst_parse_bin_from_description(description, 1, &parse_error);
     if (bin == NULL || parse_error != NULL) {
@@ -606,14 +773,21 @@ static int story_link_branch(story_whep_session *session, GstPad *pad, const cha
         GstPad *mux_pad = G.gst_element_request_pad_simple(session->mux, mux_pad_template);
         GstPad *out = G.gst_element_get_static_pad(bin, "src");
         int linked = mux_pad != NULL && out != NULL ? G.gst_pad_link(out, mux_pad) : -1;
-        if (out != NULL)
-            G.gst_object_unref(out);
-        if (mux_pad != NULL)
-            G.gst_object_unref(mux_pad);
         if (linked != GST_PAD_LINK_OK) {
+            if (out != NULL)
+                G.gst_object_unref(out);
+            if (mux_pad != NULL)
+                G.gst_object_unref(mux_pad);
             story_format(error, capacity, "cannot link the depayloader to the muxer (%d)", linked);
             return -1;
         }
+        pthread_mutex_lock(&session->lock);
+        session->tracks[track].branch_pad = out; // the session keeps both references
+        session->tracks[track].mux_pad = mux_pad;
+        pthread_mutex_unlock(&session->lock);
+        G.gst_pad_add_probe(out, GST_PAD_PROBE_TYPE_BUFFER, story_on_mux_buffer, session, NULL);
+        if (track == 0)
+            G.gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER, story_on_video_rtp, session, NULL);
     }
     G.gst_element_sync_state_with_parent(bin);
     GstPad *in = G.gst_element_get_static_pad(bin, "sink");
@@ -670,7 +844,7 @@ static void story_on_pad_added(GstElement *webrtc, GstPad *pad, void *data) {
         G.gst_mini_object_unref(caps);
 
     char error[256];
-    if (story_link_branch(session, pad, description, mux_pad, error, sizeof error) != 0) {
+    if (story_link_branch(session, pad, description, mux_pad, video ? 0 : 1, error, sizeof error) != 0) {
         char text[320];
         snprintf(text, sizeof text, "%s stream (%s): %s", video ? "video" : audio ? "sound" : "unknown",
                  encoding != NULL ? encoding : "?", error);
@@ -687,6 +861,12 @@ static void story_release(story_whep_session *session) {
     if (session->bus != NULL) {
         G.gst_bus_set_sync_handler(session->bus, NULL, NULL, NULL);
         G.gst_object_unref(session->bus);
+    }
+    for (int i = 0; i < 2; i++) {
+        if (session->tracks[i].mux_pad != NULL)
+            G.gst_object_unref(session->tracks[i].mux_pad);
+        if (session->tracks[i].branch_pad != NULL)
+            G.gst_object_unref(session->tracks[i].branch_pad);
     }
     if (session->rtpbin != NULL)
         G.gst_object_unref(session->rtpbin);
@@ -804,6 +984,7 @@ story_whep_session *story_whep_create(const story_whep_options *options, char *e
         return NULL;
     }
 
+    story_connect(session, session->pipeline, "deep-element-added", (GCallback)story_on_deep_element_added);
     story_connect(session, session->webrtc, "pad-added", (GCallback)story_on_pad_added);
     story_connect(session, session->webrtc, "notify::ice-gathering-state", (GCallback)story_on_gathering_state);
     story_connect(session, session->webrtc, "notify::ice-connection-state", (GCallback)story_on_ice_state);
@@ -847,10 +1028,8 @@ static GstPromise *story_call(story_whep_session *session, const char *signal, v
 
     pthread_mutex_lock(&session->lock);
     int interrupted = session->interrupted;
-    if (!interrupted) {
+    if (!interrupted)
         session->pending = promise;
-        session->pending_waiter = waiter;
-    }
     pthread_mutex_unlock(&session->lock);
     if (interrupted) {
         story_copy(error, capacity, "interrupted");
@@ -872,7 +1051,6 @@ static GstPromise *story_call(story_whep_session *session, const char *signal, v
     // before is read after, so the promise is interrupted at most once.
     pthread_mutex_lock(&session->lock);
     session->pending = NULL;
-    session->pending_waiter = NULL;
     interrupted = session->interrupted;
     pthread_mutex_unlock(&session->lock);
     pthread_mutex_lock(&waiter->lock);
@@ -1069,7 +1247,7 @@ int story_whep_answer(story_whep_session *session, const char *sdp, char *error,
         }
         G.gst_element_sync_state_with_parent(mux);
         pthread_mutex_lock(&session->lock);
-        session->mux = mux;
+        session->mux = G.gst_object_ref(mux); // the pipeline owns it; the session keeps a reference too
         memcpy(session->video_pts, video_pts, sizeof video_pts);
         session->container = matroska ? STORY_CONTAINER_MATROSKA : STORY_CONTAINER_TS;
         pthread_mutex_unlock(&session->lock);

@@ -11,14 +11,33 @@
 //
 // (a session whose answer picks VP8 writes Matroska instead, video only: MPEG-TS cannot carry
 // VP8; `story_whep_status.container` says which), and hands the muxed bytes to the caller
-// through `story_whep_read`, which Swift feeds to FFmpeg through a custom AVIOContext.
+// through `story_whep_read`, which Swift feeds to FFmpeg through a custom AVIOContext. FFmpeg
+// 5.1 reads both from a non-seekable stream; MPEG-TS announces the sound or the video in a
+// new PMT when its first packet comes (as with other live MPEG-TS sources).
+//
+// Three things GStreamer 1.22 does not do by itself, done here (story_whep.c says why, with
+// the measurements):
+//  - mpegtsmux never times out a silent input: when one track stops, the other would stop
+//    with it. While a track is silent (200 ms), each buffer of the other sends it a gap event.
+//  - rtph264depay asks for a keyframe only after a loss the jitter buffer reports, so a lost
+//    first keyframe (or a server joining mid-GOP) left the picture black until the next one.
+//    When 3 pictures arrive without one reaching the muxer, a keyframe is asked for (PLI),
+//    again every 500 ms until one does.
+//  - rtpsession held a new SSRC's packets in probation (so the first retransmission waited for
+//    a second) and its RTCP bandwidth allowed an early NACK only every ~0.7 s: each rtpsession
+//    gets probation 0 and 64 kbit/s of RTCP for receiver reports (a report every ~40-60 ms).
 //
 // Nothing here is linked to GStreamer or GLib: `story_whep_load` opens them (`dlopen`,
 // RTLD_NOW | RTLD_LOCAL) the first time a WHEP source plays, so other processes pay nothing.
-// Debian 12 packages needed at run time: libgstreamer1.0-0, gstreamer1.0-plugins-base (appsink,
-// libgstsdp, libgstapp), gstreamer1.0-plugins-good (RTP depayloaders, rtpbin, Matroska),
-// gstreamer1.0-plugins-bad (webrtcbin, DTLS, SRTP, h264parse, opusparse, mpegtsmux, libgstwebrtc)
-// and gstreamer1.0-nice (the ICE agent).
+// Debian 12 packages needed at run time (each plugin file checked with dpkg -S):
+//   gstreamer1.0-plugins-base  appsink (its libraries package, libgstreamer-plugins-base1.0-0,
+//                              has libgstsdp and libgstapp)
+//   gstreamer1.0-plugins-good  rtpbin, rtpjitterbuffer, rtprtxreceive, rtph264depay,
+//                              rtpopusdepay, rtpvp8depay, matroskamux
+//   gstreamer1.0-plugins-bad   webrtcbin, dtlssrtpdec, srtpdec, h264parse, opusparse, mpegtsmux
+//                              (libgstreamer-plugins-bad1.0-0 has libgstwebrtc)
+//   gstreamer1.0-nice          nicesrc/nicesink, the ICE agent (libnice10)
+// libgstreamer1.0-0 comes with all of them; gstreamer1.0-tools (gst-inspect-1.0) only helps.
 //
 // Threads. Every function blocks its caller and none needs a main loop: webrtcbin and libnice
 // run their own GMainContexts on threads of their own, promises are answered on webrtcbin's
@@ -47,9 +66,12 @@ typedef struct story_whep_session story_whep_session;
 
 /// What the session asks the server for.
 typedef struct {
-    /// The jitter buffer's latency (webrtcbin's `latency`, rtpbin's): how long a packet may wait
-    /// for the ones before it, and so how long a lost packet has to be retransmitted (NACK).
-    /// 0 or less: 200 ms (webrtcbin's default). Every picture arrives this much later.
+    /// The jitter buffer's latency (webrtcbin's `latency`, rtpbin's): how long packets after a
+    /// missing one wait for it, and so how long a lost packet has to be retransmitted (NACK)
+    /// before it counts as lost (then a keyframe is asked for). 0 or less: 200 ms (webrtcbin's
+    /// default). Packets in order are not held (the appsink does not sync to the clock), so
+    /// it adds nothing on a clean network; after a loss, the pictures behind it wait for the
+    /// retransmission (~1 RTT + 20 ms) or at most this long.
     int jitter_latency_ms;
     /// Also receive sound (Opus). 0: video only (no audio m-line is offered).
     int want_audio;
@@ -84,13 +106,15 @@ typedef struct {
     int jitter_latency_ms;         ///< as configured
     /// How long video packets stay in the jitter buffer, in ms: a moving average (1/16 per
     /// packet) of the time from a packet's arrival at the rtpjitterbuffer to its departure,
-    /// measured with pad probes. Until a video packet has left it: the configured latency.
+    /// measured with pad probes. Near 0 on a clean network (packets in order leave at once);
+    /// it rises while packets wait for retransmissions. Until a video packet has left the
+    /// jitter buffer: the configured latency.
     double jitter_depth_ms;
     /// From webrtcbin's `get-stats`, summed over the inbound streams (video and sound):
     /// RTP packets received (`packets-received`), lost for good (`packets-lost`, the jitter
-    /// buffers' count: retransmitted packets are not lost), NACK packets sent (`nack-count`)
-    /// and PLIs sent (`pli-count`, keyframe requests: rtph264depay's on a loss, and FIRs are
-    /// counted here too).
+    /// buffers' count: packets retransmitted in time are not lost), NACK packets sent
+    /// (`nack-count`; one may ask for several packets) and PLIs sent (`pli-count`, keyframe
+    /// requests: rtph264depay's after a loss and this target's watchdog; FIRs are counted too).
     unsigned long long packets_received, packets_lost, nacks_sent, plis_sent;
     /// Retransmissions asked for (the jitter buffers' `rtx-count`: one a lost packet per try)
     /// and received in time (`rtx-success-count`).
@@ -116,9 +140,14 @@ int story_whep_load(char *error, size_t capacity);
 /// off, `add-local-ip-address` if asked), recvonly transceivers (`add-transceiver`, then
 /// `do-nack` on each), signal handlers (`pad-added`, `notify::ice-gathering-state`,
 /// `notify::ice-connection-state`, `notify::connection-state`, appsink `new-sample` and `eos`,
-/// rtpbin `new-jitterbuffer`) and a bus sync handler (`gst_bus_set_sync_handler`,
-/// `gst_bus_sync_signal_handler`: `sync-message::error`, `sync-message::eos`), then
-/// `gst_element_set_state`. Call `story_whep_load` first.
+/// rtpbin `new-jitterbuffer` (pad probes for the jitter buffer's depth), the pipeline's
+/// `deep-element-added` (rtpsession's `probation` and RTCP bandwidth)) and a bus sync handler
+/// (`gst_bus_set_sync_handler`, `gst_bus_sync_signal_handler`: `sync-message::error`,
+/// `sync-message::eos`), then `gst_element_set_state`. Streams are linked as they arrive
+/// (`pad-added`: `gst_parse_bin_from_description`, `gst_element_request_pad_simple`,
+/// `gst_pad_link`, pad probes for the gap events and the keyframe watchdog, which send
+/// `gst_event_new_gap` and a GstForceKeyUnit `gst_event_new_custom` with `gst_pad_send_event`).
+/// Allocates an 8 MiB byte queue. Call `story_whep_load` first (it is called if not).
 /// Returns the session, or NULL with a message in `error`.
 story_whep_session *story_whep_create(const story_whep_options *options, char *error, size_t capacity);
 
@@ -148,9 +177,16 @@ int story_whep_answer(story_whep_session *session, const char *sdp, char *error,
 /// long); -1 when the session is over, bytes already queued being returned first: ICE or the
 /// connection failed, the pipeline posted an error (its text), end of stream, or
 /// `story_whep_interrupt` (at once, queued bytes or not). `story_whep_error` then says why.
+/// Measured on loopback: the first bytes ~0.3 s after story_whep_answer (ICE, DTLS, the first
+/// packets); an unreachable server is "ICE failed" ~7 s after it (libnice's check timeouts),
+/// so a caller's own deadline is usually shorter. A server that stops sending without closing
+/// (no RTCP BYE, no DTLS close) gives reads of 0, never -1: the caller's read timeout decides.
+/// A DELETE by the caller or the server's closing the peer connection is not always seen
+/// either (webrtcbin 1.22 keeps the ICE and DTLS state of a peer that left): same.
 long story_whep_read(story_whep_session *session, unsigned char *buffer, size_t capacity, int timeout_ms);
 
-/// Why the session failed or ended ("" while it has not). Valid until `story_whep_close`.
+/// Why the session failed or ended ("" while it has not), once a call has returned -1. Valid
+/// until `story_whep_close`.
 const char *story_whep_error(story_whep_session *session);
 
 /// Fills `status` (see the fields). Calls `get-stats` (a GstPromise, waited for at most

@@ -12,6 +12,7 @@ extension FormatContext {
     /// The context keeps `gate` alive: FFmpeg holds only an unretained pointer to it.
     static func open(_ source: MediaSource, limits: DecodeLimits, gate: InterruptGate,
                      isLive: Bool = false, reception: SourceReception? = nil) throws(MediaError) -> FormatContext {
+        if source.isWHEP { return try openWHEP(source, limits: limits, gate: gate, reception: reception) }
         let protocols = try permittedProtocols(source, limits: limits)
         var options = ["protocol_whitelist": protocols.joined(separator: ",")]
         if source.isRemote {

@@ -15,7 +15,7 @@ final class FormatContext {
     /// the gate lives as long as FFmpeg can call it.
     private let gate: InterruptGate?
     /// The input a segment feed (DASH, Low-Latency HLS) gives the demuxer (`init(input:)`), closed with it.
-    private let input: SegmentInput?
+    let input: SegmentInput?
     /// What the demuxer opened, when asked to note it (`DemuxerOpenings`): FFmpeg holds it
     /// unretained as the context's `opaque`, so the context keeps it.
     private let openings: DemuxerOpenings?

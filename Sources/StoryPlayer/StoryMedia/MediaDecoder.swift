@@ -116,6 +116,13 @@ package final class MediaDecoder {
     package private(set) var dashClockOffset = 0.0
     /// How the source is delivered, for the trace (`protocol`): "ll-hls", "hls", "dash", "rtmp", ….
     package private(set) var deliveredBy = ""
+    /// How long a WebRTC source's video packets stay in its jitter buffer (ms), as its session
+    /// says now (`story_whep_status_get`, which asks webrtcbin for its stats: call it seldom);
+    /// nil for every other source.
+    package func jitterBufferMs() -> Double? {
+        format?.whepSession.map { $0.figures.jitterDepthMs.rounded() }
+    }
+
     /// The target the source suggests for its play, where it says one at its opening.
     package private(set) var suggestedTarget: Double?
     /// The decoder of the sound's stream (`FormatContext.soundStream`), once the first audio
@@ -187,7 +194,9 @@ package final class MediaDecoder {
             suggestedTarget = listing.playlist.lowLatencyTarget
         } else {
             format = try FormatContext.open(source, limits: limits, gate: gate, isLive: isLive, reception: reception)
-            if isLive {
+            if source.isWHEP {
+                deliveredBy = "whep"
+            } else if isLive {
                 deliveredBy = switch LiveSourceKind(source) {
                 case .hls: "hls"
                 case .dash: "dash"

@@ -22,7 +22,7 @@ final class SegmentInput {
     private var pointer: UnsafeMutablePointer<AVIOContext>?
     /// Read by FFmpeg's callback, through this owner (held by its `FormatContext` for as long as
     /// the demuxer can call).
-    private let feed: any SegmentFeed
+    let feed: any SegmentFeed
 
     /// The size of the buffer the demuxer reads through.
     static let bufferSize = 64 * 1024

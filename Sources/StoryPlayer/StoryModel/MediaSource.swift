@@ -13,13 +13,22 @@ public struct MediaSource: Sendable, Equatable, CustomStringConvertible {
     /// How its HDR pictures are shown in SDR (the item's `tonemap`). It travels with the source
     /// so every path that shows the item's pictures (player, poster, `still`) maps them alike.
     public var toneMap: ToneMapCurve = .hable
+    /// Played as WebRTC through WHEP (`whep://`, `wheps://`, or `"protocol": "whep"` on an
+    /// `http(s)://` endpoint): the offer is posted to `whepEndpoint`.
+    public private(set) var isWHEP = false
 
     /// `dash` names no FFmpeg protocol (its DASH demuxer fetches over http and https): it is listed so
     /// a storyboard may name it beside `hls` in `protocols`, and FFmpeg ignores it in the whitelist.
-    public static let networkProtocols = ["http", "https", "tls", "tcp", "hls", "dash", "rtmp", "rtmps", "srt", "udp", "crypto", "httpproxy"]
+    /// `whep` names no FFmpeg protocol either: a WHEP endpoint is reached over http or https, and
+    /// `whep` in `protocols` allows WebRTC itself.
+    public static let networkProtocols = ["http", "https", "tls", "tcp", "hls", "dash", "rtmp", "rtmps", "srt", "udp", "crypto", "httpproxy",
+                                          "whep"]
     public static let localProtocols = ["file", "crypto"]
     /// Protocols that only ever carry live streams.
-    public static let liveProtocols = ["rtmp", "rtmps", "srt", "udp"]
+    public static let liveProtocols = ["rtmp", "rtmps", "srt", "udp", "whep", "wheps"]
+    /// The schemes of a WHEP endpoint named by its form: `whep://` is posted to over http,
+    /// `wheps://` over https.
+    public static let whepSchemes = ["whep": "http", "wheps": "https"]
     /// Playlists and manifests of segmented live streams (HLS, DASH).
     public static let livePlaylistExtensions = ["m3u8", "mpd"]
 
@@ -58,6 +67,7 @@ public struct MediaSource: Sendable, Equatable, CustomStringConvertible {
             } else {
                 location = uri
                 isRemote = true
+                isWHEP = MediaSource.whepSchemes[scheme] != nil
             }
         } else if uri.hasPrefix("/") {
             location = (uri as NSString).standardizingPath
@@ -72,6 +82,22 @@ public struct MediaSource: Sendable, Equatable, CustomStringConvertible {
     /// The protocols FFmpeg may use for this source.
     public var allowedProtocols: [String] {
         isRemote ? MediaSource.networkProtocols : MediaSource.localProtocols
+    }
+
+    /// This `http(s)://` source played through WHEP (an item's `"protocol": "whep"`); nil for any
+    /// other kind of URL, which WHEP cannot reach.
+    public func playedThroughWHEP() -> MediaSource? {
+        guard isRemote, let scheme = MediaSource.scheme(of: location), ["http", "https"].contains(scheme) else { return nil }
+        var source = self
+        source.isWHEP = true
+        return source
+    }
+
+    /// The HTTP URL a WHEP offer is posted to: `whep://` and `wheps://` as `http://` and
+    /// `https://`, an `http(s)://` endpoint as it is.
+    package var whepEndpoint: String {
+        guard let scheme = MediaSource.scheme(of: location), let http = MediaSource.whepSchemes[scheme] else { return location }
+        return http + location.dropFirst(scheme.count)
     }
 
     /// This source's protocols, narrowed by a storyboard's `protocols` list (which never widens them).

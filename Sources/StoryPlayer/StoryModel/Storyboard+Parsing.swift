@@ -171,10 +171,14 @@ extension Storyboard {
         let latency = Storyboard.latency(&item)
         let toneMap = item.choice("tonemap", of: ToneMapCurve.self)
         let captions = Storyboard.captions(&item, resolve: resolve)
+        let delivery = item.choice("protocol", of: SourceProtocol.self)
+        let deliveryPath = item.path("protocol")
         item.rejectUnknownKeys()
         guard let uri else { throw item.missing("uri") }
         guard !uri.isEmpty else { throw StoryboardError(path: item.path("uri"), message: "must not be empty") }
-        var story = StoryItem(source: resolve(uri), duration: duration, isLive: live ?? MediaSource.isLive(uri: uri), poster: itemPoster)
+        let source = try Storyboard.source(resolve(uri), delivery: delivery, path: deliveryPath)
+        var story = StoryItem(source: source, duration: duration, isLive: live ?? (source.isWHEP || MediaSource.isLive(uri: uri)),
+                              poster: itemPoster)
         story.latency = latency
         story.captions = captions
         if let toneMap { story.source.toneMap = toneMap }
@@ -201,5 +205,16 @@ extension Storyboard {
             return nil
         }
         return source.location
+    }
+
+    /// `source` as an item's or participant's `protocol` says it is played: `whep` needs an
+    /// `http(s)://` endpoint (an error at `path` otherwise).
+    static func source(_ source: MediaSource, delivery: SourceProtocol?, path: String) throws(StoryboardError) -> MediaSource {
+        guard delivery == .whep else { return source }
+        if source.isWHEP { return source }
+        guard let whep = source.playedThroughWHEP() else {
+            throw StoryboardError(path: path, message: "\"whep\" needs an http:// or https:// endpoint in \"uri\"")
+        }
+        return whep
     }
 }

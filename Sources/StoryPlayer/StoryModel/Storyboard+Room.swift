@@ -34,9 +34,11 @@ extension Storyboard {
             seen[id] = index
             guard let uri = entry.string("uri") else { throw entry.missing("uri") }
             guard !uri.isEmpty else { throw StoryboardError(path: entry.path("uri"), message: "must not be empty") }
-            let byProtocol = MediaSource.isLive(uri: uri)
+            let delivery = entry.choice("protocol", of: SourceProtocol.self)
+            let source = try Storyboard.source(resolve(uri), delivery: delivery, path: entry.path("protocol"))
+            let byProtocol = source.isWHEP || MediaSource.isLive(uri: uri)
             participants.append(RoomParticipant(
-                id: id, source: resolve(uri), avatar: entry.string("avatar").map(resolve),
+                id: id, source: source, avatar: entry.string("avatar").map(resolve),
                 pinned: entry.bool("pinned") ?? false, screensharing: entry.bool("screensharing") ?? false,
                 isLive: entry.bool("live") ?? byProtocol))
             entry.rejectUnknownKeys()

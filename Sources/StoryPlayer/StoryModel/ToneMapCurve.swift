@@ -11,3 +11,9 @@ public enum ToneMapCurve: String, Sendable, CaseIterable {
     /// No curve: light above SDR white is cut off (bright areas burn out).
     case clip
 }
+
+/// An item's `protocol`: how a source whose URL does not say it is played.
+public enum SourceProtocol: String, Sendable, CaseIterable {
+    /// WebRTC through WHEP: the `http(s)://` URL is the endpoint the offer is posted to.
+    case whep
+}

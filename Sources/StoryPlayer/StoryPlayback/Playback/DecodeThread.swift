@@ -32,8 +32,8 @@ final class DecodeThread: Sendable {
     /// Where a live source's edge is (`LiveEdge`), for the player's offset and controller.
     let edge = LiveEdge()
     /// A WebRTC source's jitter buffer depth (ms), as its session last said; nil for other sources.
-    let jitterBuffer = Mutex<Double?>(nil)
-    var jitterBufferMs: Double? { jitterBuffer.withLock { $0 } }
+    let jitterBuffer = JitterBufferDepth()
+    var jitterBufferMs: Double? { jitterBuffer.milliseconds }
     /// A live source's sound, decoded beside its pictures, for the MP4.
     let sound = LiveSound()
     /// Live pictures older than this are not converted: the player has passed their time.
@@ -67,7 +67,7 @@ final class DecodeThread: Sendable {
             // the decoder's own threads are told apart by this name (`DecoderWorkers`).
             DecoderWorkers.nameThisThread(name)
             let worker = Worker(source: source, isLive: isLive, keepsSound: keepsSound, limits: playing, clock: clock, gate: gate,
-                                reception: reception, edge: edge, sound: sound, skip: skip, reach: reach, queue: decoded, started: started, startAt: startAt,
+                                reception: reception, edge: edge, jitterBuffer: jitterBuffer, sound: sound, skip: skip, reach: reach, queue: decoded, started: started, startAt: startAt,
                                 playlistName: "playlist" + name.drop { $0 != " " }, watchGate: watchGate)
             worker.run()
             // Nothing more will come: the convert thread passes on what is queued, then ends.
@@ -157,6 +157,7 @@ private struct Worker {
     let gate: InterruptGate
     let reception: SourceReception
     let edge: LiveEdge
+    let jitterBuffer: JitterBufferDepth
     let sound: LiveSound
     /// Counts the pictures of a pushed source's opening burst passed over here (`PushBacklog`).
     let skip: SkipBefore
@@ -345,6 +346,7 @@ private struct Worker {
                         let jumped = connectionFirstTime != nil
                             && abs(time - (lastTime + frameDuration)) > Worker.discontinuityThreshold
                         let arrived = LiveEdge.now()
+                        jitterBuffer.update(at: arrived, from: decoder)
                         if (connectionFirstTime == nil && reconnection.tries > 0) || jumped {
                             // A picture held from the opening burst belongs to the line before.
                             for held in backlog.flush() {
@@ -470,5 +472,21 @@ private struct Worker {
             connectionStart = nil
             frameDuration = decoder.frameRate > 0 ? 1 / decoder.frameRate : frameDuration
         }
+    }
+}
+
+/// How long a WebRTC source's packets wait in its jitter buffer (ms), as its session last said:
+/// asked once a second by the decode thread (the session asks webrtcbin for its stats), read by
+/// the player for its `stop` (`jitter_buffer_ms`).
+final class JitterBufferDepth: Sendable {
+    private let state = Mutex<(milliseconds: Double?, askedAt: Double)>((nil, -.infinity))
+
+    var milliseconds: Double? { state.withLock { $0.milliseconds } }
+
+    /// Asks `decoder`'s session again if a second has passed since the last time (monotonic `now`).
+    func update(at now: Double, from decoder: MediaDecoder) {
+        guard state.withLock({ now - $0.askedAt >= 1 }) else { return }
+        let depth = decoder.jitterBufferMs()
+        state.withLock { $0 = (depth ?? $0.milliseconds, now) }
     }
 }

@@ -230,5 +230,5 @@ extension ItemPlayer {
 
 extension ItemPlayer {
     /// How much a WebRTC source's jitter buffer held (ms), for its `stop`; nil for other sources.
-    var jitterBufferMs: Double? { decodeThread?.jitterBufferMs }
+    var jitterBufferMs: Double? { jitterBufferAtClose ?? decodeThread?.jitterBufferMs }
 }

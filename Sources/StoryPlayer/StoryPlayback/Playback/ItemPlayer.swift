@@ -79,6 +79,8 @@ public final class ItemPlayer {
     var live: LivePlayback?
     /// The live pictures the convert thread had passed over when the player closed.
     var skippedAtClose: Int?
+    /// A WebRTC source's jitter buffer depth when the play closed (its thread is gone by its `stop`).
+    var jitterBufferAtClose: Double?
     /// How far its decode thread decodes (`DecodeReach`): to the first picture past the last
     /// media time the render foresees this play shows (`foreseeEnd`), else to the end. The
     /// player's, so a foresight made before the thread starts (a shard's deferred player) holds.
@@ -334,7 +336,10 @@ public final class ItemPlayer {
     package func close(at t: Double? = nil) {
         stage?.close(at: t)
         stage = nil
-        if let decodeThread { skippedAtClose = decodeThread.skipped }
+        if let decodeThread {
+            skippedAtClose = decodeThread.skipped
+            jitterBufferAtClose = decodeThread.jitterBufferMs
+        }
         decodeThread?.stop()
         decodeThread = nil
         audio?.close()

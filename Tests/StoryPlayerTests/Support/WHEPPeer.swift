@@ -1,0 +1,39 @@
+import Foundation
+import XCTest
+
+/// A WHEP server on 127.0.0.1 (`Tests/Support/whep_peer.py`, aiortc from PyPI): each POSTed
+/// offer gets a peer that sends a clock-coded 30 fps picture (H.264) with a sine as Opus. Its
+/// options make the failures a viewer meets: packets lost, an endpoint that refuses, ICE that
+/// never connects, media that stops. It logs what it did (NACKs and PLIs received, packets
+/// dropped), which is how a test sees the receiver's recovery.
+struct WHEPPeer {
+    static let script = Fixture.packageRoot.appendingPathComponent("Tests/Support/whep_peer.py").path
+
+    let port: Int
+    let log: String
+
+    /// `whep://` for the endpoint.
+    var url: String { "whep://127.0.0.1:\(port)/whep" }
+
+    /// Each event the peer logged so far.
+    func events(_ name: String) -> [[String: Any]] {
+        let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            .filter { $0["event"] as? String == name }
+    }
+}
+
+extension ServerSet {
+    /// Starts a WHEP peer with `options` (`--drop 0.02`, `--status 503`, …) and waits until it listens.
+    func whepPeer(_ options: [String] = []) throws -> WHEPPeer {
+        try LiveServers.require("python3")
+        let name = "whep-\(UUID().uuidString.prefix(8))"
+        let port = LiveServers.freePort()
+        let log = folder.file(name + "-events.jsonl")
+        let process = try start("python3", [WHEPPeer.script, "--port", String(port), "--log", log] + options, name: name)
+        guard LiveServers.waitUntil(20, { LiveServers.accepts(port: port) }) else {
+            throw LiveServers.unavailable("the WHEP peer did not start (pip install aiortc==1.16.0): \(process.output)")
+        }
+        return WHEPPeer(port: port, log: log)
+    }
+}
