@@ -125,8 +125,10 @@ let package = Package(
         // What the test targets share (scratch folders, the seeded generator, fixture paths):
         // test targets cannot import one another, so it is a regular target, but in no product,
         // so a package that depends on live-stories never builds it. Tests/Support also holds
-        // clock-code.py, which live tests run in place.
-        .target(name: "StoryTestSupport", path: "Tests/Support", exclude: ["clock-code.py"]),
+        // the Python servers and publishers live tests run in place: clock-code.py, the
+        // low-latency origin (ll_origin.py) and the WHEP peer (whep_peer.py), with their checks.
+        .target(name: "StoryTestSupport", path: "Tests/Support",
+                exclude: ["clock-code.py", "ll_origin.py", "ll_origin_check.py", "whep_peer.py", "whep_check.py"]),
         // CStoryPNG directly too: its checksum is tested against a plain reference.
         .testTarget(name: "CompositorTests", dependencies: ["Compositor", "CStoryPNG", "StoryTestSupport"]),
         // Fixtures are read in place (by #filePath), so they are not bundled as resources.

@@ -94,4 +94,27 @@ extension LiveClockTests {
             XCTAssertEqual((error as? StoryboardError)?.path, "stories[0].items[0].protocol", "\(error)")
         }
     }
+
+    /// A room takes WHEP participants like any other live source: `whep://`, or `"protocol":
+    /// "whep"` on an http endpoint. Each is seen when large (ana as the first speaker, ben once
+    /// pinned) and heard (its sound thread plays a session of its own), and nothing fails.
+    func testARoomTakesWHEPParticipants() throws {
+        let ana = try servers.whepPeer()
+        let ben = try servers.whepPeer()
+        let board = try Storyboard.parse("""
+            {"canvas": {"width": 360, "height": 640, "fps": 30}, "duration": 5,
+             "script": [{"at": 2, "action": "pin", "participant": "ben"}],
+             "stories": [{"id": "call", "room": {"participants": [
+               {"id": "ana", "uri": "\(ana.url)"},
+               {"id": "ben", "uri": "http://127.0.0.1:\(ben.port)/whep", "protocol": "whep"}]}}]}
+            """, folder: servers.folder.path)
+        let (_, events, _) = try render(board, threads: 1)
+        XCTAssertEqual(events.of(.failed).map(\.jsonLine), [])
+        for participant in ["ana", "ben"] {
+            let video = events.of(.stop).filter { $0.participant == participant && $0.media == nil }
+            XCTAssertGreaterThan(video.map { $0.pictures ?? 0 }.max() ?? 0, 30, "\(participant) is seen: \(events.map(\.jsonLine))")
+            XCTAssertFalse(events.of(.play).filter { $0.participant == participant && $0.media == "audio" }.isEmpty, "\(participant) is heard")
+        }
+        XCTAssertGreaterThanOrEqual(ana.events("post").count, 2, "a session for the pictures and one for the sound")
+    }
 }
