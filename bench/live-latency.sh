@@ -14,9 +14,11 @@
 #                                                   publisher killed 3 s in and started again at the
 #                                                   same name 2 s later; timestamps 23 and 43 ms apart
 #                                                   in turn; SRT whose H.264 never gets its SPS/PPS)
-#   bench/live-latency.sh 20 hls ll-hls dash ll-dash rtmp
+#   bench/live-latency.sh 20 hls ll-hls dash ll-dash rtmp whep whep-loss
 #                                                  (low latency beside the nearest plain rows: LL-HLS and
-#                                                   low-latency DASH through Tests/Support/ll_origin.py)
+#                                                   low-latency DASH through Tests/Support/ll_origin.py,
+#                                                   WebRTC through an aiortc WHEP peer, clean and with 2 %
+#                                                   of its video packets dropped)
 #   CLOCK=virtual bench/live-latency.sh            (the virtual clock: distinct pictures a second;
 #                                                   its latencies are not wall-clock ones)
 set -euo pipefail
@@ -323,6 +325,31 @@ PY
       render_and_read "ll-dash-ffmpeg" "http://127.0.0.1:$port/live/live.mpd"
       origin_requests "$work/ll-dash.log"
       stop_publisher ;;
+    whep|whep-loss)
+      # WebRTC through WHEP: an aiortc peer (Tests/Support/whep_peer.py) sends the clock-coded
+      # picture as H.264 with Opus sound; whep-loss drops 2 % of its video packets at random, as a
+      # lossy network would (NACK repairs them, or a keyframe asked for with a PLI).
+      port=$(free_port)
+      drop=(); [[ $protocol == whep-loss ]] && drop=(--drop 0.02)
+      python3 Tests/Support/whep_peer.py --port "$port" "${drop[@]}" --log "$work/$protocol.log" >/dev/null 2>&1 & pids+=($!)
+      wait_for "(echo > /dev/tcp/127.0.0.1/$port) 2>/dev/null"
+      THEIRS_APART=1 render_and_read "$protocol" "whep://127.0.0.1:$port/whep"
+      python3 - "$work/out-$protocol" "$code" "$work/$protocol.log" <<'PY'
+import json, subprocess, sys
+out, code, log = sys.argv[1:4]
+codes = json.loads(subprocess.run(["python3", code, "read", out], capture_output=True, text=True).stdout)[30:]
+longest = run = 0; previous = None
+for c in codes:
+    number = c[0] if c else None
+    run = run + 1 if number is not None and number == previous else 1
+    previous = number; longest = max(longest, run)
+events = [json.loads(l) for l in open(log) if l.strip()]
+count = lambda name: sum(1 for e in events if e.get("event") == name)
+stop = [json.loads(l) for l in open(out + "/lifecycle.jsonl") if '"stop"' in l][-1]
+print(f"  {'':<16} longest freeze {round(longest * 1000 / 30)} ms; jitter buffer {stop.get('jitter_buffer_ms', '-')} ms; "
+      f"peer: {count('drop')} packets dropped, {count('nack')} NACKs and {count('pli')} PLIs received")
+PY
+      ;;
     *) echo "unknown protocol $protocol" >&2; exit 2 ;;
   esac
 done

@@ -73,6 +73,10 @@ package struct HLSPlaylist: Sendable, Equatable {
             && a.preloadHint == b.preloadHint && a.mapURI == b.mapURI && a.skippedSegments == b.skippedSegments
     }
 
+    /// The largest sequence number read: far past any real one, far from overflowing as it is
+    /// counted on.
+    static let largestSequence = 1 << 53
+
     /// Reads playlist text; nil when it is not an HLS playlist (`#EXTM3U` first).
     init?(text: String) {
         let lines = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
@@ -86,7 +90,8 @@ package struct HLSPlaylist: Sendable, Equatable {
             if let value = HLSPlaylist.value(of: "#EXT-X-TARGETDURATION:", in: line) {
                 targetDuration = Double(value)
             } else if let value = HLSPlaylist.value(of: "#EXT-X-MEDIA-SEQUENCE:", in: line) {
-                sequence = Int(value) ?? 0
+                // Bounded: a playlist's numbers come from the network, and are counted on from here.
+                sequence = min(max(Int(value) ?? 0, 0), HLSPlaylist.largestSequence)
             } else if let value = HLSPlaylist.value(of: "#EXTINF:", in: line) {
                 duration = Double(value.split(separator: ",", maxSplits: 1).first ?? "")
             } else if let value = HLSPlaylist.value(of: "#EXT-X-PROGRAM-DATE-TIME:", in: line) {
@@ -113,7 +118,7 @@ package struct HLSPlaylist: Sendable, Equatable {
             } else if let value = HLSPlaylist.value(of: "#EXT-X-SKIP:", in: line) {
                 // A delta update: the oldest segments are left out, and the first listed one's
                 // number is counted past them.
-                let skipped = max(0, HLSPlaylist.attributes(value)["SKIPPED-SEGMENTS"].flatMap { Int($0) } ?? 0)
+                let skipped = min(max(0, HLSPlaylist.attributes(value)["SKIPPED-SEGMENTS"].flatMap { Int($0) } ?? 0), HLSPlaylist.largestSequence)
                 skippedSegments = skipped
                 sequence += skipped
             } else if !line.hasPrefix("#") {
