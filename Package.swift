@@ -128,7 +128,7 @@ let package = Package(
         // the Python servers and publishers live tests run in place: clock-code.py, the
         // low-latency origin (ll_origin.py) and the WHEP peer (whep_peer.py), with their checks.
         .target(name: "StoryTestSupport", path: "Tests/Support",
-                exclude: ["clock-code.py", "ll_origin.py", "ll_origin_check.py", "whep_peer.py", "whep_check.py"]),
+                exclude: ["clock-code.py", "ll_origin.py", "ll_origin_check.py", "whep_peer.py", "whep_check.py", "__pycache__"]),
         // CStoryPNG directly too: its checksum is tested against a plain reference.
         .testTarget(name: "CompositorTests", dependencies: ["Compositor", "CStoryPNG", "StoryTestSupport"]),
         // Fixtures are read in place (by #filePath), so they are not bundled as resources.

@@ -83,17 +83,22 @@ if ((want_tests)); then
 fi
 
 # The WHEP tests' sender is a WebRTC peer from PyPI (aiortc, whose PyAV wheel brings libx264
-# and libopus): Tests/Support/whep_peer.py.
-python_missing=()
-if ((want_tests)) && ! python3 -c 'import aiortc' >/dev/null 2>&1; then
-  python_missing+=(aiortc==1.16.0)
-fi
-if ((${#python_missing[@]})); then
-  echo "install-deps: installing ${python_missing[*]} (pip)" >&2
-  python3 -m pip install -q "${python_missing[@]}" >&2
+# and libopus): Tests/Support/whep_peer.py. Installed after the Debian packages (python3 and its
+# pip among them), at the end of this script.
+install_python_packages() {
+  ((want_tests)) || return 0
+  python3 -c 'import aiortc' >/dev/null 2>&1 && return 0
+  echo "install-deps: installing aiortc==1.16.0 (pip)" >&2
+  # Debian's own python3 refuses pip outside a virtual environment (PEP 668); the tests' peer
+  # runs on the python3 on PATH, so the package goes there (pip before 23 ignores the variable).
+  PIP_BREAK_SYSTEM_PACKAGES=1 python3 -m pip install -q aiortc==1.16.0 >&2
+}
+if ((want_tests)) && ! python3 -m pip --version >/dev/null 2>&1; then
+  missing+=(python3-pip)
 fi
 
 if ((${#missing[@]} == 0)); then
+  install_python_packages
   exit 0
 fi
 
@@ -117,3 +122,4 @@ if [[ ! -e $policy ]]; then
 fi
 "${sudo[@]}" apt-get update -qq
 "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+install_python_packages

@@ -47,7 +47,11 @@ struct DASHManifest: Sendable, Equatable {
     var playbackRates: ClosedRange<Double>?
     /// The offset from the edge the publisher asks players to keep: `ServiceDescription`'s
     /// latency target, else `suggestedPresentationDelay`.
-    var suggestedTarget: Double? { latencyTarget ?? presentationDelay }
+    var suggestedTarget: Double? {
+        // Bounded as a storyboard's target is: the manifest's number becomes the player's target
+        // and the trace's `target_ms`.
+        (latencyTarget ?? presentationDelay).flatMap { $0.isFinite && $0 >= 0 && $0 <= 600 ? $0 : nil }
+    }
     /// `UTCTiming`: the clock the manifest's times are on (scheme and value).
     var utcTiming: (scheme: String, value: String)?
 
@@ -72,8 +76,9 @@ struct DASHManifest: Sendable, Equatable {
            low.isFinite, high.isFinite, low > 0, low <= 1, high >= 1, high <= 2 {
             playbackRates = low...high
         }
-        if let timing = tags.first(where: { $0.name == "UTCTiming" }), let scheme = timing.attributes["schemeIdUri"],
-           let value = timing.attributes["value"] {
+        // The first timing source this reads, of those listed in the publisher's order of preference.
+        if let timing = tags.first(where: { $0.name == "UTCTiming" && DASHServerClock.bodySchemes.contains($0.attributes["schemeIdUri"] ?? "") }),
+           let scheme = timing.attributes["schemeIdUri"], let value = timing.attributes["value"] {
             utcTiming = (scheme, value)
         }
         var inVideo = false

@@ -35,6 +35,9 @@ final class DASHSegmentFeed: SegmentFeed {
     private var stream: FeedPageStream?
     /// Bytes of the segment being read so far.
     private var streamed = 0
+    /// Bytes of the segment the demuxer already has, to pass over when its connection broke and
+    /// it is read again.
+    private var resumeAfter = 0
     /// The server's clock less this machine's (`UTCTiming`), for which segments are out.
     private let clockOffset: Double
     /// The error that ended the stream, for the reason a demuxer's read error cannot carry.
@@ -196,12 +199,13 @@ final class DASHSegmentFeed: SegmentFeed {
     /// segment is the one to read.
     private func readChunk(from stream: FeedPageStream) -> Step {
         do {
-            let chunk = try stream.readSome(limit: SegmentInput.bufferSize)
+            var chunk = try stream.readSome(limit: SegmentInput.bufferSize)
             if chunk.isEmpty {
                 stream.close()
                 self.stream = nil
                 next += 1
                 failedFetches = 0
+                resumeAfter = 0
                 return .wait
             }
             streamed += chunk.count
@@ -210,13 +214,21 @@ final class DASHSegmentFeed: SegmentFeed {
                 self.stream = nil
                 return .failed(MediaError(.read, "a DASH segment of more than \(DASHSegmentFeed.segmentLimit >> 20) MB"))
             }
+            if streamed <= resumeAfter { return .wait }
+            if streamed - chunk.count < resumeAfter { chunk.removeFirst(resumeAfter - (streamed - chunk.count)) }
             bytes = chunk
             position = 0
             return .data
         } catch {
             stream.close()
             self.stream = nil
-            return .failed(error)
+            // A connection that broke in the middle of a segment: the segment is asked for again
+            // and read on from where the demuxer is, as a failed fetch is tried again; one that
+            // keeps breaking is an error, and the player reconnects.
+            failedFetches += 1
+            guard failedFetches < DASHSegmentFeed.fetchAttempts else { return .failed(error) }
+            resumeAfter = max(resumeAfter, streamed)
+            return .wait
         }
     }
 

@@ -16,8 +16,9 @@ enum DASHServerClock {
                               "urn:mpeg:dash:utc:http-xsdate:2012", "urn:mpeg:dash:utc:http-iso:2012"]
 
     /// Seconds to add to this machine's clock for the publisher's: from the timing server the
-    /// manifest names (its body a date, read halfway through the request), or the manifest's own
-    /// `direct` value; 0 when it names none this reads, or cannot be reached within `timeout`.
+    /// manifest names (`http-xsdate` or `http-iso`: its body a date, taken as read halfway through
+    /// the request); 0 when it names none of those (`direct` and `http-head` are not read), or the
+    /// server cannot be reached within `timeout` a step.
     static func offset(of manifest: DASHManifest, manifestURL: String, protocols: [String], gate: InterruptGate,
                        timeout: Double) -> Double {
         guard let timing = manifest.utcTiming, bodySchemes.contains(timing.scheme),

@@ -15,6 +15,11 @@ extension FormatContext {
                          reception: SourceReception?) throws(MediaError) -> FormatContext {
         let protocols = try permittedProtocols(source, limits: limits)
         let endpoint = source.whepEndpoint
+        // `whep` allows WebRTC itself (media over UDP to the server's candidates); the endpoint
+        // is reached over its own http or https.
+        guard protocols.contains("whep") else {
+            throw MediaError(.open, "refused \(source)", cause: "the storyboard's protocols do not allow whep")
+        }
         guard let scheme = MediaSource.scheme(of: endpoint), protocols.contains(scheme) else {
             throw MediaError(.open, "refused \(source)", cause: "the storyboard's protocols do not allow \(MediaSource.scheme(of: endpoint) ?? "its scheme")")
         }
@@ -23,10 +28,8 @@ extension FormatContext {
         defer { gate.disarm() }
         // An endpoint on this machine is answered from this machine: ICE offers only the
         // loopback address, so no packet of a test ever leaves it.
-        let host = URL(string: endpoint)?.host?.lowercased() ?? ""
-        let local = host == "localhost" || host.hasPrefix("127.") || host == "::1" || host == "[::1]"
-        let session = try WHEPSession(jitterMilliseconds: whepJitterMilliseconds, audio: true, localAddress: local ? "127.0.0.1" : nil,
-                                      gate: gate)
+        let session = try WHEPSession(jitterMilliseconds: whepJitterMilliseconds, audio: true,
+                                      localAddress: loopbackAddress(of: endpoint), gate: gate)
         let offer = try session.offer(timeout: limits.timeouts.open)
         let response: WHEPSignalling.Response
         do {
@@ -51,6 +54,17 @@ extension FormatContext {
             throw explain(session.failure ?? error, gate: gate, waiting: "connecting to \(source) (ICE and DTLS)",
                           seconds: limits.timeouts.open, timeoutDetail: " (no media came over WebRTC)")
         }
+    }
+
+    /// The loopback address ICE keeps to for an endpoint on this machine: `::1` for an IPv6 one,
+    /// else `127.0.0.1`; nil for any other host (every interface is offered, as a browser does).
+    static func loopbackAddress(of endpoint: String) -> String? {
+        var host = (URL(string: endpoint)?.host ?? "").lowercased()
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        if host == "::1" { return "::1" }
+        let octets = host.split(separator: ".", omittingEmptySubsequences: false)
+        let isLoopbackIPv4 = octets.count == 4 && octets.first == "127" && octets.allSatisfy { UInt8($0) != nil }
+        return host == "localhost" || isLoopbackIPv4 ? "127.0.0.1" : nil
     }
 
     /// The WebRTC session a WHEP play reads, for its figures; nil for every other source.

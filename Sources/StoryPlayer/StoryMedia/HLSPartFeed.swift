@@ -31,21 +31,18 @@ final class HLSPartFeed: SegmentFeed {
     /// The place of the next piece to read.
     private(set) var next: HLSPlaylist.PartPosition
     private var initPending: Bool
-    /// A part fetched through the preload hint before it was listed: its URI, looked for in the
+    /// A part fetched through the preload hint before it was listed: its URL, looked for in the
     /// next reload to learn where it stood.
     private var fetchedHint: String?
     private var bytes: [UInt8] = []
     private var position = 0
     private(set) var failure: MediaError?
     private(set) var ended = false
-    /// How the pieces came, for the tests and the trace: through a preload hint, listed.
-    private(set) var hintedReads = 0
-    private(set) var listedReads = 0
-    /// Reloads the server held (`_HLS_msn`), and delta updates taken (`_HLS_skip`).
-    private(set) var blockingReloads = 0
-    private(set) var deltaUpdates = 0
     /// Failed fetches in a row.
     private var failedFetches = 0
+    /// When the playlist was last read (monotonic seconds): a delta update may be asked for only
+    /// while that is less than half `CAN-SKIP-UNTIL` ago (RFC 8216bis, 6.2.5.1).
+    private var lastRead: Double
 
     /// Fetches of a listed piece that may fail in a row before it is passed over.
     static let fetchAttempts = 10
@@ -62,6 +59,7 @@ final class HLSPartFeed: SegmentFeed {
         self.behind = behind
         next = start
         initPending = playlist.mapURI != nil
+        lastRead = LiveEdge.now()
     }
 
     // MARK: - Reading
@@ -103,32 +101,38 @@ final class HLSPartFeed: SegmentFeed {
         }
         if let hint = fetchedHint {
             // Where did the hinted part stand? The reload is held until the place it was fetched
-            // for is listed; it is found there by its URI.
+            // for is listed; it is found there by its URL, or as the piece listed at that place.
             guard reload(waitingFor: next) else { return .wait }
-            guard let piece = playlist.pieces.first(where: { $0.uri == hint }) else {
-                // Listed under another name, or never: the playlist decides what comes next.
+            let pieces = playlist.pieces
+            if let piece = pieces.first(where: { resolved($0.uri) == hint }) ?? pieces.first(where: { $0.position == next }) {
                 fetchedHint = nil
-                return playlist.hasEnded ? .ended : .data
+                next = after(piece)
+                return .data
             }
-            fetchedHint = nil
-            next = after(piece)
-            return .data
+            // Not listed yet (a server that does not hold reloads): asked again after a pause.
+            return playlist.hasEnded ? .ended : .wait
         }
         let pieces = playlist.pieces
-        guard let first = pieces.first else {
+        guard let first = pieces.min(by: { $0.position < $1.position }) else {
             if playlist.hasEnded { return .ended }
             return reloadMovedOn(waitingFor: next) ? .data : .wait
         }
         if next < first.position {
             // Fell out of the playlist (a long stall): go on near the edge. The timestamps jump,
             // which the player sees as a discontinuity and follows.
-            next = playlist.start(behind: behind)?.piece.position ?? first.position
+            next = max(playlist.start(behind: behind)?.piece.position ?? first.position, first.position)
             return .data
         }
         if let piece = pieces.first(where: { $0.position == next }) {
-            switch fetch(piece.uri) {
+            if piece.gap {
+                // A part the publisher could not make is never asked for (RFC 8216bis, 6.3.7).
+                next = after(piece)
+                return .data
+            }
+            guard let url = resolved(piece.uri) else { return .failed(refused(piece.uri)) }
+            if let refusal = refusal(of: url) { return .failed(refusal) }
+            switch fetch(url: url) {
             case .data:
-                listedReads += 1
                 failedFetches = 0
                 next = after(piece)
                 return .data
@@ -136,7 +140,7 @@ final class HLSPartFeed: SegmentFeed {
                 // Listed but not there (gone, or not yet whole): try again; one that keeps failing
                 // while newer pieces are listed is passed over, as a player skips a damaged one.
                 failedFetches += 1
-                if failedFetches >= HLSPartFeed.fetchAttempts, piece.position < pieces[pieces.count - 1].position {
+                if failedFetches >= HLSPartFeed.fetchAttempts, let last = pieces.last, piece.position < last.position {
                     next = after(piece)
                     failedFetches = 0
                 }
@@ -155,24 +159,29 @@ final class HLSPartFeed: SegmentFeed {
         if playlist.hasEnded { return .ended }
         if next == playlist.nextPosition, let hint = playlist.preloadHint {
             // Being written now: the server holds the request until the part is whole.
-            switch fetch(hint) {
-            case .data:
-                hintedReads += 1
-                fetchedHint = hint
+            guard let url = resolved(hint) else { return .failed(refused(hint)) }
+            if let refusal = refusal(of: url) { return .failed(refusal) }
+            switch fetch(url: url) {
+            case .data where !bytes.isEmpty:
+                fetchedHint = url
                 return .data
             default:
                 return reloadMovedOn(waitingFor: next) ? .data : .wait
             }
         }
+        if next.sequence > playlist.nextSequence + 2 {
+            // The playlist's numbers went back (a publisher that started again): its new time line
+            // needs a new demuxer, which the player's reconnect opens near the new edge.
+            return .failed(MediaError(.read, "the HLS publisher started again",
+                                      cause: "segment \(next.sequence) is past the newest listed, \(playlist.nextSequence)"))
+        }
+        if next < playlist.nextPosition, let later = pieces.first(where: { $0.position > next }) {
+            // A place the playlist never listed (a publisher that started its numbers again, a
+            // segment that closed early): on at the next listed piece a decoder can start at.
+            next = pieces.first(where: { $0.position > next && $0.independent && !$0.gap })?.position ?? later.position
+            return .data
+        }
         return reloadMovedOn(waitingFor: next) ? .data : .wait
-    }
-
-    /// Reloads (held by the server where it can be) and says whether the playlist moved on: a
-    /// server that answers at once with nothing new is waited for, not asked again in a loop.
-    private func reloadMovedOn(waitingFor position: HLSPlaylist.PartPosition) -> Bool {
-        let before = (playlist.nextPosition, playlist.hasEnded)
-        guard reload(waitingFor: position) else { return false }
-        return playlist.nextPosition != before.0 || playlist.hasEnded != before.1
     }
 
     /// The place after `piece`: the next part of its segment, or the next segment's first.
@@ -187,17 +196,40 @@ final class HLSPartFeed: SegmentFeed {
 
     // MARK: - The network
 
+    /// Reloads (held by the server where it can be) and says whether the playlist moved on: a
+    /// server that answers at once with nothing new is waited for, not asked again in a loop.
+    private func reloadMovedOn(waitingFor position: HLSPlaylist.PartPosition) -> Bool {
+        let before = (playlist.nextPosition, playlist.hasEnded)
+        guard reload(waitingFor: position) else { return false }
+        return playlist.nextPosition != before.0 || playlist.hasEnded != before.1
+    }
+
     /// Reads the playlist again, held by the server until `position` is listed where it can;
-    /// false when the read failed.
+    /// false when the read failed. A delta update is asked for while the playlist read before is
+    /// recent enough to fill it; one it cannot fill is read again whole.
     private func reload(waitingFor position: HLSPlaylist.PartPosition?) -> Bool {
-        let url = playlist.reloadURL(playlistURL, waitingFor: position, skip: true)
-        guard let text = PlaylistWatch.fetchText(url, gate: gate, timeout: timeout), let fresh = HLSPlaylist(text: text) else {
-            return false
+        let recent = playlist.serverControl.canSkipUntil.map { LiveEdge.now() - lastRead < $0 / 2 } ?? false
+        for skip in recent ? [true, false] : [false] {
+            let url = playlist.reloadURL(playlistURL, waitingFor: position, skip: skip)
+            guard let text = PlaylistWatch.fetchText(url, gate: gate, timeout: timeout), let fresh = HLSPlaylist(text: text) else {
+                return false
+            }
+            guard let whole = fresh.filling(skippedFrom: playlist) else { continue }
+            playlist = whole
+            lastRead = LiveEdge.now()
+            return true
         }
-        if url != playlistURL, playlist.serverControl.canBlockReload, position != nil { blockingReloads += 1 }
-        if fresh.skippedSegments > 0 { deltaUpdates += 1 }
-        playlist = fresh.filling(skippedFrom: playlist)
-        return true
+        return false
+    }
+
+    /// A URI of the playlist's, made whole against it; nil for one a playlist from the network
+    /// may not name (a local file).
+    private func resolved(_ uri: String) -> String? {
+        PlaylistWatch.resolve(uri, against: playlistURL)
+    }
+
+    private func refused(_ uri: String) -> MediaError {
+        MediaError(.open, "refused an HLS part at \(uri)", cause: "a playlist from the network may name only network URLs")
     }
 
     /// Why `url` may not be fetched: a playlist may name parts anywhere, but only through the
@@ -209,12 +241,15 @@ final class HLSPartFeed: SegmentFeed {
         return nil
     }
 
-    /// The whole body of `uri` (relative to the playlist) into the buffer.
+    /// The whole body of `uri` (the initialization section, relative to the playlist) into the buffer.
     private func fetch(_ uri: String) -> Step {
-        guard let url = PlaylistWatch.resolve(uri, against: playlistURL) else {
-            return .failed(MediaError(.open, "refused an HLS part at \(uri)", cause: "a playlist from the network may name only network URLs"))
-        }
+        guard let url = resolved(uri) else { return .failed(refused(uri)) }
         if let refusal = refusal(of: url) { return .failed(refusal) }
+        return fetch(url: url)
+    }
+
+    /// The whole body of `url` into the buffer.
+    private func fetch(url: String) -> Step {
         do {
             let stream = try FeedPageStream(url: url, timeout: timeout, gate: gate)
             defer { stream.close() }

@@ -23,16 +23,21 @@ extension HLSPlaylist {
             func seconds(_ name: String) -> Double? {
                 attributes[name].flatMap(Double.init).flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
             }
-            partHoldBack = seconds("PART-HOLD-BACK")
-            holdBack = seconds("HOLD-BACK")
-            canSkipUntil = seconds("CAN-SKIP-UNTIL")
+            // Bounded as a storyboard's target is (`LiveLatency.allowed`): the server's numbers
+            // become the player's target and the trace's `target_ms`.
+            partHoldBack = seconds("PART-HOLD-BACK").flatMap { $0 > 0 && $0 <= 600 ? $0 : nil }
+            holdBack = seconds("HOLD-BACK").flatMap { $0 > 0 && $0 <= 600 ? $0 : nil }
+            canSkipUntil = seconds("CAN-SKIP-UNTIL").flatMap { $0 > 0 ? $0 : nil }
         }
     }
 
-    /// Whether the playlist is Low-Latency HLS: it lists parts (a part target and at least one
-    /// part). One without is played as plain HLS, by FFmpeg's demuxer.
+    /// Whether the playlist is Low-Latency HLS as this program reads it: it lists parts (a part
+    /// target and at least one part), none of them a byte range of a growing file, and its
+    /// sound comes with its pictures (a master playlist's separate audio rendition is FFmpeg's
+    /// demuxer's to play). Any other is played as plain HLS, by FFmpeg's demuxer.
     var isLowLatency: Bool {
-        partTarget != nil && (!trailingParts.isEmpty || segments.contains { !$0.parts.isEmpty })
+        let all = trailingParts + segments.flatMap(\.parts)
+        return partTarget != nil && !all.isEmpty && !all.contains { $0.isByteRange } && !hasAlternateAudio
     }
 
     /// The target a player keeps behind the edge by default: `PART-HOLD-BACK` (at least three
@@ -40,7 +45,7 @@ extension HLSPlaylist {
     var lowLatencyTarget: Double? {
         guard isLowLatency else { return nil }
         let floor = 3 * (partTarget ?? 0)
-        return max(serverControl.partHoldBack ?? floor, floor)
+        return min(max(serverControl.partHoldBack ?? floor, floor), 600)
     }
 
     /// A place in the stream: part `part` of segment `sequence` (0 for a whole segment).
@@ -61,6 +66,8 @@ extension HLSPlaylist {
         let independent: Bool
         /// A whole segment: the next piece is the following segment's first.
         let isWholeSegment: Bool
+        /// `GAP=YES`: passed over, never fetched.
+        var gap = false
     }
 
     /// Every piece the playlist lists, oldest first: a segment's parts where it lists them, else
@@ -74,13 +81,15 @@ extension HLSPlaylist {
             } else {
                 for (index, part) in segment.parts.enumerated() {
                     pieces.append(Piece(position: PartPosition(sequence: segment.sequence, part: index), uri: part.uri,
-                                        duration: part.duration, independent: part.independent || index == 0, isWholeSegment: false))
+                                        duration: part.duration, independent: part.independent || index == 0, isWholeSegment: false,
+                                        gap: part.gap))
                 }
             }
         }
         for (index, part) in trailingParts.enumerated() {
             pieces.append(Piece(position: PartPosition(sequence: nextSequence, part: index), uri: part.uri,
-                                duration: part.duration, independent: part.independent || index == 0, isWholeSegment: false))
+                                duration: part.duration, independent: part.independent || index == 0, isWholeSegment: false,
+                                gap: part.gap))
         }
         return pieces
     }
@@ -102,7 +111,7 @@ extension HLSPlaylist {
         var chosen: Int?
         for index in pieces.indices.reversed() {
             fromEnd += pieces[index].duration
-            if pieces[index].independent {
+            if pieces[index].independent, !pieces[index].gap {
                 chosen = index
                 if fromEnd >= behind - 1e-6 { break }
             }
@@ -130,12 +139,14 @@ extension HLSPlaylist {
     }
 
     /// A delta update read over the full playlist before it: the segments it skipped taken from
-    /// `earlier`, so the result lists what a full reload would have (as far as `earlier` knew).
-    func filling(skippedFrom earlier: HLSPlaylist) -> HLSPlaylist {
+    /// `earlier`, so the result lists what a full reload would have. Nil when `earlier` does not
+    /// hold every skipped segment (it is too old): the playlist must then be read whole.
+    func filling(skippedFrom earlier: HLSPlaylist) -> HLSPlaylist? {
         guard skippedSegments > 0 else { return self }
         var whole = self
         let firstListed = segments.first?.sequence ?? nextSequence
         let missing = earlier.segments.filter { $0.sequence >= firstListed - skippedSegments && $0.sequence < firstListed }
+        guard missing.count == skippedSegments else { return nil }
         whole.segments = missing + segments
         whole.skippedSegments = 0
         if whole.mapURI == nil { whole.mapURI = earlier.mapURI }

@@ -27,6 +27,8 @@ package struct HLSPlaylist: Sendable, Equatable {
         var independent = false
         /// `GAP=YES`: the publisher could not make it.
         var gap = false
+        /// `BYTERANGE`: a range of a growing file, which this reader does not ask for.
+        var isByteRange = false
     }
 
     var targetDuration: Double?
@@ -35,6 +37,9 @@ package struct HLSPlaylist: Sendable, Equatable {
     package var hasEnded = false
     /// A master playlist's variants (`EXT-X-STREAM-INF`): URI and bandwidth.
     var variants: [(uri: String, bandwidth: Int)] = []
+    /// A master playlist names sound apart from its variants (`EXT-X-MEDIA:TYPE=AUDIO` with a
+    /// URI); kept on the variant read through it (`PlaylistWatch.fetchMediaOrHead`).
+    var hasAlternateAudio = false
 
     // MARK: Low-Latency HLS (RFC 8216bis)
 
@@ -90,25 +95,31 @@ package struct HLSPlaylist: Sendable, Equatable {
             if let value = HLSPlaylist.value(of: "#EXT-X-TARGETDURATION:", in: line) {
                 targetDuration = Double(value)
             } else if let value = HLSPlaylist.value(of: "#EXT-X-MEDIA-SEQUENCE:", in: line) {
-                // Bounded: a playlist's numbers come from the network, and are counted on from here.
-                sequence = min(max(Int(value) ?? 0, 0), HLSPlaylist.largestSequence)
+                // Before the first segment only, as the RFC has it, and bounded: a playlist's
+                // numbers come from the network, and are counted on from here.
+                if segments.isEmpty, parts.isEmpty { sequence = min(max(Int(value) ?? 0, 0), HLSPlaylist.largestSequence) }
             } else if let value = HLSPlaylist.value(of: "#EXTINF:", in: line) {
                 duration = Double(value.split(separator: ",", maxSplits: 1).first ?? "")
             } else if let value = HLSPlaylist.value(of: "#EXT-X-PROGRAM-DATE-TIME:", in: line) {
                 programDate = HLSPlaylist.date(value)
             } else if line.hasPrefix("#EXT-X-ENDLIST") {
                 hasEnded = true
+            } else if let value = HLSPlaylist.value(of: "#EXT-X-MEDIA:", in: line) {
+                let list = HLSPlaylist.attributes(value)
+                if list["TYPE"] == "AUDIO", list["URI"] != nil { hasAlternateAudio = true }
             } else if let value = HLSPlaylist.value(of: "#EXT-X-STREAM-INF:", in: line) {
                 bandwidth = HLSPlaylist.attribute("BANDWIDTH", in: value).flatMap { Int($0) } ?? 0
             } else if let value = HLSPlaylist.value(of: "#EXT-X-PART:", in: line) {
                 let list = HLSPlaylist.attributes(value)
-                if let uri = list["URI"], let length = list["DURATION"].flatMap(Double.init), length.isFinite, length >= 0 {
-                    parts.append(Part(duration: length, uri: uri, independent: list["INDEPENDENT"] == "YES", gap: list["GAP"] == "YES"))
+                if let uri = list["URI"], let length = list["DURATION"].flatMap(Double.init), length.isFinite, length >= 0, length < 600 {
+                    parts.append(Part(duration: length, uri: uri, independent: list["INDEPENDENT"] == "YES", gap: list["GAP"] == "YES",
+                                      isByteRange: list["BYTERANGE"] != nil))
                 }
             } else if let value = HLSPlaylist.value(of: "#EXT-X-SERVER-CONTROL:", in: line) {
                 serverControl = ServerControl(HLSPlaylist.attributes(value))
             } else if let value = HLSPlaylist.value(of: "#EXT-X-PART-INF:", in: line) {
-                partTarget = HLSPlaylist.attributes(value)["PART-TARGET"].flatMap(Double.init)
+                // A target is a few tenths of a second: one that is no such number says nothing.
+                partTarget = HLSPlaylist.attributes(value)["PART-TARGET"].flatMap(Double.init).flatMap { $0.isFinite && $0 > 0 && $0 < 60 ? $0 : nil }
             } else if let value = HLSPlaylist.value(of: "#EXT-X-PRELOAD-HINT:", in: line) {
                 let list = HLSPlaylist.attributes(value)
                 // A hint of a byte range of a growing file would need ranged requests: not taken.
@@ -119,8 +130,10 @@ package struct HLSPlaylist: Sendable, Equatable {
                 // A delta update: the oldest segments are left out, and the first listed one's
                 // number is counted past them.
                 let skipped = min(max(0, HLSPlaylist.attributes(value)["SKIPPED-SEGMENTS"].flatMap { Int($0) } ?? 0), HLSPlaylist.largestSequence)
-                skippedSegments = skipped
-                sequence += skipped
+                if segments.isEmpty, parts.isEmpty, skippedSegments == 0 {
+                    skippedSegments = skipped
+                    sequence = min(sequence + skipped, HLSPlaylist.largestSequence)
+                }
             } else if !line.hasPrefix("#") {
                 if let bandwidth {
                     variants.append((line, bandwidth))

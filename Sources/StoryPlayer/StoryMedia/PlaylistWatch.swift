@@ -32,7 +32,8 @@ package final class PlaylistWatch: Sendable {
         var mediaURL = url
         if let variant = playlist.variants.max(by: { $0.bandwidth < $1.bandwidth }),
            let resolved = resolve(variant.uri, against: url),
-           let media = fetch(resolved, gate: gate, timeout: timeout) {
+           var media = fetch(resolved, gate: gate, timeout: timeout) {
+            media.hasAlternateAudio = playlist.hasAlternateAudio
             playlist = media
             mediaURL = resolved
         }

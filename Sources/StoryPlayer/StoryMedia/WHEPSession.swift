@@ -61,7 +61,8 @@ final class WHEPSession: SegmentFeed {
     func offer(timeout: Double) throws(MediaError) -> String {
         var message = [CChar](repeating: 0, count: 512)
         var sdp: UnsafeMutablePointer<CChar>?
-        guard story_whep_offer(pointer, &sdp, Int32(timeout * 1000), &message, message.count) == 0, let sdp else {
+        let status = interruptible { story_whep_offer(pointer, &sdp, Int32(timeout * 1000), &message, message.count) }
+        guard status == 0, let sdp else {
             throw MediaError(.open, "cannot make a WebRTC offer", cause: String(cString: message))
         }
         defer { free(sdp) }
@@ -71,9 +72,37 @@ final class WHEPSession: SegmentFeed {
     /// `story_whep_answer`: the server's answer set; ICE and DTLS start.
     func answer(_ sdp: String) throws(MediaError) {
         var message = [CChar](repeating: 0, count: 512)
-        guard story_whep_answer(pointer, sdp, &message, message.count) == 0 else {
+        guard interruptible({ story_whep_answer(pointer, sdp, &message, message.count) }) == 0 else {
             throw MediaError(.open, "the WHEP endpoint's answer was refused", cause: String(cString: message))
         }
+    }
+
+    /// Runs `call` (which waits inside GStreamer, deaf to the gate) while a watcher thread calls
+    /// `story_whep_interrupt` once the gate closes or times out: `stop()` is answered at once, not
+    /// after the offer's or answer's own wait.
+    private func interruptible(_ call: () -> Int32) -> Int32 {
+        let done = Atomic<Bool>(false)
+        // story_whep_interrupt may be called from any thread while the session lives, which it
+        // does until `call` returns (the watcher is waited for before that); the pointer is
+        // an opaque handle the compiler cannot see is safe to send.
+        nonisolated(unsafe) let session = pointer
+        let gate = gate
+        let watcher = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            defer { watcher.signal() }
+            while !done.load(ordering: .acquiring) {
+                if gate.reason != nil {
+                    story_whep_interrupt(session)
+                    return
+                }
+                usleep(20_000)
+            }
+        }
+        thread.start()
+        let status = call()
+        done.store(true, ordering: .releasing)
+        watcher.wait()
+        return status
     }
 
     // MARK: - Reading

@@ -8,8 +8,8 @@ import StoryModel
 /// Written over FFmpeg's `tcp` and `tls` protocols (`avio_open2`, read and write) rather than
 /// its `http`: FFmpeg 5.1's HTTP client keeps no `Location` of a 201 (its `location` option
 /// stays the URL asked for; measured), and without it a session cannot be ended, so the server
-/// sends on until its ICE consent runs out. One request a connection (`Connection: close`), a
-/// body of `Content-Length` or chunked, at most 1 MB.
+/// sends on until its ICE consent runs out. One request a connection (`Connection: close`); a
+/// response is read to its `Content-Length`, its last chunk, or the server's close, 1 MB at most.
 enum WHEPSignalling {
     /// What the server answered.
     struct Response {
@@ -32,7 +32,9 @@ enum WHEPSignalling {
         }
         let port = parsed.port ?? (scheme == "https" ? 443 : 80)
         let bracketed = host.contains(":") ? "[\(host)]" : host
-        var path = parsed.path.isEmpty ? "/" : parsed.path
+        // As the URL writes it: escapes and a trailing slash kept.
+        var path = parsed.path(percentEncoded: true)
+        if path.isEmpty { path = "/" }
         if let query = parsed.query { path += "?" + query }
         let payload = Array(body.utf8)
         var request = "\(method) \(path) HTTP/1.1\r\nHost: \(bracketed)\(parsed.port.map { ":\($0)" } ?? "")\r\n"
@@ -82,11 +84,34 @@ enum WHEPSignalling {
                 .trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
             guard let size = Int(sizeText, radix: 16), size > 0 else { break }
             let start = lineEnd + 1
-            let stop = min(bytes.count, start + size)
+            // A size from the network may be anything: past the bytes there are, it ends them.
+            let stop = size >= bytes.count - start ? bytes.count : start + size
             out += bytes[start..<stop]
             i = stop + 2
         }
         return out
+    }
+
+    /// Whether `bytes` hold a whole response: headers, and a body as long as its
+    /// `Content-Length` or ending with the last chunk. One without either ends with the connection.
+    static func isWhole(_ bytes: [UInt8]) -> Bool {
+        let separator: [UInt8] = [13, 10, 13, 10]
+        guard bytes.count >= 4, let end = bytes.indices.dropLast(3).first(where: { Array(bytes[$0..<$0 + 4]) == separator }) else {
+            return false
+        }
+        let head = String(decoding: bytes[..<end], as: UTF8.self).lowercased()
+        let bodyCount = bytes.count - end - 4
+        for line in head.components(separatedBy: "\r\n").dropFirst() {
+            if line.hasPrefix("content-length:"), let length = Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) {
+                return bodyCount >= length
+            }
+            if line.hasPrefix("transfer-encoding:"), line.contains("chunked") {
+                let tail: [UInt8] = Array("0\r\n\r\n".utf8)
+                return bodyCount >= tail.count && Array(bytes.suffix(tail.count)) == tail
+            }
+        }
+        // No body framing: a status without a body (204, 304) is whole at its headers.
+        return head.hasPrefix("http/1.1 204") || head.hasPrefix("http/1.0 204") || head.hasPrefix("http/1.1 304")
     }
 
     /// `response`'s `Location`, resolved against `url`.
@@ -129,18 +154,21 @@ enum WHEPSignalling {
             }
         }
 
-        /// `avio_read_partial` until the server closes the connection.
+        /// `avio_read_partial` until the response is whole: its `Content-Length` read, its last
+        /// chunk, or the server's close (a server may keep the connection open after a response,
+        /// whatever the request's `Connection: close` asked).
         func readAll(limit: Int) throws(MediaError) -> [UInt8] {
             guard let pointer else { preconditionFailure("reading after close") }
             var data: [UInt8] = []
             var buffer = [UInt8](repeating: 0, count: 16 << 10)
-            while true {
+            while !WHEPSignalling.isWhole(data) {
                 let count = buffer.withUnsafeMutableBufferPointer { avio_read_partial(pointer, $0.baseAddress, Int32($0.count)) }
                 if count == FFmpegError.endOfFile || count == 0 { return data }
                 guard count > 0 else { throw MediaError(.read, "cannot read the WHEP endpoint's answer", averror: count) }
                 data += buffer[..<Int(count)]
                 guard data.count <= limit else { throw MediaError(.read, "the WHEP endpoint answered more than \(limit >> 20) MB") }
             }
+            return data
         }
 
         deinit { avio_closep(&pointer) }

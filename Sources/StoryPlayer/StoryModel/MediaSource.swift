@@ -20,9 +20,10 @@ public struct MediaSource: Sendable, Equatable, CustomStringConvertible {
     /// `dash` names no FFmpeg protocol (its DASH demuxer fetches over http and https): it is listed so
     /// a storyboard may name it beside `hls` in `protocols`, and FFmpeg ignores it in the whitelist.
     /// `whep` names no FFmpeg protocol either: a WHEP endpoint is reached over http or https, and
-    /// `whep` in `protocols` allows WebRTC itself.
+    /// `whep` in `protocols` allows WebRTC itself, whatever the URL's scheme (`wheps` is listed
+    /// so a feed page may name a `wheps://` endpoint).
     public static let networkProtocols = ["http", "https", "tls", "tcp", "hls", "dash", "rtmp", "rtmps", "srt", "udp", "crypto", "httpproxy",
-                                          "whep"]
+                                          "whep", "wheps"]
     public static let localProtocols = ["file", "crypto"]
     /// Protocols that only ever carry live streams.
     public static let liveProtocols = ["rtmp", "rtmps", "srt", "udp", "whep", "wheps"]

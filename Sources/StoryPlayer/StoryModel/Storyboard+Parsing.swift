@@ -177,6 +177,9 @@ extension Storyboard {
         guard let uri else { throw item.missing("uri") }
         guard !uri.isEmpty else { throw StoryboardError(path: item.path("uri"), message: "must not be empty") }
         let source = try Storyboard.source(resolve(uri), delivery: delivery, path: deliveryPath)
+        if source.isWHEP, live == false {
+            throw StoryboardError(path: item.path("live"), message: "a WebRTC (WHEP) source is always live")
+        }
         var story = StoryItem(source: source, duration: duration, isLive: live ?? (source.isWHEP || MediaSource.isLive(uri: uri)),
                               poster: itemPoster)
         story.latency = latency

@@ -37,6 +37,9 @@ extension Storyboard {
             let delivery = entry.choice("protocol", of: SourceProtocol.self)
             let source = try Storyboard.source(resolve(uri), delivery: delivery, path: entry.path("protocol"))
             let byProtocol = source.isWHEP || MediaSource.isLive(uri: uri)
+            if source.isWHEP, entry.bool("live") == false {
+                throw StoryboardError(path: entry.path("live"), message: "a WebRTC (WHEP) source is always live")
+            }
             participants.append(RoomParticipant(
                 id: id, source: source, avatar: entry.string("avatar").map(resolve),
                 pinned: entry.bool("pinned") ?? false, screensharing: entry.bool("screensharing") ?? false,

@@ -107,8 +107,11 @@ public struct TraceEvent: Sendable, Equatable {
         if let fps { fields.append("\"fps\": \(JSONText.number(fps))") }
         if let jitterMs { fields.append("\"jitter_ms\": \(JSONText.number(jitterMs))") }
         if let protocolName { fields.append("\"protocol\": \(JSONText.string(protocolName))") }
-        if let targetMs { fields.append("\"target_ms\": \(JSONText.number(targetMs))") }
-        if let jitterBufferMs { fields.append("\"jitter_buffer_ms\": \(JSONText.number(jitterBufferMs))") }
+        // Only what reads back (`init(jsonLine:)`): a source's nonsense never makes the trace unreadable.
+        if let targetMs, targetMs.isFinite, targetMs >= 0 { fields.append("\"target_ms\": \(JSONText.number(targetMs))") }
+        if let jitterBufferMs, jitterBufferMs.isFinite, jitterBufferMs >= 0 {
+            fields.append("\"jitter_buffer_ms\": \(JSONText.number(jitterBufferMs))")
+        }
         if let spans {
             fields.append("\"open_ms\": \(JSONText.number(spans.openMs))")
             fields.append("\"first_packet_ms\": \(JSONText.number(spans.firstPacketMs))")

@@ -120,11 +120,53 @@ final class LowLatencyHLSPlaylistTests: XCTestCase {
         XCTAssertEqual(delta.skippedSegments, 3)
         XCTAssertEqual(delta.segments.map(\.sequence), Array(269...272))
         XCTAssertEqual(delta.nextPosition, HLSPlaylist.PartPosition(sequence: 273, part: 4))
-        let filled = delta.filling(skippedFrom: full)
+        let filled = try XCTUnwrap(delta.filling(skippedFrom: full))
         XCTAssertEqual(filled.segments.map(\.sequence), Array(266...272))
         XCTAssertEqual(filled.segments.first?.uri, "fileSequence266.mp4")
         XCTAssertEqual(filled.mapURI, "init.mp4", "the initialization section, from the full playlist")
         XCTAssertEqual(filled.skippedSegments, 0)
+        // A playlist read before that no longer holds the skipped segments cannot fill them: the
+        // reader then reads the playlist whole.
+        let late = try XCTUnwrap(HLSPlaylist(text: "#EXTM3U\n#EXT-X-TARGETDURATION:4\n#EXT-X-MEDIA-SEQUENCE:268\n#EXTINF:4,\ns268.mp4\n"))
+        XCTAssertNil(delta.filling(skippedFrom: late))
+    }
+
+    /// A hostile playlist: numbers repeated or past any real one, a part target that is no
+    /// number, byte-range parts, gaps. Nothing traps, and what cannot be read is not taken.
+    func testAHostilePlaylistIsBoundedAndFallsBack() throws {
+        let huge = String(repeating: "#EXT-X-SKIP:SKIPPED-SEGMENTS=9007199254740992\n", count: 1100)
+        let skipped = try XCTUnwrap(HLSPlaylist(text: "#EXTM3U\n#EXT-X-MEDIA-SEQUENCE:9223372036854775807\n" + huge + "#EXTINF:1,\ns.ts\n"))
+        XCTAssertLessThanOrEqual(skipped.segments[0].sequence, 2 * HLSPlaylist.largestSequence)
+        let nonsense = try XCTUnwrap(HLSPlaylist(text: """
+            #EXTM3U
+            #EXT-X-SERVER-CONTROL:CAN-BLOCK-RELOAD=YES,PART-HOLD-BACK=1e300
+            #EXT-X-PART-INF:PART-TARGET=nan
+            #EXT-X-PART:DURATION=0.3,URI="p0.mp4",INDEPENDENT=YES
+            """))
+        XCTAssertNil(nonsense.partTarget)
+        XCTAssertNil(nonsense.serverControl.partHoldBack)
+        XCTAssertFalse(nonsense.isLowLatency, "no part target: played as plain HLS")
+        let ranged = try XCTUnwrap(HLSPlaylist(text: """
+            #EXTM3U
+            #EXT-X-PART-INF:PART-TARGET=0.5
+            #EXT-X-PART:DURATION=0.5,URI="all.mp4",BYTERANGE="1000@0",INDEPENDENT=YES
+            """))
+        XCTAssertFalse(ranged.isLowLatency, "byte-range parts are FFmpeg's demuxer's to play")
+        let gapped = try XCTUnwrap(HLSPlaylist(text: """
+            #EXTM3U
+            #EXT-X-PART-INF:PART-TARGET=0.5
+            #EXT-X-PART:DURATION=0.5,URI="a.mp4",INDEPENDENT=YES
+            #EXT-X-PART:DURATION=0.5,URI="b.mp4",INDEPENDENT=YES,GAP=YES
+            """))
+        XCTAssertEqual(gapped.pieces.map(\.gap), [false, true])
+        XCTAssertEqual(gapped.start(behind: 0)?.piece.uri, "a.mp4", "a play never starts at a gap")
+        let withSound = try XCTUnwrap(HLSPlaylist(text: """
+            #EXTM3U
+            #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="a",NAME="en",URI="audio.m3u8"
+            #EXT-X-STREAM-INF:BANDWIDTH=800000,AUDIO="a"
+            video.m3u8
+            """))
+        XCTAssertTrue(withSound.hasAlternateAudio, "a separate audio rendition: FFmpeg's demuxer plays it")
     }
 
     /// The reloads a player sends: held for a part (`_HLS_msn`, `_HLS_part`), with a delta update

@@ -367,7 +367,10 @@ package final class RoomStage {
         guard let video else { return }
         video.player.close()
         trace.record(.stop, t: t, story: storyID, player: video.player.id, pictures: video.player.pictures,
-                     participant: seats[video.seat].participant.id)
+                     participant: seats[video.seat].participant.id) { event in
+            if let delivered = video.player.media?.deliveredBy, !delivered.isEmpty { event.protocolName = delivered }
+            event.jitterBufferMs = video.player.jitterBufferMs
+        }
         self.video = nil
     }
 
