@@ -24,10 +24,11 @@ struct StudioBoard: Sendable {
     /// Reads the storyboard at `path`; every error it has, each with its JSON path, on failure.
     /// `preview` is what the frames draw instead of the storyboard (live items as local
     /// pictures, `StudioLive`); the lanes are its lifecycle, so they open no live source either.
-    static func load(_ path: String, version: Int, preview: (Storyboard) -> Storyboard) throws(StudioLoadFailure) -> StudioBoard {
+    static func load(_ path: String, parameters: [String: String] = [:], version: Int,
+                     preview: (Storyboard) -> Storyboard) throws(StudioLoadFailure) -> StudioBoard {
         let board: Storyboard
         do {
-            board = try Storyboard(contentsOf: path)
+            board = try Storyboard(contentsOf: path, parameters: parameters)
         } catch {
             throw StudioLoadFailure(problems: StudioProblem.all(error))
         }

@@ -34,13 +34,16 @@ final class StudioRenderJob: Sendable {
 
     let executable: String
     let boardPath: String
+    /// The variant's values of the storyboard's parameters, passed on as `--set`.
+    let parameters: [String: String]
     let outputFolder: String
     let hub: StudioHub
     private let running = Mutex(Running())
 
-    init(executable: String, boardPath: String, outputFolder: String, hub: StudioHub) {
+    init(executable: String, boardPath: String, parameters: [String: String] = [:], outputFolder: String, hub: StudioHub) {
         self.executable = executable
         self.boardPath = boardPath
+        self.parameters = parameters
         self.outputFolder = outputFolder
         self.hub = hub
     }
@@ -50,6 +53,7 @@ final class StudioRenderJob: Sendable {
     /// The arguments after `render-stories`.
     func arguments(_ options: Options) -> [String] {
         var arguments = ["render", boardPath, "--output", outputFolder, "--report"]
+        for name in parameters.keys.sorted() { arguments += ["--set", "\(name)=\(parameters[name]!)"] }
         if options.mp4 { arguments += ["--mp4", (outputFolder as NSString).appendingPathComponent(clipName)] }
         if let size = options.size { arguments += ["--size", size] }
         if !options.overlay { arguments.append("--no-overlay") }

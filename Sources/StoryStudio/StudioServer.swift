@@ -20,10 +20,13 @@ public final class StudioServer: Sendable {
         public var executable: String
         /// Random unless given (tests give none either: they read it from the URL printed).
         public var token: String
+        /// The variant shown: values of the storyboard's parameters (`--set`), by name.
+        public var parameters: [String: String]
 
         public init(boardPath: String, port: Int = 4747, outputFolder: String, executable: String,
-                    token: String = StudioServer.randomToken()) {
+                    token: String = StudioServer.randomToken(), parameters: [String: String] = [:]) {
             self.boardPath = boardPath
+            self.parameters = parameters
             self.port = port
             self.outputFolder = outputFolder
             self.executable = executable
@@ -47,11 +50,12 @@ public final class StudioServer: Sendable {
         let hub = self.hub
         live = StudioLive { hub.broadcast(["type": "live"]) }
         frames = StudioFrames(live: live)
-        session = StudioSession(path: configuration.boardPath, hub: hub, preview: { [live] in live.preview($0) }) { [frames] board in
+        session = StudioSession(path: configuration.boardPath, parameters: configuration.parameters, hub: hub,
+                                preview: { [live] in live.preview($0) }) { [frames] board in
             frames.prepare(board)
         }
         job = StudioRenderJob(executable: configuration.executable, boardPath: configuration.boardPath,
-                              outputFolder: configuration.outputFolder, hub: hub)
+                              parameters: configuration.parameters, outputFolder: configuration.outputFolder, hub: hub)
     }
 
     /// 32 random bytes as hex: the token every request must carry.

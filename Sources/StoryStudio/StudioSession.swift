@@ -38,6 +38,8 @@ final class StudioSession: Sendable {
     }
 
     let path: String
+    /// The variant shown: values of the storyboard's parameters (`--set`).
+    let parameters: [String: String]
     let hub: StudioHub
     private let state = Mutex(State())
     private let watching = Atomic<Bool>(false)
@@ -48,9 +50,10 @@ final class StudioSession: Sendable {
     /// What frames draw for a storyboard (`StudioLive.preview`).
     let preview: @Sendable (Storyboard) -> Storyboard
 
-    init(path: String, hub: StudioHub, preview: @escaping @Sendable (Storyboard) -> Storyboard = { $0 },
+    init(path: String, parameters: [String: String] = [:], hub: StudioHub, preview: @escaping @Sendable (Storyboard) -> Storyboard = { $0 },
          reloaded: @escaping @Sendable (StudioBoard) -> Void = { _ in }) {
         self.path = path
+        self.parameters = parameters
         self.hub = hub
         self.preview = preview
         self.reloaded = reloaded
@@ -71,7 +74,7 @@ final class StudioSession: Sendable {
         let stampsBefore = stamps(of: StudioBoard.watchedFiles(path, board: board?.board))
         let result: Result<StudioBoard, StudioLoadFailure>
         do {
-            result = .success(try StudioBoard.load(path, version: reading, preview: preview))
+            result = .success(try StudioBoard.load(path, parameters: parameters, version: reading, preview: preview))
         } catch {
             result = .failure(error)
         }

@@ -111,3 +111,28 @@ struct FrameRange: ExpressibleByArgument {
 
     static var defaultValueDescription: String { "A..B" }
 }
+
+/// `--set name=value`: a variant's values of the storyboard's `parameters`.
+struct ParameterArguments: ParsableArguments {
+    @Option(name: .customLong("set"),
+            help: ArgumentHelp("A value for one of the storyboard's parameters (its \"parameters\" object), as name=value; give --set again for each. Every \"{{name}}\" in the storyboard is filled with it; a parameter not set takes its \"default\". A value the parameter's type refuses, or a name the storyboard does not declare, is a storyboard error (exit 2).", valueName: "name=value"))
+    var sets: [String] = []
+
+    func validate() throws {
+        for set in sets {
+            guard let equals = set.firstIndex(of: "="), equals != set.startIndex else {
+                throw ValidationError("--set \(set): give name=value, e.g. --set product=Shoes")
+            }
+        }
+    }
+
+    /// The values by name; a name set twice takes its last value, as a later flag overrides.
+    var values: [String: String] {
+        var values: [String: String] = [:]
+        for set in sets {
+            guard let equals = set.firstIndex(of: "=") else { continue }
+            values[String(set[..<equals])] = String(set[set.index(after: equals)...])
+        }
+        return values
+    }
+}

@@ -25,6 +25,8 @@ struct CheckLayout: ParsableCommand {
     @Argument(help: "The storyboard JSON file.")
     var storyboard: String
 
+    @OptionGroup var parameters: ParameterArguments
+
     @Option(help: "The platform whose zones to check against.")
     var platform: PlatformSafeZones
 
@@ -39,7 +41,7 @@ struct CheckLayout: ParsableCommand {
     }
 
     func run() throws {
-        let board = try Storyboard(contentsOf: storyboard).overriding(width: size?.width, height: size?.height)
+        let board = try Storyboard(contentsOf: storyboard, parameters: parameters.values).overriding(width: size?.width, height: size?.height)
         try board.checkCaptions()
         for file in board.missingLocalFiles { printError("warning: \(file)") }
         let warnings = board.layoutWarnings(for: platform, captionsPlacedFor: safeZones)

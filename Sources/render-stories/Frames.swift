@@ -32,6 +32,8 @@ struct Frames: ParsableCommand {
     @Argument(help: "The storyboard JSON file.")
     var storyboard: String
 
+    @OptionGroup var parameters: ParameterArguments
+
     @OptionGroup var overrides: TimelineOverrides
 
     @Flag(help: "Print {\"frames\": N, \"fps\": F} instead of the number alone (with --shards: also \"ranges\": [[A, B], …]).")
@@ -67,7 +69,7 @@ struct Frames: ParsableCommand {
     }
 
     func run() throws {
-        let board = try Storyboard(contentsOf: storyboard).overriding(fps: overrides.fps, duration: overrides.duration)
+        let board = try Storyboard(contentsOf: storyboard, parameters: parameters.values).overriding(fps: overrides.fps, duration: overrides.duration)
         try board.checkFingersLift()
         let fps = board.canvas.fps
         let unit = wholeSeconds ? ShardSplit.gop(fps: fps) : 1

@@ -27,6 +27,8 @@ struct Render: ParsableCommand {
 
     @OptionGroup var overrides: TimelineOverrides
 
+    @OptionGroup var parameters: ParameterArguments
+
     @Flag(help: "Draw no UI over the stories.")
     var noOverlay = false
 
@@ -201,7 +203,7 @@ struct Render: ParsableCommand {
             printError("note: --preset \(preset) is x264's speed preset, which is --x264-preset now; --preset names a platform (\(PlatformPreset.names.joined(separator: ", ")))")
         }
         // A platform preset draws the canvas at the platform's size and rate, as --size and --fps would.
-        let board = try Storyboard(contentsOf: path).overriding(width: platform?.width ?? size?.width,
+        let board = try Storyboard(contentsOf: path, parameters: parameters.values).overriding(width: platform?.width ?? size?.width,
                                                                height: platform?.height ?? size?.height,
                                                                fps: platform?.fps ?? overrides.fps, duration: overrides.duration,
                                                                background: background.color)

@@ -16,6 +16,8 @@ struct Still: ParsableCommand {
     @Argument(help: "The storyboard JSON file.")
     var storyboard: String
 
+    @OptionGroup var parameters: ParameterArguments
+
     @Option(parsing: .unconditional, help: ArgumentHelp("Page offset, from 0 to the number of stories − 1.", valueName: "P"))
     var page: Double
 
@@ -55,7 +57,7 @@ struct Still: ParsableCommand {
             printError("error: cannot draw text: \(error)")
             throw ExitCode(1)
         }
-        let board = try Storyboard(contentsOf: storyboard).overriding(width: size?.width, height: size?.height,
+        let board = try Storyboard(contentsOf: storyboard, parameters: parameters.values).overriding(width: size?.width, height: size?.height,
                                                                      background: background.color)
         // Its folder is made as render makes its outputs' folders, and a path that cannot be
         // written is said before the picture is decoded.

@@ -20,6 +20,8 @@ struct Studio: ParsableCommand {
     @Argument(help: "The storyboard JSON file.")
     var storyboard: String
 
+    @OptionGroup var parameters: ParameterArguments
+
     @Option(parsing: .unconditional, help: "The port on 127.0.0.1 (0: one the system chooses).")
     var port = 4747
 
@@ -39,7 +41,7 @@ struct Studio: ParsableCommand {
     func run() throws {
         let name = ((storyboard as NSString).lastPathComponent as NSString).deletingPathExtension
         let server = StudioServer(.init(boardPath: storyboard, port: port, outputFolder: output ?? "out/\(name)",
-                                        executable: Studio.executable))
+                                        executable: Studio.executable, parameters: parameters.values))
         let open = self.open, storyboard = self.storyboard
         let finished = DispatchSemaphore(value: 0)
         let failure = Mutex<String?>(nil)

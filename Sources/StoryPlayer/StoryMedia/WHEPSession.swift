@@ -36,7 +36,7 @@ final class WHEPSession: SegmentFeed {
             var message = [CChar](repeating: 0, count: 512)
             let status = story_whep_load(&message, message.count)
             let result: Result<Void, MediaError> = status == 0 ? .success(())
-                : .failure(MediaError(.open, "WebRTC (WHEP) cannot play here", cause: String(cString: message)))
+                : .failure(MediaError(.open, "WebRTC (WHEP) cannot play here", cause: WHEPSession.text(message)))
             state = result
             return result
         }
@@ -53,7 +53,7 @@ final class WHEPSession: SegmentFeed {
                                              local_address: address)
             return story_whep_create(&options, &message, message.count)
         }
-        guard let created else { throw MediaError(.open, "cannot start a WebRTC session", cause: String(cString: message)) }
+        guard let created else { throw MediaError(.open, "cannot start a WebRTC session", cause: WHEPSession.text(message)) }
         pointer = created
     }
 
@@ -63,7 +63,7 @@ final class WHEPSession: SegmentFeed {
         var sdp: UnsafeMutablePointer<CChar>?
         let status = interruptible { story_whep_offer(pointer, &sdp, Int32(timeout * 1000), &message, message.count) }
         guard status == 0, let sdp else {
-            throw MediaError(.open, "cannot make a WebRTC offer", cause: String(cString: message))
+            throw MediaError(.open, "cannot make a WebRTC offer", cause: WHEPSession.text(message))
         }
         defer { free(sdp) }
         return String(cString: sdp)
@@ -73,7 +73,7 @@ final class WHEPSession: SegmentFeed {
     func answer(_ sdp: String) throws(MediaError) {
         var message = [CChar](repeating: 0, count: 512)
         guard interruptible({ story_whep_answer(pointer, sdp, &message, message.count) }) == 0 else {
-            throw MediaError(.open, "the WHEP endpoint's answer was refused", cause: String(cString: message))
+            throw MediaError(.open, "the WHEP endpoint's answer was refused", cause: WHEPSession.text(message))
         }
     }
 
@@ -154,6 +154,11 @@ final class WHEPSession: SegmentFeed {
             deleting.disarm()
         }
         story_whep_close(pointer)
+    }
+
+    /// A message the C side wrote into `buffer`, up to its terminating zero.
+    private static func text(_ buffer: [CChar]) -> String {
+        String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// The longest a session's DELETE may hold its decode thread as it unwinds.

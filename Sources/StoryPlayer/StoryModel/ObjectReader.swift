@@ -39,6 +39,11 @@ package struct ObjectReader {
         return nil
     }
 
+    /// The value of `key` whatever it is (its caller checks it), marked read; nil when absent.
+    mutating func raw(_ key: String) -> JSONValue? {
+        take(key)
+    }
+
     mutating func object(_ key: String) -> ObjectReader? {
         guard let value = take(key) else { return nil }
         guard case .object = value else { return reject(key, "expected an object, got \(value.kind)") }

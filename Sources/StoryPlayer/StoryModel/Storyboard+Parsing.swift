@@ -3,13 +3,15 @@ import Foundation
 
 extension Storyboard {
     /// Reads and validates a storyboard file. Relative paths resolve against its folder.
-    public init(contentsOf path: String) throws(StoryboardError) {
+    /// `parameters` are a variant's values of the storyboard's `parameters` (`--set`), by name;
+    /// `row` names the variant in errors (a batch's row).
+    public init(contentsOf path: String, parameters: [String: String] = [:], row: String? = nil) throws(StoryboardError) {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw StoryboardError(path: "", message: "cannot read storyboard \(path): \(Storyboard.whyUnreadable(path))")
         }
         let folder = (URL(fileURLWithPath: path).deletingLastPathComponent().path)
         do {
-            try self.init(json: data, folder: folder)
+            try self.init(json: data, folder: folder, parameters: parameters, row: row)
         } catch where error.path.isEmpty && error.also.isEmpty {
             // An error of the file as a whole (its syntax, a top-level array) names the file.
             throw StoryboardError(path: "", message: "\(path): \(error.message)")
@@ -27,11 +29,15 @@ extension Storyboard {
 
     /// Parses and validates storyboard JSON. The storyboard is read to its end even after an
     /// error; every error found (up to ``StoryboardError/reportLimit``) is thrown together.
-    public init(json: Data, folder: String) throws(StoryboardError) {
+    /// `parameters` fill the storyboard's `{{name}}` references (`Storyboard+Parameters`) before
+    /// anything else is read, so every value a parameter gives is checked as a written one is.
+    public init(json: Data, folder: String, parameters: [String: String] = [:], row: String? = nil) throws(StoryboardError) {
         let problems = StoryboardProblems()
         // A UTF-8 byte order mark, as Windows editors write, is skipped as JSON readers do.
         let text = json.starts(with: [0xEF, 0xBB, 0xBF]) ? json.dropFirst(3) : json
-        var root = try ObjectReader(try JSONValue.parse(Data(text)), path: "", problems: problems)
+        let parsed = Storyboard.fillingParameters(try JSONValue.parse(Data(text)), values: parameters, folder: folder, row: row,
+                                                  problems: problems)
+        var root = try ObjectReader(parsed, path: "", problems: problems)
         if let version = root.number("version", in: 1...1_000_000), version != Storyboard.version {
             problems.record(StoryboardError(path: "version", message: "this renderer reads storyboard version \(Int(Storyboard.version)), not \(ObjectReader.format(version))"))
         }
