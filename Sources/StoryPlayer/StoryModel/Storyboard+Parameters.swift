@@ -207,7 +207,8 @@ extension StoryParameter {
             guard !text.isEmpty, MediaSource.scheme(of: text) == nil else {
                 throw StoryboardError(path: "", message: "\"\(text)\" is not a file in the storyboard's folder")
             }
-            let base = (folder as NSString).standardizingPath
+            let absolute = folder.hasPrefix("/") ? folder : (FileManager.default.currentDirectoryPath as NSString).appendingPathComponent(folder)
+            let base = (absolute as NSString).standardizingPath
             let resolved = ((text.hasPrefix("/") ? text : (base as NSString).appendingPathComponent(text)) as NSString).standardizingPath
             guard resolved.hasPrefix(base.hasSuffix("/") ? base : base + "/") else {
                 throw StoryboardError(path: "", message: "\"\(text)\" is outside the storyboard's folder (\(base)): refused")

@@ -19,7 +19,7 @@ extension Storyboard {
     }
 
     /// Why a storyboard file cannot be read, in plain words.
-    static func whyUnreadable(_ path: String) -> String {
+    package static func whyUnreadable(_ path: String) -> String {
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else { return "no such file" }
         if isFolder.boolValue { return "it is a folder, not a file" }

@@ -12,9 +12,9 @@ public struct StoryboardError: Error, Sendable, Equatable, CustomStringConvertib
     public let path: String
     public let message: String
     /// The errors found after this one, in the order they appear in the storyboard.
-    public internal(set) var also: [StoryboardError] = []
+    public package(set) var also: [StoryboardError] = []
     /// Errors found past ``reportLimit``, counted but not listed.
-    public internal(set) var unreported = 0
+    public package(set) var unreported = 0
 
     public init(path: String, message: String) {
         self.path = path
