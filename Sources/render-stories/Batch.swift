@@ -164,6 +164,9 @@ struct Batch: ParsableCommand {
             }
         }
         for _ in runs { finished.wait() }
+        // Foundation lets go of a Process only once a wait has seen its exit (else it and its
+        // run-loop source hold each other, which LeakSanitizer reports): each has exited by now.
+        for process in shared.processes.withLock({ $0 }) { process.waitUntilExit() }
         results = shared.results.withLock { $0 }
         let stoppedBy = shared.interruption.load(ordering: .acquiring)
         let report = BatchReport(storyboard: storyboard, data: data, rows: results, interrupted: stoppedBy != 0,
@@ -260,6 +263,7 @@ private struct BatchRun {
         }
         try process.run()
         shared.state.withLock { $0.running[variant.row.number] = process.processIdentifier }
+        shared.processes.withLock { $0.append(process) }
     }
 }
 
@@ -269,6 +273,8 @@ private final class BatchShared: Sendable {
     let state: Mutex<BatchState>
     let results = Mutex<[BatchReport.RowResult]>([])
     let interruption = Atomic<Int32>(0)
+    /// Every render started, waited for at the end.
+    let processes = Mutex<[Process]>([])
 
     init(total: Int) { state = Mutex(BatchState(total: total)) }
 }
