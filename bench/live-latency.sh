@@ -320,7 +320,7 @@ PY
       port=$(free_port)
       python3 Tests/Support/ll_origin.py dash --port "$port" --ready "$work/ll-dash.ready" --log "$work/ll-dash.log" >/dev/null 2>&1 & pids+=($!)
       wait_for "(echo > /dev/tcp/127.0.0.1/$port) 2>/dev/null"
-      publish_coded "$ffmpeg_encode -f dash -ldash 1 -streaming 1 -use_template 1 -use_timeline 0 -seg_duration 1 -frag_type duration -frag_duration 0.2 -write_prft 1 -target_latency 1 -min_playback_rate 0.96 -max_playback_rate 1.04 -window_size 10 -extra_window_size 5 -utc_timing_url http://127.0.0.1:$port/time -method PUT -http_persistent 1 http://127.0.0.1:$port/live/live.mpd"
+      publish_coded "$ffmpeg_encode -sc_threshold 0 -f dash -strict experimental -ldash 1 -streaming 1 -lhls 1 -hls_playlist 1 -use_template 1 -use_timeline 0 -seg_duration 1 -frag_type duration -frag_duration 0.2 -write_prft 1 -target_latency 1 -min_playback_rate 0.96 -max_playback_rate 1.04 -window_size 10 -extra_window_size 5 -utc_timing_url http://127.0.0.1:$port/time -method PUT -http_persistent 1 http://127.0.0.1:$port/live/live.mpd"
       wait_for "[[ -s '$work/ll-dash.ready' ]]"
       render_and_read "ll-dash-ffmpeg" "http://127.0.0.1:$port/live/live.mpd"
       origin_requests "$work/ll-dash.log"

@@ -166,7 +166,12 @@ struct Batch: ParsableCommand {
         for _ in runs { finished.wait() }
         // Foundation lets go of a Process only once a wait has seen its exit (else it and its
         // run-loop source hold each other, which LeakSanitizer reports): each has exited by now.
-        for process in shared.processes.withLock({ $0 }) { process.waitUntilExit() }
+        // The handlers hold the batch's shared state, which holds the processes: let go of both.
+        for process in shared.processes.withLock({ $0 }) {
+            process.waitUntilExit()
+            process.terminationHandler = nil
+        }
+        shared.processes.withLock { $0.removeAll() }
         results = shared.results.withLock { $0 }
         let stoppedBy = shared.interruption.load(ordering: .acquiring)
         let report = BatchReport(storyboard: storyboard, data: data, rows: results, interrupted: stoppedBy != 0,

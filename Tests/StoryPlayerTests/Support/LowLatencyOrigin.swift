@@ -41,7 +41,7 @@ extension ServerSet {
         return LowLatencyOrigin(url: try readyURL(ready, process: process, what: "Low-Latency HLS") + "/live.m3u8", log: log)
     }
 
-    /// Low-latency DASH from ffmpeg's dash muxer (`-ldash 1 -streaming 1`, 1 s segments of 0.2 s
+    /// Low-latency DASH from ffmpeg's dash muxer (`-ldash 1 -streaming 1 -lhls 1`, 1 s segments of 0.2 s
     /// chunks, a 1 s latency target, `UTCTiming`), uploaded to the origin, which serves each
     /// segment while it is written. Waits until two segments of each stream are whole.
     func lowLatencyDASH() throws -> LowLatencyOrigin {
@@ -55,7 +55,10 @@ extension ServerSet {
             throw LiveServers.unavailable("the DASH origin did not start: \(origin.output)")
         }
         let base = "http://127.0.0.1:\(port)"
-        let command = "python3 '\(ClockCode.script)' | \(LowLatencyOrigin.encoder) -f dash -ldash 1 -streaming 1 -use_template 1 "
+        // -lhls 1 also writes the same segments as an HLS playlist (with EXT-X-PREFETCH, the
+        // community's low-latency HLS, experimental in FFmpeg 5.1): master.m3u8.
+        let command = "python3 '\(ClockCode.script)' | \(LowLatencyOrigin.encoder) -f dash -strict experimental -ldash 1 -streaming 1 "
+            + "-lhls 1 -hls_playlist 1 -use_template 1 "
             + "-use_timeline 0 -seg_duration 1 -frag_type duration -frag_duration 0.2 -write_prft 1 -target_latency 1 "
             + "-min_playback_rate 0.96 -max_playback_rate 1.04 -window_size 10 -extra_window_size 5 "
             + "-utc_timing_url \(base)/time -method PUT -http_persistent 1 \(base)/live/live.mpd"

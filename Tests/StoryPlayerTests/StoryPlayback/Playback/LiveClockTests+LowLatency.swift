@@ -103,5 +103,13 @@ extension LiveClockTests {
         let streamed = segments.filter { ($0["held_ms"] as? Double ?? 0) > 300 }
         XCTAssertFalse(streamed.isEmpty, "video segments are read as their chunks come: \(segments.map { $0["held_ms"] ?? "-" })")
         XCTAssertLessThan(try XCTUnwrap(reading.latencyP50), LiveClockTests.lowLatencyBound * LiveClockTests.slack)
+
+        // The HLS playlist the same publisher writes beside it (-lhls: EXT-X-PREFETCH, not
+        // Apple's parts) plays as plain HLS, through FFmpeg's demuxer.
+        let hls = origin.url.replacingOccurrences(of: "live.mpd", with: "master.m3u8")
+        let (plain, plainStop, plainEvents) = try watch(board(hls, clock: .virtual, seconds: 3))
+        XCTAssertGreaterThanOrEqual(plain.distinctPerSecond, LiveClockTests.smooth(.virtual), plain.diagnosis)
+        XCTAssertEqual(try opened(plainEvents).protocolName, "hls")
+        XCTAssertEqual(plainStop.protocolName, "hls")
     }
 }
