@@ -28,8 +28,7 @@ final class DASHSegmentFeed: SegmentFeed {
     private(set) var next: Int
     /// The initialization segment is read before the next media segment.
     private var initPending: Bool
-    private var bytes: [UInt8] = []
-    private var position = 0
+    private var fetched = FetchedBytes()
     /// The media segment being read, as its bytes come: a low-latency publisher's is still being
     /// written (chunked CMAF), and its chunks reach the demuxer as they arrive.
     private var stream: FeedPageStream?
@@ -75,7 +74,7 @@ final class DASHSegmentFeed: SegmentFeed {
     /// Copies up to `count` bytes of the stream into `buffer`: their count, `AVERROR_EOF` after
     /// a manifest that ended, or `AVERROR_EXIT` when the gate closed.
     func read(into buffer: UnsafeMutablePointer<UInt8>, count: Int) -> Int32 {
-        while position >= bytes.count {
+        while fetched.isUsedUp {
             if gate.reason != nil { return cffmpeg_averror_exit() }
             if let stream {
                 switch readChunk(from: stream) {
@@ -100,12 +99,7 @@ final class DASHSegmentFeed: SegmentFeed {
                 refreshManifest()
             }
         }
-        let copied = min(count, bytes.count - position)
-        bytes.withUnsafeBufferPointer { source in
-            buffer.update(from: source.baseAddress! + position, count: copied)
-        }
-        position += copied
-        return Int32(copied)
+        return fetched.copy(into: buffer, count: count)
     }
 
     private enum Step { case data, wait, ended, failed(MediaError) }
@@ -176,8 +170,7 @@ final class DASHSegmentFeed: SegmentFeed {
         do {
             let stream = try FeedPageStream(url: url, timeout: timeout, gate: gate)
             defer { stream.close() }
-            bytes = Array(try stream.readAll(limit: DASHSegmentFeed.segmentLimit))
-            position = 0
+            fetched.replace(with: Array(try stream.readAll(limit: DASHSegmentFeed.segmentLimit)))
             return .data
         } catch {
             return .failed(error)
@@ -216,8 +209,7 @@ final class DASHSegmentFeed: SegmentFeed {
             }
             if streamed <= resumeAfter { return .wait }
             if streamed - chunk.count < resumeAfter { chunk.removeFirst(resumeAfter - (streamed - chunk.count)) }
-            bytes = chunk
-            position = 0
+            fetched.replace(with: chunk)
             return .data
         } catch {
             stream.close()

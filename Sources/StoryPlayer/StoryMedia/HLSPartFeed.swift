@@ -34,8 +34,7 @@ final class HLSPartFeed: SegmentFeed {
     /// A part fetched through the preload hint before it was listed: its URL, looked for in the
     /// next reload to learn where it stood.
     private var fetchedHint: String?
-    private var bytes: [UInt8] = []
-    private var position = 0
+    private var fetched = FetchedBytes()
     private(set) var failure: MediaError?
     private(set) var ended = false
     /// Failed fetches in a row.
@@ -65,7 +64,7 @@ final class HLSPartFeed: SegmentFeed {
     // MARK: - Reading
 
     func read(into buffer: UnsafeMutablePointer<UInt8>, count: Int) -> Int32 {
-        while position >= bytes.count {
+        while fetched.isUsedUp {
             if gate.reason != nil { return cffmpeg_averror_exit() }
             switch advance() {
             case .data: continue
@@ -79,12 +78,7 @@ final class HLSPartFeed: SegmentFeed {
                 guard gate.sleep(seconds: pollInterval) else { return cffmpeg_averror_exit() }
             }
         }
-        let copied = min(count, bytes.count - position)
-        bytes.withUnsafeBufferPointer { source in
-            buffer.update(from: source.baseAddress! + position, count: copied)
-        }
-        position += copied
-        return Int32(copied)
+        return fetched.copy(into: buffer, count: count)
     }
 
     /// How long to wait before reading the playlist again when the server does not hold reloads:
@@ -162,7 +156,7 @@ final class HLSPartFeed: SegmentFeed {
             guard let url = resolved(hint) else { return .failed(refused(hint)) }
             if let refusal = refusal(of: url) { return .failed(refusal) }
             switch fetch(url: url) {
-            case .data where !bytes.isEmpty:
+            case .data where fetched.count > 0:
                 fetchedHint = url
                 return .data
             default:
@@ -253,8 +247,7 @@ final class HLSPartFeed: SegmentFeed {
         do {
             let stream = try FeedPageStream(url: url, timeout: timeout, gate: gate)
             defer { stream.close() }
-            bytes = Array(try stream.readAll(limit: HLSPartFeed.pieceLimit))
-            position = 0
+            fetched.replace(with: Array(try stream.readAll(limit: HLSPartFeed.pieceLimit)))
             return .data
         } catch {
             return .failed(error)

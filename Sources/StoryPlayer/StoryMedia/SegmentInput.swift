@@ -13,6 +13,34 @@ protocol SegmentFeed: AnyObject {
     var ended: Bool { get }
 }
 
+/// The bytes of the piece a `SegmentFeed` fetched last (a segment, a part, a chunk), handed to
+/// the demuxer as it reads.
+struct FetchedBytes {
+    private var bytes: [UInt8] = []
+    private var position = 0
+
+    /// Every byte has been handed on: the feed fetches what comes next.
+    var isUsedUp: Bool { position >= bytes.count }
+    /// How many bytes the piece had.
+    var count: Int { bytes.count }
+
+    /// Starts handing on `piece`.
+    mutating func replace(with piece: [UInt8]) {
+        bytes = piece
+        position = 0
+    }
+
+    /// Copies up to `count` of the bytes not yet handed on into `buffer`; how many it copied.
+    mutating func copy(into buffer: UnsafeMutablePointer<UInt8>, count: Int) -> Int32 {
+        let copied = min(count, bytes.count - position)
+        bytes.withUnsafeBufferPointer { source in
+            buffer.update(from: source.baseAddress! + position, count: copied)
+        }
+        position += copied
+        return Int32(copied)
+    }
+}
+
 /// Owns the `AVIOContext` (`avio_alloc_context`) through which a demuxer reads a
 /// `SegmentFeed`; frees it and its buffer with `avio_context_free`.
 ///
