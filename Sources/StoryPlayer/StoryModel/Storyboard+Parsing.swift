@@ -5,7 +5,12 @@ extension Storyboard {
     /// Reads and validates a storyboard file. Relative paths resolve against its folder.
     /// `parameters` are a variant's values of the storyboard's `parameters` (`--set`), by name;
     /// `row` names the variant in errors (a batch's row).
-    public init(contentsOf path: String, parameters: [String: String] = [:], row: String? = nil) throws(StoryboardError) {
+    public init(contentsOf path: String) throws(StoryboardError) {
+        try self.init(contentsOf: path, parameters: [:])
+    }
+
+    /// Reads and validates a storyboard file, its `parameters` given these values (`--set`).
+    public init(contentsOf path: String, parameters: [String: String], row: String? = nil) throws(StoryboardError) {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw StoryboardError(path: "", message: "cannot read storyboard \(path): \(Storyboard.whyUnreadable(path))")
         }
@@ -31,7 +36,12 @@ extension Storyboard {
     /// error; every error found (up to ``StoryboardError/reportLimit``) is thrown together.
     /// `parameters` fill the storyboard's `{{name}}` references (`Storyboard+Parameters`) before
     /// anything else is read, so every value a parameter gives is checked as a written one is.
-    public init(json: Data, folder: String, parameters: [String: String] = [:], row: String? = nil) throws(StoryboardError) {
+    public init(json: Data, folder: String) throws(StoryboardError) {
+        try self.init(json: json, folder: folder, parameters: [:])
+    }
+
+    /// Parses storyboard JSON, its `parameters` given these values (`--set`, a batch's row).
+    public init(json: Data, folder: String, parameters: [String: String], row: String? = nil) throws(StoryboardError) {
         let problems = StoryboardProblems()
         // A UTF-8 byte order mark, as Windows editors write, is skipped as JSON readers do.
         let text = json.starts(with: [0xEF, 0xBB, 0xBF]) ? json.dropFirst(3) : json
