@@ -156,13 +156,9 @@ final class DASHSegmentFeed: SegmentFeed {
         }
     }
 
-    /// Why `url` may not be fetched: a manifest may name segments anywhere, but only through
-    /// the protocols the storyboard allows its source.
+    /// Why `url` may not be fetched (`segmentRefusal`).
     private func refusal(of url: String) -> MediaError? {
-        guard let scheme = URL(string: url)?.scheme?.lowercased(), protocols.contains(scheme) else {
-            return MediaError(.open, "refused a DASH segment at \(url)", cause: "the storyboard's protocols do not allow it")
-        }
-        return nil
+        segmentRefusal(of: url, piece: "a DASH segment", protocols: protocols)
     }
 
     /// The whole body of `url` into the buffer.

@@ -226,13 +226,9 @@ final class HLSPartFeed: SegmentFeed {
         MediaError(.open, "refused an HLS part at \(uri)", cause: "a playlist from the network may name only network URLs")
     }
 
-    /// Why `url` may not be fetched: a playlist may name parts anywhere, but only through the
-    /// protocols the storyboard allows its source.
+    /// Why `url` may not be fetched (`segmentRefusal`).
     private func refusal(of url: String) -> MediaError? {
-        guard let scheme = URL(string: url)?.scheme?.lowercased(), protocols.contains(scheme) else {
-            return MediaError(.open, "refused an HLS part at \(url)", cause: "the storyboard's protocols do not allow it")
-        }
-        return nil
+        segmentRefusal(of: url, piece: "an HLS part", protocols: protocols)
     }
 
     /// The whole body of `uri` (the initialization section, relative to the playlist) into the buffer.

@@ -108,7 +108,7 @@ package struct HLSPlaylist: Sendable, Equatable {
                 let list = HLSPlaylist.attributes(value)
                 if list["TYPE"] == "AUDIO", list["URI"] != nil { hasAlternateAudio = true }
             } else if let value = HLSPlaylist.value(of: "#EXT-X-STREAM-INF:", in: line) {
-                bandwidth = HLSPlaylist.attribute("BANDWIDTH", in: value).flatMap { Int($0) } ?? 0
+                bandwidth = HLSPlaylist.attributes(value)["BANDWIDTH"].flatMap { Int($0) } ?? 0
             } else if let value = HLSPlaylist.value(of: "#EXT-X-PART:", in: line) {
                 let list = HLSPlaylist.attributes(value)
                 if let uri = list["URI"], let length = list["DURATION"].flatMap(Double.init), length.isFinite, length >= 0, length < 600 {
@@ -175,11 +175,6 @@ package struct HLSPlaylist: Sendable, Equatable {
 
     private static func value(of tag: String, in line: String) -> String? {
         line.hasPrefix(tag) ? String(line.dropFirst(tag.count)) : nil
-    }
-
-    /// One `NAME=value` of an attribute list.
-    private static func attribute(_ name: String, in list: String) -> String? {
-        attributes(list)[name]
     }
 
     /// An attribute list (RFC 8216, 4.2): `NAME=value` pairs apart by commas, a quoted value

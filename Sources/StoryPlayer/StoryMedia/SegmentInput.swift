@@ -1,4 +1,5 @@
 internal import CFFmpeg
+import Foundation
 
 /// A live source read by this program piece by piece, as one byte stream for a demuxer: a DASH
 /// representation's segments (`DASHSegmentFeed`), a Low-Latency HLS playlist's parts
@@ -11,6 +12,16 @@ protocol SegmentFeed: AnyObject {
     var failure: MediaError? { get }
     /// Whether they stopped because the source says its presentation ended.
     var ended: Bool { get }
+}
+
+/// Why a feed may not fetch `url`, a `piece` its playlist or manifest names ("an HLS part", "a
+/// DASH segment"): a list may name pieces anywhere, but only through the protocols the
+/// storyboard allows its source. Nil when it may.
+func segmentRefusal(of url: String, piece: String, protocols: [String]) -> MediaError? {
+    guard let scheme = URL(string: url)?.scheme?.lowercased(), protocols.contains(scheme) else {
+        return MediaError(.open, "refused \(piece) at \(url)", cause: "the storyboard's protocols do not allow it")
+    }
+    return nil
 }
 
 /// The bytes of the piece a `SegmentFeed` fetched last (a segment, a part, a chunk), handed to
