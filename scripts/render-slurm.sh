@@ -5,20 +5,25 @@
 #
 #   scripts/render-slurm.sh BOARD N OUT [--mp4 FILE.mp4] [render options, e.g. --size 1080x1920]
 #   scripts/render-slurm.sh --boards LIST.txt OUT [--mp4] [render options]
+#   scripts/render-slurm.sh --data ROWS BOARD OUT [--rows-per-task K] [batch and render options]
 #
 # The first form splits one storyboard (`render-stories frames --shards N`, whole GOPs with --mp4
 # so the shards' segments join without re-encoding); OUT gets the frames, one lifecycle.jsonl
 # and summary.json, each shard's own trace as OUT/shards/NN-lifecycle.jsonl and the jobs' logs
 # in OUT/logs/. The second renders each storyboard listed in LIST.txt (one path a line, relative
 # to the list; # comments) as one array task, into OUT/NAME/ (and OUT/NAME.mp4 with --mp4), and
-# the logs into OUT/logs/. OUT must be new or empty; it is filled only after
+# the logs into OUT/logs/. The third renders BOARD once for each row of ROWS (.csv, .json, .jsonl;
+# `render-stories batch`), K rows an array task (default 1), into OUT/<row>/, with OUT/batch.json
+# merged from every task's part at the end; every row is checked before anything is submitted,
+# a row that fails leaves the others done (exit 3, as batch), and the logs go to OUT/logs/.
+# OUT must be new or empty; it is filled only after
 # everything succeeded. Shards render into OUT's parent (.render-slurm.*), which, like the
 # storyboard and the tool, every node must see. A failed shard is tried once more; one that
 # still fails cancels the merge, and its log is named (the logs are kept, the frames are not).
 # RENDER_STORIES names the tool (default: this checkout's release build); SBATCH_OPTIONS adds
 # sbatch options (e.g. "--partition=render --time=1:00:00"); the usual SBATCH_* variables work.
 set -euo pipefail
-usage() { sed -n '2,21p' "$0" >&2; exit 2; }
+usage() { sed -n '2,26p' "$0" >&2; exit 2; }
 say() { echo "render-slurm: $*" >&2; }
 die() { say "$*"; exit 1; }
 (($# >= 3)) || usage
@@ -34,8 +39,20 @@ done
 batch=$here/deploy/slurm/render.sbatch
 read -r -a extra <<< "${SBATCH_OPTIONS:-}"
 
-boards=""
-if [[ $1 == --boards ]]; then
+boards="" data=""
+if [[ $1 == --data ]]; then
+  (($# >= 4)) || usage
+  data=$(realpath "$2") board=$(realpath "$3") out=$(realpath -m "$4")
+  shift 4
+  [[ -f $data ]] || die "$data is not a file"
+  [[ -f $board ]] || die "$board is not a file"
+  per=1
+  if [[ ${1:-} == --rows-per-task ]]; then
+    per=${2:-}
+    shift 2
+    [[ $per =~ ^[1-9][0-9]*$ ]] || { say "--rows-per-task must be a positive number"; exit 2; }
+  fi
+elif [[ $1 == --boards ]]; then
   boards=$(realpath "$2") out=$(realpath -m "$3")
   shift 3
   [[ -f $boards ]] || die "$boards is not a file"
@@ -46,7 +63,7 @@ else
   [[ $shards =~ ^[1-9][0-9]*$ ]] || { say "N must be a positive number"; exit 2; }
 fi
 mp4=""
-if [[ ${1:-} == --mp4 ]]; then
+if [[ -z $data && ${1:-} == --mp4 ]]; then
   if [[ -n $boards ]]; then
     mp4=yes
     shift
@@ -88,7 +105,24 @@ finish() {
 trap finish EXIT
 trap 'exit 130' INT TERM
 
-if [[ -n $boards ]]; then
+if [[ -n $data ]]; then
+  # Every row is checked here, once: bad data stops the batch before a job is queued (exit 2).
+  rows=$("$RENDER_STORIES" batch "$board" --data "$data" --output "$work/batch" --check "$@") || {
+    status=$?
+    rm -rf "$work"
+    trap - EXIT
+    exit "$status"
+  }
+  count=$(((rows + per - 1) / per))
+  array=$(sbatch --parsable "${extra[@]}" --array=0-$((count - 1)) --output="$work/logs/rows-%a.log" \
+    "$batch" rows "$work" "$board" "$data" "$per" "$@")
+  array=${array%%;*} # --parsable prints "id" or "id;cluster"
+  what="rows" unit="block" finallog=$work/logs/merge.log
+  (( per == 1 )) && unit="row"
+  # afterany: a task whose row failed still reported it; the merge says which rows never ran.
+  final=$(sbatch --parsable "${extra[@]}" --job-name=render-stories-merge --dependency=afterany:"$array" \
+    --output="$finallog" "$batch" rows-merge "$work" "$out" "$board" "$data" "$@")
+elif [[ -n $boards ]]; then
   count=$(grep -c -v -e '^[[:space:]]*#' -e '^[[:space:]]*$' "$boards" || true)
   ((count > 0)) || die "$boards lists no storyboards"
   names=$(grep -v -e '^[[:space:]]*#' -e '^[[:space:]]*$' "$boards" | sed 's|.*/||; s/\.json$//' | sort | uniq -d)
@@ -137,6 +171,20 @@ while :; do
     *) break ;;
   esac
 done
+if [[ -n $data && -f $out/batch.json ]]; then
+  # The rows are in OUT; a row that failed (or never ran) makes the merge exit 3, as batch does.
+  trap - EXIT
+  mv "$work/logs" "$out/logs"
+  rm -rf "$work"
+  tail -n 1 "$out/logs/merge.log" >&2 || true
+  status=$(scontrol show job -o "$final" 2>/dev/null | sed -n 's/.*ExitCode=\([0-9]*\):.*/\1/p')
+  if [[ $current == COMPLETED ]]; then
+    say "done: $out ($rows rows; $out/batch.json)"
+    exit 0
+  fi
+  say "done with failures: $out/batch.json lists them"
+  exit "${status:-3}"
+fi
 if [[ $current == COMPLETED ]]; then
   # The jobs' logs (which node ran what, a retried shard) join the result.
   trap - EXIT

@@ -21,6 +21,11 @@ struct Batch: ParsableCommand {
         options (--force renders them again). Ctrl-C stops every render at its next frame, \
         finishes nothing half-way and leaves no temporary file; batch.json says what was done. \
         Exit 0 when every row is done, 3 when a row failed, 2 for bad data.
+
+        Split over machines (scripts/render-slurm.sh --data does this on Slurm): each part \
+        renders --rows A-B into the same DIR and reports them in DIR/batch-rows-A-B.json; then \
+        --merge joins the parts into DIR/batch.json (a row no part reported is not-run) and exits \
+        as a whole batch would. --check checks every row and prints how many there are.
         """
     )
 
@@ -42,6 +47,15 @@ struct Batch: ParsableCommand {
     @Flag(help: "Render every row, also those a run before finished.")
     var force = false
 
+    @Option(help: ArgumentHelp("Render only these rows (numbered from 1, as the data lists them): one part of a batch split over machines, reported in DIR/batch-rows-A-B.json.", valueName: "A-B"))
+    var rows: RowRange?
+
+    @Flag(help: "Render nothing: join the parts' reports (DIR/batch-rows-*.json) into DIR/batch.json.")
+    var merge = false
+
+    @Flag(help: "Render nothing: check every row and print the number of rows.")
+    var check = false
+
     @Flag(name: .shortAndLong, help: "Print nothing but errors and the last line.")
     var quiet = false
 
@@ -59,6 +73,7 @@ struct Batch: ParsableCommand {
     static let ownOptions = ["--output", "-o", "--frames", "--quiet", "-q", "--progress"]
 
     func validate() throws {
+        if merge && (rows != nil || check) { throw ValidationError("--merge joins the parts' reports; give it without --rows or --check") }
         if let jobs, !(1...64).contains(jobs) { throw ValidationError("--jobs must be 1 to 64") }
         guard FileManager.default.fileExists(atPath: storyboard) else { throw ValidationError("no such file \(storyboard)") }
         guard FileManager.default.fileExists(atPath: data) else { throw ValidationError("--data \(data): no such file") }
@@ -86,28 +101,42 @@ struct Batch: ParsableCommand {
 
     func run() throws {
         let started = Date()
-        let rows: BatchData
+        let table: BatchData
         do {
-            rows = try BatchData(contentsOf: data)
+            table = try BatchData(contentsOf: data)
         } catch {
             printError("error: \(error)")
             throw ExitCode(2)
         }
         let plan: BatchPlan
         do {
-            plan = try BatchPlan(board: storyboard, data: rows, output: output, nameFrom: nameFrom,
+            plan = try BatchPlan(board: storyboard, data: table, output: output, nameFrom: nameFrom,
                                  common: ParameterArguments.values(in: renderOptions))
         } catch {
             printError("error: \(error)")
             throw ExitCode(2)
         }
+        if check {
+            print(plan.variants.count)
+            return
+        }
+        if merge {
+            try mergeParts(of: plan, started: started)
+            return
+        }
+        if let rows, !rows.fits(plan.variants.count) {
+            printError("error: --rows \(rows): the data has \(plan.variants.count) rows")
+            throw ExitCode(2)
+        }
+        let variants = rows.map { range in plan.variants.filter { range.contains($0.row.number) } } ?? plan.variants
+        let reportName = rows.map { "batch-rows-\($0.lower)-\($0.upper).json" } ?? "batch.json"
         try OutputFolder.make(output)
         let cores = ProcessInfo.processInfo.activeProcessorCount
-        let jobs = min(self.jobs ?? cores, plan.variants.count)
+        let jobs = min(self.jobs ?? cores, variants.count)
         // Each render draws with cores ÷ jobs threads, unless told: jobs × cores threads would
         // only take turns.
         let threads = renderOptions.contains { $0 == "--threads" || $0.hasPrefix("--threads=") } ? [] : ["--threads", String(max(1, cores / jobs))]
-        let runs = plan.variants.map { variant in BatchRun(variant: variant, board: storyboard, options: renderOptions + threads) }
+        let runs = variants.map { variant in BatchRun(variant: variant, board: storyboard, options: renderOptions + threads) }
         let shared = BatchShared(total: runs.count)
         let progress = BatchProgress(quiet: quiet)
         let signals = [SIGINT, SIGTERM].map { number in
@@ -153,7 +182,7 @@ struct Batch: ParsableCommand {
                     if !quiet, result.status == "failed" { progress.say("row \(result.row) (\(result.name)) failed: \(result.error ?? "")") }
                     // batch.json is written after every row, so a batch that dies leaves its rows told.
                     try? BatchReport(storyboard: storyboard, data: data, rows: shared.results.withLock { $0 }, interrupted: false,
-                                     seconds: Date().timeIntervalSince(started), jobs: jobs).write(in: output)
+                                     seconds: Date().timeIntervalSince(started), jobs: jobs).write(in: output, named: reportName)
                     slots.signal()
                     finished.signal()
                 }
@@ -176,10 +205,10 @@ struct Batch: ParsableCommand {
         let stoppedBy = shared.interruption.load(ordering: .acquiring)
         let report = BatchReport(storyboard: storyboard, data: data, rows: results, interrupted: stoppedBy != 0,
                                  seconds: Date().timeIntervalSince(started), jobs: jobs)
-        try report.write(in: output)
+        try report.write(in: output, named: reportName)
         progress.clear()
         let summary = "batch: \(report.done) done, \(report.failed) failed, \(report.skipped) skipped of \(runs.count) rows "
-            + "in \(String(format: "%.1f", report.time)) s → \((output as NSString).appendingPathComponent("batch.json"))"
+            + "in \(String(format: "%.1f", report.time)) s → \((output as NSString).appendingPathComponent(reportName))"
         if stoppedBy != 0 {
             printError("interrupted: " + summary)
             throw ExitCode(128 + stoppedBy)
@@ -187,6 +216,48 @@ struct Batch: ParsableCommand {
         print(summary)
         if report.failed > 0 { throw ExitCode(3) }
     }
+}
+
+// MARK: - Parts of a batch
+
+extension Batch {
+    /// `--merge`: the parts' reports in the output folder joined into `batch.json`, and the exit a
+    /// whole batch would have had (3 when a row failed or no part reported it).
+    func mergeParts(of plan: BatchPlan, started: Date) throws {
+        let report: BatchReport
+        do {
+            report = try BatchReport.merging(partsIn: output, plan: plan, storyboard: storyboard, data: data)
+        } catch {
+            printError("error: \(error)")
+            throw ExitCode(1)
+        }
+        try report.write(in: output)
+        let notRun = report.rows.filter { $0.status == "not-run" }.map(\.row)
+        let summary = "batch: \(report.done) done, \(report.failed) failed, \(report.skipped) skipped"
+            + (notRun.isEmpty ? "" : ", \(notRun.count) not run (rows \(notRun.map(String.init).joined(separator: ", ")))")
+            + " of \(report.rows.count) rows, merged → \((output as NSString).appendingPathComponent("batch.json"))"
+        print(summary)
+        if report.failed > 0 || !notRun.isEmpty { throw ExitCode(3) }
+    }
+}
+
+/// `--rows A-B`: rows numbered from 1, both ends included (`A` alone is one row).
+struct RowRange: ExpressibleByArgument, CustomStringConvertible {
+    var lower: Int
+    var upper: Int
+
+    init?(argument: String) {
+        let ends = argument.split(separator: "-", omittingEmptySubsequences: false).map { Int($0) }
+        guard (1...2).contains(ends.count), let lower = ends.first ?? nil, let upper = ends.last ?? nil,
+              lower >= 1, upper >= lower else { return nil }
+        self.lower = lower
+        self.upper = upper
+    }
+
+    var description: String { lower == upper ? "\(lower)" : "\(lower)-\(upper)" }
+
+    func contains(_ row: Int) -> Bool { (lower...upper).contains(row) }
+    func fits(_ count: Int) -> Bool { upper <= count }
 }
 
 // MARK: - One row's render

@@ -81,6 +81,44 @@ final class BatchCommandTests: XCTestCase {
         XCTAssertEqual(rows(try report(folder.file("out/batch.json"))).filter { $0["status"] as? String == "done" }.count, 2)
     }
 
+    /// A batch in parts, as machines of a cluster run it: `--check` counts the rows, each part
+    /// renders `--rows A-B` into the same folder with a report of its own, and `--merge` joins
+    /// them into batch.json, a row no part reported being not-run (exit 3 until every row is in).
+    func testPartsOfABatchMergeIntoOneReport() throws {
+        let folder = try boardFolder()
+        try write("sku,photo,lang\nA,sunset.jpg,en\nB,home.jpg,fr\nC,missing.jpg,en\n", to: folder.file("rows.csv"))
+        let base = ["batch", folder.file("board.json"), "--data", folder.file("rows.csv"), "--output", folder.file("out"), "--name-from", "sku"]
+        let count = try cli.run(base + ["--check"])
+        XCTAssertEqual(count.status, 0, count.stderr)
+        XCTAssertEqual(count.stdout, "3\n")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder.file("out")), "--check renders nothing")
+
+        let first = try cli.run(base + ["--rows", "1-2", "--quiet"])
+        XCTAssertEqual(first.status, 0, first.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder.file("out/batch.json")), "a part writes its own report")
+        XCTAssertEqual(rows(try report(folder.file("out/batch-rows-1-2.json"))).map { $0["name"] as? String ?? "" }, ["A", "B"])
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder.file("out/C")), "row 3 is not this part's")
+
+        let early = try cli.run(base + ["--merge"])
+        XCTAssertEqual(early.status, 3, "row 3 has not run: \(early.stdout)")
+        XCTAssertEqual(rows(try report(folder.file("out/batch.json"))).map { $0["status"] as? String ?? "" }, ["done", "done", "not-run"])
+
+        let second = try cli.run(base + ["--rows", "3"])
+        XCTAssertEqual(second.status, 3, "its photo is missing")
+        let merged = try cli.run(base + ["--merge"])
+        XCTAssertEqual(merged.status, 3, merged.stdout)
+        let whole = try report(folder.file("out/batch.json"))
+        XCTAssertEqual(rows(whole).map { $0["status"] as? String ?? "" }, ["done", "done", "failed"])
+        XCTAssertEqual(whole["done"] as? Int, 2)
+        XCTAssertEqual(whole["failed"] as? Int, 1)
+
+        let outside = try cli.run(base + ["--rows", "2-4"])
+        XCTAssertEqual(outside.status, 2)
+        XCTAssertTrue(outside.stderr.contains("--rows 2-4: the data has 3 rows"), outside.stderr)
+        let both = try cli.run(base + ["--rows", "1", "--merge"])
+        XCTAssertEqual(both.status, 2, "a usage error: \(both.stderr)")
+    }
+
     /// Bad data stops the batch before any frame, every mistake named with its row (exit 2).
     func testBadDataIsReportedWithItsRowsBeforeAnyFrame() throws {
         let folder = try boardFolder()

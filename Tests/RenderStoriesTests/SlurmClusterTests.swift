@@ -143,4 +143,68 @@ final class SlurmRenderTests: XCTestCase {
         }
         XCTAssertTrue(FileManager.default.fileExists(atPath: scratch + "/out/logs/board-1.log"))
     }
+
+    /// `--data ROWS`: a batch over the cluster. Five rows, two an array task (three tasks; the
+    /// second task's first try fails and is tried again), one row whose photo is missing: each
+    /// row's frames in OUT/<name>/ as a single `render --set` draws them, and one batch.json
+    /// merged from the tasks' parts saying which row failed (exit 3, as batch).
+    func testDataRowsRenderAsArrayTasksWithOneMergedBatchReport() throws {
+        let cluster = try cluster()
+        let cli = CommandLineRunner()
+        let folder = ScratchFolder()
+        let scratch = folder.path
+        for name in ["sunset.jpg", "home.jpg"] {
+            try FileManager.default.copyItem(atPath: CommandLineTests.packageRoot.path + "/samples/" + name, toPath: scratch + "/" + name)
+        }
+        try """
+            {"parameters": {"photo": {"type": "file", "default": "sunset.jpg"},
+                            "lang": {"type": "string", "enum": ["en", "fr", "de"], "default": "en"}},
+             "canvas": {"width": 90, "height": 160, "fps": 8},
+             "stories": [{"id": "product-{{lang}}", "items": [{"uri": "{{photo}}", "duration": 1}]}]}
+            """.write(toFile: scratch + "/board.json", atomically: true, encoding: .utf8)
+        try "sku,photo,lang\nA1,sunset.jpg,en\nB2,home.jpg,fr\nC3,missing.jpg,de\nD4,home.jpg,de\nE5,sunset.jpg,fr\n"
+            .write(toFile: scratch + "/rows.csv", atomically: true, encoding: .utf8)
+
+        // Bad data is refused before anything is queued.
+        try "sku,photo,lang\nA1,sunset.jpg,es\n".write(toFile: scratch + "/bad.csv", atomically: true, encoding: .utf8)
+        let bad = try renderSlurm(cluster, ["--data", scratch + "/bad.csv", scratch + "/board.json", scratch + "/bad"])
+        XCTAssertEqual(bad.status, 2, bad.output)
+        XCTAssertTrue(bad.output.contains("(row 1)"), bad.output)
+        XCTAssertFalse(bad.output.contains("submitted"), bad.output)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: scratch + "/bad"))
+
+        let result = try renderSlurm(cluster, ["--data", scratch + "/rows.csv", scratch + "/board.json", scratch + "/out",
+                                               "--rows-per-task", "2", "--name-from", "sku", "--mp4", "clip.mp4"],
+                                     environment: ["LIVE_STORIES_FAIL_SHARD_ONCE": "1"])
+        XCTAssertEqual(result.status, 3, "row C3 failed: " + result.output + "\n" + cluster.logs())
+        XCTAssertTrue(result.output.contains("submitted 3 blocks as array job"), result.output)
+
+        let report = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: scratch + "/out/batch.json"))) as? [String: Any])
+        let rows = report["rows"] as? [[String: Any]] ?? []
+        XCTAssertEqual(rows.map { $0["name"] as? String ?? "" }, ["A1", "B2", "C3", "D4", "E5"])
+        XCTAssertEqual(rows.map { $0["status"] as? String ?? "" }, ["done", "done", "failed", "done", "done"])
+        XCTAssertTrue((rows[2]["error"] as? String ?? "").contains("missing.jpg"), "\(rows[2])")
+        XCTAssertEqual(report["done"] as? Int, 4)
+        XCTAssertEqual(report["failed"] as? Int, 1)
+        XCTAssertEqual(report["jobs"] as? Int, 5, "the three parts' jobs summed: 2, 2 and 1 (one a core, at most a row each)")
+        let retried = try String(contentsOfFile: scratch + "/out/logs/rows-1.log", encoding: .utf8)
+        XCTAssertTrue(retried.contains("try 1 failed") && retried.contains("rows 3-4: done"), retried)
+
+        // Row D4 from the cluster is the same variant as render --set on this machine.
+        let single = try cli.run(["render", scratch + "/board.json", "--set", "photo=home.jpg", "--set", "lang=de",
+                                  "--output", scratch + "/single", "--quiet"])
+        XCTAssertEqual(single.status, 0, single.stderr)
+        let names = try frames(in: scratch + "/single")
+        XCTAssertEqual(names.count, 8)
+        XCTAssertEqual(try frames(in: scratch + "/out/D4"), names)
+        for name in names {
+            XCTAssertEqual(FileManager.default.contents(atPath: scratch + "/single/" + name),
+                           FileManager.default.contents(atPath: scratch + "/out/D4/" + name), name)
+        }
+        for name in ["A1", "B2", "D4", "E5"] {
+            XCTAssertTrue(FileManager.default.fileExists(atPath: scratch + "/out/\(name)/clip.mp4"), name)
+        }
+        // Only OUT is left: the work folder beside it is gone.
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: scratch).filter { $0.hasPrefix(".render-slurm") }, [])
+    }
 }

@@ -167,11 +167,47 @@ public struct BatchReport: Sendable, Codable, Equatable {
         self.jobs = jobs
     }
 
-    /// Writes `batch.json` into `folder`, whole or not at all.
-    public func write(in folder: String) throws {
+    /// Writes `batch.json` (or a part's report, `batch-rows-A-B.json`) into `folder`, whole or
+    /// not at all.
+    public func write(in folder: String, named name: String = "batch.json") throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
-        try AtomicFile.write(Array(try encoder.encode(self)), to: (folder as NSString).appendingPathComponent("batch.json"))
+        try AtomicFile.write(Array(try encoder.encode(self)), to: (folder as NSString).appendingPathComponent(name))
+    }
+
+    /// The reports of a batch's parts (`batch-rows-*.json` in `folder`, each from `batch --rows`)
+    /// as one report of every row `plan` has: a row no part reported is `not-run`; a row two
+    /// parts reported (a part run again) keeps the newest file's result. `time` is the longest
+    /// part's, `jobs` the parts' sum: the parts ran side by side.
+    public static func merging(partsIn folder: String, plan: BatchPlan, storyboard: String, data: String) throws(BatchData.Problem) -> BatchReport {
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [])
+            .filter { $0.hasPrefix("batch-rows-") && $0.hasSuffix(".json") }
+        guard !names.isEmpty else {
+            throw BatchData.Problem(message: "\(folder) has no parts' reports (batch-rows-*.json) to merge")
+        }
+        let dated = names.map { name -> (String, Date) in
+            let path = (folder as NSString).appendingPathComponent(name)
+            return (path, (try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date) ?? .distantPast)
+        }.sorted { $0.1 < $1.1 }
+        var byRow: [Int: RowResult] = [:]
+        var time = 0.0
+        var jobs = 0
+        var interrupted = false
+        for (path, _) in dated {
+            guard let bytes = FileManager.default.contents(atPath: path),
+                  let part = try? JSONDecoder().decode(BatchReport.self, from: bytes) else {
+                throw BatchData.Problem(message: "\(path) is not a part's report that batch --rows wrote")
+            }
+            for row in part.rows { byRow[row.row] = row }
+            time = max(time, part.time)
+            jobs += part.jobs
+            interrupted = interrupted || part.interrupted
+        }
+        let rows = plan.variants.map { variant in
+            byRow[variant.row.number] ?? RowResult(row: variant.row.number, name: variant.name, status: "not-run", outputs: [],
+                                                   time: 0, error: nil, values: variant.row.values)
+        }
+        return BatchReport(storyboard: storyboard, data: data, rows: rows, interrupted: interrupted, seconds: time, jobs: jobs)
     }
 }
 
