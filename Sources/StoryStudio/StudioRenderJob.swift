@@ -34,13 +34,15 @@ final class StudioRenderJob: Sendable {
 
     let executable: String
     let boardPath: String
-    /// The variant's values of the storyboard's parameters, passed on as `--set`.
-    let parameters: [String: String]
+    /// The variant's values of the storyboard's parameters when the button is pressed, passed
+    /// on as `--set`.
+    let parameters: @Sendable () -> [String: String]
     let outputFolder: String
     let hub: StudioHub
     private let running = Mutex(Running())
 
-    init(executable: String, boardPath: String, parameters: [String: String] = [:], outputFolder: String, hub: StudioHub) {
+    init(executable: String, boardPath: String, parameters: @escaping @Sendable () -> [String: String] = { [:] },
+         outputFolder: String, hub: StudioHub) {
         self.executable = executable
         self.boardPath = boardPath
         self.parameters = parameters
@@ -53,7 +55,8 @@ final class StudioRenderJob: Sendable {
     /// The arguments after `render-stories`.
     func arguments(_ options: Options) -> [String] {
         var arguments = ["render", boardPath, "--output", outputFolder, "--report"]
-        for name in parameters.keys.sorted() { arguments += ["--set", "\(name)=\(parameters[name]!)"] }
+        let values = parameters()
+        for name in values.keys.sorted() { arguments += ["--set", "\(name)=\(values[name]!)"] }
         if options.mp4 { arguments += ["--mp4", (outputFolder as NSString).appendingPathComponent(clipName)] }
         if let size = options.size { arguments += ["--size", size] }
         if !options.overlay { arguments.append("--no-overlay") }

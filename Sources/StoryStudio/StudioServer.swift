@@ -20,13 +20,20 @@ public final class StudioServer: Sendable {
         public var executable: String
         /// Random unless given (tests give none either: they read it from the URL printed).
         public var token: String
-        /// The variant shown: values of the storyboard's parameters (`--set`), by name.
+        /// The variant shown first: values of the storyboard's parameters (`--set`), by name.
         public var parameters: [String: String]
+        /// `--data`: rows the page's row selector offers (the first is shown first), named by
+        /// their `nameFrom` column.
+        public var data: BatchData?
+        public var nameFrom: String?
 
         public init(boardPath: String, port: Int = 4747, outputFolder: String, executable: String,
-                    token: String = StudioServer.randomToken(), parameters: [String: String] = [:]) {
+                    token: String = StudioServer.randomToken(), parameters: [String: String] = [:],
+                    data: BatchData? = nil, nameFrom: String? = nil) {
             self.boardPath = boardPath
             self.parameters = parameters
+            self.data = data
+            self.nameFrom = nameFrom
             self.port = port
             self.outputFolder = outputFolder
             self.executable = executable
@@ -40,6 +47,7 @@ public final class StudioServer: Sendable {
     let live: StudioLive
     let frames: StudioFrames
     let job: StudioRenderJob
+    let variant: StudioVariant
     private let boundPort = Atomic<Int>(0)
 
     public init(_ configuration: Configuration) {
@@ -50,12 +58,15 @@ public final class StudioServer: Sendable {
         let hub = self.hub
         live = StudioLive { hub.broadcast(["type": "live"]) }
         frames = StudioFrames(live: live)
-        session = StudioSession(path: configuration.boardPath, parameters: configuration.parameters, hub: hub,
+        let variant = StudioVariant(boardPath: configuration.boardPath, common: configuration.parameters,
+                                    rows: configuration.data.map { StudioVariant.rows(of: $0, nameFrom: configuration.nameFrom) } ?? [])
+        self.variant = variant
+        session = StudioSession(path: configuration.boardPath, parameters: { variant.values }, hub: hub,
                                 preview: { [live] in live.preview($0) }) { [frames] board in
             frames.prepare(board)
         }
         job = StudioRenderJob(executable: configuration.executable, boardPath: configuration.boardPath,
-                              parameters: configuration.parameters, outputFolder: configuration.outputFolder, hub: hub)
+                              parameters: { variant.values }, outputFolder: configuration.outputFolder, hub: hub)
     }
 
     /// 32 random bytes as hex: the token every request must carry.
@@ -157,6 +168,26 @@ public final class StudioServer: Sendable {
                 return StudioResponses.problem(problem, status: .internalServerError)
             }
         }
+        router.get("/api/parameters") { [self] _, _ in
+            StudioResponses.json(variant.form(excluding: configuration.outputFolder))
+        }
+        router.post("/api/parameters") { [self] request, _ -> Response in
+            // {"values": {name: text}} from the form, or {"row": n} from the row selector. The
+            // variant changes only when the storyboard reads without an error with it; then the
+            // preview is read again, and every page hears of the new version.
+            let body = try await request.body.collect(upTo: 256 * 1024)
+            guard let chosen = try? JSONDecoder().decode(StudioVariantChoice.self, from: Data(body.readableBytesView)),
+                  (chosen.values == nil) != (chosen.row == nil) else {
+                return StudioResponses.problem(StudioProblem(.storyboard, "give {\"values\": {…}} or {\"row\": n}"), status: .badRequest)
+            }
+            do throws(StudioLoadFailure) {
+                if let row = chosen.row { try variant.choose(row: row) } else { try variant.choose(values: chosen.values ?? [:]) }
+            } catch {
+                return StudioResponses.json(StudioProblems(problems: error.problems), status: .unprocessableContent)
+            }
+            session.reload()
+            return StudioResponses.json(variant.form(excluding: configuration.outputFolder))
+        }
         router.post("/api/cancel") { [self] _, _ in
             StudioResponses.json(["cancelled": job.cancel()])
         }
@@ -218,6 +249,8 @@ public final class StudioServer: Sendable {
         let live: [String]
         let max_alive: Int
         let rendering: Bool
+        /// The variant's values, which the page's command shows as `--set`.
+        let values: [String: String]
     }
 
     func stateJSON() -> String {
@@ -228,10 +261,21 @@ public final class StudioServer: Sendable {
                           board: configuration.boardPath, output: configuration.outputFolder, clip: job.clipName,
                           width: canvas?.width ?? 0, height: canvas?.height ?? 0, fps: canvas?.fps ?? 30,
                           frames: board?.frameCount ?? 0, marks: board?.marks ?? [], live: board?.liveStories ?? [],
-                          max_alive: 2, rendering: job.isRunning)
+                          max_alive: 2, rendering: job.isRunning, values: variant.values)
         let encoded = String(decoding: (try? JSONEncoder().encode(state)) ?? Data("{}".utf8), as: UTF8.self)
         // The trace's lines are JSON objects already: spliced in as the `events` array.
         let events = (board?.trace ?? "").split(separator: "\n").joined(separator: ",")
         return String(encoded.dropLast()) + ",\"events\":[" + events + "]}"
     }
+}
+
+/// An answer that is only problems.
+struct StudioProblems: Encodable {
+    let problems: [StudioProblem]
+}
+
+/// The body of `POST /api/parameters`.
+struct StudioVariantChoice: Decodable {
+    let values: [String: String]?
+    let row: Int?
 }

@@ -38,8 +38,9 @@ final class StudioSession: Sendable {
     }
 
     let path: String
-    /// The variant shown: values of the storyboard's parameters (`--set`).
-    let parameters: [String: String]
+    /// The variant shown: values of the storyboard's parameters (`--set`, a row, the form),
+    /// read at each reading.
+    let parameters: @Sendable () -> [String: String]
     let hub: StudioHub
     private let state = Mutex(State())
     private let watching = Atomic<Bool>(false)
@@ -50,7 +51,7 @@ final class StudioSession: Sendable {
     /// What frames draw for a storyboard (`StudioLive.preview`).
     let preview: @Sendable (Storyboard) -> Storyboard
 
-    init(path: String, parameters: [String: String] = [:], hub: StudioHub, preview: @escaping @Sendable (Storyboard) -> Storyboard = { $0 },
+    init(path: String, parameters: @escaping @Sendable () -> [String: String] = { [:] }, hub: StudioHub, preview: @escaping @Sendable (Storyboard) -> Storyboard = { $0 },
          reloaded: @escaping @Sendable (StudioBoard) -> Void = { _ in }) {
         self.path = path
         self.parameters = parameters
@@ -74,7 +75,7 @@ final class StudioSession: Sendable {
         let stampsBefore = stamps(of: StudioBoard.watchedFiles(path, board: board?.board))
         let result: Result<StudioBoard, StudioLoadFailure>
         do {
-            result = .success(try StudioBoard.load(path, parameters: parameters, version: reading, preview: preview))
+            result = .success(try StudioBoard.load(path, parameters: parameters(), version: reading, preview: preview))
         } catch {
             result = .failure(error)
         }

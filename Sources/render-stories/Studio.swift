@@ -13,7 +13,10 @@ struct Studio: ParsableCommand {
         discussion: """
         Prints the page's address with a random token (every request needs it). Saving the \
         storyboard or a local file it names re-renders the frame shown; errors show in the page \
-        with their JSON paths. The page's Render button runs the `render` command it shows.
+        with their JSON paths. The page's Render button runs the `render` command it shows. \
+        A storyboard with "parameters" gets a form of them (a file parameter picks among the \
+        files of the storyboard's folder); the preview follows the form, and the Render button \
+        renders the variant shown. With --data, a row selector shows each row's variant.
         """
     )
 
@@ -21,6 +24,12 @@ struct Studio: ParsableCommand {
     var storyboard: String
 
     @OptionGroup var parameters: ParameterArguments
+
+    @Option(help: ArgumentHelp("Rows of values (.csv, .json, .jsonl, as batch reads them): the page offers each as a variant to preview and render.", valueName: "file"))
+    var data: String?
+
+    @Option(help: ArgumentHelp("Name the rows in the page by this column of --data.", valueName: "column"))
+    var nameFrom: String?
 
     @Option(parsing: .unconditional, help: "The port on 127.0.0.1 (0: one the system chooses).")
     var port = 4747
@@ -34,14 +43,28 @@ struct Studio: ParsableCommand {
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535 (got \(port))") }
         guard FileManager.default.fileExists(atPath: storyboard) else { throw ValidationError("no such file \(storyboard)") }
+        if nameFrom != nil && data == nil { throw ValidationError("--name-from names a column of --data; give --data too") }
     }
 
     /// The root command is synchronous (its `main` maps errors to exit codes), so the server runs
     /// in a task this thread waits for; Hummingbird ends it on SIGINT or SIGTERM.
     func run() throws {
         let name = ((storyboard as NSString).lastPathComponent as NSString).deletingPathExtension
+        var rows: BatchData?
+        if let data {
+            do {
+                rows = try BatchData(contentsOf: data)
+            } catch {
+                printError("error: \(error)")
+                throw ExitCode(2)
+            }
+            if let nameFrom, let rows, !rows.columns.contains(nameFrom) {
+                printError("error: --name-from \(nameFrom): the data has no such column (it has \(rows.columns.joined(separator: ", ")))")
+                throw ExitCode(2)
+            }
+        }
         let server = StudioServer(.init(boardPath: storyboard, port: port, outputFolder: output ?? "out/\(name)",
-                                        executable: Studio.executable, parameters: parameters.values))
+                                        executable: Studio.executable, parameters: parameters.values, data: rows, nameFrom: nameFrom))
         let open = self.open, storyboard = self.storyboard
         let finished = DispatchSemaphore(value: 0)
         let failure = Mutex<String?>(nil)
