@@ -37,14 +37,20 @@ while IFS=, read -r name clip photo accent; do
     --output "$work/separate/$name" --mp4 "$work/separate/$name/clip.mp4" --quiet
   separate=$(python3 -c "print($separate + $(date +%s.%N) - $started)")
 done < "$work/rows.csv"
+# How busy one render keeps the cores: its CPU seconds over its wall seconds.
+/usr/bin/time -f "%e %U %S" -o "$work/one.time" "$bin" render "$work/board.json" --set name=one \
+  --output "$work/one" --mp4 "$work/one/clip.mp4" --quiet
+read -r one_wall one_user one_system < "$work/one.time"
 started=$(date +%s.%N)
 "$bin" batch "$work/board.json" --data "$work/rows.csv" --name-from name --output "$work/batch" --mp4 clip.mp4 --quiet >/dev/null
 batch=$(python3 -c "print($(date +%s.%N) - $started)")
 same=yes
 for frame in "$work/separate/v7"/frame-*.png; do cmp -s "$frame" "$work/batch/v7/$(basename "$frame")" || same=no; done
-python3 - "$separate" "$batch" "$cores" "$rows" "$same" <<'PY'
+python3 - "$separate" "$batch" "$cores" "$rows" "$same" "$one_wall" "$one_user" "$one_system" <<'PY'
 import sys
 separate, batch, cores, rows, same = float(sys.argv[1]), float(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+one_wall, one_cpu = float(sys.argv[6]), float(sys.argv[7]) + float(sys.argv[8])
+print(f"  one render alone: {one_wall:.2f} s wall, {one_cpu:.2f} s CPU: {one_cpu / one_wall:.2f} of {cores} cores busy")
 print(f"  separate renders: {separate:.1f} s in all ({separate / rows:.2f} s each), / {cores} cores = {separate / cores:.1f} s")
 print(f"  batch:            {batch:.1f} s ({batch / rows:.2f} s a row), {batch / (separate / cores):.2f}x the separate sum / cores (target <= 1.05)")
 print(f"  row v7's frames from the batch equal render --set's: {same}")
