@@ -59,15 +59,7 @@ public struct RoomLayout: Sendable, Equatable {
     /// The large area's content for a participant without video: the avatar large, over the
     /// avatar blurred and darkened to fill the area. Costly: made once per participant.
     public func avatarContent(_ avatar: RGBAImage?, failed: Bool) -> RGBAImage {
-        var content = RGBAImage(width: max(1, Int(large.width)), height: max(1, Int(large.height)), fill: RoomPicture.placeholder)
-        if let avatar {
-            content = avatar.scaled(width: content.width, height: content.height).blurred(radius: max(2, content.width / 24))
-            content.darken(by: 0.45)
-            let radius = min(large.width, large.height) * 0.25
-            content.drawCircular(avatar.centreSquare(), cx: large.width / 2, cy: large.height / 2, radius: radius)
-        }
-        if failed { RoomPicture.drawErrorMark(on: &content, cx: large.width / 2, cy: large.height * 0.8, radius: avatarDiameter / 3) }
-        return content
+        RoomPicture.avatarTile(avatar, failed: failed, width: large.width, height: large.height, markRadius: avatarDiameter / 3)
     }
 
     /// The centre of the large area, where the large participant's picture is centred.

@@ -43,9 +43,25 @@ extension Storyboard {
             participants.append(RoomParticipant(
                 id: id, source: source, avatar: entry.string("avatar").map(resolve),
                 pinned: entry.bool("pinned") ?? false, screensharing: entry.bool("screensharing") ?? false,
+                screenshare: entry.bool("screenshare") ?? false, sharer: entry.string("sharer"),
                 isLive: entry.bool("live") ?? byProtocol))
+            if let sharer = participants.last?.sharer, !(participants.last?.screenshare ?? false) {
+                reader.problems.record(StoryboardError(path: entry.path("sharer"), message: "only a \"screenshare\": true participant has a sharer"))
+            } else if let sharer = participants.last?.sharer, sharer == id {
+                reader.problems.record(StoryboardError(path: entry.path("sharer"), message: "a screen share's sharer is the participant whose camera it shows beside it, not itself"))
+            }
             entry.rejectUnknownKeys()
         }
+        for (index, participant) in participants.enumerated() {
+            guard let sharer = participant.sharer, participant.screenshare, sharer != participant.id else { continue }
+            if !participants.contains(where: { $0.id == sharer && !$0.screenshare }) {
+                reader.problems.record(StoryboardError(path: "\(room.path("participants"))[\(index)].sharer",
+                                                       message: "no camera participant has id \"\(sharer)\" (ids: \(participants.filter { !$0.screenshare }.map(\.id).joined(separator: ", ")))"))
+            }
+        }
+        let layout = room.choice("layout", of: RoomLayoutStyle.self) ?? .spotlight
+        let tilesPerPage = room.integer("tiles_per_page", in: Room.tilesPerPageRange)
+        let stageSize = room.integer("stage_size", in: Room.stageSizes) ?? Room.defaultStageSize
         // The storyboard's own shape invites a room's length inside the room; it is the story's.
         if room.present("duration") {
             reader.problems.record(StoryboardError(path: room.path("duration"),
@@ -53,25 +69,36 @@ extension Storyboard {
         }
         room.rejectUnknownKeys()
         var item = StoryItem(source: participants[0].source, duration: duration)
-        item.room = Room(participants: participants)
+        item.room = Room(participants: participants, layout: layout, tilesPerPage: tilesPerPage, stageSize: stageSize)
         return item
     }
 
-    /// A `pin` or `unpin` script action; nil for any other action.
+    /// The script's actions for rooms.
+    static let roomActionNames = ["pin", "unpin", "layout", "page"]
+
+    /// A `pin`, `unpin`, `layout` or `page` script action; nil for any other action.
     static func roomAction(_ value: JSONValue, path: String, problems: StoryboardProblems) throws(StoryboardError) -> RoomAction? {
-        guard case .object(let fields) = value, case .string(let name)? = fields["action"], name == "pin" || name == "unpin" else {
+        guard case .object(let fields) = value, case .string(let name)? = fields["action"], Storyboard.roomActionNames.contains(name) else {
             return nil
         }
         var reader = try ObjectReader(value, path: path, problems: problems)
         _ = reader.string("action")
-        guard let at = reader.number("at", in: 0...Storyboard.durations.upperBound) else {
-            throw reader.missing("at")
+        let at = reader.number("at", in: 0...Storyboard.durations.upperBound)
+        let change: RoomAction.Change
+        switch name {
+        case "layout":
+            guard let layout = reader.choice("layout", of: RoomLayoutStyle.self) else { throw reader.missing("layout") }
+            change = .layout(layout)
+        case "page":
+            guard let page = reader.integer("page", in: 1...100) else { throw reader.missing("page") }
+            change = .page(page)
+        default:
+            guard let participant = reader.string("participant") else { throw reader.missing("participant") }
+            change = .pin(participant: participant, pins: name == "pin")
         }
-        guard let participant = reader.string("participant") else {
-            throw reader.missing("participant")
-        }
+        guard let at else { throw reader.missing("at") }
         let story = reader.string("story")
         reader.rejectUnknownKeys()
-        return RoomAction(at: at, story: story, participant: participant, pins: name == "pin")
+        return RoomAction(at: at, story: story, change: change)
     }
 }

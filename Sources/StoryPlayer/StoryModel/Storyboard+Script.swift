@@ -28,9 +28,15 @@ extension Storyboard {
                 }
                 let rooms = stories.filter { action.story == nil || $0.id == action.story }.compactMap { $0.items.first?.room }
                 let mayBeInUnreadStory = action.story.map(unreadStories.contains) ?? !unreadStories.isEmpty
-                guard mayBeInUnreadStory || rooms.contains(where: { $0.participants.contains { $0.id == action.participant } }) else {
-                    problems.record(StoryboardError(path: "\(path).participant",
-                                                    message: "no room\(action.story.map { " in story \"\($0)\"" } ?? "") has participant \"\(action.participant)\""))
+                if let participant = action.participant {
+                    guard mayBeInUnreadStory || rooms.contains(where: { $0.participants.contains { $0.id == participant } }) else {
+                        problems.record(StoryboardError(path: "\(path).participant",
+                                                        message: "no room\(action.story.map { " in story \"\($0)\"" } ?? "") has participant \"\(participant)\""))
+                        continue
+                    }
+                } else if !mayBeInUnreadStory && rooms.isEmpty {
+                    problems.record(StoryboardError(path: "\(path).story",
+                                                    message: action.story.map { "story \"\($0)\" is not a room" } ?? "no story is a room"))
                     continue
                 }
                 roomActions.append(action)
@@ -115,7 +121,7 @@ extension Storyboard {
     private enum TapSide: String, CaseIterable { case left, right }
 
     /// Every `action` a script may name.
-    static let actionNames = ["swipe", "drag", "pull", "release", "tap", "hold", "dismiss", "pin", "unpin"]
+    static let actionNames = ["swipe", "drag", "pull", "release", "tap", "hold", "dismiss", "pin", "unpin", "layout", "page"]
 }
 
 // MARK: - Gestures that never end

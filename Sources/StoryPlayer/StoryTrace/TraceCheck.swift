@@ -25,6 +25,7 @@ public enum TraceCheck {
         var stopped: [Int: Int] = [:]       // player → line of its stop
         var alive: [Int: String] = [:]      // video player → story
         var aliveAudio: [Int: String] = [:] // audio player → story
+        var aliveTiles: [Int: String] = [:] // a room tile's player → story
         var lineNumber = 0
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
             lineNumber += 1
@@ -39,7 +40,7 @@ public enum TraceCheck {
             let kind = event.event, name = kind.rawValue
             // Calls that changed nothing, preloads, a room's speaker changes and gestures are not
             // player events.
-            if kind == .ignored || kind == .preload || kind == .speaker || kind == .gesture { continue }
+            if kind == .ignored || kind == .preload || kind == .speaker || kind == .gesture || kind == .layout { continue }
             guard let player = event.player else {
                 violations.append(Violation(line: lineNumber, message: "\(name) without a player id"))
                 continue
@@ -56,6 +57,13 @@ public enum TraceCheck {
                 }
                 played[player] = lineNumber
                 plays[player] = event
+                // A grid's or stage's tile (and a screen share's picture-in-picture camera) is
+                // decoded inside its room, as its sound is: the room is the one story the
+                // viewer's bound counts, and its tiles come and go with the page shown.
+                if event.media == TraceEvent.tileMedia {
+                    aliveTiles[player] = story
+                    continue
+                }
                 if event.media == "audio" {
                     aliveAudio[player] = story
                     if let maxAudio, aliveAudio.count > maxAudio {
@@ -80,6 +88,7 @@ public enum TraceCheck {
                 stopped[player] = lineNumber
                 alive[player] = nil
                 aliveAudio[player] = nil
+                aliveTiles[player] = nil
             default:
                 if let stop = stopped[player] {
                     violations.append(Violation(line: lineNumber, message: "\(name) for player \(player) after its stop at line \(stop)"))
@@ -89,7 +98,7 @@ public enum TraceCheck {
             }
         }
         if !shard {
-            for (player, story) in alive.merging(aliveAudio, uniquingKeysWith: { a, _ in a }).sorted(by: { $0.key < $1.key }) {
+            for (player, story) in alive.merging(aliveAudio, uniquingKeysWith: { a, _ in a }).merging(aliveTiles, uniquingKeysWith: { a, _ in a }).sorted(by: { $0.key < $1.key }) {
                 violations.append(Violation(line: played[player] ?? 0,
                                             message: "player \(player) (\(story)) played but never stopped"))
             }

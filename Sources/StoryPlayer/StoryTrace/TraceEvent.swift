@@ -15,6 +15,10 @@ public struct TraceEvent: Sendable, Equatable {
         /// A live stream's pictures are released on the cadence its timestamps jitter around
         /// (`fps`, `jitter_ms`), or no longer are (`detail` says why).
         case cadence
+        /// A room's layout decided who is where (not a player event): `layout`, `page`, `tiles`
+        /// (the participants on the page shown, tile by tile), `moved` (those whose tile changed
+        /// though they stayed) and `detail` (why).
+        case layout
     }
 
     /// Timeline seconds.
@@ -70,6 +74,19 @@ public struct TraceEvent: Sendable, Equatable {
     public var targetMs: Double?
     /// On a WebRTC (WHEP) player's `stop`: how much its jitter buffer held (ms).
     public var jitterBufferMs: Double?
+    /// The `media` of a room tile's player: a grid's or stage's participant, or a screen share's
+    /// picture-in-picture camera, decoded at its tile's size.
+    public static let tileMedia = "tile"
+
+    /// A `layout` event's layout (`spotlight`, `grid`, `stage`, `presentation`).
+    public var layout: String?
+    /// A `layout` event's page shown, from 1.
+    public var page: Int?
+    /// A `layout` event's participants on the page shown, tile by tile.
+    public var tiles: [String]?
+    /// A `layout` event's participants who changed tile though they stayed: one tile move each
+    /// exchange (the speaker into a page-1 tile, the one there into the speaker's).
+    public var moved: [String]?
 
     public init(t: Double, wall: Double, event: Kind, story: String, item: Int? = nil, player: Int? = nil,
                 error: String? = nil, call: String? = nil, attempt: Int? = nil, spans: FirstFrameSpans? = nil) {
@@ -97,6 +114,10 @@ public struct TraceEvent: Sendable, Equatable {
         if let attempt { fields.append("\"attempt\": \(attempt)") }
         if let pictures { fields.append("\"pictures\": \(pictures)") }
         if let loaded { fields.append("\"loaded\": [\(loaded.map(JSONText.string).joined(separator: ", "))]") }
+        if let layout { fields.append("\"layout\": \(JSONText.string(layout))") }
+        if let page { fields.append("\"page\": \(page)") }
+        if let tiles { fields.append("\"tiles\": [\(tiles.map(JSONText.string).joined(separator: ", "))]") }
+        if let moved { fields.append("\"moved\": [\(moved.map(JSONText.string).joined(separator: ", "))]") }
         if let detail { fields.append("\"detail\": \(JSONText.string(detail))") }
         if let action { fields.append("\"action\": \(JSONText.string(action))") }
         if let outcome { fields.append("\"outcome\": \(JSONText.string(outcome))") }

@@ -113,7 +113,7 @@ public final class ItemPlayer {
     package init(id: Int, itemIndex: Int, item: StoryItem, storyID: String, startedAt: Double, joinsAt mediaOffset: Double = 0,
          size: (width: Int, height: Int), fitsWhole: Bool = false, limits: DecodeLimits, clock: StageClock?, waits: Bool,
          deferred: Bool = false, factsBook: MediaFactsBook? = nil, roomPins: [String: Bool] = [:], pinOrder: [String] = [],
-         participant: String? = nil, trace: LifecycleTrace) {
+         roomView: RoomView = RoomView(), participant: String? = nil, trace: LifecycleTrace) {
         self.id = id
         self.participant = participant
         self.itemIndex = itemIndex
@@ -137,7 +137,7 @@ public final class ItemPlayer {
             // A room is its participants' players; the room itself decodes nothing and is not
             // traced (its stage records the players it makes).
             stage = RoomStage(room: room, storyID: storyID, at: startedAt, canvas: size, limits: limits, clock: clock,
-                              waits: waits, deferred: deferred, pins: roomPins, pinOrder: pinOrder, trace: trace)
+                              waits: waits, deferred: deferred, pins: roomPins, pinOrder: pinOrder, view: roomView, trace: trace)
             state = .showing
             return
         }

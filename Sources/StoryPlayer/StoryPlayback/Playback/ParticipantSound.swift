@@ -12,6 +12,9 @@ struct ParticipantFacts: Sendable {
     /// has left (`RoomStage`). Nil for a live one.
     var duration: Double?
     var avatar: RGBAImage?
+    /// The picture's size as shown (turned, sample aspect applied), when the probe could tell:
+    /// a grid's tiles take the participants' shape.
+    var videoSize: (width: Int, height: Int)?
 }
 
 /// What a participant's sound thread sends the room, in order: `opened` or `failed` first, then
@@ -119,6 +122,7 @@ final class ParticipantSound {
                 // A live publisher may send its sound before its first picture, so a live
                 // participant counts as having video until its player finds out.
                 facts.hasVideo = probe.kind != .sound || participant.isLive
+                if probe.kind != .sound, probe.width > 0, probe.height > 0 { facts.videoSize = (probe.width, probe.height) }
                 if !participant.isLive { facts.duration = probe.duration }
             } catch {
                 // A sound file (cy.m4a) is a participant without video, not a failure.

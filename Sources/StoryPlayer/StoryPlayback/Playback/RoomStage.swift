@@ -5,16 +5,20 @@ import StoryModel
 import StoryTrace
 
 /// A live room while it is on screen: an audio-only player for every participant, one video
-/// player for the participant drawn large, the dominant-speaker decision, and the picture.
+/// player for the participant drawn large (or one a tile of a grid's page or a stage, each at
+/// its tile's size), the dominant-speaker decision, the layout, and the picture.
 ///
 /// Created when the room's story plays and closed when it stops, under the same rules as any
 /// player: every play of the room makes new players with new ids, and `close` drops them all.
 /// Audio players are traced with `"media": "audio"`; the one video player is a plain player, so
 /// `check --max-alive` bounds it with the others. A change of the large participant stops the
 /// old video player at once and cross-fades from its last picture, so a room never holds two.
+/// A grid's or stage's tiles, and a screen share's picture-in-picture camera, are players of
+/// `"media": "tile"`: decoded inside the room for the tiles shown, started when a tile shows
+/// its participant and stopped when it no longer does (another page, another layout).
 package final class RoomStage {
     /// One participant's players and what is known of them.
-    private struct Seat {
+    struct Seat {
         let participant: RoomParticipant
         let audioPlayer: Int
         /// The participant's sound thread: it probes, opens and reads the source off the render
@@ -41,6 +45,8 @@ package final class RoomStage {
         /// pinned participants, the later pin is large.
         var pinSerial = 0
         var avatar: RGBAImage?
+        /// The picture's shape as the probe found it (`ParticipantFacts.videoSize`).
+        var videoSize: (width: Int, height: Int)?
         /// The large area's content while this participant has no video (made on first use, and
         /// again when it fails or its avatar arrives: on the realtime clock a participant can be
         /// large before its thread has loaded the avatar).
@@ -51,40 +57,81 @@ package final class RoomStage {
 
     static let crossfade = 0.25
 
-    private let storyID: String
-    private let trace: LifecycleTrace
-    private let layout: RoomLayout
-    private let limits: DecodeLimits
-    private let clock: StageClock?
-    private let waits: Bool
-    private var seats: [Seat]
+    /// How the room is drawn now: the storyboard's or the script's layout, or a presentation
+    /// while a screen share is there (the share large and whole, its sharer's camera in a
+    /// picture-in-picture tile, the others in the strip), whatever the layout.
+    enum Arrangement: String {
+        case spotlight, grid, stage, presentation
+    }
+
+    let storyID: String
+    let trace: LifecycleTrace
+    let layout: RoomLayout
+    let limits: DecodeLimits
+    let clock: StageClock?
+    let waits: Bool
+    var seats: [Seat]
     /// Participant indexes, large first.
-    private var order: [Int]
-    private var speaker = DominantSpeaker()
+    var order: [Int]
+    var speaker = DominantSpeaker()
     /// Media seconds up to which sound has been measured.
-    private var measuredUntil = 0.0
-    private var video: (seat: Int, player: ItemPlayer)?
-    private var shownLarge: Int?
+    var measuredUntil = 0.0
+    var video: (seat: Int, player: ItemPlayer)?
+    var shownLarge: Int?
     /// Draws each frame over the last, only what changed (the large area when its picture is
     /// new, the strip's slots whose tile changed).
-    private var painter: RoomPainter
+    var painter: RoomPainter
     /// The last frame when it was a cross-fade's (else the painter's last picture is the last
     /// frame): what a switch of the large participant fades from.
-    private var lastFaded: RGBAImage?
-    private var fade: (from: RGBAImage, start: Double)?
-    private var lastTime: Double
+    var lastFaded: RGBAImage?
+    var fade: (from: RGBAImage, start: Double)?
+    var lastTime: Double
     /// The room's own time at `lastTime`: where a recorded participant made large joins its
     /// recording, which has run on with the room (its sound is heard there).
-    private var lastLocal = 0.0
+    var lastLocal = 0.0
     /// Pins the script has made in this play (and before it: `pinOrder`), for `pinSerial`.
-    private var pinsMade = 0
+    var pinsMade = 0
     /// In a shard's fast-forward the room still follows its sound and switches its large
     /// participant, but the video player it starts decodes nothing until `activate`.
-    private var defersVideo: Bool
+    var defersVideo: Bool
+
+    // MARK: Layout
+
+    let room: Room
+    /// The storyboard's layout, or the script's latest `layout` action.
+    var style: RoomLayoutStyle
+    /// The grid page the script asked for (from 0); the page shown is the last one there is
+    /// when the grid has fewer.
+    var requestedPage = 0
+    var page = 0
+    var shownArrangement: Arrangement?
+    /// Why the arrangement changed, for the next `layout` event.
+    var arrangementReason: String?
+    /// Who sits in which tile of the grid's pages or the stage (rebuilt on a change of layout).
+    var seating: RoomSeating?
+    /// Dominant speakers, the most recent first: a stage shows the first, a grid brings each to
+    /// page 1.
+    var recentSpeakers: [String] = []
+    /// The players of the tiles shown (a grid's page, a stage, a picture-in-picture camera),
+    /// by seat, with the size each decodes at.
+    var tilePlayers: [Int: (player: ItemPlayer, width: Int, height: Int)] = [:]
+    /// The tiles drawn last, by seat, with their rectangles.
+    var shownTiles: [(seat: Int, rect: TileRect)] = []
+    /// Avatar content for tiles without video, made once per seat and size.
+    var tileContents: [Int: (failed: Bool, hasAvatar: Bool, width: Int, height: Int, picture: RGBAImage)] = [:]
+    /// A grid's or presentation's last frame (the painter's is the others'), to fade from.
+    var lastOwnFrame: RGBAImage?
+    var stageVersion = 0
+    /// The tile moves counted by earlier seatings of this play (a change of layout starts a new
+    /// seating).
+    var earlierMoves = 0
 
     init(room: Room, storyID: String, at t: Double, canvas: (width: Int, height: Int), limits: DecodeLimits,
          clock: StageClock?, waits: Bool, deferred: Bool = false, pins: [String: Bool], pinOrder: [String] = [],
-         trace: LifecycleTrace) {
+         view: RoomView = RoomView(), trace: LifecycleTrace) {
+        self.room = room
+        style = view.layout ?? room.layout
+        requestedPage = max(0, (view.page ?? 1) - 1)
         self.storyID = storyID
         defersVideo = deferred
         self.trace = trace
@@ -118,7 +165,7 @@ package final class RoomStage {
     /// Takes in what each participant's thread found when it opened the source: waited for
     /// with the virtual clock, only what has come with the realtime clock. A source that could
     /// not be opened is traced as failed at `t`.
-    private func admitOpened(at t: Double) {
+    func admitOpened(at t: Double) {
         for index in seats.indices where !seats[index].opened {
             // The avatar comes first, so a participant shows its face while its source opens
             // (the realtime clock draws frames meanwhile).
@@ -133,6 +180,7 @@ package final class RoomStage {
                 seats[index].hasSound = facts.hasSound
                 seats[index].hasVideo = facts.hasVideo
                 seats[index].endsAt = facts.duration
+                seats[index].videoSize = facts.videoSize
             case .failure(let error):
                 seats[index].failed = true
                 trace.record(.failed, t: t, story: storyID, player: seats[index].audioPlayer, error: error.description,
@@ -151,6 +199,12 @@ package final class RoomStage {
         }
     }
 
+    /// The script's `layout` and `page` actions so far; they take effect at the next frame.
+    package func setView(_ view: RoomView) {
+        style = view.layout ?? room.layout
+        requestedPage = max(0, (view.page ?? 1) - 1)
+    }
+
     /// Stream's default comparators: pinned (the latest pin first), screen sharing, dominant
     /// speaker, speaking, has video, has audio, id. The sort starts from the previous order and
     /// is stable. A participant that failed or left (`Seat.gone`) is no longer heard, so it is
@@ -158,9 +212,9 @@ package final class RoomStage {
     /// camera that failed kept the large area, its avatar with the error mark, for the rest of
     /// the room beside a working camera in the strip; a recording that ended kept it with its
     /// last picture frozen, as the viewer's only moving picture played in the strip's place.
-    private func sortSeats() {
+    func sortSeats() {
         let keys = seats.map { seat in
-            [seat.pinned, seat.participant.screensharing && !seat.gone, speaker.dominant == seat.participant.id && !seat.gone,
+            [seat.pinned, (seat.participant.screensharing || seat.participant.screenshare) && !seat.gone, speaker.dominant == seat.participant.id && !seat.gone,
              speaker.isSpeaking(seat.participant.id) && !seat.gone, seat.hasVideo && !seat.gone, seat.hasSound && !seat.gone]
         }
         let previous = order
@@ -181,7 +235,7 @@ package final class RoomStage {
     /// of dominant speaker at timeline time `t`, the frame that finds it. With the virtual clock every
     /// participant's sound is waited for; with the realtime clock a window waits (unmeasured)
     /// until every participant's sound for it has come, at most `soundLagLimit`.
-    private func listen(until local: Double, at t: Double) {
+    func listen(until local: Double, at t: Double) {
         let window = DominantSpeaker.window
         let count = Int((window * Double(ItemAudio.rate)).rounded())
         while measuredUntil + window <= local + 1e-9 {
@@ -194,6 +248,8 @@ package final class RoomStage {
             }
             measuredUntil = end
             if let changed = speaker.add(window: levels) {
+                recentSpeakers.removeAll { $0 == changed }
+                recentSpeakers.insert(changed, at: 0)
                 // Stamped with the frame that finds it, the frame the large view changes in, not
                 // the window's end: at a frame rate whose frames do not fall on the 100 ms windows
                 // that end lies before the frame, and a shard starting at that frame took the
@@ -207,7 +263,7 @@ package final class RoomStage {
     /// Traces a live participant's reconnect tries, and a participant whose sound failed after
     /// it opened (a recorded source that stalls past the read timeout or breaks, a live one
     /// past its retries) as failed, at `t`; the room goes on without its sound.
-    private func noteSoundFailures(at t: Double) {
+    func noteSoundFailures(at t: Double) {
         for index in seats.indices {
             for (attempt, reason) in seats[index].sound.takeReconnects() {
                 trace.record(.reconnect, t: t, story: storyID, player: seats[index].audioPlayer, error: reason, attempt: attempt,
@@ -224,7 +280,7 @@ package final class RoomStage {
     /// the room, as a caller who hangs up leaves a call: the large area goes to someone still
     /// there. Decided by the file's length, not by when its threads noticed the end, so every
     /// run and every shard decides at the same frame.
-    private func noteLeaving(at local: Double) {
+    func noteLeaving(at local: Double) {
         for index in seats.indices where !seats[index].left {
             if let end = seats[index].endsAt, local >= end - 1e-9 { seats[index].left = true }
         }
@@ -236,7 +292,7 @@ package final class RoomStage {
     /// 100 ms window holding the file's end is often measured a frame later, and a sound closed
     /// before would measure it from whatever had been taken, which differs between a render
     /// that mixes sound and a shard's fast-forward that does not.
-    private func stopSoundOfThoseWhoLeft(at t: Double) {
+    func stopSoundOfThoseWhoLeft(at t: Double) {
         for index in seats.indices where seats[index].left && !seats[index].soundStopped {
             guard let end = seats[index].endsAt, measuredUntil >= end - 1e-9 else { continue }
             seats[index].soundStopped = true
@@ -260,13 +316,28 @@ package final class RoomStage {
         noteLeaving(at: local)
         stopSoundOfThoseWhoLeft(at: t)
         sortSeats()
+        let arrangement = currentArrangement
+        if arrangement != shownArrangement { arrange(arrangement, at: t) }
+        switch arrangement {
+        case .spotlight:
+            followLarge(at: t)
+        case .presentation:
+            followLarge(at: t)
+            followPictureInPicture(at: t)
+        case .grid, .stage:
+            followTiles(arrangement, at: t)
+        }
+    }
+
+    /// The spotlight's large participant, switched when the order changed.
+    func followLarge(at t: Double) {
         if order[0] != shownLarge {
             switchLarge(to: order[0], at: t)
         } else if let large = shownLarge, seats[large].left, let video, video.seat == large {
             // Everyone else has left too (or is pinned below it): the one large shows its
             // avatar, as a participant without video does, not its last picture frozen; it
             // cross-fades there, as a switch of participant does, rather than cutting.
-            if let lastFrame = lastFaded ?? painter.lastPicture { fade = (lastFrame, t) }
+            if let lastFrame = lastShownFrame { fade = (lastFrame, t) }
             stopVideo(at: t)
         } else if video == nil, let large = shownLarge, seats[large].hasVideo, !seats[large].gone {
             // With the realtime clock a participant may be large before its thread has opened
@@ -281,11 +352,46 @@ package final class RoomStage {
     func activate(at t: Double, previousFrame: Double) {
         defersVideo = false
         video?.player.activate(at: t, previousFrame: previousFrame)
+        for seat in tilePlayers.keys.sorted() { tilePlayers[seat]?.player.activate(at: t, previousFrame: previousFrame) }
     }
 
     /// The room at media time `local` (timeline time `t`).
     func picture(local: Double, at t: Double) -> RGBAImage {
         follow(local: local, at: t)
+        var frame: RGBAImage
+        switch shownArrangement ?? .spotlight {
+        case .spotlight:
+            frame = spotlightFrame(at: t)
+            lastOwnFrame = nil
+        case .presentation:
+            frame = spotlightFrame(at: t)
+            clock.measure(.overlay) { drawTiles(on: &frame, at: t) }
+            lastOwnFrame = frame
+        case .grid:
+            frame = clock.measure(.overlay) { gridFrame(at: t) }
+            lastOwnFrame = frame
+        case .stage:
+            frame = clock.measure(.overlay) { stageFrame(at: t) }
+            lastOwnFrame = nil
+        }
+        lastFaded = nil
+        if let fade {
+            let amount = (t - fade.start) / RoomStage.crossfade
+            if amount < 1, fade.from.width == frame.width, fade.from.height == frame.height {
+                frame = fade.from.crossfaded(to: frame, amount: max(0, amount))
+                lastFaded = frame
+            } else {
+                self.fade = nil
+            }
+        }
+        return frame
+    }
+
+    /// The last frame as shown, what a change fades from.
+    var lastShownFrame: RGBAImage? { lastFaded ?? lastOwnFrame ?? painter.lastPicture }
+
+    /// The spotlight's picture: the large participant and the strip (a presentation's too).
+    func spotlightFrame(at t: Double) -> RGBAImage {
         let large = order[0]
         var content: RoomPicture.Large?
         var key: RoomPainter.LargeKey?
@@ -303,29 +409,12 @@ package final class RoomStage {
             // Player ids are not negative: a seat's prepared content is keyed apart from them.
             key = RoomPainter.LargeKey(source: -1 - large, version: seats[large].contentVersion)
         }
-        let strip = order.dropFirst().map { index in
-            let seat = seats[index]
-            let level = speaker.levels[seat.participant.id] ?? -.infinity
-            return RoomPicture.StripEntry(avatar: seat.avatar,
-                                          speakingLevel: speaker.isSpeaking(seat.participant.id) ? min(1, max(0, (level + 50) / 50)) : nil,
-                                          muted: !seat.hasSound, failed: seat.failed)
-        }
-        var frame = clock.measure(.overlay) { painter.render(large: content!, key: key, strip: strip) }
-        lastFaded = nil
-        if let fade {
-            let amount = (t - fade.start) / RoomStage.crossfade
-            if amount < 1 {
-                frame = fade.from.crossfaded(to: frame, amount: max(0, amount))
-                lastFaded = frame
-            } else {
-                self.fade = nil
-            }
-        }
-        return frame
+        let strip = stripEntries(Array(order.dropFirst()))
+        return clock.measure(.overlay) { painter.render(large: content!, key: key, strip: strip) }
     }
 
     /// A participant's avatar large over its blurred avatar, made once (again if it fails later).
-    private func avatarContent(_ seat: Int) -> RGBAImage {
+    func avatarContent(_ seat: Int) -> RGBAImage {
         if let made = seats[seat].avatarContent, made.failed == seats[seat].failed,
            made.hasAvatar == (seats[seat].avatar != nil) { return made.picture }
         let picture = layout.avatarContent(seats[seat].avatar, failed: seats[seat].failed)
@@ -335,19 +424,21 @@ package final class RoomStage {
 
     /// Stops the old large participant's video player and starts the new one's; the picture
     /// cross-fades from the last frame shown.
-    private func switchLarge(to seat: Int, at t: Double) {
+    func switchLarge(to seat: Int, at t: Double) {
         // In a shard's fast-forward nothing was drawn to fade from: a shard that starts within
         // a cross-fade shows the new participant without it (as it shows the avatar without
         // the fade after everyone has left: the differences from a full render).
-        if shownLarge != nil, let lastFrame = lastFaded ?? painter.lastPicture { fade = (lastFrame, t) }
+        if shownLarge != nil, let lastFrame = lastShownFrame { fade = (lastFrame, t) }
         shownLarge = seat
+        traceLayout(at: t, tiles: [seats[seat].participant.id], why: arrangementReason.map { "\($0); " } .map { $0 + largeReason(seat) } ?? largeReason(seat))
+        arrangementReason = nil
         stopVideo(at: t)
         guard seats[seat].hasVideo, !seats[seat].gone else { return }
         startVideo(of: seat, at: t)
     }
 
     /// Starts the video player of `seat`, the large participant.
-    private func startVideo(of seat: Int, at t: Double) {
+    func startVideo(of seat: Int, at t: Double) {
         let participant = seats[seat].participant
         let id = trace.nextPlayerID()
         trace.record(.play, t: t, story: storyID, player: id, participant: participant.id)
@@ -363,7 +454,7 @@ package final class RoomStage {
                                   deferred: defersVideo, participant: participant.id, trace: trace))
     }
 
-    private func stopVideo(at t: Double) {
+    func stopVideo(at t: Double) {
         guard let video else { return }
         video.player.close()
         trace.record(.stop, t: t, story: storyID, player: video.player.id, pictures: video.player.pictures,
@@ -392,6 +483,7 @@ package final class RoomStage {
     func close(at t: Double?) {
         let t = t ?? lastTime
         stopVideo(at: t)
+        stopTiles(at: t)
         for seat in seats { seat.sound.requestStop() }
         for index in seats.indices {
             seats[index].sound.close()

@@ -41,6 +41,11 @@ public final class StoryPlayer {
             }
         }
     }
+    /// A room's layout and page as the script has set them so far, handed to each new play of
+    /// the room and to the one playing now.
+    public var roomView = RoomView() {
+        didSet { if roomView != oldValue { current?.stage?.setView(roomView) } }
+    }
     /// The participants the script has pinned, the latest last: of several pinned, the latest
     /// pin is large (Stream's `pinned` comparator), also in a later play of the room.
     private(set) var pinOrder: [String] = []
@@ -66,7 +71,7 @@ public final class StoryPlayer {
         if !isRoom { trace.record(.play, t: t, story: story.id, item: item, player: id) }
         let player = ItemPlayer(id: id, itemIndex: item, item: story.items[item], storyID: story.id, startedAt: t,
                                 size: size, limits: limits, clock: clock, waits: waits, deferred: defersDecoding,
-                                factsBook: factsBook, roomPins: roomPins, pinOrder: pinOrder, trace: trace)
+                                factsBook: factsBook, roomPins: roomPins, pinOrder: pinOrder, roomView: roomView, trace: trace)
         current = player
         return player
     }

@@ -8,7 +8,7 @@ extension ReportPage {
     // Colours of the kinds the renderer writes today and of those coming (speaker, gesture);
     // any other kind gets one from the palette, so a newer trace still draws.
     const KIND_COLORS = { firstFrame: '#3cd060', failed: '#ff4040', reconnect: '#ffa020', ended: '#5090ff',
-      opened: '#9a9aaa', ignored: '#d0d040', preload: '#6a6a7a', speaker: '#e060e0', gesture: '#40d0d0' };
+      opened: '#9a9aaa', ignored: '#d0d040', preload: '#6a6a7a', speaker: '#e060e0', gesture: '#40d0d0', layout: '#b49cff' };
     const PALETTE = ['#c08040', '#80c0ff', '#ff80a0', '#a0ff80', '#ffd080', '#b090ff'];
     const STORY_COLORS = ['#8e6be8', '#e88a3c', '#3cb4c8', '#d85c9c', '#9cc040'];
     const kindColor = kind => KIND_COLORS[kind] ||

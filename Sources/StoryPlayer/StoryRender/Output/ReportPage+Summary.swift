@@ -83,6 +83,17 @@ extension ReportPage {
         })));
       }
 
+      // Rooms' layouts: each decision (who is where, and why) and the tile moves, a click
+      // going to its frame.
+      const layoutEvents = events.filter(e => e.event === 'layout');
+      if (layoutEvents.length) {
+        const moves = summary.tile_moves != null ? summary.tile_moves : layoutEvents.reduce((n, e) => n + (e.moved || []).length, 0);
+        section('Layout (' + moves + ' tile move' + (moves === 1 ? '' : 's') + ')', el('ul', { id: 'layout-decisions' }, ...layoutEvents.map(e =>
+          el('li', null, el('b', { className: 'link', onclick: () => goTo(frameOf(e.t)) }, e.t.toFixed(2) + ' s ' + e.story),
+             ' ' + e.layout + (e.page ? ' page ' + e.page : '') + ': ' + (e.tiles || []).join(', ') +
+             (e.moved ? ' (moved: ' + e.moved.join(', ') + ')' : '') + ' — ' + (e.detail || '')))));
+      }
+
       // Time to first frame per story: wall-clock spans from play.
       const spanRows = stories.filter(s => s.first_frame && s.first_frame.first_frame_ms).map(s => {
         const f = s.first_frame.first_frame_ms, o = s.first_frame.open_ms || {};

@@ -28,6 +28,9 @@ public struct RenderSummary: Sendable {
     public var stories: [StoryFigures]
     /// Room participants whose source failed, in trace order (`failed_participants`).
     public var failedParticipants: [ParticipantFailure] = []
+    /// Rooms' tile moves (`tile_moves`): participants who stayed but changed tile, summed over
+    /// the `layout` events' `moved`; nil when no room was laid out.
+    public var tileMoves: Int?
     public var notices: [String]
     /// CPU seconds per pipeline stage over the whole render.
     public var stageSeconds: [PipelineStage: Double]
@@ -122,6 +125,8 @@ public struct RenderSummary: Sendable {
             guard let name = participant(event), named.insert(event.story + "\u{0}" + name).inserted else { return nil }
             return ParticipantFailure(story: event.story, participant: name, error: event.error ?? "failed")
         }
+        let layouts = trace.events.filter { $0.event == .layout && storyIDs.contains($0.story) }
+        tileMoves = layouts.isEmpty ? nil : layouts.reduce(0) { $0 + ($1.moved?.count ?? 0) }
         self.stories = storyIDs.enumerated().map { index, id in
             let events = trace.events.filter { $0.story == id }
             let failed = events.filter { $0.event == .failed && participant($0) == nil }
@@ -235,7 +240,7 @@ public struct RenderSummary: Sendable {
           "late_frames": [\(lateFrames.map(String.init).joined(separator: ", "))],\(loudness.map { "\n  \"loudness\": \($0.json)," } ?? "")\(clockStartedAt.map { "\n  \"clock_started_at\": \(JSONText.number($0))," } ?? "")
           "first_frame": \(RenderSummary.spanStatistics(spans.values.flatMap { $0 })),
           "failed_stories": [\(failed)],
-          "failed_participants": [\(failedParticipantFields.joined(separator: ", "))],
+          "failed_participants": [\(failedParticipantFields.joined(separator: ", "))],\(tileMoves.map { "\n  \"tile_moves\": \($0)," } ?? "")
           "stories": [
         \(storyLines.joined(separator: ",\n"))
           ],

@@ -48,9 +48,14 @@ extension StillRender {
         // A pin that names no story is for the story on screen: this one.
         let pins = storyboard.roomActions.filter { $0.story == nil || $0.story == story.id }
         var nextPin = 0
+        var view = RoomView()
         func pin(until t: Double) {
             while nextPin < pins.count, pins[nextPin].at <= t + 1e-9 {
-                player.stage?.setPinned(pins[nextPin].participant, pins[nextPin].pins)
+                switch pins[nextPin].change {
+                case .pin(let participant, let pinned): player.stage?.setPinned(participant, pinned)
+                case .layout(let style): view.layout = style; player.stage?.setView(view)
+                case .page(let page): view.page = page; player.stage?.setView(view)
+                }
                 nextPin += 1
             }
         }

@@ -32,15 +32,19 @@ extension StoryRender: PlanFollower {
         settlePreloads(at: t)
     }
 
-    /// The script's `pin` and `unpin` actions due by `t`, on their room (the story on screen
-    /// when the action names none).
+    /// The script's room actions (`pin`, `unpin`, `layout`, `page`) due by `t`, on their room
+    /// (the story on screen when the action names none).
     package func followScript(at t: Double, settledPage: Int) {
         while nextRoomAction < storyboard.roomActions.count, storyboard.roomActions[nextRoomAction].at <= t + 1e-9 {
             let action = storyboard.roomActions[nextRoomAction]
             nextRoomAction += 1
             let index = action.story.flatMap { id in stories.firstIndex { $0.id == id } } ?? settledPage
             guard players.indices.contains(index) else { continue }
-            players[index].roomPins[action.participant] = action.pins
+            switch action.change {
+            case .pin(let participant, let pins): players[index].roomPins[participant] = pins
+            case .layout(let style): players[index].roomView.layout = style
+            case .page(let page): players[index].roomView.page = page
+            }
         }
     }
 
