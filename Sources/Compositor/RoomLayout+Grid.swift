@@ -38,7 +38,8 @@ extension RoomLayout {
     }
 
     /// A stage's large tiles: `count` (1 to 4) most recent speakers side by side in the large
-    /// area, filling it (each picture cropped to its tile, as a call's stage crops).
+    /// area, filling it (each picture cropped to its tile, as a call's stage crops; a short
+    /// last row's tiles wider).
     public func stageTiles(count: Int, aspect: Double) -> [TileRect] {
         guard count > 0 else { return [] }
         return RoomLayout.tiles(count: count, aspect: aspect, in: large, gap: gap / 2, stretch: true)
@@ -80,11 +81,14 @@ extension RoomLayout {
         for index in 0..<count {
             let row = index / best.columns, column = index % best.columns
             let inRow = row == best.rows - 1 ? count - row * best.columns : best.columns
-            let rowWidth = Double(inRow * tileWidth) + gap * Double(inRow - 1)
+            // Stretched (a stage), a short last row's tiles share its whole width: no part of
+            // the large area is left empty.
+            let width = stretch ? max(16, Int((area.width - gap * Double(inRow - 1)) / Double(inRow)) & ~1) : tileWidth
+            let rowWidth = Double(inRow * width) + gap * Double(inRow - 1)
             let left = area.x + (area.width - rowWidth) / 2
-            rects.append(TileRect(x: Int((left + Double(column) * (Double(tileWidth) + gap)).rounded()),
+            rects.append(TileRect(x: Int((left + Double(column) * (Double(width) + gap)).rounded()),
                                   y: Int((top + Double(row) * (Double(tileHeight) + gap)).rounded()),
-                                  width: tileWidth, height: tileHeight))
+                                  width: width, height: tileHeight))
         }
         return rects
     }

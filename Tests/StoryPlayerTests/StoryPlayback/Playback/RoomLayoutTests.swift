@@ -115,6 +115,23 @@ final class RoomLayoutTests: XCTestCase {
         XCTAssertEqual(output.summary.peakAlivePlayers, 1, "the room's tiles are not the viewer's players")
     }
 
+    /// A shard that starts on page 2 of a grid (its fast-forward follows the page action and
+    /// starts the tiles' players deferred) draws the frames the whole render draws, and its
+    /// trace keeps the layout events from its first frame on.
+    func testAShardOfAGridDrawsTheWholeRendersFrames() throws {
+        let people = ["ana", "ben", "cy", "dee", "eve", "fay", "gus"]
+        let board = try board(room: #""layout": "grid", "tiles_per_page": 4"#, participants: people,
+                              script: #"{"action": "page", "at": 1, "page": 2}, {"action": "layout", "at": 2, "layout": "stage"}"#)
+        let whole = try render(board)
+        let shard = try render(board) { $0.frameRange = 12..<25 }
+        for n in 12..<25 {
+            XCTAssertEqual(FileManager.default.contents(atPath: StoryRender.framePath(shard.folder.path, n)),
+                           FileManager.default.contents(atPath: StoryRender.framePath(whole.folder.path, n)), "frame \(n)")
+        }
+        XCTAssertEqual(shard.trace.of(.layout).map(\.tiles), whole.trace.of(.layout).filter { $0.t >= 1.2 - 1e-9 }.map(\.tiles))
+    }
+
+    // MARK: - Stage
     // MARK: - Stage
 
     /// A stage of three: the first three large side by side in the large area, the fourth in
