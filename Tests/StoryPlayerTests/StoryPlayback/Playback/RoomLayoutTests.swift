@@ -131,6 +131,51 @@ final class RoomLayoutTests: XCTestCase {
         XCTAssertEqual(shard.trace.of(.layout).map(\.tiles), whole.trace.of(.layout).filter { $0.t >= 1.2 - 1e-9 }.map(\.tiles))
     }
 
+    /// The scripted talk end to end: nine participants in pages of four, each speaking (a
+    /// tone) in its own turns; the speaker changes come from the sound. Every change that
+    /// brings a speaker from another page moves exactly one tile (that speaker, to page 1), and
+    /// one among page 1's moves none; `tile_moves` in the summary counts them.
+    func testAScriptedTalkMovesOneTileForEachSpeakerFromAnotherPage() throws {
+        let people = ["ana", "ben", "cy", "dee", "eve", "fay", "gus", "hal", "ivy"]
+        let turns = ["ana", "eve", "ben", "ivy", "eve", "cy", "gus", "ana", "hal"]
+        for (index, id) in people.enumerated() {
+            let windows = turns.enumerated().filter { $0.element == id }.map { "between(t,\(Double($0.offset) * 2 + 0.5),\(Double($0.offset) * 2 + 2))" }
+            let enable = windows.isEmpty ? "0" : windows.joined(separator: "+")
+            try ffmpeg(["-f", "lavfi", "-i", "color=c=0x\(RoomLayoutTests.colours[index % 7].1):s=90x160:r=10:d=19",
+                        "-f", "lavfi", "-i", "sine=frequency=\(300 + 60 * index):sample_rate=48000:duration=19",
+                        "-af", "volume=enable='not(\(enable))':volume=0",
+                        "-c:v", "libx264", "-preset", "ultrafast", "-g", "10", "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest",
+                        folder.file("talk-\(id).mp4")])
+        }
+        let list = people.map { #"{"id": "\#($0)", "uri": "talk-\#($0).mp4"}"# }.joined(separator: ", ")
+        let board = try Storyboard.parse("""
+        {"canvas": {"width": 90, "height": 160, "fps": 10}, "duration": 18.5,
+         "stories": [{"id": "panel", "room": {"participants": [\(list)], "layout": "grid", "tiles_per_page": 4}, "duration": 18.5}]}
+        """, folder: folder.path)
+        let output = try render(board)
+        var pageOne: [String] = []
+        var expected = 0
+        var changes = 0
+        for event in output.trace where event.story == "panel" {
+            if event.event == .layout, event.page == 1, let tiles = event.tiles { pageOne = tiles }
+            if event.event == .speaker, let speaker = event.participant {
+                changes += 1
+                if !pageOne.contains(speaker) { expected += 1 }
+            }
+        }
+        let speakers = output.trace.of(.speaker).compactMap(\.participant)
+        print("scripted talk through the render: speakers \(speakers), \(expected) from another page, tile moves \(output.summary.tileMoves ?? -1)")
+        XCTAssertEqual(speakers, turns, "the speaker changes follow the tones")
+        XCTAssertGreaterThanOrEqual(expected, 4, "eve, ivy, gus and hal start off page 1")
+        XCTAssertEqual(output.summary.tileMoves, expected)
+        for event in output.trace.of(.layout) where event.moved != nil {
+            XCTAssertEqual(event.moved?.count, 1, "one tile a change: \(event.detail ?? "")")
+            XCTAssertEqual(event.tiles?.contains(event.moved![0]), true, "the speaker is on page 1")
+        }
+        XCTAssertLessThanOrEqual(expected, changes)
+    }
+
+    // MARK: - Stage
     // MARK: - Stage
     // MARK: - Stage
 
