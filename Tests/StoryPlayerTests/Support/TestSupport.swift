@@ -50,3 +50,14 @@ func dominantChannel(_ colour: RGBAColor) -> String {
     let channels = [("red", colour.red), ("green", colour.green), ("blue", colour.blue)].sorted { $0.1 > $1.1 }
     return channels[0].1 > channels[1].1 + 60 ? channels[0].0 : "mixed \(colour)"
 }
+
+/// Runs the ffmpeg CLI quietly (`-v error -y`) to make a test's media; a failure fails the test
+/// that asked, with the arguments.
+func ffmpeg(_ arguments: [String], file: StaticString = #filePath, line: UInt = #line) throws {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: LiveServers.which("ffmpeg")!)
+    process.arguments = ["-v", "error", "-y"] + arguments
+    try process.run()
+    process.waitUntilExit()
+    XCTAssertEqual(process.terminationStatus, 0, "ffmpeg \(arguments)", file: file, line: line)
+}

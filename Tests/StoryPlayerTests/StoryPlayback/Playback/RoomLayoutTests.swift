@@ -34,15 +34,6 @@ final class RoomLayoutTests: XCTestCase {
 
     override func tearDown() { folder = nil }
 
-    func ffmpeg(_ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: LiveServers.which("ffmpeg")!)
-        process.arguments = ["-v", "error", "-y"] + arguments
-        try process.run()
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0, "ffmpeg \(arguments)")
-    }
-
     func board(room: String, participants: [String], extra: [String] = [], script: String = "") throws -> Storyboard {
         let list = participants.map { #"{"id": "\#($0)", "uri": "\#($0).mp4"}"# } + extra
         return try Storyboard.parse("""

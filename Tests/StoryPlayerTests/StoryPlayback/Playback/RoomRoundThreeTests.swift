@@ -29,15 +29,6 @@ final class RoomRoundThreeTests: XCTestCase {
 
     override func tearDown() { folder = nil }
 
-    func ffmpeg(_ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: LiveServers.which("ffmpeg")!)
-        process.arguments = ["-v", "error", "-y"] + arguments
-        try process.run()
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0, "ffmpeg \(arguments)")
-    }
-
     func board(_ participants: String, width: Int = 144, duration: Double = 1, script: String = "") throws -> Storyboard {
         try Storyboard.parse("""
         {"canvas": {"width": \(width), "height": \(width * 16 / 9), "fps": 10}, "duration": \(duration),

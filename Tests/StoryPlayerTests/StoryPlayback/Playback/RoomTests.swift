@@ -35,15 +35,6 @@ final class RoomTests: XCTestCase {
     /// under `make sanitize`.
     override func tearDown() { folder = nil }
 
-    func ffmpeg(_ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: LiveServers.which("ffmpeg")!)
-        process.arguments = ["-v", "error", "-y"] + arguments
-        try process.run()
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0, "ffmpeg \(arguments)")
-    }
-
     func roomBoard(participants: String? = nil, script: String = "", duration: Double = 7, width: Int = 144) throws -> Storyboard {
         let list = participants ?? """
         {"id": "ana", "uri": "ana.mp4", "avatar": "orange.jpg"}, {"id": "ben", "uri": "ben.mp4", "avatar": "purple.jpg"},
