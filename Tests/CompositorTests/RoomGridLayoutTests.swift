@@ -89,4 +89,23 @@ final class RoomGridLayoutTests: XCTestCase {
         XCTAssertEqual(covered[2, 50].red, 255, "the left of the middle is red")
         XCTAssertEqual(covered[47, 50].blue, 255, "the right of the middle is blue")
     }
+
+    /// The speaker's ring painted only where the tile does not cover it: the same pixels as the
+    /// ring painted whole under the tile, at every size the layouts use.
+    func testTheRingPaintedAroundTheTileIsTheWholeRingsPixels() {
+        for width in [144, 250, 360, 720] {
+            let layout = RoomLayout(width: width, height: width * 16 / 9)
+            let rect = layout.gridTiles(count: 5, aspect: 9.0 / 16, paged: true)[2]
+            var tile = RGBAImage(width: rect.width, height: rect.height, fill: RGBAColor(red: 10, green: 200, blue: 90))
+            tile.fill(RGBAColor(red: 250, green: 20, blue: 20), columns: 0..<rect.width / 2, rows: 0..<rect.height / 2)
+            var drawn = RGBAImage(width: layout.width, height: layout.height, fill: RoomPicture.background)
+            RoomPicture.drawTiles([RoomPicture.TileEntry(rect: rect, content: .picture(tile), speaking: true)], on: &drawn, layout: layout)
+            var reference = RGBAImage(width: layout.width, height: layout.height, fill: RoomPicture.background)
+            let ring = max(2, layout.gap * 0.25), radius = layout.cornerRadius / 2
+            reference.fillRoundedRect(x: Double(rect.x) - ring, y: Double(rect.y) - ring, width: Double(rect.width) + 2 * ring,
+                                      height: Double(rect.height) + 2 * ring, radius: radius + ring, color: RoomPicture.speakingColor)
+            reference.paste(tile, x: rect.x, y: rect.y, cornerRadius: radius)
+            XCTAssertEqual(drawn.pixels, reference.pixels, "at \(width) wide")
+        }
+    }
 }

@@ -197,16 +197,25 @@ extension RoomStage {
         return RoomPicture.TileEntry(rect: rect, content: content!, speaking: speaker.dominant == id && !seats[seat].gone)
     }
 
+    /// The grid's page, drawn into the canvas kept for it (the frame handed out is that canvas,
+    /// and what a change of arrangement fades from).
     func gridFrame(at t: Double) -> RGBAImage {
         let entries = shownTiles.map { tileEntry($0.seat, rect: $0.rect, at: t) }
         let pages = seating?.pageCount ?? 1
-        return RoomPicture.renderGrid(entries, dots: pages > 1 ? (pages, page) : nil, layout: layout)
+        var canvas = gridCanvas ?? RGBAImage(width: layout.width, height: layout.height, fill: RoomPicture.background)
+        gridCanvas = nil
+        RoomPicture.drawGrid(entries, dots: pages > 1 ? (pages, page) : nil, layout: layout, into: &canvas)
+        gridCanvas = canvas
+        return canvas
     }
 
     /// The stage's tiles drawn into the large area, the others in the strip.
     func stageFrame(at t: Double) -> RGBAImage {
         let area = layout.large
-        var large = RGBAImage(width: Int(area.width), height: Int(area.height), fill: RoomPicture.background)
+        var large = stageCanvas ?? RGBAImage(width: Int(area.width), height: Int(area.height), fill: RoomPicture.background)
+        stageCanvas = nil
+        large.fill(RoomPicture.background)
+        defer { stageCanvas = large }
         let entries = shownTiles.map { tile -> RoomPicture.TileEntry in
             var entry = tileEntry(tile.seat, rect: tile.rect, at: t)
             entry.rect.x -= Int(area.x)

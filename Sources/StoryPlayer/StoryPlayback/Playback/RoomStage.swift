@@ -119,8 +119,13 @@ package final class RoomStage {
     var shownTiles: [(seat: Int, rect: TileRect)] = []
     /// Avatar content for tiles without video, made once per seat and size.
     var tileContents: [Int: (failed: Bool, hasAvatar: Bool, width: Int, height: Int, picture: RGBAImage)] = [:]
-    /// A grid's or presentation's last frame (the painter's is the others'), to fade from.
+    /// A presentation's last frame (a grid's is `gridCanvas`, the others' the painter's), to
+    /// fade from.
     var lastOwnFrame: RGBAImage?
+    /// The canvas a grid is drawn into, kept from frame to frame (a new one a frame cost page
+    /// faults), and the stage's large area likewise.
+    var gridCanvas: RGBAImage?
+    var stageCanvas: RGBAImage?
     var stageVersion = 0
     /// The tile moves counted by earlier seatings of this play (a change of layout starts a new
     /// seating).
@@ -369,7 +374,7 @@ package final class RoomStage {
             lastOwnFrame = frame
         case .grid:
             frame = clock.measure(.overlay) { gridFrame(at: t) }
-            lastOwnFrame = frame
+            lastOwnFrame = nil
         case .stage:
             frame = clock.measure(.overlay) { stageFrame(at: t) }
             lastOwnFrame = nil
@@ -388,7 +393,9 @@ package final class RoomStage {
     }
 
     /// The last frame as shown, what a change fades from.
-    var lastShownFrame: RGBAImage? { lastFaded ?? lastOwnFrame ?? painter.lastPicture }
+    var lastShownFrame: RGBAImage? {
+        lastFaded ?? lastOwnFrame ?? (shownArrangement == .grid ? gridCanvas : painter.lastPicture)
+    }
 
     /// The spotlight's picture: the large participant and the strip (a presentation's too).
     func spotlightFrame(at t: Double) -> RGBAImage {
