@@ -136,4 +136,39 @@ final class ReportBrowserTests: XCTestCase {
         XCTAssertGreaterThan(f.width * f.height, 10_000, "the frame is shown at a useful size")
         XCTAssertGreaterThan(colours.count, 50, "the frame shows a picture")
     }
+
+    /// Issue 56 item 4: a laid-out room's decisions in the report, as the browser draws it: a
+    /// Layout section with each decision (layout, page, who is where, why) and the tile moves,
+    /// and the decisions as marks on the timeline's lanes.
+    func testTheReportListsARoomsLayoutDecisions() throws {
+        let samples = CommandLineTests.packageRoot.appendingPathComponent("samples").path
+        let board = scratch + "/room.json"
+        let people = ["ana", "ben", "cy", "dee", "ana2", "ben2", "cy2"].map { id in
+            #"{"id": "\#(id)", "uri": "\#(samples)/room-\#(id.filter { !$0.isNumber }).mp4"}"#
+        }
+        try Data("""
+        {"canvas": {"width": 90, "height": 160, "fps": 10}, "duration": 2,
+         "stories": [{"id": "panel", "room": {"participants": [\(people.joined(separator: ", "))], "layout": "grid", "tiles_per_page": 4}, "duration": 2}],
+         "script": [{"action": "page", "at": 1, "page": 2}]}
+        """.utf8).write(to: URL(fileURLWithPath: board))
+        let out = scratch + "/out"
+        let result = try CommandLineRunner().run(["render", board, "--output", out, "--report", "--quiet"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.chromium)
+        process.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=5000",
+                             "--user-data-dir=" + scratch + "/profile", "--dump-dom", "file://" + out + "/report.html"]
+        let dom = Pipe()
+        process.standardOutput = dom
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let html = String(decoding: dom.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        XCTAssertTrue(html.contains("Layout (0 tile moves)"), String(html.prefix(2000)))
+        // Who is on which page follows the samples' voices at the start: the page's list is
+        // checked by its shape, four then three.
+        XCTAssertNotNil(html.range(of: #"grid page 1: \w+, \w+, \w+, \w+ — the room starts"#, options: .regularExpression), html)
+        XCTAssertNotNil(html.range(of: #"grid page 2: \w+, \w+, \w+ — page action: page 2"#, options: .regularExpression), html)
+        XCTAssertEqual(html.components(separatedBy: "data-kind=\"layout\"").count - 1, 2, "two layout marks on the lanes")
+    }
 }
