@@ -60,12 +60,14 @@ extension LifecycleTimeline {
     }
 
     /// How many players are alive over time, video players or audio-only ones: spans of
-    /// (start, end, count) with a count above 0.
+    /// (start, end, count) with a count above 0. A room's tile players (`"media": "tile"`) are
+    /// neither: they are the room's, as `check` counts them.
     static func aliveSpans(_ events: [TraceEvent], map: LaneMap, audio: Bool, until end: Double) -> [(start: Double, end: Double, count: Int)] {
         var spans: [(start: Double, end: Double, count: Int)] = []
         var alive = 0, since = 0.0
+        let tiles = Set(events.filter { $0.event == .play && $0.media == TraceEvent.tileMedia }.compactMap(\.player))
         for event in events where event.event == .play || event.event == .stop {
-            guard let player = event.player, map.isAudio(player: player) == audio else { continue }
+            guard let player = event.player, !tiles.contains(player), map.isAudio(player: player) == audio else { continue }
             if alive > 0, event.t > since { spans.append((since, event.t, alive)) }
             alive += event.event == .play ? 1 : -1
             since = event.t

@@ -47,13 +47,16 @@ extension ReportPage {
     }
 
     /** How many players are alive from each play or stop on: [[t, count], …]; a room's
-     *  audio-only players (`"media": "audio"`) when `audio`, every other player when not. */
+     *  audio-only players (`"media": "audio"`) when `audio`, every other player when not but a
+     *  room's tiles (`"media": "tile"`: the room's, as `check` counts them). */
     function aliveSteps(list, audio) {
       const steps = [[0, 0]];
       const audioPlayers = new Set(list.filter(e => e.media === 'audio').map(e => e.player));
+      const tilePlayers = new Set(list.filter(e => e.media === 'tile').map(e => e.player));
       let alive = 0;
       for (const e of list) {
         if (typeof e.player !== 'number' || (e.event !== 'play' && e.event !== 'stop')) continue;
+        if (tilePlayers.has(e.player)) continue;
         if (audioPlayers.has(e.player) !== !!audio) continue;
         alive += e.event === 'play' ? 1 : -1;
         steps.push([e.t, alive]);

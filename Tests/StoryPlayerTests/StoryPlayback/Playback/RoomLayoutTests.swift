@@ -104,6 +104,9 @@ final class RoomLayoutTests: XCTestCase {
         XCTAssertEqual(stops.map(\.t), [1, 1, 1, 1, 2, 2, 2])
         XCTAssertEqual(TraceCheck.check(output.trace.map(\.jsonLine).joined(separator: "\n"), maxAlive: 1, maxAudio: 7), [])
         XCTAssertEqual(output.summary.peakAlivePlayers, 1, "the room's tiles are not the viewer's players")
+        // Nor on the timeline's count of video players.
+        let spans = LifecycleTimeline.aliveSpans(output.trace, map: LifecycleTimeline.LaneMap(output.trace), audio: false, until: 3)
+        XCTAssertEqual(spans.map(\.count).max(), 1, "\(spans)")
     }
 
     /// A shard that starts on page 2 of a grid (its fast-forward follows the page action and
