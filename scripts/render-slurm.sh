@@ -13,17 +13,18 @@
 # in OUT/logs/. The second renders each storyboard listed in LIST.txt (one path a line, relative
 # to the list; # comments) as one array task, into OUT/NAME/ (and OUT/NAME.mp4 with --mp4), and
 # the logs into OUT/logs/. The third renders BOARD once for each row of ROWS (.csv, .json, .jsonl;
-# `render-stories batch`), K rows an array task (default 1), into OUT/<row>/, with OUT/batch.json
-# merged from every task's part at the end; every row is checked before anything is submitted,
-# a row that fails leaves the others done (exit 3, as batch), and the logs go to OUT/logs/.
-# OUT must be new or empty; it is filled only after
+# `render-stories batch`), K rows an array task (default 1), into OUT/<row>/ as a batch does
+# (each row whole or not at all, so OUT holds the rows done even when others fail), with
+# OUT/batch.json merged from every task's part at the end; every row is checked before anything
+# is submitted, a row that fails or does not finish makes the exit 3 (as batch), and the logs go
+# to OUT/logs/. OUT must be new or empty; the first two forms fill it only after
 # everything succeeded. Shards render into OUT's parent (.render-slurm.*), which, like the
 # storyboard and the tool, every node must see. A failed shard is tried once more; one that
 # still fails cancels the merge, and its log is named (the logs are kept, the frames are not).
 # RENDER_STORIES names the tool (default: this checkout's release build); SBATCH_OPTIONS adds
 # sbatch options (e.g. "--partition=render --time=1:00:00"); the usual SBATCH_* variables work.
 set -euo pipefail
-usage() { sed -n '2,26p' "$0" >&2; exit 2; }
+usage() { sed -n '2,25p' "$0" >&2; exit 2; }
 say() { echo "render-slurm: $*" >&2; }
 die() { say "$*"; exit 1; }
 (($# >= 3)) || usage
@@ -48,7 +49,8 @@ if [[ $1 == --data ]]; then
   [[ -f $board ]] || die "$board is not a file"
   per=1
   if [[ ${1:-} == --rows-per-task ]]; then
-    per=${2:-}
+    (($# >= 2)) || { say "--rows-per-task needs a number"; exit 2; }
+    per=$2
     shift 2
     [[ $per =~ ^[1-9][0-9]*$ ]] || { say "--rows-per-task must be a positive number"; exit 2; }
   fi
@@ -114,14 +116,16 @@ if [[ -n $data ]]; then
     exit "$status"
   }
   count=$(((rows + per - 1) / per))
+  # The rows render into OUT itself, each whole or not at all, as a batch's do.
+  mkdir -p "$out"
   array=$(sbatch --parsable "${extra[@]}" --array=0-$((count - 1)) --output="$work/logs/rows-%a.log" \
-    "$batch" rows "$work" "$board" "$data" "$per" "$@")
+    "$batch" rows "$out" "$board" "$data" "$per" "$rows" "$@")
   array=${array%%;*} # --parsable prints "id" or "id;cluster"
-  what="rows" unit="block" finallog=$work/logs/merge.log
-  (( per == 1 )) && unit="row"
+  what="rows" unit="block" finallog=$work/logs/merge.log dependency=afterany
+  ((per > 1)) || unit="row"
   # afterany: a task whose row failed still reported it; the merge says which rows never ran.
   final=$(sbatch --parsable "${extra[@]}" --job-name=render-stories-merge --dependency=afterany:"$array" \
-    --output="$finallog" "$batch" rows-merge "$work" "$out" "$board" "$data" "$@")
+    --output="$finallog" "$batch" rows-merge "$out" "$board" "$data" "$@")
 elif [[ -n $boards ]]; then
   count=$(grep -c -v -e '^[[:space:]]*#' -e '^[[:space:]]*$' "$boards" || true)
   ((count > 0)) || die "$boards lists no storyboards"
@@ -157,7 +161,7 @@ else
     --kill-on-invalid-dep=yes --output="$finallog" "$batch" merge "$work" "$out" "$count" "${clip[@]}")
 fi
 final=${final%%;*}
-say "submitted $count ${unit}s as array job $array, then job $final (afterok); waiting"
+say "submitted $count ${unit}s as array job $array, then job $final (${dependency:-afterok}); waiting"
 
 # Like `sbatch --wait` for the last job, but also knows a job cancelled because a shard failed.
 state() { scontrol show job -o "$1" 2>/dev/null | grep -o 'JobState=[A-Z_]*' | head -1 | cut -d= -f2; }
@@ -172,7 +176,8 @@ while :; do
   esac
 done
 if [[ -n $data && -f $out/batch.json ]]; then
-  # The rows are in OUT; a row that failed (or never ran) makes the merge exit 3, as batch does.
+  # The rows are in OUT; a row that failed (or did not finish) makes the merge exit 3, as
+  # batch does.
   trap - EXIT
   mv "$work/logs" "$out/logs"
   rm -rf "$work"
@@ -182,6 +187,10 @@ if [[ -n $data && -f $out/batch.json ]]; then
     say "done: $out ($rows rows; $out/batch.json)"
     exit 0
   fi
+  while read -r task task_state code; do
+    [[ $task_state == COMPLETED ]] || say "rows task $task ended $task_state (exit $code); its log: $out/logs/rows-$task.log"
+  done < <(scontrol show job -o "$array" 2>/dev/null |
+             sed -n 's/.*ArrayTaskId=\([0-9]*\) .*JobState=\([A-Z_]*\) .*ExitCode=\([0-9:]*\).*/\1 \2 \3/p')
   say "done with failures: $out/batch.json lists them"
   exit "${status:-3}"
 fi

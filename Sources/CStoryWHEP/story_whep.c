@@ -95,8 +95,8 @@ enum { GST_STATE_CHANGE_FAILURE = 0 };
 enum { GST_BUS_DROP = 0 };
 enum { GST_FLOW_OK = 0 };
 enum { GST_PAD_LINK_OK = 0 };
-enum { GST_PAD_PROBE_OK = 1 };
-enum { GST_PAD_PROBE_TYPE_BUFFER = 1 << 4, GST_PAD_PROBE_TYPE_BUFFER_LIST = 1 << 5 };
+enum { GST_PAD_PROBE_OK = 1, GST_PAD_PROBE_REMOVE = 2 };
+enum { GST_PAD_PROBE_TYPE_BUFFER = 1 << 4, GST_PAD_PROBE_TYPE_BUFFER_LIST = 1 << 5, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM = 1 << 6 };
 enum { GST_EVENT_CUSTOM_UPSTREAM = (270 << 8) | 1 }; // GST_EVENT_MAKE_TYPE (270, UPSTREAM)
 enum { GST_PROMISE_RESULT_PENDING = 0, GST_PROMISE_RESULT_INTERRUPTED = 1, GST_PROMISE_RESULT_REPLIED = 2 };
 enum { GST_SDP_OK = 0 };
@@ -151,6 +151,8 @@ static const char *const story_library_files[LIB_COUNT] = {
     X(LIB_GST, GstCaps *, gst_pad_query_caps, (GstPad *, GstCaps *)) \
     X(LIB_GST, gulong, gst_pad_add_probe, (GstPad *, int, GstPadProbeCallback, void *, GDestroyNotify)) \
     X(LIB_GST, GstBuffer *, gst_pad_probe_info_get_buffer, (GstPadProbeInfo *)) \
+    X(LIB_GST, void *, gst_pad_probe_info_get_event, (GstPadProbeInfo *)) \
+    X(LIB_GST, gboolean, gst_event_has_name, (void *, const char *)) \
     X(LIB_GST, GstBufferList *, gst_pad_probe_info_get_buffer_list, (GstPadProbeInfo *)) \
     X(LIB_GST, guint, gst_buffer_list_length, (GstBufferList *)) \
     X(LIB_GST, GstBuffer *, gst_buffer_list_get, (GstBufferList *, guint)) \
@@ -381,7 +383,8 @@ struct story_whep_session {
     // The muxer's input of each track (0 video, 1 sound), for gap events (story_on_mux_buffer).
     struct {
         GstPad *branch_pad;     // the depayloader bin's src pad, where story_on_mux_buffer looks
-        GstPad *mux_pad;
+        GstPad *mux_pad;        // requested when the branch's caps come (story_on_branch_event)
+        const char *mux_template;
         int flowing;            // has had a buffer (so it has had caps and a segment)
         uint64_t last_wall_ns;  // when its last buffer reached the muxer
         unsigned long long gaps; // gap events sent to it
@@ -751,6 +754,36 @@ static int story_on_video_rtp(GstPad *pad, GstPadProbeInfo *info, void *data) {
     return GST_PAD_PROBE_OK;
 }
 
+/// The first caps on a branch's output: the muxer's pad for it is requested and linked now,
+/// before the caps go on, so they reach the muxer ahead of any buffer.
+static int story_on_branch_event(GstPad *pad, GstPadProbeInfo *info, void *data) {
+    story_whep_session *session = data;
+    void *event = G.gst_pad_probe_info_get_event(info);
+    if (event == NULL || !G.gst_event_has_name(event, "GstEventCaps"))
+        return GST_PAD_PROBE_OK;
+    pthread_mutex_lock(&session->lock);
+    int track = session->tracks[0].branch_pad == pad ? 0 : 1;
+    const char *template = session->tracks[track].mux_template;
+    int wanted = session->tracks[track].mux_pad == NULL && template != NULL && session->mux != NULL;
+    pthread_mutex_unlock(&session->lock);
+    if (!wanted)
+        return GST_PAD_PROBE_REMOVE;
+    GstPad *mux_pad = G.gst_element_request_pad_simple(session->mux, template);
+    int linked = mux_pad != NULL ? G.gst_pad_link(pad, mux_pad) : -1;
+    if (linked != GST_PAD_LINK_OK) {
+        if (mux_pad != NULL)
+            G.gst_object_unref(mux_pad);
+        char text[160];
+        snprintf(text, sizeof text, "%s stream: cannot link the depayloader to the muxer (%d)", track == 0 ? "video" : "sound", linked);
+        story_end(session, text);
+        return GST_PAD_PROBE_REMOVE;
+    }
+    pthread_mutex_lock(&session->lock);
+    session->tracks[track].mux_pad = mux_pad; // the session keeps the reference
+    pthread_mutex_unlock(&session->lock);
+    return GST_PAD_PROBE_REMOVE;
+}
+
 /// Links `pad` (webrtcbin's, a new stream) to `description`'s bin and that to the muxer's
 /// `mux_pad_template` pad (or to nothing: a fakesink description). The bin goes to PLAYING
 /// before the pad is linked, so the first buffer finds it ready.
@@ -770,21 +803,21 @@ static int story_link_branch(story_whep_session *session, GstPad *pad, const cha
         return -1;
     }
     if (mux_pad_template != NULL) {
-        GstPad *mux_pad = G.gst_element_request_pad_simple(session->mux, mux_pad_template);
         GstPad *out = G.gst_element_get_static_pad(bin, "src");
-        int linked = mux_pad != NULL && out != NULL ? G.gst_pad_link(out, mux_pad) : -1;
-        if (linked != GST_PAD_LINK_OK) {
-            if (out != NULL)
-                G.gst_object_unref(out);
-            if (mux_pad != NULL)
-                G.gst_object_unref(mux_pad);
-            story_format(error, capacity, "cannot link the depayloader to the muxer (%d)", linked);
+        if (out == NULL) {
+            story_copy(error, capacity, "the depayloader has no output");
             return -1;
         }
         pthread_mutex_lock(&session->lock);
-        session->tracks[track].branch_pad = out; // the session keeps both references
-        session->tracks[track].mux_pad = mux_pad;
+        session->tracks[track].branch_pad = out; // the session keeps the reference
+        session->tracks[track].mux_template = mux_pad_template;
         pthread_mutex_unlock(&session->lock);
+        // The muxer's pad is asked for when the branch's caps come, not now: mpegtsmux makes
+        // every sink pad's stream at its first buffer, and a pad without caps then fails the
+        // whole session ("Could not create handler for stream"), which a sound branch whose
+        // caps came after the first picture did, now and then. A pad added later is made at
+        // its own first buffer.
+        G.gst_pad_add_probe(out, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, story_on_branch_event, session, NULL);
         G.gst_pad_add_probe(out, GST_PAD_PROBE_TYPE_BUFFER, story_on_mux_buffer, session, NULL);
         if (track == 0)
             G.gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER, story_on_video_rtp, session, NULL);

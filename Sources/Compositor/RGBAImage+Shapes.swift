@@ -68,12 +68,13 @@ extension RGBAImage {
             let distance = outside + min(max(dx, dy), 0) - r
             return min(max(0.5 - distance, 0), 1)
         }
-        let inner = (columns: max(covered.columns.lowerBound, columns.lowerBound)..<min(covered.columns.upperBound, columns.upperBound + 1),
-                     rows: max(covered.rows.lowerBound, rows.lowerBound)..<min(covered.rows.upperBound, rows.upperBound + 1))
-        guard !inner.columns.isEmpty, !inner.rows.isEmpty else {
+        let innerColumns = (max(covered.columns.lowerBound, columns.lowerBound), min(covered.columns.upperBound, columns.upperBound + 1))
+        let innerRows = (max(covered.rows.lowerBound, rows.lowerBound), min(covered.rows.upperBound, rows.upperBound + 1))
+        guard innerColumns.0 < innerColumns.1, innerRows.0 < innerRows.1 else {
             paint(columns: columns, rows: rows, color: color, coverage: coverage)
             return
         }
+        let inner = (columns: innerColumns.0..<innerColumns.1, rows: innerRows.0..<innerRows.1)
         // Above and below the covered rows, whole; beside them, the columns left and right.
         if rows.lowerBound < inner.rows.lowerBound {
             paint(columns: columns, rows: rows.lowerBound...(inner.rows.lowerBound - 1), color: color, coverage: coverage)

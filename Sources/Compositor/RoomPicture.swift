@@ -215,12 +215,15 @@ extension RGBAImage {
     public mutating func paste(_ picture: RGBAImage, x: Int, y: Int, cornerRadius: Double = 0) {
         let w = Double(picture.width), h = Double(picture.height), r = max(0, min(cornerRadius, w / 2, h / 2))
         let corner = r > 0 ? Int(r.rounded(.up)) : 0
-        let columns = max(0, -x)..<min(picture.width, width - x)
-        guard !columns.isEmpty else { return }
+        // Wholly outside this picture (a tile past a small canvas's edge): nothing to copy.
+        let firstColumn = max(0, -x), endColumn = min(picture.width, width - x)
+        let firstRow = max(0, -y), endRow = min(picture.height, height - y)
+        guard firstColumn < endColumn, firstRow < endRow else { return }
+        let columns = firstColumn..<endColumn
         let targetWidth = width
         pixels.withUnsafeMutableBytes { out in
             picture.pixels.withUnsafeBytes { input in
-                for row in max(0, -y)..<min(picture.height, height - y) {
+                for row in firstRow..<endRow {
                     let inCornerRows = row < corner || row >= picture.height - corner
                     // Whole rows, or between the corners of a corner row, are plain copies.
                     let copied = inCornerRows ? max(columns.lowerBound, corner)..<min(columns.upperBound, picture.width - corner) : columns

@@ -79,8 +79,12 @@ final class StudioSession: Sendable {
         } catch {
             result = .failure(error)
         }
-        let (version, problems) = state.withLock { state -> (Int, [StudioProblem]) in
+        let (version, problems, kept) = state.withLock { state -> (Int, [StudioProblem], Bool) in
             switch result {
+            case .success(let board) where board.version < (state.board?.version ?? 0):
+                // Two readings overlapped (a save seen by the watcher, a variant chosen in the
+                // page): the later one is kept, whichever finished last.
+                return (state.board?.version ?? 0, state.problems, false)
             case .success(let board):
                 state.board = board
                 state.problems = []
@@ -90,9 +94,9 @@ final class StudioSession: Sendable {
                 state.problems = failure.problems
                 state.stamps = stampsBefore
             }
-            return (state.board?.version ?? 0, state.problems)
+            return (state.board?.version ?? 0, state.problems, true)
         }
-        if case .success(let board) = result { reloaded(board) }
+        if kept, case .success(let board) = result { reloaded(board) }
         hub.broadcast(Reloaded(version: version, problems: problems))
     }
 

@@ -21,17 +21,22 @@ final class StudioVariant: Sendable {
     }
 
     let boardPath: String
-    /// `--set`: under every row's and form's values.
+    /// `--set`: the values shown first, and under every row's.
     let common: [String: String]
     let rows: [Row]
     private let choice: Mutex<Choice>
+    /// One choice at a time: a check and its taking are one step, so of two choices sent at
+    /// once the one taken last is the one shown.
+    private let choosing = Mutex(())
 
     init(boardPath: String, common: [String: String], rows: [Row] = []) {
         self.boardPath = boardPath
         self.common = common
         self.rows = rows
         choice = Mutex(Choice(values: common, row: nil))
-        // Started with data, the studio shows its first row, as `batch` renders it first.
+        // Started with data, the studio shows its first row, as `batch` renders it first (a
+        // first row the storyboard refuses leaves `--set`'s values, and the page's selector on
+        // "the form", where choosing the row again says why).
         if let first = rows.first { try? choose(row: first.number) }
     }
 
@@ -56,8 +61,10 @@ final class StudioVariant: Sendable {
     /// `--set` refuses them). Throws the storyboard's errors with these values, each with its
     /// JSON path and the parameter, and keeps the variant shown before.
     func choose(values: [String: String]) throws(StudioLoadFailure) {
-        try check(values)
-        choice.withLock { $0 = Choice(values: values, row: nil) }
+        try choosing.withLock { _ throws(StudioLoadFailure) in
+            try check(values)
+            choice.withLock { $0 = Choice(values: values, row: nil) }
+        }
     }
 
     /// Shows row `number` of the data: `--set`'s values with the row's over them, as `batch`
@@ -69,8 +76,10 @@ final class StudioVariant: Sendable {
         let names = Set(declared().map(\.name))
         var values = common
         for (key, value) in row.values where names.contains(key) { values[key] = value }
-        try check(values, row: "row \(number)")
-        choice.withLock { $0 = Choice(values: values, row: number) }
+        try choosing.withLock { _ throws(StudioLoadFailure) in
+            try check(values, row: "row \(number)")
+            choice.withLock { $0 = Choice(values: values, row: number) }
+        }
     }
 
     private func check(_ values: [String: String], row: String? = nil) throws(StudioLoadFailure) {
@@ -119,6 +128,8 @@ extension StudioVariant {
     /// Regular files under `folder` (not hidden ones, not the render's output), relative to it,
     /// sorted; at most `limit`, at most four folders deep: a picker, not an index of the disk.
     static func files(under folder: String, excluding output: String, limit: Int = 500) -> [String] {
+        // Gathered (up to ten times the limit) before sorting, so the names kept are the first
+        // in order, not in the walk's.
         let root = URL(fileURLWithPath: folder).standardizedFileURL
         let skipped = URL(fileURLWithPath: output).standardizedFileURL.path
         guard let walker = FileManager.default.enumerator(at: root, includingPropertiesForKeys: [.isRegularFileKey],
@@ -132,8 +143,8 @@ extension StudioVariant {
             }
             guard (try? url.resourceValues(forKeys: [.isRegularFileKey]))?.isRegularFile == true else { continue }
             found.append(String(path.dropFirst(root.path.count + 1)))
-            if found.count == limit { break }
+            if found.count == limit * 10 { break }
         }
-        return found.sorted()
+        return Array(found.sorted().prefix(limit))
     }
 }

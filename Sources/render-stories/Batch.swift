@@ -111,7 +111,7 @@ struct Batch: ParsableCommand {
         let plan: BatchPlan
         do {
             plan = try BatchPlan(board: storyboard, data: table, output: output, nameFrom: nameFrom,
-                                 common: ParameterArguments.values(in: renderOptions))
+                                 common: ParameterArguments.values(in: renderOptions), checking: rows.map { $0.lower...$0.upper })
         } catch {
             printError("error: \(error)")
             throw ExitCode(2)
@@ -121,7 +121,7 @@ struct Batch: ParsableCommand {
             return
         }
         if merge {
-            try mergeParts(of: plan, started: started)
+            try mergeParts(of: plan)
             return
         }
         if let rows, !rows.fits(plan.variants.count) {
@@ -223,7 +223,7 @@ struct Batch: ParsableCommand {
 extension Batch {
     /// `--merge`: the parts' reports in the output folder joined into `batch.json`, and the exit a
     /// whole batch would have had (3 when a row failed or no part reported it).
-    func mergeParts(of plan: BatchPlan, started: Date) throws {
+    func mergeParts(of plan: BatchPlan) throws {
         let report: BatchReport
         do {
             report = try BatchReport.merging(partsIn: output, plan: plan, storyboard: storyboard, data: data)
@@ -232,12 +232,13 @@ extension Batch {
             throw ExitCode(1)
         }
         try report.write(in: output)
-        let notRun = report.rows.filter { $0.status == "not-run" }.map(\.row)
+        // A row a part was stopped in (a time limit, scancel) is as unfinished as one no part ran.
+        let unfinished = report.rows.filter { $0.status == "not-run" || $0.status == "interrupted" }.map(\.row)
         let summary = "batch: \(report.done) done, \(report.failed) failed, \(report.skipped) skipped"
-            + (notRun.isEmpty ? "" : ", \(notRun.count) not run (rows \(notRun.map(String.init).joined(separator: ", ")))")
+            + (unfinished.isEmpty ? "" : ", \(unfinished.count) not finished (rows \(unfinished.map(String.init).joined(separator: ", ")))")
             + " of \(report.rows.count) rows, merged → \((output as NSString).appendingPathComponent("batch.json"))"
         print(summary)
-        if report.failed > 0 || !notRun.isEmpty { throw ExitCode(3) }
+        if report.done + report.skipped < report.rows.count { throw ExitCode(3) }
     }
 }
 

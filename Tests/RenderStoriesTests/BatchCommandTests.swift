@@ -112,6 +112,12 @@ final class BatchCommandTests: XCTestCase {
         XCTAssertEqual(whole["done"] as? Int, 2)
         XCTAssertEqual(whole["failed"] as? Int, 1)
 
+        // A part left from other data (row 2 with other values) is not taken, though newer.
+        try write(#"{"storyboard": "x", "data": "old.csv", "rows": [{"row": 2, "name": "B", "status": "failed", "outputs": [], "time": 1, "error": "old", "values": {"lang": "en", "photo": "sunset.jpg"}}], "done": 0, "failed": 1, "skipped": 0, "interrupted": false, "time": 1, "jobs": 1}"#,
+                  to: folder.file("out/batch-rows-2-2.json"))
+        _ = try cli.run(base + ["--merge"])
+        XCTAssertEqual(rows(try report(folder.file("out/batch.json"))).map { $0["status"] as? String ?? "" }, ["done", "done", "failed"])
+
         let outside = try cli.run(base + ["--rows", "2-4"])
         XCTAssertEqual(outside.status, 2)
         XCTAssertTrue(outside.stderr.contains("--rows 2-4: the data has 3 rows"), outside.stderr)

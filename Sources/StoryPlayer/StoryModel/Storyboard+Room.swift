@@ -45,9 +45,9 @@ extension Storyboard {
                 pinned: entry.bool("pinned") ?? false, screensharing: entry.bool("screensharing") ?? false,
                 screenshare: entry.bool("screenshare") ?? false, sharer: entry.string("sharer"),
                 isLive: entry.bool("live") ?? byProtocol))
-            if let sharer = participants.last?.sharer, !(participants.last?.screenshare ?? false) {
+            if let added = participants.last, added.sharer != nil, !added.screenshare {
                 reader.problems.record(StoryboardError(path: entry.path("sharer"), message: "only a \"screenshare\": true participant has a sharer"))
-            } else if let sharer = participants.last?.sharer, sharer == id {
+            } else if participants.last?.sharer == id {
                 reader.problems.record(StoryboardError(path: entry.path("sharer"), message: "a screen share's sharer is the participant whose camera it shows beside it, not itself"))
             }
             entry.rejectUnknownKeys()

@@ -35,7 +35,7 @@ extension Storyboard {
                         continue
                     }
                 } else if !mayBeInUnreadStory && rooms.isEmpty {
-                    problems.record(StoryboardError(path: "\(path).story",
+                    problems.record(StoryboardError(path: action.story == nil ? "\(path).action" : "\(path).story",
                                                     message: action.story.map { "story \"\($0)\" is not a room" } ?? "no story is a room"))
                     continue
                 }

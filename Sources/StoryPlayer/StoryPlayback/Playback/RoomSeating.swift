@@ -15,7 +15,9 @@ package struct RoomSeating: Sendable, Equatable {
 
     /// What one update changed, for the `layout` event.
     package struct Change: Sendable, Equatable {
-        /// Participants who stayed but took another tile.
+        /// Participants who stayed but were brought into another tile: a speaker to page 1, or
+        /// the last tile's participant into a leaver's place. (The one a speaker displaces goes
+        /// to the speaker's old tile off page 1; it is named in `reasons`, not counted.)
         package var moved: [String] = []
         package var joined: [String] = []
         package var left: [String] = []
@@ -51,9 +53,11 @@ package struct RoomSeating: Sendable, Equatable {
     package mutating func update(present: [String], speaker: String?, recent: [String]) -> Change {
         var change = Change()
         let here = Set(present)
+        var leftFrom: [Int: String] = [:]
         for index in slots.indices {
             if let id = slots[index], !here.contains(id) {
                 slots[index] = nil
+                leftFrom[index] = id
                 change.left.append(id)
                 change.reasons.append("\(id) left")
             }
@@ -65,7 +69,7 @@ package struct RoomSeating: Sendable, Equatable {
             slots[last] = nil
             moves += 1
             change.moved.append(id)
-            change.reasons.append("\(id) to the tile \(change.left.last ?? "a leaver") left")
+            change.reasons.append("\(id) to the tile " + (leftFrom[hole].map { "\($0) left" } ?? "left free"))
         }
         while let last = slots.last, last == nil { slots.removeLast() }
         let seated = Set(slots.compactMap { $0 })

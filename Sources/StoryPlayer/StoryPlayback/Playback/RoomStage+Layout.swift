@@ -46,7 +46,6 @@ extension RoomStage {
         if !first, let last = lastShownFrame { fade = (last, t) }
         shownArrangement = arrangement
         stopTiles(at: t)
-        earlierMoves += seating?.moves ?? 0
         seating = nil
         switch arrangement {
         case .grid, .stage:
@@ -63,12 +62,10 @@ extension RoomStage {
             : "layout \(arrangement.rawValue)"
     }
 
-    /// Every tile move of this play, for the summary's `tile_moves`.
-    var tileMoves: Int { earlierMoves + (seating?.moves ?? 0) }
-
     /// A grid's page or a stage: the seating follows who is there and who speaks, and each
     /// tile shown with video has its player at the tile's size.
     func followTiles(_ arrangement: Arrangement, at t: Double) {
+        noteFailedTiles()
         let perPage = arrangement == .grid ? room.tilesPerPage(width: layout.width, height: layout.height) : room.stageSize
         if seating == nil { seating = RoomSeating(perPage: perPage) }
         let present = order.filter { !seats[$0].left && !seats[$0].participant.screenshare }.map { seats[$0].participant.id }
@@ -76,7 +73,8 @@ extension RoomStage {
         let change = seating!.update(present: present, speaker: dominant, recent: recentSpeakers)
         let pages = arrangement == .grid ? seating!.pageCount : 1
         let newPage = arrangement == .grid ? min(requestedPage, pages - 1) : 0
-        // A new arrangement shows its page as it starts; only a page action turns one.
+        // A new arrangement shows its page as it starts; a page action turns one, and a grid
+        // that lost the page shown shows its last.
         let paged = newPage != page && arrangementReason == nil
         page = newPage
         let ids = seating!.page(page)
@@ -86,7 +84,9 @@ extension RoomStage {
         if arrangementReason != nil || !change.isEmpty || paged {
             // A new arrangement seats everyone again: its reason says so, not each one's joining.
             var why = arrangementReason == nil ? change.reasons : change.reasons.filter { !$0.hasSuffix(" joined") }
-            if paged { why.insert("page action: page \(page + 1)", at: 0) }
+            if paged {
+                why.insert(newPage == requestedPage ? "page action: page \(page + 1)" : "page \(requestedPage + 1) is gone: page \(page + 1)", at: 0)
+            }
             if let reason = arrangementReason { why.insert(reason, at: 0) }
             traceLayout(at: t, tiles: ids, moved: change.moved, why: why.joined(separator: "; "))
             arrangementReason = nil
@@ -97,6 +97,7 @@ extension RoomStage {
 
     /// A presentation's picture-in-picture tile: its sharer's camera while the share is large.
     func followPictureInPicture(at t: Double) {
+        noteFailedTiles()
         guard let large = shownLarge, seats[large].participant.screenshare, let sharer = seats[large].participant.sharer,
               let camera = seats.firstIndex(where: { $0.participant.id == sharer }), !seats[camera].gone else {
             shownTiles = []
@@ -110,6 +111,13 @@ extension RoomStage {
     }
 
     // MARK: - The tiles' players
+
+    /// A tile's player that failed fails its participant here, where a shard's fast-forward
+    /// decides it too (not only when a frame is drawn): its tile shows the avatar with the
+    /// error mark, and its player stops.
+    func noteFailedTiles() {
+        for seat in tilePlayers.keys.sorted() where tilePlayers[seat]!.player.isFailed { seats[seat].failed = true }
+    }
 
     /// Keeps a player for each of `tiles` at its tile's size (a new size is a new player) and
     /// stops the others.
@@ -174,13 +182,7 @@ extension RoomStage {
     /// A tile's entry: its player's latest picture, else its avatar (made once per size).
     func tileEntry(_ seat: Int, rect: TileRect, at t: Double) -> RoomPicture.TileEntry {
         var content: RoomPicture.TileEntry.Content?
-        if let playing = tilePlayers[seat] {
-            if let picture = playing.player.picture(at: t) {
-                content = .picture(picture)
-            } else if playing.player.isFailed {
-                seats[seat].failed = true
-            }
-        }
+        if let playing = tilePlayers[seat], let picture = playing.player.picture(at: t) { content = .picture(picture) }
         if content == nil {
             let made = tileContents[seat]
             if let made, made.failed == seats[seat].failed, made.hasAvatar == (seats[seat].avatar != nil),
@@ -212,7 +214,8 @@ extension RoomStage {
     /// The stage's tiles drawn into the large area, the others in the strip.
     func stageFrame(at t: Double) -> RGBAImage {
         let area = layout.large
-        var large = stageCanvas ?? RGBAImage(width: Int(area.width), height: Int(area.height), fill: RoomPicture.background)
+        // At least a pixel: a canvas far wider than tall leaves the large area no height.
+        var large = stageCanvas ?? RGBAImage(width: max(1, Int(area.width)), height: max(1, Int(area.height)), fill: RoomPicture.background)
         stageCanvas = nil
         large.fill(RoomPicture.background)
         defer { stageCanvas = large }

@@ -127,9 +127,6 @@ package final class RoomStage {
     var gridCanvas: RGBAImage?
     var stageCanvas: RGBAImage?
     var stageVersion = 0
-    /// The tile moves counted by earlier seatings of this play (a change of layout starts a new
-    /// seating).
-    var earlierMoves = 0
 
     init(room: Room, storyID: String, at t: Double, canvas: (width: Int, height: Int), limits: DecodeLimits,
          clock: StageClock?, waits: Bool, deferred: Bool = false, pins: [String: Bool], pinOrder: [String] = [],

@@ -19,8 +19,10 @@ public struct BatchPlan: Sendable {
 
     /// Plans `data` for the storyboard at `board` into `output`. Throws a storyboard error
     /// listing every row's problems (`row N` in each), or a usage problem.
+    /// `checking`: the rows read with their values (a part of a batch checks its own; the
+    /// machine that split it checked them all); every row by default.
     public init(board: String, data: BatchData, output: String, nameFrom column: String?,
-                common: [String: String] = [:]) throws(StoryboardError) {
+                common: [String: String] = [:], checking: ClosedRange<Int>? = nil) throws(StoryboardError) {
         guard !data.rows.isEmpty else { throw StoryboardError(path: "", message: "the data has no rows") }
         if let column, !data.columns.contains(column) {
             throw StoryboardError(path: "", message: "--name-from \(column): the data has no such column (it has \(data.columns.joined(separator: ", ")))")
@@ -35,10 +37,12 @@ public struct BatchPlan: Sendable {
             // A column that names no parameter (the name column, notes) is not a value to set.
             var values = common
             for (key, value) in row.values where parameterNames.contains(key) { values[key] = value }
-            do {
-                _ = try Storyboard(contentsOf: board, parameters: values, row: row.label)
-            } catch {
-                problems += error.all
+            if checking?.contains(row.number) ?? true {
+                do {
+                    _ = try Storyboard(contentsOf: board, parameters: values, row: row.label)
+                } catch {
+                    problems += error.all
+                }
             }
             let raw = column.flatMap { row.values[$0] } ?? String(format: "%04d", row.number)
             let name = BatchPlan.folderName(raw)
@@ -177,8 +181,9 @@ public struct BatchReport: Sendable, Codable, Equatable {
 
     /// The reports of a batch's parts (`batch-rows-*.json` in `folder`, each from `batch --rows`)
     /// as one report of every row `plan` has: a row no part reported is `not-run`; a row two
-    /// parts reported (a part run again) keeps the newest file's result. `time` is the longest
-    /// part's, `jobs` the parts' sum: the parts ran side by side.
+    /// parts reported (a part run again) keeps the newest file's result; a part's row whose
+    /// name or values are not the plan's (a part left from other data) is not taken. `time` is
+    /// the longest part's, `jobs` the parts' sum: the parts ran side by side.
     public static func merging(partsIn folder: String, plan: BatchPlan, storyboard: String, data: String) throws(BatchData.Problem) -> BatchReport {
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [])
             .filter { $0.hasPrefix("batch-rows-") && $0.hasSuffix(".json") }
@@ -193,12 +198,16 @@ public struct BatchReport: Sendable, Codable, Equatable {
         var time = 0.0
         var jobs = 0
         var interrupted = false
+        let planned = Dictionary(uniqueKeysWithValues: plan.variants.map { ($0.row.number, $0) })
         for (path, _) in dated {
             guard let bytes = FileManager.default.contents(atPath: path),
                   let part = try? JSONDecoder().decode(BatchReport.self, from: bytes) else {
                 throw BatchData.Problem(message: "\(path) is not a part's report that batch --rows wrote")
             }
-            for row in part.rows { byRow[row.row] = row }
+            for row in part.rows {
+                guard let variant = planned[row.row], variant.name == row.name, variant.row.values == row.values else { continue }
+                byRow[row.row] = row
+            }
             time = max(time, part.time)
             jobs += part.jobs
             interrupted = interrupted || part.interrupted
