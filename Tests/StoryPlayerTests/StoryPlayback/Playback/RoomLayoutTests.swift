@@ -219,6 +219,23 @@ final class RoomLayoutTests: XCTestCase {
         XCTAssertEqual(tiles.map(\.participant), ["ana"], "the picture-in-picture camera")
     }
 
+    /// Canvases a layout barely fits (16x16, 64x36, and 720x144, where a stage's large area has
+    /// no height): every layout draws, nothing traps, and the trace holds.
+    func testLayoutsOnTinyAndVeryWideCanvasesStillDraw() throws {
+        let list = ["ana", "ben", "cy", "dee", "eve", "fay"].map { #"{"id": "\#($0)", "uri": "\#($0).mp4"}"# }.joined(separator: ", ")
+        for (width, height) in [(16, 16), (64, 36), (720, 144)] {
+            let board = try Storyboard.parse("""
+            {"canvas": {"width": \(width), "height": \(height), "fps": 10}, "duration": 1.5,
+             "stories": [{"id": "panel", "room": {"participants": [\(list)], "layout": "grid"}, "duration": 1.5}],
+             "script": [{"action": "layout", "at": 0.5, "layout": "stage"}, {"action": "page", "at": 0.7, "page": 2},
+                        {"action": "layout", "at": 1, "layout": "spotlight"}]}
+            """, folder: folder.path)
+            let output = try render(board)
+            XCTAssertEqual(output.summary.frames, 15, "\(width)x\(height)")
+            XCTAssertEqual(TraceCheck.check(output.trace.map(\.jsonLine).joined(separator: "\n"), maxAlive: 1, maxAudio: 6), [], "\(width)x\(height)")
+        }
+    }
+
     // MARK: - The storyboard
 
     func testLayoutMistakesNameTheirPaths() throws {
