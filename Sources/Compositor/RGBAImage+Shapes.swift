@@ -36,19 +36,11 @@ extension RGBAImage {
     /// A filled rectangle with rounded corners, anti-aliased, in pixel coordinates.
     public mutating func fillRoundedRect(x: Double, y: Double, width w: Double, height h: Double,
                                          radius: Double, color: RGBAColor) {
-        guard w > 0, h > 0 else { return }
-        let r = min(radius, w / 2, h / 2)
-        guard let columns = pixels(from: x - 1, to: x + w + 1, count: width),
+        guard w > 0, h > 0,
+              let columns = pixels(from: x - 1, to: x + w + 1, count: width),
               let rows = pixels(from: y - 1, to: y + h + 1, count: height) else { return }
-        let cx = x + w / 2, cy = y + h / 2
-        let hx = w / 2 - r, hy = h / 2 - r
-        paint(columns: columns, rows: rows, color: color) { px, py in
-            // Signed distance to a rounded box.
-            let dx = abs(Double(px) + 0.5 - cx) - hx, dy = abs(Double(py) + 0.5 - cy) - hy
-            let outside = (max(dx, 0) * max(dx, 0) + max(dy, 0) * max(dy, 0)).squareRoot()
-            let distance = outside + min(max(dx, dy), 0) - r
-            return min(max(0.5 - distance, 0), 1)
-        }
+        let box = RoundedBox(x: x, y: y, width: w, height: h, radius: radius)
+        paint(columns: columns, rows: rows, color: color) { px, py in box.coverage(px, py) }
     }
 
     /// `fillRoundedRect`'s pixels outside `covered` only: a ring round a tile that is pasted
@@ -56,38 +48,30 @@ extension RGBAImage {
     /// which was most of a grid speaker ring's cost. The same pixels as `fillRoundedRect` there.
     public mutating func fillRoundedRect(x: Double, y: Double, width w: Double, height h: Double, radius: Double,
                                          color: RGBAColor, outside covered: (columns: Range<Int>, rows: Range<Int>)) {
-        guard w > 0, h > 0 else { return }
-        let r = min(radius, w / 2, h / 2)
-        guard let columns = pixels(from: x - 1, to: x + w + 1, count: width),
+        guard w > 0, h > 0,
+              let columns = pixels(from: x - 1, to: x + w + 1, count: width),
               let rows = pixels(from: y - 1, to: y + h + 1, count: height) else { return }
-        let cx = x + w / 2, cy = y + h / 2
-        let hx = w / 2 - r, hy = h / 2 - r
-        let coverage = { (px: Int, py: Int) -> Double in
-            let dx = abs(Double(px) + 0.5 - cx) - hx, dy = abs(Double(py) + 0.5 - cy) - hy
-            let outside = (max(dx, 0) * max(dx, 0) + max(dy, 0) * max(dy, 0)).squareRoot()
-            let distance = outside + min(max(dx, dy), 0) - r
-            return min(max(0.5 - distance, 0), 1)
-        }
+        let box = RoundedBox(x: x, y: y, width: w, height: h, radius: radius)
         let innerColumns = (max(covered.columns.lowerBound, columns.lowerBound), min(covered.columns.upperBound, columns.upperBound + 1))
         let innerRows = (max(covered.rows.lowerBound, rows.lowerBound), min(covered.rows.upperBound, rows.upperBound + 1))
         guard innerColumns.0 < innerColumns.1, innerRows.0 < innerRows.1 else {
-            paint(columns: columns, rows: rows, color: color, coverage: coverage)
+            paint(columns: columns, rows: rows, color: color) { box.coverage($0, $1) }
             return
         }
         let inner = (columns: innerColumns.0..<innerColumns.1, rows: innerRows.0..<innerRows.1)
         // Above and below the covered rows, whole; beside them, the columns left and right.
         if rows.lowerBound < inner.rows.lowerBound {
-            paint(columns: columns, rows: rows.lowerBound...(inner.rows.lowerBound - 1), color: color, coverage: coverage)
+            paint(columns: columns, rows: rows.lowerBound...(inner.rows.lowerBound - 1), color: color) { box.coverage($0, $1) }
         }
         if inner.rows.upperBound <= rows.upperBound {
-            paint(columns: columns, rows: inner.rows.upperBound...rows.upperBound, color: color, coverage: coverage)
+            paint(columns: columns, rows: inner.rows.upperBound...rows.upperBound, color: color) { box.coverage($0, $1) }
         }
         let middle = inner.rows.lowerBound...(inner.rows.upperBound - 1)
         if columns.lowerBound < inner.columns.lowerBound {
-            paint(columns: columns.lowerBound...(inner.columns.lowerBound - 1), rows: middle, color: color, coverage: coverage)
+            paint(columns: columns.lowerBound...(inner.columns.lowerBound - 1), rows: middle, color: color) { box.coverage($0, $1) }
         }
         if inner.columns.upperBound <= columns.upperBound {
-            paint(columns: inner.columns.upperBound...columns.upperBound, rows: middle, color: color, coverage: coverage)
+            paint(columns: inner.columns.upperBound...columns.upperBound, rows: middle, color: color) { box.coverage($0, $1) }
         }
     }
 
@@ -224,5 +208,29 @@ extension RGBAImage {
         pixels[i + 1] = UInt8(min((Double(color.green) * amount + Double(pixels[i + 1]) * keep) / alpha, 255).rounded())
         pixels[i + 2] = UInt8(min((Double(color.blue) * amount + Double(pixels[i + 2]) * keep) / alpha, 255).rounded())
         pixels[i + 3] = UInt8((alpha * 255).rounded())
+    }
+}
+
+/// A rectangle with rounded corners as `fillRoundedRect` covers it: the coverage of a pixel
+/// from its signed distance to the box, one expression for the whole fill and for the parts of
+/// one (`fillRoundedRect(…outside:)`).
+struct RoundedBox {
+    let cx: Double, cy: Double, hx: Double, hy: Double, r: Double
+
+    init(x: Double, y: Double, width w: Double, height h: Double, radius: Double) {
+        r = min(radius, w / 2, h / 2)
+        cx = x + w / 2
+        cy = y + h / 2
+        hx = w / 2 - r
+        hy = h / 2 - r
+    }
+
+    /// Pixel (`px`, `py`)'s coverage, 0…1.
+    @inline(__always)
+    func coverage(_ px: Int, _ py: Int) -> Double {
+        let dx = abs(Double(px) + 0.5 - cx) - hx, dy = abs(Double(py) + 0.5 - cy) - hy
+        let outside = (max(dx, 0) * max(dx, 0) + max(dy, 0) * max(dy, 0)).squareRoot()
+        let distance = outside + min(max(dx, dy), 0) - r
+        return min(max(0.5 - distance, 0), 1)
     }
 }
