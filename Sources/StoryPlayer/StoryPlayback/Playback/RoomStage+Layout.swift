@@ -179,24 +179,17 @@ extension RoomStage {
 
     // MARK: - Drawing
 
-    /// A tile's entry: its player's latest picture, else its avatar (made once per size).
+    /// A tile's entry: its player's latest picture, else its avatar (`avatarContent`, made once
+    /// for the tile's size).
     func tileEntry(_ seat: Int, rect: TileRect, at t: Double) -> RoomPicture.TileEntry {
-        var content: RoomPicture.TileEntry.Content?
-        if let playing = tilePlayers[seat], let picture = playing.player.picture(at: t) { content = .picture(picture) }
-        if content == nil {
-            let made = tileContents[seat]
-            if let made, made.failed == seats[seat].failed, made.hasAvatar == (seats[seat].avatar != nil),
-               made.width == rect.width, made.height == rect.height {
-                content = .content(made.picture)
-            } else {
-                let picture = RoomPicture.avatarTile(seats[seat].avatar, failed: seats[seat].failed, width: Double(rect.width),
-                                                     height: Double(rect.height), markRadius: layout.avatarDiameter / 3)
-                tileContents[seat] = (seats[seat].failed, seats[seat].avatar != nil, rect.width, rect.height, picture)
-                content = .content(picture)
-            }
+        let content: RoomPicture.TileEntry.Content
+        if let playing = tilePlayers[seat], let picture = playing.player.picture(at: t) {
+            content = .picture(picture)
+        } else {
+            content = .content(avatarContent(seat, width: Double(rect.width), height: Double(rect.height)))
         }
         let id = seats[seat].participant.id
-        return RoomPicture.TileEntry(rect: rect, content: content!, speaking: speaker.dominant == id && !seats[seat].gone)
+        return RoomPicture.TileEntry(rect: rect, content: content, speaking: speaker.dominant == id && !seats[seat].gone)
     }
 
     /// The grid's page, drawn into the canvas kept for it (the frame handed out is that canvas,

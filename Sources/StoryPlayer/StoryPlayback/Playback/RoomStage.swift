@@ -47,10 +47,11 @@ package final class RoomStage {
         var avatar: RGBAImage?
         /// The picture's shape as the probe found it (`ParticipantFacts.videoSize`).
         var videoSize: (width: Int, height: Int)?
-        /// The large area's content while this participant has no video (made on first use, and
-        /// again when it fails or its avatar arrives: on the realtime clock a participant can be
-        /// large before its thread has loaded the avatar).
-        var avatarContent: (failed: Bool, hasAvatar: Bool, picture: RGBAImage)?
+        /// The content shown while this participant has no video, large or in a tile (made on
+        /// first use, and again when it fails, its avatar arrives, or it is shown at another
+        /// size: on the realtime clock a participant can be large before its thread has loaded
+        /// the avatar).
+        var avatarContent: (failed: Bool, hasAvatar: Bool, width: Double, height: Double, picture: RGBAImage)?
         /// What the large area's prepared content shows, for the painter's key.
         var contentVersion: Int { (failed ? 1 : 0) + (avatar != nil ? 2 : 0) }
     }
@@ -117,8 +118,6 @@ package final class RoomStage {
     var tilePlayers: [Int: (player: ItemPlayer, width: Int, height: Int)] = [:]
     /// The tiles drawn last, by seat, with their rectangles.
     var shownTiles: [(seat: Int, rect: TileRect)] = []
-    /// Avatar content for tiles without video, made once per seat and size.
-    var tileContents: [Int: (failed: Bool, hasAvatar: Bool, width: Int, height: Int, picture: RGBAImage)] = [:]
     /// A presentation's last frame (a grid's is `gridCanvas`, the others' the painter's), to
     /// fade from.
     var lastOwnFrame: RGBAImage?
@@ -409,7 +408,7 @@ package final class RoomStage {
             }
         }
         if content == nil {
-            content = .content(avatarContent(large))
+            content = .content(avatarContent(large, width: layout.large.width, height: layout.large.height))
             // Player ids are not negative: a seat's prepared content is keyed apart from them.
             key = RoomPainter.LargeKey(source: -1 - large, version: seats[large].contentVersion)
         }
@@ -417,12 +416,14 @@ package final class RoomStage {
         return clock.measure(.overlay) { painter.render(large: content!, key: key, strip: strip) }
     }
 
-    /// A participant's avatar large over its blurred avatar, made once (again if it fails later).
-    func avatarContent(_ seat: Int) -> RGBAImage {
+    /// A participant's avatar over its blurred avatar, `width`×`height` (the large area, or a
+    /// tile), made once (again if it fails later, or at another size).
+    func avatarContent(_ seat: Int, width: Double, height: Double) -> RGBAImage {
         if let made = seats[seat].avatarContent, made.failed == seats[seat].failed,
-           made.hasAvatar == (seats[seat].avatar != nil) { return made.picture }
-        let picture = layout.avatarContent(seats[seat].avatar, failed: seats[seat].failed)
-        seats[seat].avatarContent = (seats[seat].failed, seats[seat].avatar != nil, picture)
+           made.hasAvatar == (seats[seat].avatar != nil), made.width == width, made.height == height { return made.picture }
+        let picture = RoomPicture.avatarTile(seats[seat].avatar, failed: seats[seat].failed, width: width, height: height,
+                                             markRadius: layout.avatarDiameter / 3)
+        seats[seat].avatarContent = (seats[seat].failed, seats[seat].avatar != nil, width, height, picture)
         return picture
     }
 
