@@ -42,6 +42,21 @@ final class ReportBrowserTests: XCTestCase {
         return out
     }
 
+    /// The page at `file` as headless chromium leaves it once its scripts have run
+    /// (`--dump-dom`), with `options` (a time budget, a window size).
+    static func renderedDOM(of file: String, options: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: chromium)
+        process.arguments = ["--headless", "--no-sandbox", "--disable-gpu"] + options + ["--dump-dom", "file://" + file]
+        let dom = Pipe()
+        process.standardOutput = dom
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let html = String(decoding: dom.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return html
+    }
+
     /// Runs the driver; returns what it saw.
     func drive(_ target: String, screenshot: String) throws -> [String: Any] {
         let process = Process()
@@ -154,16 +169,7 @@ final class ReportBrowserTests: XCTestCase {
         let out = scratch + "/out"
         let result = try CommandLineRunner().run(["render", board, "--output", out, "--report", "--quiet"])
         XCTAssertEqual(result.status, 0, result.stderr)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.chromium)
-        process.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=5000",
-                             "--user-data-dir=" + scratch + "/profile", "--dump-dom", "file://" + out + "/report.html"]
-        let dom = Pipe()
-        process.standardOutput = dom
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let html = String(decoding: dom.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let html = try Self.renderedDOM(of: out + "/report.html", options: ["--virtual-time-budget=5000", "--user-data-dir=" + scratch + "/profile"])
         XCTAssertTrue(html.contains("Layout (0 tile moves)"), String(html.prefix(2000)))
         // Who is on which page follows the samples' voices at the start: the page's list is
         // checked by its shape, four then three.

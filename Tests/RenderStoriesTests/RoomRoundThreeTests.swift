@@ -55,21 +55,12 @@ final class RoomRoundThreeTests: XCTestCase {
     /// 5. The report page's count of players alive is check's: video players (peak 1 in a room),
     /// and the audio players counted apart; each audio lane is labelled with its participant.
     func testTheReportCountsVideoAndAudioPlayersApart() throws {
-        let chromium = "/usr/bin/chromium"
-        guard FileManager.default.isExecutableFile(atPath: chromium) else { throw XCTSkip("chromium is not installed") }
+        guard FileManager.default.isExecutableFile(atPath: ReportBrowserTests.chromium) else { throw XCTSkip("chromium is not installed") }
         let board = try roomBoard()
         let render = try cli.run(["render", board, "--output", folder.file("out"), "--report", "--quiet"])
         XCTAssertEqual(render.status, 0, render.stderr)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: chromium)
-        process.arguments = ["--headless", "--disable-gpu", "--no-sandbox", "--window-size=1400,1000",
-                             "--virtual-time-budget=3000", "--dump-dom", "file://" + folder.file("out/report.html")]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let dom = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let dom = try ReportBrowserTests.renderedDOM(of: folder.file("out/report.html"),
+                                                     options: ["--window-size=1400,1000", "--virtual-time-budget=3000"])
         XCTAssertTrue(dom.contains("video players alive (peak 1)"), String(dom.suffix(3000)))
         XCTAssertTrue(dom.contains("audio players alive (peak 3)"), String(dom.suffix(3000)))
         XCTAssertFalse(dom.contains("peak 4"), String(dom.suffix(3000)))

@@ -18,13 +18,7 @@ final class StudioBrowserTests: XCTestCase {
                                   "chromium is not installed (scripts/install-deps.sh --test installs it)")
         folder = ScratchFolder()
         board = try StudioHarness.writeDemo(into: folder.path, width: 360, height: 640, copies: true)
-        do {
-            studio = try StudioProcess(board: board, output: folder.file("out"))
-            browser = try StudioBrowser(url: studio.url)
-        } catch {
-            XCTFail("\(error)")
-            throw error
-        }
+        (studio, browser) = try StudioHarness.open(board: board, output: folder.file("out"))
     }
 
     override func tearDown() {

@@ -57,6 +57,26 @@ enum StudioHarness {
     }
 }
 
+extension StudioHarness {
+    /// `render-stories studio` on `board` and a headless browser on its page: the servers a
+    /// browser test needs, so a failure to start either fails the test (and a studio whose
+    /// browser did not start is stopped again).
+    static func open(board: String, output: String, extra: [String] = []) throws -> (StudioProcess, StudioBrowser) {
+        do {
+            let studio = try StudioProcess(board: board, output: output, extra: extra)
+            do {
+                return (studio, try StudioBrowser(url: studio.url))
+            } catch {
+                studio.stop()
+                throw error
+            }
+        } catch {
+            XCTFail("\(error)")
+            throw error
+        }
+    }
+}
+
 struct StudioTestFailure: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }

@@ -48,13 +48,7 @@ final class StudioLiveTests: XCTestCase {
          ],
          "script": [{"at": 1.0, "action": "swipe", "direction": "next"}]}
         """.utf8).write(to: URL(fileURLWithPath: folder.file("board.json")))
-        do {
-            studio = try StudioProcess(board: folder.file("board.json"), output: folder.file("out"))
-            browser = try StudioBrowser(url: studio.url)
-        } catch {
-            XCTFail("\(error)")
-            throw error
-        }
+        (studio, browser) = try StudioHarness.open(board: folder.file("board.json"), output: folder.file("out"))
     }
 
     override func tearDown() {

@@ -34,14 +34,8 @@ final class StudioVariantTests: XCTestCase {
             """.write(toFile: folder.file("board.json"), atomically: true, encoding: .utf8)
         try "sku,photo,lang,note\nA1,photos/sunset.jpg,en,first\nB2,photos/home.jpg,fr,second\n"
             .write(toFile: folder.file("rows.csv"), atomically: true, encoding: .utf8)
-        do {
-            studio = try StudioProcess(board: folder.file("board.json"), output: folder.file("out"),
-                                       extra: ["--data", folder.file("rows.csv"), "--name-from", "sku"])
-            browser = try StudioBrowser(url: studio.url)
-        } catch {
-            XCTFail("\(error)")
-            throw error
-        }
+        (studio, browser) = try StudioHarness.open(board: folder.file("board.json"), output: folder.file("out"),
+                                                   extra: ["--data", folder.file("rows.csv"), "--name-from", "sku"])
     }
 
     override func tearDown() {
