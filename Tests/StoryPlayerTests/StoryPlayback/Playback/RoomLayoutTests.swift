@@ -169,6 +169,46 @@ final class RoomLayoutTests: XCTestCase {
         XCTAssertLessThanOrEqual(expected, changes)
     }
 
+    /// What reaches the tiles is video as it plays, not a first picture held: four participants
+    /// whose grey level steps every picture (N × 20), in a grid at the sources' 10 fps; each
+    /// tile's centre shows a new level on almost every frame. And a phone's portrait clip
+    /// (stored landscape, red left and blue right, with a display matrix to turn it) is upright
+    /// in its tile: blue above, red below.
+    func testGridTilesPlayTheirVideoAndShowAPhoneClipUpright() throws {
+        for (index, id) in ["ana", "ben", "cy"].enumerated() {
+            try ffmpeg(["-f", "lavfi", "-i", "color=c=black:s=180x320:r=10:d=3,format=yuv444p,geq=lum='mod(N*20+\(index * 7),200)+16':cb=128:cr=128",
+                        "-c:v", "libx264", "-preset", "ultrafast", "-g", "10", "-pix_fmt", "yuv420p", folder.file("moving-\(id).mp4")])
+        }
+        func grid(_ list: [String]) throws -> (trace: [TraceEvent], folder: ScratchFolder) {
+            let board = try Storyboard.parse("""
+            {"canvas": {"width": \(RoomLayoutTests.width), "height": \(RoomLayoutTests.height), "fps": 10}, "duration": 2.5,
+             "stories": [{"id": "panel", "room": {"participants": [\(list.joined(separator: ", "))], "layout": "grid"}, "duration": 2.5}]}
+            """, folder: folder.path)
+            let output = try render(board)
+            return (output.trace, output.folder)
+        }
+        let layout = RoomLayout(width: RoomLayoutTests.width, height: RoomLayoutTests.height)
+        let moving = try grid(["ana", "ben", "cy"].map { #"{"id": "\#($0)", "uri": "moving-\#($0).mp4"}"# })
+        let tiles = layout.gridTiles(count: 3, aspect: 180.0 / 320, paged: false)
+        let tileOf = Dictionary(uniqueKeysWithValues: zip(moving.trace.of(.layout).first?.tiles ?? [], tiles))
+        let frames = try (0..<25).map { try frame(moving.folder, $0) }
+        for id in ["ana", "ben", "cy"] {
+            let tile = try XCTUnwrap(tileOf[id], "\(id) has a tile")
+            let levels = frames.map { $0[Int(tile.centre.x), Int(tile.centre.y)].red }
+            let changes = zip(levels, levels.dropFirst()).filter { abs(Int($0) - Int($1)) > 8 }.count
+            XCTAssertGreaterThanOrEqual(changes, 20, "\(id)'s tile shows a new picture on nearly every frame: \(levels)")
+        }
+        // The phone's clip is short (0.5 s): read while it plays, beside one other participant.
+        let phoneRoom = try grid([#"{"id": "ana", "uri": "moving-ana.mp4"}"#, #"{"id": "phone", "uri": "\#(Fixture.path("rotated.mp4"))"}"#])
+        let pair = Dictionary(uniqueKeysWithValues: zip(phoneRoom.trace.of(.layout).first?.tiles ?? [],
+                                                        layout.gridTiles(count: 2, aspect: 180.0 / 320, paged: false)))
+        let phone = try XCTUnwrap(pair["phone"])
+        let picture = try frame(phoneRoom.folder, 2)
+        func at(_ dy: Double) -> String { dominantChannel(picture[Int(phone.centre.x), Int(Double(phone.y) + dy * Double(phone.height))]) }
+        XCTAssertEqual(at(0.25), "blue", "the top of the phone's picture")
+        XCTAssertEqual(at(0.75), "red", "the bottom")
+    }
+
     // MARK: - Stage
     // MARK: - Stage
     // MARK: - Stage
