@@ -58,7 +58,7 @@ public enum OutputFolder {
 
     /// Why creating `path` failed, in plain words, with the system's own in brackets when they
     /// add something.
-    static func reason(_ number: Int32, creating path: String) -> String {
+    package static func reason(_ number: Int32, creating path: String) -> String {
         let parent = folder(of: path)
         switch number {
         case EACCES, EPERM: return "permission denied in \(parent)"

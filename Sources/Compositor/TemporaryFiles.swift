@@ -46,6 +46,15 @@ public enum TemporaryFiles {
         state.withLock { _ = $0.paths.remove(path) }
     }
 
+    /// Removes the temporary file at `path` (`unlink(2)`) and forgets it: for a writer that
+    /// gives up on its file.
+    package static func discard(_ path: String) {
+        state.withLock { state in
+            unlink(path)
+            state.paths.remove(path)
+        }
+    }
+
     /// Renames `temporary` to `path` (`rename(2)`) and forgets it, in one step under the lock,
     /// so that what `wasPlaced` says after `removeAll` is what is on disk. -1 with `errno` set
     /// when it cannot be renamed, or with `ECANCELED` once the process is ending (its temporary

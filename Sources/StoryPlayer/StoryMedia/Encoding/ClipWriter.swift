@@ -129,10 +129,17 @@ package final class ClipWriter {
 
     deinit {
         // Abandoned (an error): nothing half-written stays behind. The owners free the rest.
-        if !finished {
-            _ = muxer.closeFile()
-            unlink(temporary)
-        }
+        abandon()
+    }
+
+    /// Closes the file unfinished and removes it (`avio_closep`, `unlink`): for a render that
+    /// failed. Called by the render before it reports the failure, not left to `deinit`, which a
+    /// process exiting at once may never reach while the writer's queue still holds it.
+    package func abandon() {
+        guard !finished else { return }
+        finished = true
+        _ = muxer.closeFile()
+        TemporaryFiles.discard(temporary)
     }
 
     /// Whether the format carries sound (`append(audio:)` is a no-op otherwise).
@@ -175,7 +182,7 @@ package final class ClipWriter {
         status = muxer.closeFile()
         guard status >= 0 else { throw MediaError(.convert, "cannot close the \(format.kind)", averror: status) }
         guard TemporaryFiles.place(temporary, at: path) == 0 else {
-            unlink(temporary)
+            TemporaryFiles.discard(temporary)
             throw MediaError(.convert, "cannot move the \(format.kind) to \(path)", cause: String(cString: strerror(errno)))
         }
         finished = true

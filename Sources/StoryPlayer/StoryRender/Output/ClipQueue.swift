@@ -40,6 +40,14 @@ final class ClipQueue: Sendable {
         }
     }
 
+    /// Waits for the queued frames to be dropped or written, then removes the unfinished file:
+    /// for a render that failed, so no temporary file outlives the process.
+    func abandon() {
+        queue.sync {
+            writer.withLock { $0.abandon() }
+        }
+    }
+
     func finish() throws(MediaError) {
         let outcome: Result<Void, MediaError> = queue.sync {
             if let error = firstError.withLock({ $0 }) { return .failure(error) }

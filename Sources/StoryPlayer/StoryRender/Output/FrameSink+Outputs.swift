@@ -17,19 +17,25 @@ struct PNGFrames: FrameSink {
     }
 
     mutating func take(_ frame: DrawnFrame) throws(RenderError) {
-        writer.submit(frame.canvas, to: StoryRender.framePath(folder, frame.index))
+        writer.submit(frame.canvas, frame: frame.index, to: StoryRender.framePath(folder, frame.index))
         first = first ?? frame.index
         last = frame.index
-        if let error = writer.error {
-            throw RenderError(.output, "cannot write frame \(frame.index)", cause: error)
-        }
+        if let failure = writer.failure { throw PNGFrames.error(failure) }
+    }
+
+    /// Names the frame whose file failed (not the one being submitted when the failure was
+    /// seen, which is a few frames later), and its path.
+    static func error(_ failure: FrameWriter.Failure) -> RenderError {
+        RenderError(.output, "cannot write frame \(failure.frame) (\(failure.path))",
+                    cause: failure.error.cause ?? failure.error.message)
     }
 
     mutating func endFrames(_ ending: FramesEnding) throws(RenderError) {
         // Late frames are filled with the frame before them, so they are written too.
         if let lastLate = ending.lateFrames.filter({ $0 > 0 }).max(), let drawn = last, lastLate > drawn { last = lastLate }
+        writer.waitForQueuedFrames()
+        if let failure = writer.failure { throw PNGFrames.error(failure) }
         do {
-            try writer.finish()
             try fillLateFrames(ending.lateFrames)
         } catch {
             throw RenderError(.output, "cannot write frames", cause: error)
@@ -60,6 +66,10 @@ extension ClipTrack: FrameSink {
 
     mutating func endFrames(_ ending: FramesEnding) throws(RenderError) {
         try finish()
+    }
+
+    mutating func abandon() {
+        abandonFiles()
     }
 }
 

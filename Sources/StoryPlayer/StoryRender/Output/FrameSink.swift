@@ -16,12 +16,16 @@ protocol FrameSink {
     /// With the summary and the complete trace: the files written last. The trace and summary
     /// come first among the sinks, so an output that fails cannot cost them.
     func write(_ ending: RenderEnding) throws(RenderError)
+    /// The render failed: whatever the output holds open is closed and its temporary file
+    /// removed, before the failure is reported (and the process perhaps exits).
+    mutating func abandon()
 }
 
 extension FrameSink {
     mutating func take(_ frame: DrawnFrame) throws(RenderError) {}
     mutating func endFrames(_ ending: FramesEnding) throws(RenderError) {}
     func write(_ ending: RenderEnding) throws(RenderError) {}
+    mutating func abandon() {}
 }
 
 /// A frame as drawn, for the sinks.

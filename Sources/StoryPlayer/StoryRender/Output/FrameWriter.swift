@@ -20,14 +20,26 @@ import Synchronization
 final class FrameWriter: Sendable {
     private struct Job: Sendable {
         let frame: RGBAImage
+        let index: Int
         let path: String
+    }
+
+    /// A frame whose file could not be written, and why.
+    struct Failure: Sendable {
+        let frame: Int
+        let path: String
+        let error: CompositorError
     }
 
     private let jobs: BoundedQueue<Job>
     private let slots: DispatchSemaphore
     private let finished = DispatchGroup()
     private struct State {
-        var firstError: CompositorError?
+        /// The lowest-numbered frame that failed: every frame before it is on disk once the
+        /// writer has finished, since frames are encoded out of order by several threads.
+        var failure: Failure?
+        /// The highest-numbered frame submitted.
+        var lastSubmitted: Int?
     }
     private let state = Mutex(State())
     private let options: PNGOptions
@@ -67,9 +79,10 @@ final class FrameWriter: Sendable {
 
     /// Queues a frame; each file appears whole (temp file, then rename). The image's storage
     /// comes back through `reusableCanvas()` once it is written.
-    func submit(_ image: consuming RGBAImage, to path: String) {
+    func submit(_ image: consuming RGBAImage, frame index: Int, to path: String) {
         slots.wait()
-        jobs.put(Job(frame: image, path: path))
+        state.withLock { $0.lastSubmitted = max($0.lastSubmitted ?? index, index) }
+        jobs.put(Job(frame: image, index: index, path: path))
     }
 
     /// One encoder thread: each keeps its PNGEncoder, whose buffer has grown to a frame's size.
@@ -81,21 +94,34 @@ final class FrameWriter: Sendable {
                 try encoder.write(job.frame, to: job.path)
                 clock?.add(.encode, StageClock.threadCPUSeconds() - started)
             } catch {
-                state.withLock { if $0.firstError == nil { $0.firstError = error } }
+                state.withLock { state in
+                    if state.failure.map({ job.index < $0.frame }) ?? true {
+                        state.failure = Failure(frame: job.index, path: job.path, error: error)
+                    }
+                }
             }
             canvases.put(job.frame)
             slots.signal()
         }
     }
 
-    /// The first write error so far, if any.
-    var error: CompositorError? { state.withLock { $0.firstError } }
+    /// The lowest-numbered frame that could not be written so far, if any.
+    var failure: Failure? { state.withLock { $0.failure } }
+
+    /// The highest-numbered frame submitted so far.
+    var lastSubmitted: Int? { state.withLock { $0.lastSubmitted } }
 
     /// Waits for every queued frame; the encoder threads then end.
     func finish() throws(CompositorError) {
+        waitForQueuedFrames()
+        if let failure { throw failure.error }
+    }
+
+    /// Lets the queued frames be written (or fail) and waits for the encoder threads to end:
+    /// after it, no frame's temporary file is open, and `failure` is final.
+    func waitForQueuedFrames() {
         close()
         finished.wait()
-        if let error { throw error }
     }
 
     /// Lets the encoder threads end once the queued frames are written, without waiting for

@@ -81,6 +81,11 @@ struct ClipTrack {
         for queue in queues { queue.submit(frame: canvas, index: n - first, audio: audio) }
     }
 
+    /// Removes every file not yet finished, once its queue is idle (`ClipQueue.abandon`).
+    func abandonFiles() {
+        for queue in queues { queue.abandon() }
+    }
+
     /// Writes what is queued and closes the files; the first error, naming its file's format.
     mutating func finish() throws(RenderError) {
         let audio = waitingSound.flatMap { $0.sound.resolved() }

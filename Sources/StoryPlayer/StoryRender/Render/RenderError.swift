@@ -19,6 +19,9 @@ public struct RenderError: Error, Sendable, CustomStringConvertible {
     public let message: String
     /// The error underneath (a `MediaError`, a `CompositorError`...), for a caller to inspect.
     public let cause: (any Error & Sendable)?
+    /// What a render that failed half-way left behind, for the user to know what to trust
+    /// ("out/board is not a finished render: …"); printed on a line of its own after the error.
+    public internal(set) var aftermath: String?
 
     public init(_ code: Code, _ message: String, cause: (any Error & Sendable)? = nil) {
         self.code = code
@@ -51,6 +54,7 @@ public struct RenderError: Error, Sendable, CustomStringConvertible {
     }
 
     public var description: String {
-        cause.map { "\(message): \($0)" } ?? message
+        let error = cause.map { "\(message): \($0)" } ?? message
+        return aftermath.map { "\(error)\n\($0)" } ?? error
     }
 }

@@ -24,7 +24,7 @@ final class FrameWriterTests: XCTestCase {
         for n in 0..<12 {
             let image = RGBAImage(width: 16, height: 8, fill: RGBAColor(red: UInt8(n * 20), green: 3, blue: 4))
             images.append(image)
-            writer.submit(image, to: "\(folder)/\(n).png")
+            writer.submit(image, frame: n, to: "\(folder)/\(n).png")
         }
         try writer.finish()
         for (n, image) in images.enumerated() {
@@ -35,11 +35,27 @@ final class FrameWriterTests: XCTestCase {
 
     func testAFailedWriteIsReportedByFinish() {
         let writer = FrameWriter(options: PNGOptions(), maxInFlight: 2, workers: 1)
-        writer.submit(RGBAImage(width: 4, height: 4), to: "\(folder)/missing/0.png")
-        writer.submit(RGBAImage(width: 4, height: 4), to: "\(folder)/1.png")
+        writer.submit(RGBAImage(width: 4, height: 4), frame: 0, to: "\(folder)/missing/0.png")
+        writer.submit(RGBAImage(width: 4, height: 4), frame: 1, to: "\(folder)/1.png")
         XCTAssertThrowsError(try writer.finish())
-        XCTAssertNotNil(writer.error)
+        XCTAssertEqual(writer.failure?.frame, 0)
         XCTAssertTrue(FileManager.default.fileExists(atPath: "\(folder)/1.png"), "later frames are still written")
+    }
+
+    /// Frames are written by several threads out of order: the failure kept is the lowest
+    /// frame's, so every frame before it is known to be on disk, and the message names the
+    /// frame whose file failed rather than the one submitted when the failure was noticed.
+    func testTheLowestFailedFrameIsTheOneReported() {
+        let writer = FrameWriter(options: PNGOptions(), maxInFlight: 4, workers: 2)
+        for n in 0..<10 {
+            let path = n >= 6 ? "\(folder)/missing/\(n).png" : "\(folder)/\(n).png"
+            writer.submit(RGBAImage(width: 4, height: 4), frame: n, to: path)
+        }
+        writer.waitForQueuedFrames()
+        XCTAssertEqual(writer.failure?.frame, 6)
+        XCTAssertEqual(writer.failure?.path, "\(folder)/missing/6.png")
+        XCTAssertEqual(writer.lastSubmitted, 9)
+        for n in 0..<6 { XCTAssertTrue(FileManager.default.fileExists(atPath: "\(folder)/\(n).png"), "frame \(n)") }
     }
 
     func testEncoderThreadsRunBelowTheRenderPriority() throws {
