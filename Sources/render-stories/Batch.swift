@@ -35,8 +35,8 @@ struct Batch: ParsableCommand {
     @Option(help: ArgumentHelp("The rows: a .csv with a header of parameter names, a .json array of objects, or .jsonl (an object a line).", valueName: "file"))
     var data: String
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("The batch's folder: DIR/<row>/ for each row, and DIR/batch.json.", valueName: "dir"))
-    var output: String
+    @Option(name: .shortAndLong, help: ArgumentHelp("The batch's folder: DIR/<row>/ for each row, and DIR/batch.json (not needed with --check).", valueName: "dir"))
+    var output: String?
 
     @Option(help: ArgumentHelp("Name each row's folder by this column's value (letters, digits, . _ - kept) instead of its number.", valueName: "column"))
     var nameFrom: String?
@@ -53,7 +53,7 @@ struct Batch: ParsableCommand {
     @Flag(help: "Render nothing: join the parts' reports (DIR/batch-rows-*.json) into DIR/batch.json.")
     var merge = false
 
-    @Flag(help: "Render nothing: check every row and print the number of rows.")
+    @Flag(help: "Render nothing: check every row as the batch would before its first frame (its values, and the files it names) and print the number of rows.")
     var check = false
 
     @Flag(name: .shortAndLong, help: "Print nothing but errors and the last line.")
@@ -75,6 +75,7 @@ struct Batch: ParsableCommand {
     func validate() throws {
         if merge && (rows != nil || check) { throw ValidationError("--merge joins the parts' reports; give it without --rows or --check") }
         if let jobs, !(1...64).contains(jobs) { throw ValidationError("--jobs must be 1 to 64") }
+        if output == nil && !check { throw ValidationError("give --output DIR: the batch's folder, a folder for each row in it") }
         guard FileManager.default.fileExists(atPath: storyboard) else { throw ValidationError("no such file \(storyboard)") }
         guard FileManager.default.fileExists(atPath: data) else { throw ValidationError("--data \(data): no such file") }
         for (index, option) in renderOptions.enumerated() {
@@ -108,25 +109,24 @@ struct Batch: ParsableCommand {
             printError("error: \(error)")
             throw ExitCode(2)
         }
-        let plan: BatchPlan
-        do {
-            plan = try BatchPlan(board: storyboard, data: table, output: output, nameFrom: nameFrom,
-                                 common: ParameterArguments.values(in: renderOptions), checking: rows.map { $0.lower...$0.upper })
-        } catch {
-            printError("error: \(error)")
+        // Thrown as it is: the root command prints each of its errors on a line of its own, and
+        // exits 2.
+        let plan = try BatchPlan(board: storyboard, data: table, output: output ?? ".", nameFrom: nameFrom,
+                                 common: ParameterArguments.values(in: renderOptions), checking: rows.map { $0.lower...$0.upper },
+                                 verifying: check)
+        if let rows, !rows.fits(plan.variants.count) {
+            printError("error: --rows \(rows): the data has \(plan.variants.count) rows")
             throw ExitCode(2)
         }
         if check {
             print(plan.variants.count)
             return
         }
+        // validate() requires it but for --check.
+        guard let output else { throw ValidationError("give --output DIR") }
         if merge {
-            try mergeParts(of: plan)
+            try mergeParts(of: plan, in: output)
             return
-        }
-        if let rows, !rows.fits(plan.variants.count) {
-            printError("error: --rows \(rows): the data has \(plan.variants.count) rows")
-            throw ExitCode(2)
         }
         let variants = rows.map { range in plan.variants.filter { range.contains($0.row.number) } } ?? plan.variants
         let reportName = rows.map { "batch-rows-\($0.lower)-\($0.upper).json" } ?? "batch.json"
@@ -223,7 +223,7 @@ struct Batch: ParsableCommand {
 extension Batch {
     /// `--merge`: the parts' reports in the output folder joined into `batch.json`, and the exit a
     /// whole batch would have had (3 when a row failed or no part reported it).
-    func mergeParts(of plan: BatchPlan) throws {
+    func mergeParts(of plan: BatchPlan, in output: String) throws {
         let report: BatchReport
         do {
             report = try BatchReport.merging(partsIn: output, plan: plan, storyboard: storyboard, data: data)

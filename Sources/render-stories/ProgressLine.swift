@@ -29,9 +29,13 @@ final class ProgressLine: Sendable {
     let expected: Int?
 
     init(style: ProgressStyle, expected: Int? = nil) {
-        // The bar is for people: never written into a log or a pipe.
-        self.style = style == .bar && isatty(STDERR_FILENO) == 0 ? .none : style
+        self.style = ProgressLine.shownStyle(style)
         self.expected = expected
+    }
+
+    /// The style that is drawn: the bar is for people, never written into a log or a pipe.
+    static func shownStyle(_ style: ProgressStyle) -> ProgressStyle {
+        style == .bar && isatty(STDERR_FILENO) == 0 ? .none : style
     }
 
     /// The last line of `--progress json`: {"done": true, "frames": N, "wall_s": W, "fps": F,

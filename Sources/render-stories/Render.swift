@@ -264,7 +264,7 @@ struct Render: ParsableCommand {
         } catch {
             // A usage error found in run(), after parsing: argument-parser would print the root
             // command's usage for it, so render's own is printed here, as validate()'s errors get.
-            printError("Error: \(error.message)\nUsage: \(RenderStories.usageString(for: Render.self))\n"
+            printError("error: \(error.message)\nUsage: \(RenderStories.usageString(for: Render.self))\n"
                        + "  See 'render-stories help render' for more information.")
             throw ExitCode(2)
         }
@@ -280,9 +280,12 @@ struct Render: ParsableCommand {
         let clipPaths = exportFiles.map(\.path)
         let clips = clipPaths.map { ($0 as NSString).lastPathComponent }
         let speaks = !quiet && !clips.isEmpty
-        // A clip may be finished between the two signals: the second names only those that
-        // are not (an audit's MP4 was whole on disk while the message said it was not written).
-        TemporaryFiles.watch(clipPaths)
+        // A file may be finished between the two signals: the second names only those that
+        // are not (an audit's MP4 was whole on disk while the message said it was not written),
+        // every one of them: the clips, the pictures, the trace, the summary and the page.
+        let endPaths = clipPaths + [contactSheet, timeline].compactMap { $0 }
+            + (["lifecycle.jsonl", "summary.json"] + (report ? [ReportPage.fileName] : [])).map { (folder as NSString).appendingPathComponent($0) }
+        TemporaryFiles.watch(endPaths)
         // On a terminal the progress bar's line has no end yet.
         let lineBreak = isatty(STDERR_FILENO) == 1 ? "\n" : ""
         let signalSources = [SIGINT, SIGTERM].map { number in
@@ -292,15 +295,7 @@ struct Render: ParsableCommand {
                 // Two signals close together may reach the handler as one, with a count of two.
                 if interruption.requested != nil || source.data > 1 {
                     TemporaryFiles.removeAll()
-                    if speaks {
-                        let placed = clipPaths.map(TemporaryFiles.wasPlaced)
-                        let unwritten = zip(clips, placed).filter { !$0.1 }.map(\.0)
-                        let finished = zip(clips, placed).filter(\.1).map(\.0)
-                        var said = unwritten.isEmpty ? "stopped at once: summary.json not written"
-                            : "stopped at once: \(unwritten.joined(separator: ", ")) not written, nor summary.json"
-                        if !finished.isEmpty { said += "; \(finished.joined(separator: ", ")) finished before, from the frames drawn" }
-                        printError(lineBreak + said)
-                    }
+                    if !quiet { printError(lineBreak + Render.stoppedAtOnce(endPaths, clips: clipPaths)) }
                     _exit(128 + number)
                 }
                 interruption.request(signal: number)
@@ -315,13 +310,15 @@ struct Render: ParsableCommand {
             return source
         }
         defer { signalSources.forEach { $0.cancel() } }
-        // A job runner reading --progress json is told the frame count from the first line, even
-        // for a storyboard without a duration (counted ahead, without decoding) or a shard.
+        // A job runner reading --progress json, and a user watching the bar, are told the frame
+        // count from the first line, even for a storyboard without a duration (counted ahead,
+        // without decoding) or a shard.
+        let style = ProgressLine.shownStyle(quiet ? .none : self.progress)
         var expected = options.frameRange?.count
-        if expected == nil, !quiet, self.progress == .json, board.duration == nil {
+        if expected == nil, style != .none, board.duration == nil {
             expected = try? StoryRender.countFrames(board)
         }
-        let progress = ProgressLine(style: quiet ? .none : self.progress, expected: expected)
+        let progress = ProgressLine(style: style, expected: expected)
         if progress.isEnabled {
             options.progress = { @Sendable done, total in progress.show(done: done, total: total) }
         }
@@ -346,21 +343,14 @@ struct Render: ParsableCommand {
             // still stops at once, without the clips.
             printError("note: signal \(signal) came after the last frame, while the clips were finished: every output is whole")
         }
+        // What failed is said even with --quiet: it is what a quiet run is for.
+        Render.sayFailures(of: summary, missing: missing)
         if quiet {
             if strict && summary.hasFailures { throw ExitCode(3) }
             return
         }
-        for notice in summary.notices { printError("note: \(notice)") }
-        for story in summary.failedStories {
-            // A missing local file was named before the render, with its JSON path: once is
-            // enough (summary.json and the trace still list the failure).
-            let errors = story.errors.filter { error in !missing.contains { error.contains($0.file) } }
-            guard !errors.isEmpty else { continue }
-            printError("story \(story.id) failed: \(errors.joined(separator: "; "))")
-        }
-        for failure in summary.failedParticipants where !missing.contains(where: { failure.error.contains($0.file) }) {
-            printError("participant \(failure.participant) of \(failure.story) failed: \(failure.error)")
-        }
+        // Missing files were said before the render, as warnings: once is enough.
+        for notice in summary.notices where !missing.contains(where: { $0.description == notice }) { printError("note: \(notice)") }
         if !summary.lateFrames.isEmpty {
             printError("note: \(summary.lateFrames.count) frames were late and skipped (late_frames in summary.json)")
         }
@@ -371,6 +361,40 @@ struct Render: ParsableCommand {
 }
 
 extension Render {
+    /// The stories and participants that failed, each once. A missing local file was named
+    /// before the render, with its JSON path: once is enough (summary.json and the trace still
+    /// list the failure). A story that failed each time it was shown says each error once, with
+    /// how many times.
+    static func sayFailures(of summary: RenderSummary, missing: [Storyboard.MissingFile]) {
+        for story in summary.failedStories {
+            let errors = story.errors.filter { error in !missing.contains { error.contains($0.file) } }
+            guard !errors.isEmpty else { continue }
+            var distinct: [String] = []
+            for error in errors where !distinct.contains(error) { distinct.append(error) }
+            let counted = distinct.map { error in
+                let times = errors.filter { $0 == error }.count
+                return times == 1 ? error : "\(error) (\(times) times)"
+            }
+            printError("story \(story.id) failed: \(counted.joined(separator: "; "))")
+        }
+        for failure in summary.failedParticipants where !missing.contains(where: { failure.error.contains($0.file) }) {
+            printError("participant \(failure.participant) of \(failure.story) failed: \(failure.error)")
+        }
+    }
+
+    /// What a second signal left out: every file of `paths` (the files a render writes at its
+    /// end) not in place, and the clips that were.
+    static func stoppedAtOnce(_ paths: [String], clips: [String]) -> String {
+        let name = { (path: String) in (path as NSString).lastPathComponent }
+        let unwritten = paths.filter { !TemporaryFiles.wasPlaced($0) }.map(name)
+        let finished = clips.filter(TemporaryFiles.wasPlaced).map(name)
+        let listed = unwritten.count < 2 ? unwritten.joined()
+            : unwritten.dropLast().joined(separator: ", ") + " and " + unwritten.last!
+        var said = unwritten.isEmpty ? "stopped at once: every file was written" : "stopped at once: \(listed) not written"
+        if !finished.isEmpty { said += "; \(finished.joined(separator: ", ")) finished before, from the frames drawn" }
+        return said
+    }
+
     /// The encoded files asked for, by flag, each with its format.
     var exportFiles: [(flag: String, path: String, format: ExportFormat)] {
         let files: [(String, String?, ExportFormat)] = [

@@ -74,12 +74,19 @@ struct RenderStories: ParsableCommand {
             StandardError.write(lines.joined())
             Foundation.exit(2)
         } catch {
-            if exitCode(for: error) == .validationFailure {
-                StandardError.write(fullMessage(for: error) + "\n")
-                Foundation.exit(2)
-            }
-            exit(withError: error)
+            let code = exitCode(for: error)
+            // Help is argument-parser's to print, on stdout.
+            guard code != .success else { exit(withError: error) }
+            let message = RenderStories.spelledAsTheTool(fullMessage(for: error))
+            if !message.isEmpty { StandardError.write(message + "\n") }
+            Foundation.exit(code == .validationFailure ? 2 : code.rawValue)
         }
+    }
+
+    /// argument-parser starts its messages with "Error: "; the tool's own, like most command-line
+    /// tools', with "error: ": one spelling, so a script or a reader looks for one.
+    static func spelledAsTheTool(_ message: String) -> String {
+        message.hasPrefix("Error: ") ? "error: " + message.dropFirst("Error: ".count) : message
     }
 }
 

@@ -58,6 +58,11 @@ struct Studio: ParsableCommand {
                 printError("error: \(error)")
                 throw ExitCode(2)
             }
+            // A row the data could not give is named, every one, as batch names them.
+            if let problems = rows?.problems, !problems.isEmpty {
+                problems.forEach { printError("error: \($0)") }
+                throw ExitCode(2)
+            }
             if let nameFrom, let rows, !rows.columns.contains(nameFrom) {
                 printError("error: --name-from \(nameFrom): the data has no such column (it has \(rows.columns.joined(separator: ", ")))")
                 throw ExitCode(2)
@@ -82,9 +87,22 @@ struct Studio: ParsableCommand {
         }
         finished.wait()
         if let failure = failure.withLock({ $0 }) {
-            printError("error: the studio cannot serve on 127.0.0.1:\(port): \(failure)")
+            printError("error: " + Studio.serveFailure(failure, port: port))
             throw ExitCode(1)
         }
+    }
+
+    /// Why the server could not listen, in plain words. The server's error names the system
+    /// call with its Swift labels ("bind(descriptor:ptr:bytes:): Address already in use)
+    /// (errno: 98)"): the system's reason is kept, the call is not the user's business.
+    static func serveFailure(_ description: String, port: Int) -> String {
+        guard let match = description.firstMatch(of: /\(errno: (\d+)\)/), let code = Int32(match.1) else {
+            return "the studio cannot serve on 127.0.0.1:\(port): \(description)"
+        }
+        if code == EADDRINUSE {
+            return "port \(port) on 127.0.0.1 is in use by another program: give another --port, or --port 0 for one the system chooses"
+        }
+        return "the studio cannot serve on 127.0.0.1:\(port): \(String(cString: strerror(code)))"
     }
 
     /// This very executable, which the Render button runs as `render`.

@@ -88,10 +88,14 @@ final class BatchCommandTests: XCTestCase {
         let folder = try boardFolder()
         try write("sku,photo,lang\nA,sunset.jpg,en\nB,home.jpg,fr\nC,missing.jpg,en\n", to: folder.file("rows.csv"))
         let base = ["batch", folder.file("board.json"), "--data", folder.file("rows.csv"), "--output", folder.file("out"), "--name-from", "sku"]
+        // Row 3's photo is missing: --check names it (its render would fail), and renders nothing.
         let count = try cli.run(base + ["--check"])
-        XCTAssertEqual(count.status, 0, count.stderr)
-        XCTAssertEqual(count.stdout, "3\n")
+        XCTAssertEqual(count.status, 2, count.stderr)
+        XCTAssertTrue(count.stderr.contains("no such file \(folder.file("missing.jpg")) (row 3)"), count.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: folder.file("out")), "--check renders nothing")
+        let firstTwo = try cli.run(base + ["--check", "--rows", "1-2"])
+        XCTAssertEqual(firstTwo.status, 0, firstTwo.stderr)
+        XCTAssertEqual(firstTwo.stdout, "3\n", "the rows of the data, the part's checked")
 
         let first = try cli.run(base + ["--rows", "1-2", "--quiet"])
         XCTAssertEqual(first.status, 0, first.stderr)

@@ -139,7 +139,7 @@ final class OutputRoundThreeTests: XCTestCase {
         XCTAssertEqual(status, 130)
         XCTAssertTrue(said.contains("stopping at the next frame, then finishing int2.mp4 from the frames drawn; "
                                     + "press Ctrl-C again to stop at once without them"), said)
-        XCTAssertTrue(said.contains("stopped at once: int2.mp4 not written, nor summary.json"), said)
+        XCTAssertTrue(said.contains("stopped at once: int2.mp4, lifecycle.jsonl and summary.json not written"), said)
         let left = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".tmp") }
             + FileManager.default.contentsOfDirectory(atPath: out).filter { $0.hasSuffix(".tmp") }
         XCTAssertEqual(left, [], "no temporary file after two signals")
@@ -155,7 +155,7 @@ final class OutputRoundThreeTests: XCTestCase {
         XCTAssertEqual(status, 128 + SIGTERM)
         XCTAssertTrue(said.contains("from the frames drawn; send SIGTERM again to stop at once without them"), said)
         XCTAssertFalse(said.contains("Ctrl-C"), said)
-        XCTAssertTrue(said.contains("stopped at once: term2.mp4 not written, nor summary.json"), said)
+        XCTAssertTrue(said.contains("stopped at once: term2.mp4, lifecycle.jsonl and summary.json not written"), said)
     }
 
     /// A clip finished between the two signals is on disk, whole: the second signal's message

@@ -145,7 +145,7 @@ final class SlurmRenderTests: XCTestCase {
     }
 
     /// `--data ROWS`: a batch over the cluster. Five rows, two an array task (three tasks; the
-    /// second task's first try fails and is tried again), one row whose photo is missing: each
+    /// second task's first try fails and is tried again), one row whose photo does not decode: each
     /// row's frames in OUT/<name>/ as a single `render --set` draws them, and one batch.json
     /// merged from the tasks' parts saying which row failed (exit 3, as batch).
     func testDataRowsRenderAsArrayTasksWithOneMergedBatchReport() throws {
@@ -162,7 +162,10 @@ final class SlurmRenderTests: XCTestCase {
              "canvas": {"width": 90, "height": 160, "fps": 8},
              "stories": [{"id": "product-{{lang}}", "items": [{"uri": "{{photo}}", "duration": 1}]}]}
             """.write(toFile: scratch + "/board.json", atomically: true, encoding: .utf8)
-        try "sku,photo,lang\nA1,sunset.jpg,en\nB2,home.jpg,fr\nC3,missing.jpg,de\nD4,home.jpg,de\nE5,sunset.jpg,fr\n"
+        // A photo that is there but is no picture: only its render finds out (a missing one
+        // is refused before anything is queued, below).
+        try "not a picture".write(toFile: scratch + "/broken.jpg", atomically: true, encoding: .utf8)
+        try "sku,photo,lang\nA1,sunset.jpg,en\nB2,home.jpg,fr\nC3,broken.jpg,de\nD4,home.jpg,de\nE5,sunset.jpg,fr\n"
             .write(toFile: scratch + "/rows.csv", atomically: true, encoding: .utf8)
 
         // Bad data is refused before anything is queued.
@@ -172,6 +175,12 @@ final class SlurmRenderTests: XCTestCase {
         XCTAssertTrue(bad.output.contains("(row 1)"), bad.output)
         XCTAssertFalse(bad.output.contains("submitted"), bad.output)
         XCTAssertFalse(FileManager.default.fileExists(atPath: scratch + "/bad"))
+        // So is a row whose file is not there: its render would fail (batch --check).
+        try "sku,photo,lang\nA1,sunset.jpg,en\nC3,missing.jpg,de\n".write(toFile: scratch + "/gone.csv", atomically: true, encoding: .utf8)
+        let gone = try renderSlurm(cluster, ["--data", scratch + "/gone.csv", scratch + "/board.json", scratch + "/gone"])
+        XCTAssertEqual(gone.status, 2, gone.output)
+        XCTAssertTrue(gone.output.contains("missing.jpg (row 2)"), gone.output)
+        XCTAssertFalse(gone.output.contains("submitted"), gone.output)
 
         let result = try renderSlurm(cluster, ["--data", scratch + "/rows.csv", scratch + "/board.json", scratch + "/out",
                                                "--rows-per-task", "2", "--name-from", "sku", "--mp4", "clip.mp4"],
@@ -183,7 +192,7 @@ final class SlurmRenderTests: XCTestCase {
         let rows = report["rows"] as? [[String: Any]] ?? []
         XCTAssertEqual(rows.map { $0["name"] as? String ?? "" }, ["A1", "B2", "C3", "D4", "E5"])
         XCTAssertEqual(rows.map { $0["status"] as? String ?? "" }, ["done", "done", "failed", "done", "done"])
-        XCTAssertTrue((rows[2]["error"] as? String ?? "").contains("missing.jpg"), "\(rows[2])")
+        XCTAssertTrue((rows[2]["error"] as? String ?? "").contains("story product-de failed"), "\(rows[2])")
         XCTAssertEqual(report["done"] as? Int, 4)
         XCTAssertEqual(report["failed"] as? Int, 1)
         XCTAssertEqual(report["jobs"] as? Int, 5, "the three parts' jobs summed: 2, 2 and 1 (one a core, at most a row each)")

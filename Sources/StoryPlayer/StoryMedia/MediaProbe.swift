@@ -84,7 +84,10 @@ public struct MediaProbe: Sendable {
                           height: turned ? shownWidth : decoder.codedHeight, orientation: orientation.exif,
                           frameRate: decoder.isStill ? 0 : decoder.frameRate,
                           isLive: isLive || (decoder.duration == nil && !decoder.isStill),
-                          duration: decoder.isStill ? nil : decoder.duration,
+                          // A live stream has no length to play to: what its container says
+                          // (an FLV header's `duration`, the seconds the publisher had sent) is
+                          // not one.
+                          duration: decoder.isStill || isLive ? nil : decoder.duration,
                           streams: decoder.isStill ? decoder.streams.map(\.asPicture) : decoder.streams,
                           spans: FirstFrameSpans(openMs: ms(opened), firstPacketMs: ms(decoder.firstPacketAt ?? decoded),
                                                  firstFrameMs: ms(decoded)),

@@ -102,3 +102,31 @@ extension Storyboard {
         return RoomAction(at: at, story: story, change: change)
     }
 }
+
+// MARK: - Page actions to no page
+
+extension Storyboard {
+    /// A `page` action asking for a page its room's grid never has (its participants, screen
+    /// shares aside, fill fewer pages at the canvas's tiles a page): the grid shows its last page
+    /// instead, and a typo in a page number would go unsaid. One notice each, for the render's
+    /// `notices` (stderr and summary.json).
+    public var roomPageNotices: [String] {
+        roomActions.compactMap { action in
+            guard case .page(let page) = action.change else { return nil }
+            let rooms = stories.filter { action.story == nil || $0.id == action.story }
+                .compactMap { story in story.items.first?.room.map { (story: story.id, room: $0) } }
+            let grids = rooms.map { story, room in
+                let people = room.participants.filter { !$0.screenshare }.count
+                let perPage = room.tilesPerPage(width: canvas.width, height: canvas.height)
+                return (story: story, people: people, perPage: perPage, pages: max(1, (people + perPage - 1) / perPage))
+            }
+            guard let most = grids.max(by: { $0.pages < $1.pages }), page > most.pages else { return nil }
+            let when = "the page action at \(ObjectReader.format(action.at)) s asks for page \(page)"
+            guard grids.count == 1 else {
+                return "script: \(when), and no room's grid has more than \(most.pages) page\(most.pages == 1 ? "" : "s"): the room shown shows its last"
+            }
+            return "script: \(when) of story \"\(most.story)\"'s grid, which has at most \(most.pages) page\(most.pages == 1 ? "" : "s") "
+                + "(\(most.people) participant\(most.people == 1 ? "" : "s"), \(most.perPage) a page): it shows its last"
+        }
+    }
+}

@@ -20,6 +20,11 @@ public struct BatchData: Sendable, Equatable {
     public var rows: [Row]
     /// Every column (CSV) or key (JSON) any row has, in the order first seen.
     public var columns: [String]
+    /// The rows that could not be read (a CSV row with too few or too many values, a JSON line
+    /// that does not parse, an item that is not an object), each naming its row: left out of
+    /// `rows`, so that one bad row hides none of the other rows' mistakes (`BatchPlan` reports
+    /// them all together).
+    public var problems: [Problem] = []
 
     /// Why data cannot be used: its file and what is wrong, with the row or line.
     public struct Problem: Error, Sendable, Equatable, CustomStringConvertible {
@@ -60,18 +65,21 @@ public struct BatchData: Sendable, Equatable {
             throw Problem(message: "\(name): column \(twice) is named twice in the header")
         }
         var rows: [Row] = []
+        var problems: [Problem] = []
         for (index, record) in records.dropFirst().enumerated() {
             // A blank line (a file's trailing newline, a gap) is no row.
             if record.count == 1, record[0].isEmpty { continue }
             let number = index + 1
+            guard rows.count + problems.count < BatchData.rowLimit else { throw Problem(message: "\(name): more than \(BatchData.rowLimit) rows") }
             guard record.count == columns.count else {
-                throw Problem(message: "\(name), row \(number): \(record.count) values for \(columns.count) columns (\(columns.joined(separator: ", ")))")
+                problems.append(Problem(message: "\(name), row \(number): \(record.count) values for \(columns.count) columns (\(columns.joined(separator: ", ")))"))
+                continue
             }
             rows.append(Row(number: number, values: Dictionary(uniqueKeysWithValues: zip(columns, record))))
-            guard rows.count <= BatchData.rowLimit else { throw Problem(message: "\(name): more than \(BatchData.rowLimit) rows") }
         }
         self.rows = rows
         self.columns = columns
+        self.problems = problems
     }
 
     /// The records of CSV text (RFC 4180): fields apart by commas, records by CRLF or LF; a field
@@ -128,29 +136,45 @@ public struct BatchData: Sendable, Equatable {
         guard case .array(let items) = value else { throw Problem(message: "\(name): expected an array of objects, one a row") }
         var rows: [Row] = []
         var columns: [String] = []
+        var problems: [Problem] = []
         for (index, item) in items.prefix(BatchData.rowLimit).enumerated() {
-            rows.append(try BatchData.row(item, number: index + 1, where: "\(name), row \(index + 1)", columns: &columns))
+            do {
+                rows.append(try BatchData.row(item, number: index + 1, where: "\(name), row \(index + 1)", columns: &columns))
+            } catch {
+                problems.append(error)
+            }
         }
         self.rows = rows
         self.columns = columns
+        self.problems = problems
     }
 
     public init(jsonLines text: String, name: String = "data.jsonl") throws(Problem) {
         var rows: [Row] = []
         var columns: [String] = []
+        var problems: [Problem] = []
+        // Rows are numbered by the objects, a line that cannot be read counting as one, so a
+        // row's number does not change when the line before it is mended.
+        var number = 0
         for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             guard !line.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { continue }
-            let value: JSONValue
-            do {
-                value = try JSONValue.parse(Data(line.utf8))
+            number += 1
+            guard number <= BatchData.rowLimit else { throw Problem(message: "\(name): more than \(BatchData.rowLimit) rows") }
+            do throws(Problem) {
+                let value: JSONValue
+                do {
+                    value = try JSONValue.parse(Data(line.utf8))
+                } catch {
+                    throw Problem(message: "\(name), line \(index + 1) (row \(number)): \(error.message)")
+                }
+                rows.append(try BatchData.row(value, number: number, where: "\(name), line \(index + 1)", columns: &columns))
             } catch {
-                throw Problem(message: "\(name), line \(index + 1): \(error.message)")
+                problems.append(error)
             }
-            rows.append(try BatchData.row(value, number: rows.count + 1, where: "\(name), line \(index + 1)", columns: &columns))
-            guard rows.count <= BatchData.rowLimit else { throw Problem(message: "\(name): more than \(BatchData.rowLimit) rows") }
         }
         self.rows = rows
         self.columns = columns
+        self.problems = problems
     }
 
     /// One object of JSON data as a row: strings as they are, numbers and bools as JSON writes

@@ -18,16 +18,22 @@ public struct BatchPlan: Sendable {
     public var variants: [Variant]
 
     /// Plans `data` for the storyboard at `board` into `output`. Throws a storyboard error
-    /// listing every row's problems (`row N` in each), or a usage problem.
+    /// listing every row's problems (`row N` in each; the rows the data could not give among
+    /// them), or a usage problem.
     /// `checking`: the rows read with their values (a part of a batch checks its own; the
     /// machine that split it checked them all); every row by default.
+    /// `verifying`: also what would fail a row's render before its first frame (`batch
+    /// --check`): a local file it names that is not there (a `file` parameter's among them), a
+    /// captions file that cannot be read, a drag never released.
     public init(board: String, data: BatchData, output: String, nameFrom column: String?,
-                common: [String: String] = [:], checking: ClosedRange<Int>? = nil) throws(StoryboardError) {
-        guard !data.rows.isEmpty else { throw StoryboardError(path: "", message: "the data has no rows") }
+                common: [String: String] = [:], checking: ClosedRange<Int>? = nil, verifying: Bool = false) throws(StoryboardError) {
+        var problems = data.problems.map { StoryboardError(path: "", message: $0.message) }
+        guard !data.rows.isEmpty else {
+            throw BatchPlan.together(problems.isEmpty ? [StoryboardError(path: "", message: "the data has no rows")] : problems)
+        }
         if let column, !data.columns.contains(column) {
             throw StoryboardError(path: "", message: "--name-from \(column): the data has no such column (it has \(data.columns.joined(separator: ", ")))")
         }
-        var problems: [StoryboardError] = []
         var variants: [Variant] = []
         var seen: [String: Int] = [:]
         let declared = (try? Storyboard.parameters(json: FileManager.default.contents(atPath: board) ?? Data(),
@@ -39,7 +45,8 @@ public struct BatchPlan: Sendable {
             for (key, value) in row.values where parameterNames.contains(key) { values[key] = value }
             if checking?.contains(row.number) ?? true {
                 do {
-                    _ = try Storyboard(contentsOf: board, parameters: values, row: row.label)
+                    let variant = try Storyboard(contentsOf: board, parameters: values, row: row.label)
+                    if verifying { problems += BatchPlan.renderProblems(of: variant, row: row) }
                 } catch {
                     problems += error.all
                 }
@@ -54,12 +61,30 @@ public struct BatchPlan: Sendable {
             kept.values = values
             variants.append(Variant(row: kept, name: name, folder: (output as NSString).appendingPathComponent(name)))
         }
-        if var first = problems.first {
-            first.also = Array(problems.dropFirst().prefix(StoryboardError.reportLimit - 1))
-            first.unreported = max(0, problems.count - StoryboardError.reportLimit)
-            throw first
-        }
+        if !problems.isEmpty { throw BatchPlan.together(problems) }
         self.variants = variants
+    }
+
+    /// Every problem as one storyboard error, as many as one reports.
+    private static func together(_ problems: [StoryboardError]) -> StoryboardError {
+        var first = problems[0]
+        first.also = Array(problems.dropFirst().prefix(StoryboardError.reportLimit - 1))
+        first.unreported = max(0, problems.count - StoryboardError.reportLimit)
+        return first
+    }
+
+    /// What stops or fails a row's render before its first frame, though its storyboard reads:
+    /// each named with its JSON path and its row, as a storyboard error is.
+    private static func renderProblems(of variant: Storyboard, row: BatchData.Row) -> [StoryboardError] {
+        var problems = variant.missingLocalFiles.map { StoryboardError(path: $0.path, message: "no such file \($0.file) (\(row.label))") }
+        for check in [variant.checkCaptions, variant.checkFingersLift] as [() throws(StoryboardError) -> Void] {
+            do {
+                try check()
+            } catch {
+                problems += error.all.map { StoryboardError(path: $0.path, message: "\($0.message) (\(row.label))") }
+            }
+        }
+        return problems
     }
 
     /// A folder name from a row's value: letters, digits, `.`, `_` and `-` kept, anything else

@@ -106,9 +106,13 @@ public final class StoryRender {
         stories = storyboard.stories
         players = []
         rasterizer = Rasterizer(threads: options.threads)
+        let missing = storyboard.missingLocalFiles
+        // Said before the render by the CLI, and kept in summary.json too, where a batch or a
+        // job runner reads what went wrong; so is a page action to a page no grid has.
+        warnings = missing.map(\.description) + storyboard.roomPageNotices
         posters = PosterLibrary(canvas: storyboard.canvas, look: storyboard.loading, limits: limits, clock: clock,
                                 waitsForLoads: playback == .virtual,
-                                knownMissing: Set(storyboard.missingLocalFiles.map(\.file)))
+                                knownMissing: Set(missing.map(\.file)))
         feed = storyboard.feed.map { FeedPages(feed: $0, folder: storyboard.folder, timeout: storyboard.timeouts.open) }
         captions = StoryCaptions(storyboard: storyboard, platform: options.safeZones)
         addPlayers(for: stories)

@@ -150,6 +150,25 @@ final class LivePublisherTests: LiveServerTestCase {
         }
     }
 
+    /// `probe` of a live RTMP stream: live, and no duration. A publisher told how long to go on
+    /// (`ffmpeg -t 600`) writes that into the FLV header's `duration`, which nginx relays; the
+    /// stream is live all the same, and has no length to play to.
+    func testAProbedRTMPStreamHasNoDuration() throws {
+        try LiveServers.require("nginx")
+        let url = "rtmp://127.0.0.1:\(try servers.rtmpServer())/live/timed"
+        let publisher = try servers.publish(.videoAndSound, to: url, format: "flv", extra: ["-t", "600"])
+        var probed: MediaProbe?
+        XCTAssertTrue(LiveServers.waitUntil(20) {
+            probed = try? MediaProbe.run(url, timeouts: Timeouts(open: 4, read: 4))
+            return probed != nil
+        }, "never playable: \(publisher.output)")
+        let probe = try XCTUnwrap(probed)
+        XCTAssertTrue(probe.isLive)
+        XCTAssertNil(probe.duration, "\(probe.text)")
+        XCTAssertTrue(probe.json.contains(#""duration": null"#), probe.json)
+        XCTAssertTrue(probe.text.contains("duration     none"), probe.text)
+    }
+
     func testHLSPublishers() throws {
         assertPlaysAsPublished(try hlsPublishers(), transport: "HLS")
     }
