@@ -90,4 +90,17 @@ final class MissingLivePiecesTests: LiveServerTestCase {
         print("DASH segments answering 404: \(pieces.count) requests; \(reason)")
         assertBackedOff(pieces, first: 1)
     }
+
+    /// Plain HLS (no parts) is read by FFmpeg's demuxer, which asks for each segment once and
+    /// passes over one it cannot open: its requests need no backoff, but its open timed out
+    /// saying only "no answer within 8 s". The timeout now says what the segments answered.
+    func testPlainHLSWhoseSegmentsAnswer404SaysSoWhenItsOpenTimesOut() throws {
+        let origin = try servers.lowLatencyHLS(plain: true, missing: "^/seg")
+        let reason = try assertFailsWithoutOpening(board(origin.url, seconds: 14), expected: "HTTP 404 Not Found")
+        XCTAssertNotNil(reason.range(of: #"no answer within 8 s opening .*: the last asked for was .*/seg\d+\.m4s\)$"#,
+                                     options: .regularExpression), reason)
+        let pieces = pieceRequests(origin, matching: #"^/seg\d+\.m4s$"#)
+        print("plain HLS segments answering 404: \(pieces.count) requests; \(reason)")
+        XCTAssertEqual(Dictionary(grouping: pieces, by: \.path).values.map(\.count).max(), 1, "each segment asked for once: \(pieces)")
+    }
 }
