@@ -69,9 +69,21 @@ final class DASHSegmentFeed: SegmentFeed {
         self.behind = behind
         next = start
         initPending = representation.template.initialization != nil
+        retries = PieceRetries(pieces: "DASH segments",
+                               first: DASHSegmentFeed.firstRetryWait(representation, manifest: manifest, clockOffset: clockOffset))
+    }
+
+    /// The first wait before a listed segment that was not given is asked for again
+    /// (`PieceRetries`): how long the next piece of it takes to come out. For low-latency DASH a
+    /// chunk (the segment less its `availabilityTimeOffset`: 0.2 s for ffmpeg's), since such a
+    /// segment is asked for as its first chunk is due and a server a moment behind answers 404;
+    /// else the segment, at most dash.js's 1 s.
+    static func firstRetryWait(_ representation: DASHRepresentation, manifest: DASHManifest, clockOffset: Double) -> Double {
         let window = DASHLiveWindow(representation, manifest: manifest, unixNow: Date().timeIntervalSince1970 + clockOffset)
-        let seconds = window.flatMap { window in window.segments.last.map { $0.duration * window.unit } }
-        retries = PieceRetries(pieces: "DASH segments", first: seconds ?? 1)
+        guard let window, let segment = window.segments.last else { return 1 }
+        let seconds = segment.duration * window.unit
+        let early = representation.template.availabilityTimeOffset
+        return early > 0 && early < seconds ? seconds - early : min(seconds, 1)
     }
 
     // MARK: - Reading

@@ -9,7 +9,8 @@ import Foundation
 /// The schedule, exponential as hls.js's (`fragLoadPolicy.errorRetry`: 1 s doubling to 8 s, 6
 /// retries), but from the piece's own length, since a live piece a length late is the common case:
 /// - retry n waits `first × 2^(n-1)`, at most `4 × first`: for LL-HLS `first` is PART-TARGET
-///   (0.33, 0.67, 1.33, 1.33, 1.33, 1.33 s for 1/3 s parts), for DASH the segment's duration;
+///   (0.33, 0.67, 1.33, 1.33, 1.33, 1.33 s for 1/3 s parts), for DASH a chunk's or segment's
+///   duration (`DASHSegmentFeed.firstRetryWait`);
 /// - failures count in a row, across pieces, until a piece arrives: passing over a piece does not
 ///   start the schedule again;
 /// - a piece that failed `passOverAfter` times while newer ones are listed is passed over, as a
