@@ -133,27 +133,7 @@ final class HLSPartFeed: SegmentFeed {
                 next = after(piece)
                 return .data
             }
-            guard let url = resolved(piece.uri) else { return .failed(refused(piece.uri)) }
-            if let refusal = refusal(of: url) { return .failed(refusal) }
-            switch fetch(url: url) {
-            case .failed(let error):
-                // Listed but not there (gone, or not yet whole): asked again on a backoff; one that
-                // keeps failing while newer pieces are listed is passed over, as a player skips a
-                // damaged one; the feed gives up on a run of failures, saying what the server answered.
-                switch retries.failed(url, error: error, secondsLeft: gate.secondsLeft, now: LiveEdge.now()) {
-                case .giveUp(let failure): return .failed(failure)
-                case .retry(let seconds):
-                    if retries.passesOver, let last = pieces.last, piece.position < last.position {
-                        next = after(piece)
-                        retries.passedOver()
-                    }
-                    return .backOff(seconds)
-                }
-            default:
-                arrived()
-                next = after(piece)
-                return .data
-            }
+            return fetchListed(piece, newest: pieces.last)
         }
         if let segment = playlist.segments.first(where: { $0.sequence == next.sequence }) {
             // The segment is whole now: past its last part (or listed without its parts, whose
@@ -190,6 +170,29 @@ final class HLSPartFeed: SegmentFeed {
             return .data
         }
         return reloadMovedOn(waitingFor: next) ? .data : .wait
+    }
+
+    /// Fetches `piece`, which the playlist lists (`newest` the last it lists). One listed but not
+    /// there (gone, or not yet whole) is asked for again on a backoff; one that keeps failing
+    /// while newer pieces are listed is passed over, as a player skips a damaged one; the feed
+    /// gives up on a run of failures, saying what the server answered (`PieceRetries`).
+    private func fetchListed(_ piece: HLSPlaylist.Piece, newest: HLSPlaylist.Piece?) -> Step {
+        guard let url = resolved(piece.uri) else { return .failed(refused(piece.uri)) }
+        if let refusal = refusal(of: url) { return .failed(refusal) }
+        guard case .failed(let error) = fetch(url: url) else {
+            arrived()
+            next = after(piece)
+            return .data
+        }
+        switch retries.failed(url, error: error, secondsLeft: gate.secondsLeft, now: LiveEdge.now()) {
+        case .giveUp(let failure): return .failed(failure)
+        case .retry(let seconds):
+            if retries.passesOver, let newest, piece.position < newest.position {
+                next = after(piece)
+                retries.passedOver()
+            }
+            return .backOff(seconds)
+        }
     }
 
     /// The place after `piece`: the next part of its segment, or the next segment's first.
