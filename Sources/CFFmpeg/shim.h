@@ -35,6 +35,20 @@ static inline int cffmpeg_averror_eagain(void) { return AVERROR(EAGAIN); }
 /// `AVERROR_EXIT`: an interrupt callback asked the call to stop.
 static inline int cffmpeg_averror_exit(void) { return AVERROR_EXIT; }
 
+/// The HTTP status behind one of FFmpeg's `AVERROR_HTTP_*` codes: 400, 401, 403 or 404; 499 for
+/// another 4xx and 599 for a 5xx (FFmpeg keeps only their class); 0 for any other code.
+static inline int cffmpeg_http_status(int code) {
+    switch (code) {
+    case AVERROR_HTTP_BAD_REQUEST: return 400;
+    case AVERROR_HTTP_UNAUTHORIZED: return 401;
+    case AVERROR_HTTP_FORBIDDEN: return 403;
+    case AVERROR_HTTP_NOT_FOUND: return 404;
+    case AVERROR_HTTP_OTHER_4XX: return 499;
+    case AVERROR_HTTP_SERVER_ERROR: return 599;
+    default: return 0;
+    }
+}
+
 /// `AV_NOPTS_VALUE`: "no timestamp".
 static inline int64_t cffmpeg_nopts_value(void) { return AV_NOPTS_VALUE; }
 

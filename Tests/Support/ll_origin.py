@@ -60,6 +60,9 @@ by pid, stopped with SIGTERM or SIGINT (it closes its sockets and exits 0 at onc
                  streamed or uploaded body), "bytes": body bytes sent or received}
   --ready FILE   written ({"port", "pid", "url"}) once the playlist lists 2 complete segments
                  (hls) or the manifest and 2 segments of each series are complete (dash)
+  --missing RE   a GET or HEAD of a path RE matches (re.search) answers 404 Not Found at once,
+                 though the playlist or manifest lists it: an origin or CDN that lost its media
+                 (hls: '^/seg' for every part and segment; dash: 'chunk-stream0' for the video's)
 """
 import argparse
 import gzip
@@ -670,6 +673,7 @@ class Origin(ThreadingHTTPServer):
     def __init__(self, address, handler, mode, stream, store, log, ready):
         super().__init__(address, handler)
         self.mode, self.stream, self.store, self.log, self.ready = mode, stream, store, log, ready
+        self.missing = None
         self.connections = set()
         self.connections_lock = threading.Lock()
 
@@ -782,6 +786,8 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_GET(self):
         self.begin()
+        if self.server.missing and self.server.missing.search(self.route):
+            return self.reply_error(404, "missing (--missing)")
         if self.server.mode == "hls":
             self.hls_get()
         else:
@@ -1050,6 +1056,7 @@ def main():
         sub.add_argument("--port", type=int, required=True)
         sub.add_argument("--log", help="a JSON line per request")
         sub.add_argument("--ready", help="written once there is something to play")
+        sub.add_argument("--missing", type=re.compile, help="paths (regex) that answer 404 though listed")
     hls.add_argument("--part", type=float, default=0.333, help="part target, seconds (raised to fit every part)")
     hls.add_argument("--window", type=int, default=15, help="complete segments listed")
     hls.add_argument("--segment", type=float, default=1.0, help="least segment duration, seconds")
@@ -1071,6 +1078,7 @@ def main():
     except OSError as error:
         print(f"ll_origin: cannot listen on {HOST}:{args.port}: {error}", file=sys.stderr)
         sys.exit(2)
+    server.missing = args.missing
     ready.port = server.server_address[1]
     print(f"ll_origin: {args.mode} on http://{HOST}:{ready.port}/", file=sys.stderr, flush=True)
 

@@ -43,15 +43,17 @@ final class DASHSegmentFeed: SegmentFeed {
     private(set) var failure: MediaError?
     /// The manifest said the presentation ended (`type="static"`) and every segment was read.
     private(set) var ended = false
-    /// Failed fetches of the next segment in a row, while it is listed.
-    private var failedFetches = 0
+    /// When a segment listed but not given is asked for again, and when the feed gives up on it.
+    private var retries: PieceRetries
+    /// The URL of the segment being read, for what a failure says.
+    private var streamURL = ""
+    /// Media segments whose first bytes came so far: until one has, nothing of a picture has.
+    private(set) var mediaPieces = 0
 
     /// How often the manifest is read while the next segment is not listed yet (seconds).
     static let waitInterval = 0.1
     /// Segment numbers this far past the newest listed mean the publisher started again.
     static let restartGap = 10
-    /// Fetches of a listed segment that may fail in a row (0.1 s apart) before it is passed over.
-    static let fetchAttempts = 10
     /// The most one segment may weigh.
     static let segmentLimit = 256 << 20
 
@@ -67,6 +69,21 @@ final class DASHSegmentFeed: SegmentFeed {
         self.behind = behind
         next = start
         initPending = representation.template.initialization != nil
+        retries = PieceRetries(pieces: "DASH segments",
+                               first: DASHSegmentFeed.firstRetryWait(representation, manifest: manifest, clockOffset: clockOffset))
+    }
+
+    /// The first wait before a listed segment that was not given is asked for again
+    /// (`PieceRetries`): how long the next piece of it takes to come out. For low-latency DASH a
+    /// chunk (the segment less its `availabilityTimeOffset`: 0.2 s for ffmpeg's), since such a
+    /// segment is asked for as its first chunk is due and a server a moment behind answers 404;
+    /// else the segment, at most dash.js's 1 s.
+    static func firstRetryWait(_ representation: DASHRepresentation, manifest: DASHManifest, clockOffset: Double) -> Double {
+        let window = DASHLiveWindow(representation, manifest: manifest, unixNow: Date().timeIntervalSince1970 + clockOffset)
+        guard let window, let segment = window.segments.last else { return 1 }
+        let seconds = segment.duration * window.unit
+        let early = representation.template.availabilityTimeOffset
+        return early > 0 && early < seconds ? seconds - early : min(seconds, 1)
     }
 
     // MARK: - Reading
@@ -76,9 +93,14 @@ final class DASHSegmentFeed: SegmentFeed {
     func read(into buffer: UnsafeMutablePointer<UInt8>, count: Int) -> Int32 {
         while fetched.isUsedUp {
             if gate.reason != nil { return cffmpeg_averror_exit() }
+            // Given up: a demuxer that reads again after an error is told the same, not fetched for.
+            if let failure { return failure.ffmpegError?.code ?? cffmpeg_averror(EIO) }
             if let stream {
                 switch readChunk(from: stream) {
                 case .data, .wait: continue
+                case .backOff(let seconds):
+                    guard gate.sleep(seconds: seconds) else { return cffmpeg_averror_exit() }
+                    continue
                 case .ended: preconditionFailure("a segment's end is the next segment's start")
                 case .failed(let error):
                     failure = error
@@ -97,12 +119,17 @@ final class DASHSegmentFeed: SegmentFeed {
             case .wait:
                 guard gate.sleep(seconds: DASHSegmentFeed.waitInterval) else { return cffmpeg_averror_exit() }
                 refreshManifest()
+            case .backOff(let seconds):
+                // Asked again after the wait, with what the manifest lists then.
+                guard gate.sleep(seconds: seconds) else { return cffmpeg_averror_exit() }
+                refreshManifest()
             }
         }
         return fetched.copy(into: buffer, count: count)
     }
 
-    private enum Step { case data, wait, ended, failed(MediaError) }
+    /// `backOff`: a listed segment was not given; ask again after that many seconds (`PieceRetries`).
+    private enum Step { case data, wait, backOff(Double), ended, failed(MediaError) }
 
     /// Fetches what comes next, if it is there.
     private func advance() -> Step {
@@ -139,20 +166,19 @@ final class DASHSegmentFeed: SegmentFeed {
                                       cause: representation.template.media ?? "no media template"))
         }
         if let refusal = refusal(of: url) { return .failed(refusal) }
-        switch open(url) {
-        case .data:
-            return .data
-        default:
-            // Listed but not there (a publisher that lists a segment a moment before it has
-            // written it, or one that removed it): read the manifest again and try again; a
-            // segment that keeps failing while later ones are listed is passed over, as a
-            // player skips a damaged one.
-            failedFetches += 1
-            if failedFetches >= DASHSegmentFeed.fetchAttempts, segment.number < last.number {
+        guard case .failed(let error) = open(url) else { return .data }
+        // Listed but not there (a publisher that lists a segment a moment before it has written
+        // it, or one that removed it): asked again on a backoff, with the manifest read again; a
+        // segment that keeps failing while later ones are listed is passed over, as a player
+        // skips a damaged one; the feed gives up on a run of failures, saying what the server answered.
+        switch retries.failed(url, error: error, secondsLeft: gate.secondsLeft, now: LiveEdge.now()) {
+        case .giveUp(let failure): return .failed(failure)
+        case .retry(let seconds):
+            if retries.passesOver, segment.number < last.number {
                 next += 1
-                failedFetches = 0
+                retries.passedOver()
             }
-            return .wait
+            return .backOff(seconds)
         }
     }
 
@@ -177,6 +203,7 @@ final class DASHSegmentFeed: SegmentFeed {
     private func open(_ url: String) -> Step {
         do {
             stream = try FeedPageStream(url: url, timeout: timeout, gate: gate)
+            streamURL = url
             streamed = 0
             return .data
         } catch {
@@ -193,10 +220,11 @@ final class DASHSegmentFeed: SegmentFeed {
                 stream.close()
                 self.stream = nil
                 next += 1
-                failedFetches = 0
+                retries.arrived()
                 resumeAfter = 0
                 return .wait
             }
+            if streamed == 0, resumeAfter == 0 { mediaPieces += 1 }
             streamed += chunk.count
             guard streamed <= DASHSegmentFeed.segmentLimit else {
                 stream.close()
@@ -210,13 +238,14 @@ final class DASHSegmentFeed: SegmentFeed {
         } catch {
             stream.close()
             self.stream = nil
-            // A connection that broke in the middle of a segment: the segment is asked for again
-            // and read on from where the demuxer is, as a failed fetch is tried again; one that
-            // keeps breaking is an error, and the player reconnects.
-            failedFetches += 1
-            guard failedFetches < DASHSegmentFeed.fetchAttempts else { return .failed(error) }
+            // A connection that broke in the middle of a segment: the segment is asked for again,
+            // on the same backoff as a failed fetch, and read on from where the demuxer is; one
+            // that keeps breaking is an error, and the player reconnects.
             resumeAfter = max(resumeAfter, streamed)
-            return .wait
+            switch retries.failed(streamURL, error: error, secondsLeft: gate.secondsLeft, now: LiveEdge.now()) {
+            case .giveUp(let failure): return .failed(failure)
+            case .retry(let seconds): return .backOff(seconds)
+            }
         }
     }
 

@@ -18,6 +18,10 @@ final class DemuxerOpenings {
                                        UnsafePointer<CChar>?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Int32
 
     private(set) var urls: [String] = []
+    /// The last opening, when it failed with an HTTP status (`FFmpegError.httpStatus`): FFmpeg's
+    /// HLS demuxer passes over a segment it cannot open, and its open or read then times out
+    /// saying nothing of the 404s that were why.
+    private(set) var refused: (url: String, status: String)?
     /// The `io_open` the context came with (libavformat's own), which does the opening.
     private var originalOpen: IOOpen?
 
@@ -34,9 +38,18 @@ final class DemuxerOpenings {
                           _ pb: UnsafeMutablePointer<UnsafeMutablePointer<AVIOContext>?>?,
                           _ url: UnsafePointer<CChar>?, _ flags: Int32,
                           _ options: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
-        if let url { urls.append(String(cString: url)) }
+        let name = url.map { String(cString: $0) }
+        if let name { urls.append(name) }
         guard let originalOpen else { return cffmpeg_averror(EINVAL) }
-        return originalOpen(context, pb, url, flags, options)
+        let status = originalOpen(context, pb, url, flags, options)
+        refused = status < 0 ? FFmpegError(status).httpStatus.map { (name ?? "?", $0) } : nil
+        return status
+    }
+
+    /// What a timeout while opening adds when the last opening was refused: " (its segments
+    /// answered HTTP 404 Not Found: the last asked for was …)"; nil otherwise.
+    var refusalDetail: String? {
+        refused.map { " (its segments answered \($0.status): the last asked for was \($0.url))" }
     }
 }
 

@@ -69,11 +69,17 @@ extension FormatContext {
                                    behind: behind, gate: gate, timeout: limits.timeouts.open, protocols: protocolNames,
                                    clockOffset: clockOffset)
         let format: FormatContext
-        do {
+        do throws(MediaError) {
             format = try FormatContext(input: SegmentInput(feed: feed), name: source.description, options: options, gate: gate)
             try format.readStreamInfo(limits: limits)
+            // Open only once a media segment's bytes came (see `openLowLatencyHLS`): the
+            // initialization segment alone gives the demuxer its streams.
+            guard feed.mediaPieces > 0 else {
+                throw feed.failure ?? MediaError(.open, "cannot open \(source)", cause: "no media segment arrived")
+            }
         } catch {
-            throw explain(error, gate: gate, waiting: "opening \(source)", seconds: limits.timeouts.open)
+            // The feed's own reason first: it gave up before the gate would have, and says why.
+            throw feed.failure ?? explain(error, gate: gate, waiting: "opening \(source)", seconds: limits.timeouts.open)
         }
         // The sound, from the audio segment that holds the first picture's time, opened on a
         // thread of its own when the play decodes sound. Without it the story plays silent rather

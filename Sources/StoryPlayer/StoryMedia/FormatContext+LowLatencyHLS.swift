@@ -32,11 +32,19 @@ extension FormatContext {
         let feed = HLSPartFeed(playlistURL: url, playlist: playlist, start: start.piece.position, behind: behind, gate: gate,
                                timeout: limits.timeouts.open, protocols: protocols.filter { ["http", "https"].contains($0) })
         let format: FormatContext
-        do {
+        do throws(MediaError) {
             format = try FormatContext(input: SegmentInput(feed: feed), name: source.description, options: FormatContext.dashOptions, gate: gate)
             try format.readStreamInfo(limits: limits)
+            // The initialization section alone gives the demuxer its streams, and a feed that
+            // never got a part lets the stream information be read from that: the play is open
+            // only once a part (a picture's data) came. Else the play traced `opened` with no
+            // part fetched, and failed later with no reason.
+            guard feed.mediaPieces > 0 else {
+                throw feed.failure ?? MediaError(.open, "cannot open \(source)", cause: "no part of the stream arrived")
+            }
         } catch {
-            throw explain(feed.failure ?? error, gate: gate, waiting: "opening \(source)", seconds: limits.timeouts.open)
+            // The feed's own reason first: it gave up before the gate would have, and says why.
+            throw feed.failure ?? explain(error, gate: gate, waiting: "opening \(source)", seconds: limits.timeouts.open)
         }
         return HLSPartOpening(main: format, start: (start.piece.position.sequence, start.offsetInSegment), target: behind)
     }

@@ -44,21 +44,22 @@ extension FormatContext {
         gate.arm(seconds: limits.timeouts.open)
         defer { gate.disarm() }
         let format: FormatContext
+        // A live HLS demuxer's segments are noted: where it started is where the live edge is
+        // measured from, and a timeout says which segment a server refused (`DemuxerOpenings`).
+        let openings = isLive && LiveSourceKind(source) == .hls ? DemuxerOpenings() : nil
         do {
-            // A live HLS demuxer's segments are noted: where it started is where the live edge
-            // is measured from (`DemuxerOpenings`).
-            let openings = isLive && LiveSourceKind(source) == .hls ? DemuxerOpenings() : nil
             format = try FormatContext(url: source.ffmpegURL, name: source.description, options: options, gate: gate,
                                        openings: openings)
         } catch {
-            throw explain(error, gate: gate, waiting: "opening \(source)", seconds: limits.timeouts.open)
+            throw explain(error, gate: gate, waiting: "opening \(source)", seconds: limits.timeouts.open,
+                          timeoutDetail: openings?.refusalDetail ?? "")
         }
         reception?.reached(.answered)
         let status = format.findStreamInfo(maxPixels: limits.maxPixels)
         guard status >= 0 else {
             throw explain(MediaError(.streamInfo, "cannot read stream information", averror: status), gate: gate,
                           waiting: "reading stream information", seconds: limits.timeouts.open,
-                          timeoutDetail: " (the source answered, then sent no media)")
+                          timeoutDetail: format.refusalDetail ?? " (the source answered, then sent no media)")
         }
         return format
     }

@@ -77,6 +77,8 @@ final class FormatContext {
 
     /// The URLs the demuxer opened, in order, when it was asked to note them.
     var openedURLs: [String] { openings?.urls ?? [] }
+    /// Why the demuxer's last nested opening failed, when a server refused it (`DemuxerOpenings.refusalDetail`).
+    var refusalDetail: String? { openings?.refusalDetail }
 
     /// Why a DASH feed stopped, when its segments could not be fetched.
     var inputFailure: MediaError? { input?.failure }

@@ -37,14 +37,15 @@ final class HLSPartFeed: SegmentFeed {
     private var fetched = FetchedBytes()
     private(set) var failure: MediaError?
     private(set) var ended = false
-    /// Failed fetches in a row.
-    private var failedFetches = 0
+    /// When a part listed but not given is asked for again, and when the feed gives up on it.
+    private var retries: PieceRetries
+    /// Parts (or whole segments) fetched so far, the initialization section not counted: until
+    /// one has come, nothing of a picture has.
+    private(set) var mediaPieces = 0
     /// When the playlist was last read (monotonic seconds): a delta update may be asked for only
     /// while that is less than half `CAN-SKIP-UNTIL` ago (RFC 8216bis, 6.2.5.1).
     private var lastRead: Double
 
-    /// Fetches of a listed piece that may fail in a row before it is passed over.
-    static let fetchAttempts = 10
     /// The most one piece (a part, or a whole segment) may weigh.
     static let pieceLimit = 256 << 20
 
@@ -59,6 +60,7 @@ final class HLSPartFeed: SegmentFeed {
         next = start
         initPending = playlist.mapURI != nil
         lastRead = LiveEdge.now()
+        retries = PieceRetries(pieces: "LL-HLS parts", first: playlist.partTarget ?? playlist.targetDuration ?? 1)
     }
 
     // MARK: - Reading
@@ -66,6 +68,8 @@ final class HLSPartFeed: SegmentFeed {
     func read(into buffer: UnsafeMutablePointer<UInt8>, count: Int) -> Int32 {
         while fetched.isUsedUp {
             if gate.reason != nil { return cffmpeg_averror_exit() }
+            // Given up: a demuxer that reads again after an error is told the same, not fetched for.
+            if let failure { return failure.ffmpegError?.code ?? cffmpeg_averror(EIO) }
             switch advance() {
             case .data: continue
             case .ended:
@@ -76,6 +80,11 @@ final class HLSPartFeed: SegmentFeed {
                 return error.ffmpegError?.code ?? cffmpeg_averror(EIO)
             case .wait:
                 guard gate.sleep(seconds: pollInterval) else { return cffmpeg_averror_exit() }
+            case .backOff(let seconds):
+                // Asked again after the wait, with what the playlist lists then: the piece may
+                // have gone, and newer ones come.
+                guard gate.sleep(seconds: seconds) else { return cffmpeg_averror_exit() }
+                _ = reload(waitingFor: nil)
             }
         }
         return fetched.copy(into: buffer, count: count)
@@ -85,7 +94,8 @@ final class HLSPartFeed: SegmentFeed {
     /// half a part target (RFC 8216bis, 6.3.4, for a playlist that did not change).
     private var pollInterval: Double { min(0.5, max(0.05, (playlist.partTarget ?? 1) / 2)) }
 
-    private enum Step { case data, wait, ended, failed(MediaError) }
+    /// `backOff`: a listed piece was not given; ask again after that many seconds (`PieceRetries`).
+    private enum Step { case data, wait, backOff(Double), ended, failed(MediaError) }
 
     private func advance() -> Step {
         if initPending {
@@ -123,24 +133,7 @@ final class HLSPartFeed: SegmentFeed {
                 next = after(piece)
                 return .data
             }
-            guard let url = resolved(piece.uri) else { return .failed(refused(piece.uri)) }
-            if let refusal = refusal(of: url) { return .failed(refusal) }
-            switch fetch(url: url) {
-            case .data:
-                failedFetches = 0
-                next = after(piece)
-                return .data
-            default:
-                // Listed but not there (gone, or not yet whole): try again; one that keeps failing
-                // while newer pieces are listed is passed over, as a player skips a damaged one.
-                failedFetches += 1
-                if failedFetches >= HLSPartFeed.fetchAttempts, let last = pieces.last, piece.position < last.position {
-                    next = after(piece)
-                    failedFetches = 0
-                }
-                _ = reload(waitingFor: nil)
-                return .wait
-            }
+            return fetchListed(piece, newest: pieces.last)
         }
         if let segment = playlist.segments.first(where: { $0.sequence == next.sequence }) {
             // The segment is whole now: past its last part (or listed without its parts, whose
@@ -157,6 +150,7 @@ final class HLSPartFeed: SegmentFeed {
             if let refusal = refusal(of: url) { return .failed(refusal) }
             switch fetch(url: url) {
             case .data where fetched.count > 0:
+                arrived()
                 fetchedHint = url
                 return .data
             default:
@@ -178,6 +172,29 @@ final class HLSPartFeed: SegmentFeed {
         return reloadMovedOn(waitingFor: next) ? .data : .wait
     }
 
+    /// Fetches `piece`, which the playlist lists (`newest` the last it lists). One listed but not
+    /// there (gone, or not yet whole) is asked for again on a backoff; one that keeps failing
+    /// while newer pieces are listed is passed over, as a player skips a damaged one; the feed
+    /// gives up on a run of failures, saying what the server answered (`PieceRetries`).
+    private func fetchListed(_ piece: HLSPlaylist.Piece, newest: HLSPlaylist.Piece?) -> Step {
+        guard let url = resolved(piece.uri) else { return .failed(refused(piece.uri)) }
+        if let refusal = refusal(of: url) { return .failed(refusal) }
+        guard case .failed(let error) = fetch(url: url) else {
+            arrived()
+            next = after(piece)
+            return .data
+        }
+        switch retries.failed(url, error: error, secondsLeft: gate.secondsLeft, now: LiveEdge.now()) {
+        case .giveUp(let failure): return .failed(failure)
+        case .retry(let seconds):
+            if retries.passesOver, let newest, piece.position < newest.position {
+                next = after(piece)
+                retries.passedOver()
+            }
+            return .backOff(seconds)
+        }
+    }
+
     /// The place after `piece`: the next part of its segment, or the next segment's first.
     private func after(_ piece: HLSPlaylist.Piece) -> HLSPlaylist.PartPosition {
         let position = piece.position
@@ -186,6 +203,12 @@ final class HLSPartFeed: SegmentFeed {
             return HLSPlaylist.PartPosition(sequence: position.sequence + 1, part: 0)
         }
         return HLSPlaylist.PartPosition(sequence: position.sequence, part: position.part + 1)
+    }
+
+    /// A part came whole: it counts, and the next failure starts the backoff again.
+    private func arrived() {
+        if fetched.count > 0 { mediaPieces += 1 }
+        retries.arrived()
     }
 
     // MARK: - The network

@@ -29,27 +29,31 @@ struct LowLatencyOrigin {
 
 extension ServerSet {
     /// Low-Latency HLS with 0.333 s parts of 1 s segments; `plain` serves the same stream as plain
-    /// HLS (no parts), for the fallback. Waits until two segments are listed.
-    func lowLatencyHLS(plain: Bool = false) throws -> LowLatencyOrigin {
+    /// HLS (no parts), for the fallback. `missing`: paths (a regex) that answer 404 though the
+    /// playlist lists them. Waits until two segments are listed.
+    func lowLatencyHLS(plain: Bool = false, missing: String? = nil) throws -> LowLatencyOrigin {
         try LiveServers.require("ffmpeg", "python3")
         let name = "llhls-\(UUID().uuidString.prefix(8))"
         let ready = folder.file(name + ".ready"), log = folder.file(name + "-requests.jsonl")
         let command = "python3 '\(ClockCode.script)' | \(LowLatencyOrigin.encoder) -f mp4 "
             + "-movflags empty_moov+default_base_moof+frag_keyframe+delay_moov -frag_duration 333333 pipe:1 "
             + "| python3 '\(LowLatencyOrigin.script)' hls --port 0 --log '\(log)' --ready '\(ready)'\(plain ? " --no-ll" : "")"
+            + (missing.map { " --missing '\($0)'" } ?? "")
         let process = try start("bash", ["-c", "trap 'trap - TERM INT; kill -- -$$' TERM INT; \(command) & wait"], name: name)
         return LowLatencyOrigin(url: try readyURL(ready, process: process, what: "Low-Latency HLS") + "/live.m3u8", log: log)
     }
 
     /// Low-latency DASH from ffmpeg's dash muxer (`-ldash 1 -streaming 1 -lhls 1`, 1 s segments of 0.2 s
     /// chunks, a 1 s latency target, `UTCTiming`), uploaded to the origin, which serves each
-    /// segment while it is written. Waits until two segments of each stream are whole.
-    func lowLatencyDASH() throws -> LowLatencyOrigin {
+    /// segment while it is written. `missing`: paths (a regex) that answer 404 though the manifest
+    /// lists them. Waits until two segments of each stream are whole.
+    func lowLatencyDASH(missing: String? = nil) throws -> LowLatencyOrigin {
         try LiveServers.require("ffmpeg", "python3")
         let name = "lldash-\(UUID().uuidString.prefix(8))"
         let ready = folder.file(name + ".ready"), log = folder.file(name + "-requests.jsonl")
         let port = LiveServers.freePort()
-        let origin = try start("python3", [LowLatencyOrigin.script, "dash", "--port", String(port), "--log", log, "--ready", ready],
+        let origin = try start("python3", [LowLatencyOrigin.script, "dash", "--port", String(port), "--log", log, "--ready", ready]
+                                   + (missing.map { ["--missing", $0] } ?? []),
                                name: name + "-origin")
         guard LiveServers.waitUntil(10, { LiveServers.accepts(port: port) }) else {
             throw LiveServers.unavailable("the DASH origin did not start: \(origin.output)")

@@ -30,6 +30,15 @@ package final class InterruptGate: Sendable {
     /// No deadline (work that does not wait for the network).
     func disarm() { deadline.store(.max, ordering: .releasing) }
 
+    /// How long the current wait has left (seconds, 0 once past), nil when it has no deadline:
+    /// what a feed retrying a piece may still spend before the call it serves times out.
+    var secondsLeft: Double? {
+        let end = deadline.load(ordering: .acquiring)
+        guard end != .max else { return nil }
+        let now = InterruptGate.now()
+        return end > now ? Double(end - now) / 1e9 : 0
+    }
+
     /// Why the current call should stop, if it should.
     var reason: Reason? {
         if isStopped { return .stopped }
