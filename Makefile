@@ -31,7 +31,7 @@ demo: build
 # cluster, or render live sources in real time: run after the rest, so a failure of the fast
 # ones shows in a minute or two. Matched against `Target.Class/testName`; `make test` runs the
 # others with --skip and these with --filter, so every test runs exactly once.
-SLOW_TESTS := \.(LiveClockTests|MissingLivePiecesTests|LivePublisherTests|LiveSourceTests|RoomAudioThreadTests|RoomTests|RoomRoundThreeTests|FeedPagesTests|ViewerBehaviourTests|OutputRoundThreeLibraryTests|OutputRoundThreeTests|ReportBrowserTests|SlurmRenderTests|ShardedScriptTests|StudioBrowserTests|StudioSecurityTests|StudioLiveTests|StudioVariantTests)/
+SLOW_TESTS := \.(LiveClockTests|MissingLivePiecesTests|LivePublisherTests|LiveSourceTests|RoomAudioThreadTests|RoomTests|RoomRoundThreeTests|TilePlayerCountTests|FeedPagesTests|ViewerBehaviourTests|OutputRoundThreeLibraryTests|OutputRoundThreeTests|ReportBrowserTests|SlurmRenderTests|ShardedScriptTests|StudioBrowserTests|StudioBrokenStartTests|StudioSecurityTests|StudioLiveTests|StudioVariantTests)/
 test: test-deps
 	$(SWIFT) build --build-tests
 	@start=$$(date +%s); $(SWIFT) test --skip-build --disable-swift-testing --skip '$(SLOW_TESTS)'; status=$$?; \

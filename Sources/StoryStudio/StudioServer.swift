@@ -161,6 +161,14 @@ public final class StudioServer: Sendable {
             if let size = options.size, !StudioServer.isCanvasSize(size) {
                 return StudioResponses.problem(StudioProblem(.render, path: "size", "not a size WxH: \(size)"), status: .badRequest)
             }
+            // The render reads the file as saved: with errors it would stop before its first
+            // frame, so the button is refused (the page keeps it off, and says why) until the
+            // storyboard reads without one.
+            if session.board == nil || !session.problems.isEmpty {
+                let count = session.problems.count
+                return StudioResponses.problem(StudioProblem(.render, "the storyboard has \(count == 0 ? "not been read without errors" : "\(count) error\(count == 1 ? "" : "s")"); "
+                                                             + "fix it before rendering"), status: .unprocessableContent)
+            }
             do {
                 let started = try job.start(options)
                 return StudioResponses.json(["started": started], status: started ? .accepted : .conflict)

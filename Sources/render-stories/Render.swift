@@ -355,7 +355,7 @@ struct Render: ParsableCommand {
             printError("note: \(summary.lateFrames.count) frames were late and skipped (late_frames in summary.json)")
         }
         print("rendered \(summary.frames) frames to \(folder) in \(String(format: "%.2f", summary.wallSeconds)) s "
-              + "(\(String(format: "%.1f", summary.framesPerSecond)) fps, peak \(summary.peakAlivePlayers) player\(summary.peakAlivePlayers == 1 ? "" : "s") alive)")
+              + "(\(String(format: "%.1f", summary.framesPerSecond)) fps, \(summary.peakPlayersPhrase))")
         if strict && summary.hasFailures { throw ExitCode(3) }
     }
 }

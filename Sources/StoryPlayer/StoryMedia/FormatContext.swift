@@ -265,6 +265,14 @@ final class FormatContext {
     /// Every stream the container knows now, in order.
     var streams: [StreamDescription] { (0..<streamCount).compactMap { description(ofStream: $0) } }
 
+    /// Whether stream `index` is a picture attached to the file (`AV_DISPOSITION_ATTACHED_PIC`):
+    /// the cover art of a song or a voice note, which FFmpeg lists as a video stream of one
+    /// picture.
+    func isAttachedPicture(stream index: Int32) -> Bool {
+        guard let stream = stream(at: index) else { return false }
+        return stream.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0
+    }
+
     /// Whether stream `index` is video, sound, …: what each packet read is asked, so it is
     /// cheaper than a whole `description(ofStream:)`. nil when there is no such stream.
     func mediaType(ofStream index: Int32) -> AVMediaType? {

@@ -138,6 +138,13 @@ package final class MediaDecoder {
 
     /// A still image (JPEG, PNG, …): one frame, shown for the item's whole duration.
     package let isStill: Bool
+    /// A recorded source of sound only (a voice note, a song): an audio stream and no video
+    /// but, at most, an attached picture (its cover art, then the shown stream, `hasCoverArt`).
+    /// It lasts as its sound does; what a play shows over it is the player's to choose
+    /// (`SoundOnlyStill`). Never a live source: one of those may send its video later.
+    package private(set) var isSoundOnly = false
+    /// A source of sound only whose file carries a picture: its one picture is the cover art.
+    package var hasCoverArt: Bool { isSoundOnly && track != nil }
     /// Whether swscale may write straight into a picture's storage (`PictureConverter`).
     var convertsInPlace: Bool {
         get { converter.convertsInPlace }
@@ -207,12 +214,18 @@ package final class MediaDecoder {
         self.format = format
         isStill = format.formatName == "image2" || format.formatName.hasSuffix("_pipe")
         let status = format.bestStream(AVMEDIA_TYPE_VIDEO)
+        // FFmpeg offers a file's attached picture as its best video stream: a voice note with
+        // cover art is still sound, and lasts as its sound does, not one picture's time.
+        isSoundOnly = !isLive && !isStill && format.bestStream(AVMEDIA_TYPE_AUDIO) >= 0
+            && (status < 0 || format.isAttachedPicture(stream: status))
         if status >= 0 {
             // A picture is one keyframe: threads would only add their start-up.
             var trackLimits = limits
-            if isStill { (trackLimits.decoderThreads, trackLimits.heavyDecoderThreads) = (1, nil) }
-            track = try VideoTrack(stream: status, of: format, limits: trackLimits)
-        } else if !self.waitsForVideo {
+            if isStill || isSoundOnly { (trackLimits.decoderThreads, trackLimits.heavyDecoderThreads) = (1, nil) }
+            // Cover art that cannot be decoded leaves the sound without it, not failed.
+            track = isSoundOnly ? try? VideoTrack(stream: status, of: format, limits: trackLimits)
+                : try VideoTrack(stream: status, of: format, limits: trackLimits)
+        } else if !self.waitsForVideo && !isSoundOnly {
             throw MediaError(.noVideoStream, "no video stream in \(source)", averror: status)
         }
         reception.reached(.reading)
@@ -255,18 +268,19 @@ package final class MediaDecoder {
     /// The demuxer's name, e.g. "hls".
     package var formatName: String { format?.formatName ?? "heif" }
 
-    /// Whether the video stream is known yet.
-    var hasVideo: Bool { track != nil || photoFacts != nil }
+    /// Whether the video stream is known yet (a cover art's is not video: see `isSoundOnly`).
+    var hasVideo: Bool { (track != nil && !isSoundOnly) || photoFacts != nil }
     /// The video stream's duration in seconds, when the container says.
     package var duration: Double? {
-        track?.duration ?? format?.duration
+        // A cover art's stream lasts one picture; the sound is what lasts.
+        isSoundOnly ? format?.duration : track?.duration ?? format?.duration
     }
     /// The video's keyframes in media seconds, in order, as the container's index lists them
     /// (`FormatContext.keyframeTimes`): `seek(to:)` lands on the last one at or before the time
     /// it is given. Empty for a photo, a live stream, and a container whose index cannot say
     /// (MPEG-TS, Matroska at opening, a clip cut by an edit list).
     package var keyframeTimes: [Double] {
-        guard let track, let format, !closed, !isStill else { return [] }
+        guard let track, let format, !closed, !isStill, !isSoundOnly else { return [] }
         return format.keyframeTimes(ofStream: track.index).sorted()
     }
     var quarterTurns: Int { orientation.quarterTurns }
@@ -292,7 +306,7 @@ package final class MediaDecoder {
     /// Seconds to add to the pictures' time to find the same moment in the item's sound
     /// (`ItemAudio`, timed from its own stream's first timestamp).
     package var soundOffset: Double {
-        guard let format, let track else { return 0 }
+        guard let format, let track, !isSoundOnly else { return 0 }
         let index = format.bestStream(AVMEDIA_TYPE_AUDIO)
         guard index >= 0, let audio = format.description(ofStream: index) else { return 0 }
         return track.timeline.startSeconds - audio.timeline.startSeconds
@@ -332,6 +346,10 @@ package final class MediaDecoder {
     package func nextPicture(videoDeadline: UInt64? = nil) throws(MediaError) -> DecodedPicture? {
         if photoFacts != nil { return try nextPhotoPicture() }
         guard let format, !closed else { preconditionFailure("decoding after close()") }
+        // Sound without a picture: nothing to read the whole file for.
+        if isSoundOnly && track == nil {
+            throw MediaError(.noVideoStream, "no video stream in \(sourceName)", cause: "a source of sound only")
+        }
         let frame = Frame()
         while !outputDone {
             if let track {
@@ -507,7 +525,7 @@ package final class MediaDecoder {
     /// only that picture, and at 720x1280 (x264, B-frames) waiting for it cost about 40 ms of
     /// CPU a poster, several frames' worth, where the keyframe alone is one. If the keyframe
     /// gives no picture, the decoder is flushed and reading goes on as `nextPicture()` does.
-    func firstPicture() throws(MediaError) -> DecodedPicture? {
+    package func firstPicture() throws(MediaError) -> DecodedPicture? {
         drainsAfterKeyframe = true
         let picture = try nextPicture()
         drainsAfterKeyframe = false
@@ -544,6 +562,8 @@ package final class MediaDecoder {
 
     /// Moves to the last keyframe at or before `seconds` (`avformat_seek_file`) and flushes the decoder.
     package func seek(to seconds: Double) throws(MediaError) {
+        // A source of sound only shows its one picture (its cover art) at every time.
+        if isSoundOnly { return }
         guard let track, let format, !closed else { preconditionFailure("seeking after close(), or without video") }
         // With the slack pictures are shown by (`PictureTime`): a media time a hair short of a
         // keyframe's, rounded down, would land a whole GOP early, for the same picture.

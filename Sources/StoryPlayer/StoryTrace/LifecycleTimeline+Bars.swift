@@ -13,8 +13,8 @@ extension LifecycleTimeline {
             if let player = event.player, failures[player] == nil { failures[player] = event.t }
         }
         var playing: [Int: (event: TraceEvent, start: Double)] = [:]
-        // Colours go by story, so a room's audio lanes do not shift the stories after it.
-        let storyLanes = layout.lanes.filter { !layout.map.audioLanes.contains($0) }
+        // Colours go by story, so a room's audio and tile lanes do not shift the stories after it.
+        let storyLanes = layout.lanes.filter(layout.map.isStoryLane)
         func bar(_ player: Int, _ play: TraceEvent, _ start: Double, _ end: Double) {
             let laneName = layout.map.lane(of: play)
             guard let lane = storyLanes.firstIndex(of: play.story), let top = layout.laneTop(laneName) else { return }

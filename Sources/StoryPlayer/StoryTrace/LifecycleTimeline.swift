@@ -3,7 +3,8 @@ import Foundation
 import StoryMedia
 
 /// The lifecycle as one picture: a lane per story (named as the storyboard spells it) with time
-/// running left to right, and under a room's a lane per participant's audio-only player; a bar
+/// running left to right, and under a room's a lane per participant's tile players and one per
+/// participant's audio-only player; a bar
 /// per player from play to stop labelled with its id (hatched red from the moment it failed), marks
 /// for firstFrame (green), ended (blue), failed (red) and reconnect (orange), a shaded band
 /// wherever two video players are alive and a red band wherever more than `maxAlive` are (on the
@@ -35,6 +36,8 @@ public enum LifecycleTimeline {
         for (index, lane) in layout.lanes.enumerated() {
             let top = layout.top + index * layout.laneHeight
             let isAudio = layout.map.audioLanes.contains(lane)
+            // A room's tile players have no bound of their own: no band on their lanes.
+            if layout.map.tileLanes.contains(lane) { continue }
             for span in isAudio ? audio : video {
                 let color: RGBAColor
                 if isAudio {

@@ -8,6 +8,11 @@ public final class LifecycleTrace {
     public private(set) var events: [TraceEvent] = []
     public private(set) var peakAlive = 0
     public private(set) var alive: Set<Int> = []
+    /// The most of a room's tile players (`"media": "tile"`) alive at once: a grid's or stage's
+    /// tiles are decoded inside their room, so `peakAlive` leaves them out, and a grid of seven
+    /// read "peak 0 players alive" without this beside it.
+    public private(set) var peakTiles = 0
+    private var aliveTiles: Set<Int> = []
     private var lastID = 0
     private let started = ContinuousClock.now
 
@@ -31,13 +36,7 @@ public final class LifecycleTrace {
                 loaded: [String]? = nil, detail: String? = nil, pictures: Int? = nil,
                 participant: String? = nil, media: String? = nil, live: LivePlaybackFigures? = nil,
                 detailing: (inout TraceEvent) -> Void = { _ in }) -> Int {
-        // Players that decode video are the ones the viewer bounds; a room's audio players are
-        // counted apart (`check --max-audio`).
-        if kind == .play, let player, media == nil {
-            alive.insert(player)
-            peakAlive = max(peakAlive, alive.count)
-        }
-        if kind == .stop, let player { alive.remove(player) }
+        if let player { count(kind, player: player, media: media) }
         var event = TraceEvent(t: t, wall: wall, event: kind, story: story, item: item, player: player,
                                error: error, call: call, attempt: attempt, spans: spans)
         event.loaded = loaded
@@ -56,14 +55,29 @@ public final class LifecycleTrace {
     package convenience init(replaying events: [TraceEvent]) {
         self.init()
         for event in events {
-            if event.event == .play, let player = event.player, event.media == nil {
-                alive.insert(player)
-                peakAlive = max(peakAlive, alive.count)
-            }
-            if event.event == .stop, let player = event.player { alive.remove(player) }
+            if let player = event.player { count(event.event, player: player, media: event.media) }
             lastID = max(lastID, event.player ?? 0)
         }
         self.events = events
+    }
+
+    /// Counts a player's play or stop: players that decode video are the ones the viewer bounds;
+    /// a room's tile players are counted apart, and its audio players not here at all
+    /// (`check --max-audio` counts them).
+    private func count(_ kind: TraceEvent.Kind, player: Int, media: String?) {
+        switch kind {
+        case .play where media == nil:
+            alive.insert(player)
+            peakAlive = max(peakAlive, alive.count)
+        case .play where media == TraceEvent.tileMedia:
+            aliveTiles.insert(player)
+            peakTiles = max(peakTiles, aliveTiles.count)
+        case .stop:
+            alive.remove(player)
+            aliveTiles.remove(player)
+        default:
+            break
+        }
     }
 
     /// Records a drag or pull let go.

@@ -1,4 +1,5 @@
 import Foundation
+import StoryModel
 
 /// Verifies the lifecycle invariants of a trace (`render-stories check`):
 ///
@@ -67,9 +68,8 @@ public enum TraceCheck {
                 if event.media == "audio" {
                     aliveAudio[player] = story
                     if let maxAudio, aliveAudio.count > maxAudio {
-                        let ids = aliveAudio.keys.sorted().map { "\($0) (\(aliveAudio[$0]!))" }.joined(separator: ", ")
-                        violations.append(Violation(line: lineNumber,
-                                                    message: "\(aliveAudio.count) audio players alive, more than \(maxAudio): \(ids)"))
+                        violations.append(Violation(line: lineNumber, message: audioMessage(aliveAudio.keys.sorted(), plays: plays,
+                                                                                            max: maxAudio, at: event.t)))
                     }
                     continue
                 }
@@ -109,6 +109,19 @@ public enum TraceCheck {
             let (lineA, lineB) = (a.element.line == 0 ? Int.max : a.element.line, b.element.line == 0 ? Int.max : b.element.line)
             return (lineA, a.offset) < (lineB, b.offset)
         }.map(\.element)
+    }
+
+    /// Too many of a room's sound players at once: when, and whose (each participant with its
+    /// player and story), so the reader knows which participants to look at without the trace:
+    /// "3 audio players alive at t=1.2 s, more than 2: ana (player 4, panel), ben (player 5,
+    /// panel), cy (player 6, panel)".
+    private static func audioMessage(_ players: [Int], plays: [Int: TraceEvent], max: Int, at t: Double) -> String {
+        let named = players.map { player in
+            let play = plays[player]
+            return "\(play?.participant ?? "an unnamed participant") (player \(player), \(play?.story ?? "?"))"
+        }
+        return "\(players.count) audio players alive at t=\(ObjectReader.format(t)) s, more than \(max): "
+            + named.joined(separator: ", ")
     }
 
     /// A player plays one item of one story (or one participant), from its `play` on: an event

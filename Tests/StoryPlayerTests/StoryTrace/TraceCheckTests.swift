@@ -63,6 +63,21 @@ final class TraceCheckTests: XCTestCase {
         XCTAssertEqual(TraceCheck.check(trace, maxAlive: 3), [])
     }
 
+    /// Issue 61 item 16: over `--max-audio`, the message says when and names the participants
+    /// whose sound players were alive (with each player and its story), not bare player ids.
+    func testTooManyAudioPlayersNamesTheParticipantsAndWhen() {
+        func audio(_ event: String, _ player: Int, _ participant: String, t: Double) -> String {
+            #"{"t": \#(t), "wall": 0, "event": "\#(event)", "story": "panel", "player": \#(player), "participant": "\#(participant)", "media": "audio"}"#
+        }
+        let trace = [audio("play", 4, "ana", t: 0), audio("play", 5, "ben", t: 0), audio("play", 6, "cy", t: 1.25),
+                     audio("stop", 4, "ana", t: 2), audio("stop", 5, "ben", t: 2), audio("stop", 6, "cy", t: 2)].joined(separator: "\n")
+        let v = TraceCheck.check(trace, maxAudio: 2)
+        XCTAssertEqual(v.map(\.line), [3])
+        XCTAssertEqual(v.first?.message,
+                       "3 audio players alive at t=1.25 s, more than 2: ana (player 4, panel), ben (player 5, panel), cy (player 6, panel)")
+        XCTAssertEqual(TraceCheck.check(trace, maxAudio: 3), [])
+    }
+
     func testShardTracesMayStartAndEndMidPlay() {
         let trace = [line("stop", 7), line("play", 8), line("firstFrame", 8)].joined(separator: "\n")
         XCTAssertFalse(TraceCheck.check(trace).isEmpty)

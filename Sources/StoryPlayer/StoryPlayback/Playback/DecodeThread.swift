@@ -50,9 +50,12 @@ final class DecodeThread: Sendable {
     /// `startAt` > 0 seeks to the last keyframe before that media time and decodes forward from
     /// there (a shard starting mid-item), instead of decoding from the beginning. With
     /// `fitsWhole`, `width`×`height` is a box each picture is fitted in whole (a room's large
-    /// area), at the size its own shape gives, instead of a canvas it covers.
+    /// area), at the size its own shape gives, instead of a canvas it covers. `still`: what a
+    /// recorded source of sound only shows (`SoundOnlyStill`); nil fails one, as before (a
+    /// room's video player, whose participant's sound only is shown by its avatar).
     init(source: MediaSource, isLive: Bool, limits: DecodeLimits, width: Int, height: Int, fitsWhole: Bool = false,
-         keepsSound: Bool = true, clock: StageClock?, name: String, startAt: Double = 0, reach: DecodeReach = DecodeReach()) {
+         keepsSound: Bool = true, clock: StageClock?, name: String, startAt: Double = 0, reach: DecodeReach = DecodeReach(),
+         still: SoundOnlyStill? = nil) {
         queue = BoundedQueue(capacity: limits.queuedPictures)
         self.reach = reach
         let started = InterruptGate.now()
@@ -68,7 +71,8 @@ final class DecodeThread: Sendable {
             DecoderWorkers.nameThisThread(name)
             let worker = Worker(source: source, isLive: isLive, keepsSound: keepsSound, limits: playing, clock: clock, gate: gate,
                                 reception: reception, edge: edge, jitterBuffer: jitterBuffer, sound: sound, skip: skip, reach: reach, queue: decoded, started: started, startAt: startAt,
-                                playlistName: "playlist" + name.drop { $0 != " " }, watchGate: watchGate)
+                                playlistName: "playlist" + name.drop { $0 != " " }, watchGate: watchGate, still: still,
+                                canvas: (width, height))
             worker.run()
             // Nothing more will come: the convert thread passes on what is queued, then ends.
             decoded.close()
@@ -167,6 +171,9 @@ private struct Worker {
     let startAt: Double
     let playlistName: String
     let watchGate: InterruptGate
+    /// What a recorded source of sound only shows, and the size of the card it may draw.
+    let still: SoundOnlyStill?
+    let canvas: (width: Int, height: Int)
 
     /// How far a live picture's timestamp may stray from where the last one leads before it
     /// counts as a jump (`discontinuity`): more than any frame interval or B-frame reordering.
@@ -251,6 +258,29 @@ private struct Worker {
         }
     }
 
+    /// A source of sound only: its one picture (`SoundOnlyStill`), shown from media time 0 for
+    /// as long as the sound lasts (`ItemLength`), then the end of its data. The player reads
+    /// the sound from the file itself (`ItemAudio`), as it does a video's; the first-frame
+    /// spans are those of that picture, which shows when the sound starts.
+    private func show(_ still: SoundOnlyStill, over decoder: MediaDecoder) {
+        let openMs = milliseconds(since: started)
+        var facts = MediaFacts(decoder, isLive: false)
+        let (choice, picture) = clock.measure(.decode) { still.picture(over: decoder, limits: limits, width: canvas.width, height: canvas.height) }
+        facts.soundOnlyPicture = choice
+        guard queue.put(.opened(facts)) else { return }
+        switch picture {
+        case .decoded(let decoded, let firstPacketAt):
+            let packet = firstPacketAt.map { milliseconds(since: started, to: $0) } ?? openMs
+            let spans = FirstFrameSpans(openMs: openMs, firstPacketMs: packet, firstFrameMs: milliseconds(since: started))
+            guard queue.put(.decoded(time: 0, picture: decoded, spans: spans)) else { return }
+        case .drawn(let image):
+            // Drawn at the canvas's size already: the convert thread passes it on as it is.
+            let spans = FirstFrameSpans(openMs: openMs, firstPacketMs: openMs, firstFrameMs: milliseconds(since: started))
+            guard queue.put(.picture(time: 0, image: image, spans: spans)) else { return }
+        }
+        queue.put(.end)
+    }
+
     func run() {
         var decoder: MediaDecoder
         var watch: PlaylistWatch?
@@ -265,6 +295,10 @@ private struct Worker {
         }
         defer { watch?.retire(waitingUpTo: 0.5) }
         if startAt > 0 { clock?.addShardCost(.opening, seconds: StageClock.threadCPUSeconds() - openingFrom) }
+        if decoder.isSoundOnly, let still {
+            defer { close(decoder) }
+            return show(still, over: decoder)
+        }
         let forwards = startAt > 0 && !decoder.isStill && !isLive
         if forwards {
             let seekingFrom = StageClock.threadCPUSeconds()

@@ -4,6 +4,10 @@ import StoryMedia
 /// What the player learned when its source opened.
 struct MediaFacts: Sendable {
     let isStill: Bool
+    /// A recorded source of sound only (`MediaDecoder.isSoundOnly`): it lasts as its sound does.
+    let isSoundOnly: Bool
+    /// What its play shows over the sound (`SoundOnlyStill`), once the decode thread chose it.
+    var soundOnlyPicture: SoundOnlyStill.Choice?
     /// The media's own duration; nil for live streams. A playlist or manifest played live by its
     /// form (`.m3u8`, `.mpd`) that turns out to be finished (VOD) has one: FFmpeg's demuxers give
     /// a duration only for a list that says it ends.
@@ -23,6 +27,7 @@ struct MediaFacts: Sendable {
 
     init(_ decoder: MediaDecoder, isLive: Bool) {
         isStill = decoder.isStill
+        isSoundOnly = decoder.isSoundOnly
         duration = isLive && !["hls", "dash"].contains(decoder.formatName) ? nil : decoder.duration
         frameDuration = decoder.frameRate > 0 ? 1 / decoder.frameRate : MediaFacts.assumedFrameDuration
         soundOffset = isLive ? 0 : decoder.soundOffset

@@ -56,6 +56,8 @@ public final class ItemPlayer {
     var tracedItem: Int? { participant == nil ? itemIndex : nil }
     let trace: LifecycleTrace
     let waits: Bool
+    /// What a recorded item of sound only shows over its sound (`SoundOnlyStill`).
+    let still: SoundOnlyStill?
     var decodeThread: DecodeThread?
     var media: MediaFacts?
     /// The newest picture with a presentation time ≤ the media time asked for. The first one
@@ -113,8 +115,10 @@ public final class ItemPlayer {
     package init(id: Int, itemIndex: Int, item: StoryItem, storyID: String, startedAt: Double, joinsAt mediaOffset: Double = 0,
          size: (width: Int, height: Int), fitsWhole: Bool = false, limits: DecodeLimits, clock: StageClock?, waits: Bool,
          deferred: Bool = false, factsBook: MediaFactsBook? = nil, roomPins: [String: Bool] = [:], pinOrder: [String] = [],
-         roomView: RoomView = RoomView(), participant: String? = nil, trace: LifecycleTrace) {
+         roomView: RoomView = RoomView(), participant: String? = nil, storyPoster: MediaSource? = nil, trace: LifecycleTrace) {
         self.id = id
+        // A room's video player shows a participant of sound only by its avatar, not a still.
+        still = participant == nil ? SoundOnlyStill(poster: item.poster ?? storyPoster, title: storyID) : nil
         self.participant = participant
         self.itemIndex = itemIndex
         self.item = item
@@ -167,7 +171,8 @@ public final class ItemPlayer {
         }
         decodeThread = DecodeThread(source: item.source, isLive: item.isLive, limits: limits,
                                     width: size.width, height: size.height, fitsWhole: fitsWhole, keepsSound: participant == nil, clock: clock,
-                                    name: "decode #\(id) \(storyID)", startAt: item.isLive ? 0 : mediaOffset, reach: reach)
+                                    name: "decode #\(id) \(storyID)", startAt: item.isLive ? 0 : mediaOffset, reach: reach,
+                                    still: still)
         if waits {
             // The virtual clock opens at play time, so `opened` (or `failed`) is traced at once.
             while media == nil && !isFailed, let thread = decodeThread, let event = waitForEvent(from: thread, until: nil) {
@@ -191,7 +196,8 @@ public final class ItemPlayer {
         guard !isFailed else { return }
         decodeThread = DecodeThread(source: item.source, isLive: item.isLive, limits: limits,
                                     width: size.width, height: size.height, fitsWhole: fitsWhole, keepsSound: participant == nil, clock: clock,
-                                    name: "decode #\(id) \(storyID)", startAt: max(0, mediaTime(at: t)), reach: reach)
+                                    name: "decode #\(id) \(storyID)", startAt: max(0, mediaTime(at: t)), reach: reach,
+                                    still: still)
     }
 
     /// The room on screen, for a room's item.
@@ -326,8 +332,9 @@ public final class ItemPlayer {
         if firstFrameAt == nil {
             firstFrameAt = t
             spans = pendingSpans
+            // Over sound only, the first picture is the still the sound plays under: said so.
             trace.record(.firstFrame, t: t, story: storyID, item: tracedItem, player: id, spans: pendingSpans,
-                         participant: participant)
+                         detail: media?.soundOnlyPicture?.detail, participant: participant)
         }
         return shown.image
     }

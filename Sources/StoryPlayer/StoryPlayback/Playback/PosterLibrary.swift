@@ -283,7 +283,9 @@ package final class PosterLibrary: Sendable {
                 if !isKnownMissing(source) {
                     if given {
                         entry.problems.append("story \(story.id): poster not loaded: \(error)")
-                    } else {
+                    } else if error.code != .noVideoStream {
+                        // A source of sound only has no picture of its own to stand in with, and
+                        // is no failure: its play shows a still over its sound (`SoundOnlyStill`).
                         entry.ownPosterFailures.append((index, "\(error)"))
                     }
                 }

@@ -71,7 +71,8 @@ public final class StoryPlayer {
         if !isRoom { trace.record(.play, t: t, story: story.id, item: item, player: id) }
         let player = ItemPlayer(id: id, itemIndex: item, item: story.items[item], storyID: story.id, startedAt: t,
                                 size: size, limits: limits, clock: clock, waits: waits, deferred: defersDecoding,
-                                factsBook: factsBook, roomPins: roomPins, pinOrder: pinOrder, roomView: roomView, trace: trace)
+                                factsBook: factsBook, roomPins: roomPins, pinOrder: pinOrder, roomView: roomView,
+                                storyPoster: story.poster, trace: trace)
         current = player
         return player
     }

@@ -2,7 +2,8 @@ extension ReportPage {
     /// The lifecycle as SVG: a lane per player from play to stop (a room's players named by their
     /// participant), a mark per other event, the count of video players alive with the
     /// --max-alive line and, for a room, of its audio-only players apart (with the --max-audio
-    /// line when given), as `check` counts them; and the playhead.
+    /// line when given) and of its tile players apart (no bound: the room's page bounds them),
+    /// as `check` counts them; and the playhead.
     static let lanesScript = #"""
     const SVG = 'http://www.w3.org/2000/svg';
     // Colours of the kinds the renderer writes today and of those coming (speaker, gesture);
@@ -33,7 +34,7 @@ extension ReportPage {
         if (typeof e.player !== 'number') { loose.push(e); continue; }
         let p = players.get(e.player);
         if (!p) {
-          p = { id: e.player, story: e.story, item: e.item, participant: e.participant, audio: e.media === 'audio',
+          p = { id: e.player, story: e.story, item: e.item, participant: e.participant, audio: e.media === 'audio', tile: e.media === 'tile',
             start: null, end: null, marks: [] };
           players.set(e.player, p);
         }
@@ -46,18 +47,19 @@ extension ReportPage {
       return { players: [...players.values()], loose };
     }
 
-    /** How many players are alive from each play or stop on: [[t, count], …]; a room's
-     *  audio-only players (`"media": "audio"`) when `audio`, every other player when not but a
-     *  room's tiles (`"media": "tile"`: the room's, as `check` counts them). */
-    function aliveSteps(list, audio) {
+    /** How many players of `kind` are alive from each play or stop on: [[t, count], …]. Kind
+     *  'audio': a room's audio-only players (`"media": "audio"`); 'tile': a room's tile players
+     *  (`"media": "tile"`); 'video': every other player (as `check` counts them apart). */
+    function aliveSteps(list, kind) {
       const steps = [[0, 0]];
-      const audioPlayers = new Set(list.filter(e => e.media === 'audio').map(e => e.player));
-      const tilePlayers = new Set(list.filter(e => e.media === 'tile').map(e => e.player));
+      const kinds = new Map();
+      for (const e of list) {
+        if (e.media === 'audio' || e.media === 'tile') kinds.set(e.player, e.media);
+      }
       let alive = 0;
       for (const e of list) {
         if (typeof e.player !== 'number' || (e.event !== 'play' && e.event !== 'stop')) continue;
-        if (tilePlayers.has(e.player)) continue;
-        if (audioPlayers.has(e.player) !== !!audio) continue;
+        if ((kinds.get(e.player) || 'video') !== kind) continue;
         alive += e.event === 'play' ? 1 : -1;
         steps.push([e.t, alive]);
       }
@@ -81,10 +83,13 @@ extension ReportPage {
       const left = 220, right = 14, top = 22, laneH = 20, aliveH = 70;
       const lanes = players.length + (loose.length ? 1 : 0);
       const lanesBottom = top + lanes * laneH;
-      // A room's audio-only players are counted apart, under the video players' count.
+      // A room's audio-only players and its tile players are counted apart, under the video
+      // players' count.
       const hasAudio = players.some(p => p.audio);
+      const hasTiles = players.some(p => p.tile);
       const aliveTop = lanesBottom + 16, audioTop = aliveTop + aliveH + 12;
-      const height = (hasAudio ? audioTop : aliveTop) + aliveH + 8;
+      const tileTop = (hasAudio ? audioTop : aliveTop) + aliveH + 12;
+      const height = (hasTiles ? tileTop : hasAudio ? audioTop : aliveTop) + aliveH + 8;
       root.setAttribute('viewBox', '0 0 ' + width + ' ' + height);
       root.setAttribute('height', height);
       xOf = t => left + (t / end) * (width - left - right);
@@ -103,7 +108,7 @@ extension ReportPage {
         const y = top + i * laneH;
         if (i % 2) svg('rect', { x: 0, y, width, height: laneH, fill: '#ffffff08' }, root);
         const label = svg('text', { x: 6, y: y + 14 }, root);
-        const name = p.story + ' · ' + (p.participant !== undefined ? p.participant + (p.audio ? ' (audio)' : '')
+        const name = p.story + ' · ' + (p.participant !== undefined ? p.participant + (p.audio ? ' (audio)' : p.tile ? ' (tile)' : '')
           : 'item ' + (p.item ?? '?')) + ' · #' + p.id;
         label.textContent = name.length > 34 ? name.slice(0, 33) + '…' : name;
         tooltip(label, name);
@@ -113,7 +118,7 @@ extension ReportPage {
           rx: 3, fill: STORY_COLORS[stories.indexOf(p.story) % STORY_COLORS.length], class: 'bar',
           'data-frame': frameOf(start) }, root);
         tooltip(bar, 'player #' + p.id + ' (' + p.story + ', ' + (p.participant !== undefined
-          ? 'participant ' + p.participant + (p.audio ? ', audio only' : '') : 'item ' + (p.item ?? '?')) + ')\nplay ' + start.toFixed(3) +
+          ? 'participant ' + p.participant + (p.audio ? ', audio only' : p.tile ? ', a tile of the room' : '') : 'item ' + (p.item ?? '?')) + ')\nplay ' + start.toFixed(3) +
           ' s → stop ' + (p.end === null ? '(not in trace)' : stop.toFixed(3) + ' s'));
         for (const e of p.marks) drawMark(root, e, y + laneH / 2, used);
       });
@@ -122,10 +127,11 @@ extension ReportPage {
         svg('text', { x: 6, y: y + 14, class: 'tick' }, root).textContent = 'no player (preload, viewer)';
         for (const e of loose) drawMark(root, e, y + laneH / 2, used);
       }
-      drawAlive(root, aliveTop, aliveH, end, false, hasAudio);
-      if (hasAudio) drawAlive(root, audioTop, aliveH, end, true, true);
+      drawAlive(root, aliveTop, aliveH, end, 'video', hasAudio || hasTiles);
+      if (hasAudio) drawAlive(root, audioTop, aliveH, end, 'audio', true);
+      if (hasTiles) drawAlive(root, tileTop, aliveH, end, 'tile', true);
       playhead = svg('line', { id: 'playhead', y1: top - 4, y2: height - 8, stroke: '#ffffff', 'stroke-width': 1.5 }, root);
-      drawLegend(used, stories, hasAudio);
+      drawLegend(used, stories, hasAudio, hasTiles);
       movePlayhead(state.frame / fps);
     }
 
@@ -137,23 +143,26 @@ extension ReportPage {
       tooltip(g, describe(e));
     }
 
-    /** The count of video players alive against --max-alive, or (`audio`) of a room's audio-only
-     *  players against --max-audio, if given. `named`: the video count says "video". */
-    function drawAlive(root, topY, h, end, audio, named) {
-      const steps = aliveSteps(events, audio);
+    /** The count of video players alive against --max-alive, of a room's audio-only players
+     *  (kind 'audio') against --max-audio, if given, or of its tile players (kind 'tile'), which
+     *  no flag bounds. `named`: the video count says "video". */
+    function drawAlive(root, topY, h, end, kind, named) {
+      const audio = kind === 'audio', tile = kind === 'tile';
+      const steps = aliveSteps(events, kind);
       const peak = steps.reduce((m, s) => Math.max(m, s[1]), 0);
-      const bound = audio ? data.max_audio : data.max_alive;
+      const bound = tile ? undefined : audio ? data.max_audio : data.max_alive;
       const hasBound = typeof bound === 'number';
       const most = Math.max(hasBound ? bound + 1 : 1, peak);
       const y = n => topY + h - (n / most) * h;
       svg('text', { x: 6, y: topY + h / 2 + 4 }, root).textContent =
-        (audio ? 'audio players' : named ? 'video players' : 'players') + ' alive (peak ' + peak + ')';
+        (tile ? 'tile players' : audio ? 'audio players' : named ? 'video players' : 'players') + ' alive (peak ' + peak + ')';
       svg('line', { x1: xOf(0), x2: xOf(end), y1: y(0), y2: y(0), stroke: '#44444f' }, root);
       steps.forEach(([t, n], i) => {
         const until = i + 1 < steps.length ? steps[i + 1][0] : end;
         if (n <= 0 || until <= t) return;
         svg('rect', { x: xOf(t), y: y(n), width: xOf(until) - xOf(t), height: y(0) - y(n),
-          fill: hasBound && n > bound ? '#ff4040' : audio ? '#3c9c8c' : '#5a5ac8', class: audio ? 'alive-audio' : 'alive' }, root);
+          fill: hasBound && n > bound ? '#ff4040' : tile ? '#b49cff' : audio ? '#3c9c8c' : '#5a5ac8',
+          class: tile ? 'alive-tile' : audio ? 'alive-audio' : 'alive' }, root);
       });
       if (!hasBound) return;
       svg('line', { x1: xOf(0), x2: xOf(end), y1: y(bound), y2: y(bound), stroke: '#ff4040',
@@ -162,7 +171,7 @@ extension ReportPage {
         .textContent = (audio ? 'max-audio ' : 'max-alive ') + bound;
     }
 
-    function drawLegend(used, stories, hasAudio) {
+    function drawLegend(used, stories, hasAudio, hasTiles) {
       const legend = $('legend');
       legend.replaceChildren();
       const item = (text, color, kind) => {
@@ -174,10 +183,11 @@ extension ReportPage {
       };
       stories.forEach((s, i) => item(s + ': play → stop', STORY_COLORS[i % STORY_COLORS.length], 'bar'));
       for (const kind of used) item(kind, kindColor(kind));
-      item(hasAudio ? 'video players alive' : 'players alive', '#5a5ac8', 'bar');
+      item(hasAudio || hasTiles ? 'video players alive' : 'players alive', '#5a5ac8', 'bar');
       item('--max-alive ' + data.max_alive, '#ff4040', 'dash');
       if (hasAudio) item('audio players alive', '#3c9c8c', 'bar');
       if (hasAudio && typeof data.max_audio === 'number') item('--max-audio ' + data.max_audio, '#ff4040', 'dash');
+      if (hasTiles) item('tile players alive', '#b49cff', 'bar');
     }
 
     function movePlayhead(t) {

@@ -124,7 +124,15 @@ extension ReportPage {
 
       const facts = [(lastFrame - firstFrame + 1) + ' frames at ' + fps + ' fps'];
       if (typeof summary.wall_seconds === 'number') facts.push('rendered in ' + summary.wall_seconds.toFixed(2) + ' s');
-      if (typeof summary.peak_alive_players === 'number') facts.push('peak ' + summary.peak_alive_players + ' players alive');
+      // The viewer's story players, and a room's tile players apart (not the viewer's to bound),
+      // as the CLI's last line says them.
+      const plural = n => n === 1 ? ' player' : ' players';
+      if (typeof summary.peak_alive_players === 'number') {
+        facts.push(summary.peak_tile_players > 0
+          ? 'peak ' + summary.peak_alive_players + ' story' + plural(summary.peak_alive_players) + ' and ' +
+            summary.peak_tile_players + ' room tile' + plural(summary.peak_tile_players) + ' alive'
+          : 'peak ' + summary.peak_alive_players + plural(summary.peak_alive_players) + ' alive');
+      }
       if (summary.clock) facts.push(summary.clock + ' clock');
       $('facts').textContent = facts.join(' · ');
     }

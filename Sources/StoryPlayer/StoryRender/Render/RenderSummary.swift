@@ -24,7 +24,14 @@ public struct RenderSummary: Sendable {
 
     public var frames: Int
     public var wallSeconds: Double
+    /// The most of the viewer's story players alive at once (`peak_alive_players`): what
+    /// create-on-play / drop-on-stop bounds (at most two, mid-turn). A room counts here through
+    /// its large video player only.
     public var peakAlivePlayers: Int
+    /// The most of rooms' tile players alive at once (`peak_tile_players`): a grid's or stage's
+    /// tiles and a screen share's picture-in-picture camera, decoded inside their room and
+    /// bounded by its page, not by the viewer; 0 without rooms laid out in tiles.
+    public var peakTilePlayers = 0
     public var stories: [StoryFigures]
     /// Room participants whose source failed, in trace order (`failed_participants`).
     public var failedParticipants: [ParticipantFailure] = []
@@ -84,6 +91,17 @@ public struct RenderSummary: Sendable {
         return encode > 0 ? rest / encode : 0
     }
 
+    /// The players alive at most, as the CLI's last line says it: "peak 2 players alive"; with
+    /// rooms laid out in tiles, the viewer's story players and the rooms' tile players apart
+    /// ("peak 0 story players and 4 room tile players alive"), since a grid's tiles are not the
+    /// viewer's players and a bare "peak 0" for a grid of seven read as nothing playing.
+    public var peakPlayersPhrase: String {
+        func players(_ count: Int) -> String { count == 1 ? "player" : "players" }
+        guard peakTilePlayers > 0 else { return "peak \(peakAlivePlayers) \(players(peakAlivePlayers)) alive" }
+        return "peak \(peakAlivePlayers) story \(players(peakAlivePlayers)) and \(peakTilePlayers) room tile "
+            + "\(players(peakTilePlayers)) alive"
+    }
+
     public var framesPerSecond: Double { wallSeconds > 0 ? Double(frames) / wallSeconds : 0 }
     public var failedStories: [StoryFigures] { stories.filter { $0.failures > 0 } }
     /// A story or a room participant failed: what `--strict` turns into exit code 3.
@@ -106,6 +124,7 @@ public struct RenderSummary: Sendable {
         self.cores = cores
         self.wallSeconds = wallSeconds
         self.peakAlivePlayers = trace.peakAlive
+        self.peakTilePlayers = trace.peakTiles
         self.notices = notices
         for event in trace.events where event.event == .firstFrame {
             if let spans = event.spans { self.spans[event.story, default: []].append(spans) }
@@ -231,6 +250,7 @@ public struct RenderSummary: Sendable {
           "wall_seconds": \(JSONText.number(wallSeconds)),
           "fps": \(JSONText.number(framesPerSecond)),
           "peak_alive_players": \(peakAlivePlayers),
+          "peak_tile_players": \(peakTilePlayers),
           "stages_ms": {\(stageFields.joined(separator: ", "))},
           "cores": \(cores),
           "pipeline_efficiency": \(JSONText.number(pipelineEfficiency)),

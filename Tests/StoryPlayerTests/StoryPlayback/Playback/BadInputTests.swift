@@ -57,9 +57,16 @@ final class BadInputTests: XCTestCase {
         try assertFailsGracefully("empty.mp4", folder: folder, errorContains: "empty.mp4")
     }
 
-    func testAudioOnlyFile() throws {
-        let folder = ScratchFolder()
-        try assertFailsGracefully(Fixture.path("tone.m4a"), folder: folder, errorContains: "no video stream")
+    /// A file of sound only is no longer bad input (issue 61 item 12): it plays over a still
+    /// card, and is not a failed story (`VoiceNoteTests` has the rest).
+    func testAudioOnlyFilePlaysOverAStillCard() throws {
+        let (summary, events, output) = try renderWithBrokenFirstStory(Fixture.path("tone.m4a"), folder: ScratchFolder())
+        XCTAssertEqual(events.of(.failed), [])
+        XCTAssertEqual(summary.failedStories.map(\.id), [])
+        XCTAssertEqual(events.of(.firstFrame, story: "broken").first?.detail, "sound only: shown over a still card")
+        let frame = try RGBAImage(contentsOfPNG: output.file("frame-000000.png"))
+        XCTAssertEqual(frame[4, 100], SoundCardPicture.card, "the sound card shows, not the error card")
+        XCTAssertEqual(TraceCheck.check(events.map(\.jsonLine).joined(separator: "\n")), [])
     }
 
     /// A 16000×16000 PNG header: refused by size before any picture is allocated.
