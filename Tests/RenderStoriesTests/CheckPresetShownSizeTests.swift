@@ -16,7 +16,7 @@ final class CheckPresetShownSizeTests: XCTestCase {
         let plain = folder.file("plain-\(stored).mp4")
         if !FileManager.default.fileExists(atPath: plain) {
             try ExternalProgram.run(PhoneCamera.tool("ffmpeg"), [
-                "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=\(stored):rate=30", "-f", "lavfi",
+                "-v", "error", "-y", "-f", "lavfi", "-i", "smptebars=size=\(stored):rate=30", "-f", "lavfi",
                 "-i", "sine=sample_rate=48000", "-t", "3.2", "-c:v", "libx264", "-preset", "veryfast", "-crf", "35",
                 "-profile:v", "high", "-pix_fmt", "yuv420p", "-c:a", "aac", plain,
             ])
