@@ -4,7 +4,7 @@
 /// Without a platform the box keeps to the margins of `stories` (20 % above the bottom, 6 % in
 /// from each side): the bottom fifth is where the story viewers of Instagram, Facebook and
 /// TikTok all put their own UI (reply bar, caption, sound line) and where a phone draws its home
-/// indicator, so text there is hidden on each of them. With one (`--safe-zones`), it keeps to
+/// indicator, so text there is hidden on each of them. With one (`--safe-zones`, or a platform `--preset`), it keeps to
 /// that platform's margins (reels: above the bottom 35 %; tiktok: left of the right rail). The renderer (`CaptionRenderer`) and
 /// `check-layout` both place captions from this value, so the check sees what the render draws.
 public struct CaptionLayout: Sendable, Equatable {
@@ -46,10 +46,14 @@ public struct CaptionLayout: Sendable, Equatable {
         (margins.right + CaptionLayout.sidePadding) * Double(width) + boxPadding
     }
 
+    /// A caption's box as fractions of the canvas, from the top left.
+    public typealias Box = (x: ClosedRange<Double>, y: ClosedRange<Double>)
+
     /// The box of a caption of `lines` lines, as fractions of the canvas: centred, its lower edge
     /// on `bottomMargin`. Its width is the widest a caption may be (narrower text has a narrower
-    /// box, inside this one).
-    public func box(lines: Int) -> (x: ClosedRange<Double>, y: ClosedRange<Double>) {
+    /// box, inside this one). An estimate: `CaptionRenderer` measures the box libass draws, after
+    /// wrapping, where it can.
+    public func box(lines: Int) -> Box {
         let bottom = Double(height) - bottomMargin
         let top = bottom - Double(max(lines, 1)) * lineHeight - 2 * boxPadding
         let left = leftMargin - boxPadding, right = Double(width) - rightMargin + boxPadding

@@ -14,8 +14,11 @@ struct CheckLayout: ParsableCommand {
         tiktok its right rail, the lower 20 % and the top 10 %. Prints one line per element \
         inside a zone (JSON path: what, where) and exits 1 if there is any, 0 if there is none, \
         2 for a usage or storyboard error. Captions are placed as `render` places them: 20 % \
-        above the bottom and 6 % in at the sides, or inside a platform's safe area with --safe-zones. The overlay draws \
-        no text (progress segments only), so it is not checked.
+        above the bottom and 6 % in at the sides, or inside a platform's safe area with --safe-zones \
+        (as `render --preset NAME` places them for reels, stories and tiktok), and each caption's box \
+        is measured as libass draws it, after wrapping: a long cue wrapped onto five lines is five \
+        lines high. `render --preset` says the same lines as notices. The overlay draws no text \
+        (progress segments only), so it is not checked.
 
         Example:
           render-stories check-layout board.json --platform reels
@@ -47,7 +50,9 @@ struct CheckLayout: ParsableCommand {
         let warnings = board.layoutWarnings(for: platform, captionsPlacedFor: safeZones)
         for warning in warnings { print(warning) }
         guard warnings.isEmpty else {
-            if safeZones == nil { printError("note: `render --safe-zones \(platform.rawValue)` places captions inside \(platform.possessive) safe area") }
+            if safeZones == nil {
+                printError("note: `render --safe-zones \(platform.rawValue)` (or --preset \(platform.rawValue)) places captions inside \(platform.possessive) safe area")
+            }
             throw ExitCode(1)
         }
         print("ok: no text in \(platform.possessive) zones")

@@ -8,7 +8,9 @@ struct CheckPreset: ParsableCommand {
         abstract: "Check a video file against a platform's published limits (the presets of render --preset).",
         discussion: """
         Reads FILE with ffprobe (which must be installed) and compares what it says with the limits of \
-        the preset: container, codec and profile, size, frame rate, pixel format, scan, video bit rate, \
+        the preset: container, codec and profile, size (as shown: a phone's portrait clip stored \
+        1920x1080 with a display matrix that turns it upright is 1080x1920, as players and the \
+        platforms show it; the stored size is said too), frame rate, pixel format, scan, video bit rate, \
         GOP (shorts: at most half the frame rate), the sound's codec, rate and channels, duration and \
         file size. Prints one line per broken limit, naming it, e.g. \
         "size: 1280x720, reels needs 1080x1920". Exits 0 when every limit holds, 1 when any breaks, \
@@ -49,6 +51,10 @@ struct CheckPreset: ParsableCommand {
             printError("\(file) breaks \(broken.count) limit\(broken.count == 1 ? "" : "s") of \(platform.name)")
             throw ExitCode(1)
         }
-        print("\(file) holds to every limit of \(platform.name)")
+        var sizes = ""
+        if let video = probed.video, video.isTurnedSideways {
+            sizes = " (shown \(video.shownWidth)x\(video.shownHeight), stored \(video.width)x\(video.height) and turned by its display matrix)"
+        }
+        print("\(file) holds to every limit of \(platform.name)\(sizes)")
     }
 }

@@ -32,10 +32,10 @@ struct Render: ParsableCommand {
     @Flag(help: "Draw no UI over the stories.")
     var noOverlay = false
 
-    @Option(help: ArgumentHelp("Place captions inside this platform's safe area: reels (above the bottom 35 %, 6 % in at the sides), stories (above the bottom 20 %) or tiktok (above the bottom 20 %, left of the right rail). Default: 20 % above the bottom, 6 % in at the sides. Its guides are not drawn unless --burn-guides.", valueName: "NAME"))
+    @Option(help: ArgumentHelp("Place captions inside this platform's safe area: reels (above the bottom 35 %, 6 % in at the sides), stories (above the bottom 20 %) or tiktok (above the bottom 20 %, left of the right rail). Default: the safe area of a platform --preset (reels, stories, tiktok; shorts has none published), else 20 % above the bottom, 6 % in at the sides. Given with a --preset for another platform, it wins, with a warning. Its guides are not drawn unless --burn-guides.", valueName: "NAME"))
     var safeZones: PlatformSafeZones?
 
-    @Flag(help: "Also draw the --safe-zones guides (a translucent tint with an outline) into every frame and the MP4.")
+    @Flag(help: "Also draw the --safe-zones guides (or a platform --preset's) as a translucent tint with an outline into every frame and the MP4.")
     var burnGuides = false
 
     @OptionGroup var background: BackgroundArguments
@@ -81,7 +81,7 @@ struct Render: ParsableCommand {
     @Option(parsing: .unconditional, help: "Constant rate factor of --mp4 and --webm, on each codec's scale (lower: better and larger). Default: 20 for H.264, 24 for HEVC, 32 for VP9, 35 for AV1.")
     var crf: Int?
 
-    @Option(help: ArgumentHelp("A platform's limits for --mp4: \(PlatformPreset.names.joined(separator: ", ")). Sets the canvas (1080x1920) and frame rate (so not with --size or --fps), H.264 High, closed GOPs, the bit-rate cap and the AAC sound; check any file against them with check-preset. (The x264 speed names given here are still taken, with a note: they are --x264-preset now.)", valueName: "platform"))
+    @Option(help: ArgumentHelp("A platform's limits for --mp4: \(PlatformPreset.names.joined(separator: ", ")). Sets the canvas (1080x1920) and frame rate (so not with --size or --fps), H.264 High, closed GOPs, the bit-rate cap and the AAC sound; check any file against them with check-preset. Captions are placed inside the platform's safe area (shorts: none published, the default), and the render warns of text check-layout would find in its zones. (The x264 speed names given here are still taken, with a note: they are --x264-preset now.)", valueName: "platform"))
     var preset: String?
 
     @Option(help: "x264's (and x265's) speed preset for --mp4 (ultrafast … veryslow).")
@@ -148,8 +148,8 @@ struct Render: ParsableCommand {
                                       + "and a shard holds only part of it")
             }
         }
-        if burnGuides && safeZones == nil {
-            throw ValidationError("--burn-guides needs --safe-zones NAME: which platform's guides to draw")
+        if burnGuides && safeZones == nil && preset.flatMap(PlatformPreset.named)?.safeZones == nil {
+            throw ValidationError("--burn-guides needs --safe-zones NAME (or --preset reels, stories or tiktok): which platform's guides to draw")
         }
         if noPng && exportFiles.isEmpty && contactSheet == nil && timeline == nil {
             throw ValidationError("--no-png needs --mp4, --webm, --gif, --webp, --apng, --contact-sheet or --timeline: "
@@ -221,6 +221,8 @@ struct Render: ParsableCommand {
         options.png = png.options
         options.overlay = !noOverlay
         options.safeZones = safeZones
+        // Captions keep inside the platform's safe area, and the render says what check-layout would.
+        options.platform = platform
         options.burnGuides = burnGuides
         if let threads { options.threads = threads }
         options.clock = clock

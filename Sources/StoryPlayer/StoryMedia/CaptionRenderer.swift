@@ -12,10 +12,11 @@ import StoryModel
 /// a caption looks the same on every machine and two renders of a frame are byte-identical.
 public final class CaptionRenderer {
     private let library: OpaquePointer
-    private let renderer: OpaquePointer
-    private let track: UnsafeMutablePointer<ASS_Track>
+    // Not private: `+Box` measures what the renderer draws.
+    let renderer: OpaquePointer
+    let track: UnsafeMutablePointer<ASS_Track>
     /// Each cue's span in whole milliseconds, as the track holds it.
-    private let spans: [Range<Int64>]
+    let spans: [Range<Int64>]
     public let layout: CaptionLayout
 
     /// Makes the track for `captions`, styled and placed by `layout` (`ass_library_init`,

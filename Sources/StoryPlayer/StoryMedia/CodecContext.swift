@@ -173,6 +173,8 @@ struct EncoderSettings {
     var width: Int32 = 0, height: Int32 = 0
     var pixelFormat: AVPixelFormat?
     var colourSpace: AVColorSpace?
+    var colourPrimaries: AVColorPrimaries?
+    var colourTransfer: AVColorTransferCharacteristic?
     var colourRange: AVColorRange?
     var frameRate: AVRational?
     var gopSize: Int32?
@@ -201,6 +203,8 @@ struct EncoderSettings {
         if height > 0 { context.pointee.height = height }
         if let pixelFormat { context.pointee.pix_fmt = pixelFormat }
         if let colourSpace { context.pointee.colorspace = colourSpace }
+        if let colourPrimaries { context.pointee.color_primaries = colourPrimaries }
+        if let colourTransfer { context.pointee.color_trc = colourTransfer }
         if let colourRange { context.pointee.color_range = colourRange }
         if let sampleRate { context.pointee.sample_rate = sampleRate }
         if let sampleFormat { context.pointee.sample_fmt = sampleFormat }

@@ -91,12 +91,16 @@ final class ScaleContext {
     }
 
     /// RGBA rows (`width`×`height`, packed) into `target`'s planes at its own size and pixel
-    /// format (the MP4's frames): `sws_getCachedContext` and `sws_scale`. The number of rows
-    /// written, or a negative AVERROR code.
-    func scale(rgba: UnsafePointer<UInt8>, width: Int32, height: Int32, into target: Frame) -> Int32 {
+    /// format (the MP4's frames), YUV by `matrix` (`SWS_CS_ITU709`, `SWS_CS_ITU601`), limited
+    /// range: `sws_getCachedContext` and `sws_scale`. The number of rows written, or a negative
+    /// AVERROR code.
+    func scale(rgba: UnsafePointer<UInt8>, width: Int32, height: Int32, into target: Frame, matrix: Int32) -> Int32 {
         guard let sws = context(sourceWidth: width, sourceHeight: height, sourceFormat: AV_PIX_FMT_RGBA,
                                 width: target.width, height: target.height, targetFormat: target.pixelFormat)
         else { return cffmpeg_averror(EINVAL) }
+        // Set on every frame (a few table entries): a context swscale remade would otherwise
+        // convert with its default, BT.601.
+        applyTargetMatrix(sws, matrix)
         var source: [UnsafePointer<UInt8>?] = [rgba, nil, nil, nil]
         var stride: [Int32] = [width * 4, 0, 0, 0]
         return target.withUnsafeAVFrame { frame in
@@ -124,6 +128,18 @@ final class ScaleContext {
         }
         let range = max(matrix.isFullRange ? 1 : 0, srcRange)
         sws_setColorspaceDetails(sws, sws_getCoefficients(matrix.swsColorspace), range, table, dstRange, brightness, contrast, saturation)
+    }
+
+    /// Sets the matrix RGB is turned into YUV with (`sws_setColorspaceDetails`' `table`, the
+    /// target's), keeping the rest as swscale chose it.
+    private func applyTargetMatrix(_ sws: OpaquePointer, _ matrix: Int32) {
+        var invTable: UnsafeMutablePointer<Int32>?
+        var table: UnsafeMutablePointer<Int32>?
+        var srcRange: Int32 = 0, dstRange: Int32 = 0, brightness: Int32 = 0, contrast: Int32 = 0, saturation: Int32 = 0
+        guard sws_getColorspaceDetails(sws, &invTable, &srcRange, &table, &dstRange, &brightness, &contrast, &saturation) >= 0 else {
+            return
+        }
+        sws_setColorspaceDetails(sws, invTable, srcRange, sws_getCoefficients(matrix), dstRange, brightness, contrast, saturation)
     }
 
     func close() {

@@ -15,14 +15,16 @@ extension Storyboard {
     /// Where the text of this storyboard's frames falls against `platform`'s zones
     /// (`PlatformSafeZones`): one warning for each element inside a zone.
     ///
-    /// The elements with text are the captions (each `captions` key, its box as `CaptionLayout`
-    /// places it: for `captionsPlacedFor` when a render gives `--safe-zones`, else at the default
-    /// margin; as tall as the file's longest cue, two lines when the file cannot be read; none
-    /// for a file that is not there, which draws nothing). The
-    /// overlay draws no text (its progress segments sit where every platform draws its own), and
-    /// the storyboard has no call-to-action element, so neither is checked.
-    public func layoutWarnings(for platform: PlatformSafeZones,
-                               captionsPlacedFor placement: PlatformSafeZones? = nil) -> [LayoutWarning] {
+    /// The elements with text are the captions (each `captions` key, its box as `captionBox`
+    /// measures the file's cues placed by `CaptionLayout`: for `captionsPlacedFor` when a render
+    /// gives `--safe-zones` or a platform `--preset`, else at the default margin; two lines high
+    /// when the file cannot be read; none for a file that is not there, which draws nothing, or
+    /// whose cues draw nothing). `StoryMedia` gives the measure of the boxes libass draws, after
+    /// wrapping (`layoutWarnings(for:captionsPlacedFor:)`). The overlay draws no text (its
+    /// progress segments sit where every platform draws its own), and the storyboard has no
+    /// call-to-action element, so neither is checked.
+    public func layoutWarnings(for platform: PlatformSafeZones, captionsPlacedFor placement: PlatformSafeZones? = nil,
+                               captionBox: (CaptionTrack, CaptionLayout) -> CaptionLayout.Box?) -> [LayoutWarning] {
         let layout = CaptionLayout(width: canvas.width, height: canvas.height, platform: placement)
         let tracks = loadCaptions().tracks
         // A file that is not there draws nothing (the render warns of it, as of missing media),
@@ -30,7 +32,10 @@ extension Storyboard {
         let missing = Set(missingLocalFiles.map(\.file))
         var warnings: [LayoutWarning] = []
         for source in captionSources where !missing.contains(source.file) {
-            let box = layout.box(lines: tracks[source]?.mostLines ?? 2)
+            // A file that cannot be read is a storyboard error for the CLI; a library caller's is
+            // taken as two lines.
+            let measured: CaptionLayout.Box? = if let track = tracks[source] { captionBox(track, layout) } else { layout.box(lines: 2) }
+            guard let box = measured else { continue }
             for zone in platform.zones where zone.overlaps(x: box.x, y: box.y) {
                 let sideways = zone.x != 0...1
                 let extent = (sideways ? "x \(Storyboard.percentRange(box.x)), " : "") + "y \(Storyboard.percentRange(box.y))"

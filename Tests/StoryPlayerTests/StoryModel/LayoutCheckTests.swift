@@ -1,5 +1,6 @@
 import Compositor
 import Foundation
+import StoryMedia
 @testable import StoryModel
 import XCTest
 
@@ -54,5 +55,23 @@ final class LayoutCheckTests: XCTestCase {
         XCTAssertEqual([reels.top, reels.bottom, reels.left, reels.right], [0.14, 0.35, 0.06, 0.06])
         XCTAssertEqual(PlatformSafeZones.tiktok.margins.bottom, 0.20)
         XCTAssertTrue(PlatformSafeZones.tiktok.zones.contains { $0.name == "right rail" })
+    }
+    /// A cue of one long line is measured as libass wraps it (issue 61: it was one line high).
+    func testAWrappedCueIsAsTallAsItsLines() throws {
+        let words = Array(repeating: "the quick brown fox jumps over a lazy dog", count: 4).joined(separator: " ")
+        _ = folder.write("long.vtt", Array("WEBVTT\n\n00:00.500 --> 00:01.500\n\(words)\n".utf8))
+        let board = try Storyboard(json: Data("""
+        {"canvas": {"width": 360, "height": 640}, "stories": [{"id": "a", "items": [{"uri": "photo.png", "captions": "long.vtt"}]}]}
+        """.utf8), folder: folder.path)
+        let layout = CaptionLayout(width: 360, height: 640)
+        let track = try XCTUnwrap(board.loadCaptions().tracks.values.first)
+        XCTAssertEqual(track.mostLines, 1)
+        let box = try XCTUnwrap(CaptionRenderer.drawnBox(of: track, layout: layout))
+        let lines = (box.y.upperBound - box.y.lowerBound) * 640 / layout.lineHeight
+        XCTAssertGreaterThan(lines, 5, "\(box)")
+        XCTAssertEqual(box.y.upperBound, 0.80, accuracy: 0.005, "on the default bottom line: \(box)")
+        // The box named is the measured one.
+        let warning = try XCTUnwrap(board.layoutWarnings(for: .reels).first)
+        XCTAssertTrue(warning.message.contains("y \(Int((box.y.lowerBound * 100).rounded()))–80 %"), warning.message)
     }
 }

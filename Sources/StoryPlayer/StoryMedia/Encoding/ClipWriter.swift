@@ -23,6 +23,8 @@ package final class ClipWriter {
     /// Where the frames appended so far end, in frames: the last one's index and one.
     private var framesEnd: Int64 = 0
     private let scaler = ScaleContext()
+    /// The video's matrix and tags, by its size.
+    private let colour: ClipColour
     /// The encoder's picture (a video), or the animation graph's input picture (RGBA).
     private let picture = Frame()
     /// What the animation graph gives, before the encoder takes it.
@@ -43,6 +45,7 @@ package final class ClipWriter {
             throw MediaError(.convert, "\(format.name) in yuv420p needs an even width and height, not \(width)x\(height)")
         }
         path = options.path
+        colour = ClipColour.of(width: width, height: height)
         temporary = AtomicFile.temporaryPath(for: options.path)
         muxer = try MuxerContext(format: format.muxer, path: temporary)
         let rate = av_d2q(fps, 100_000)
@@ -70,9 +73,11 @@ package final class ClipWriter {
             videoSettings = EncoderSettings(timeBase: AVRational(num: rate.den, den: rate.num))
             videoSettings.width = Int32(width)
             videoSettings.height = Int32(height)
-            // swscale writes limited-range BT.601 (its default); tagged so, since players
-            // (this one too) guess BT.709 for an untagged HD picture.
-            videoSettings.colourSpace = AVCOL_SPC_SMPTE170M
+            // BT.709 for HD, BT.601 for SD (`ClipColour`): the matrix swscale converts with
+            // and the tags agree, and agree with what a player that ignores the tags guesses.
+            videoSettings.colourSpace = colour.matrix
+            videoSettings.colourPrimaries = colour.primaries
+            videoSettings.colourTransfer = colour.transfer
             videoSettings.colourRange = AVCOL_RANGE_MPEG
             videoSettings.frameRate = rate
             Self.applyVideoCodec(options, fps: fps, to: &videoSettings)
@@ -150,7 +155,8 @@ package final class ClipWriter {
         let writable = picture.makeWritable()
         guard writable >= 0 else { throw MediaError(.convert, "cannot convert a frame for the \(format.kind)", averror: writable) }
         let lines = image.pixels.withUnsafeBufferPointer { rgba in
-            scaler.scale(rgba: rgba.baseAddress!, width: Int32(image.width), height: Int32(image.height), into: picture)
+            scaler.scale(rgba: rgba.baseAddress!, width: Int32(image.width), height: Int32(image.height), into: picture,
+                         matrix: colour.swsColorspace)
         }
         guard lines > 0 else { throw MediaError(.convert, "cannot convert a frame for the \(format.kind)", averror: lines) }
         picture.pts = Int64(index)

@@ -9,13 +9,25 @@ public struct ProbedFile: Sendable, Equatable {
         public var type = ""
         public var codec = ""
         public var profile: String?
+        /// The size as stored (ffprobe's `width` and `height`).
         public var width = 0, height = 0
+        /// The display matrix's turn in degrees, as ffprobe reports it (counter-clockwise: a
+        /// phone's portrait clip is -90); 0 without one.
+        public var rotation = 0
         public var pixelFormat: String?
         public var fieldOrder: String?
         public var frameRate: Double?
         public var bitRate: Int?
         public var sampleRate: Int?
         public var channels: Int?
+
+        /// Whether the display matrix turns the picture a quarter (or three), so that it is
+        /// shown with its sides swapped.
+        public var isTurnedSideways: Bool { abs(rotation) % 180 == 90 }
+        /// The size as shown, after the display matrix: what players and the platforms show,
+        /// and what `check-preset` holds to the preset.
+        public var shownWidth: Int { isTurnedSideways ? height : width }
+        public var shownHeight: Int { isTurnedSideways ? width : height }
     }
 
     public var formatName = ""
@@ -53,6 +65,7 @@ public struct ProbedFile: Sendable, Equatable {
             stream.bitRate = Self.number(entry["bit_rate"]).map { Int($0) }
             stream.sampleRate = Self.number(entry["sample_rate"]).map { Int($0) }
             stream.channels = entry["channels"] as? Int
+            stream.rotation = Self.rotation(entry)
             streams.append(stream)
         }
     }
@@ -63,6 +76,15 @@ public struct ProbedFile: Sendable, Equatable {
     private static func number(_ value: Any?) -> Double? {
         if let string = value as? String { return Double(string) }
         return (value as? NSNumber)?.doubleValue
+    }
+
+    /// The display matrix's turn: its side data's `rotation` (FFmpeg 5.1), else the `rotate`
+    /// tag older files and older FFmpegs give, which turns the other way (clockwise).
+    private static func rotation(_ stream: [String: Any]) -> Int {
+        let sideData = stream["side_data_list"] as? [[String: Any]] ?? []
+        if let turn = sideData.lazy.compactMap({ number($0["rotation"]) }).first { return Int(turn.rounded()) }
+        if let tag = number((stream["tags"] as? [String: Any])?["rotate"]) { return -Int(tag.rounded()) }
+        return 0
     }
 
     /// "30000/1001" → 29.97; "0/0" → nil.
@@ -111,8 +133,12 @@ extension PlatformPreset {
             if video.codec == "h264", let profile = video.profile, !profiles.contains(profile) {
                 breaks("profile", "\(profile), \(name) needs \(profiles.joined(separator: " or "))")
             }
-            if video.width != width || video.height != height {
-                breaks("size", "\(video.width)x\(video.height), \(name) needs \(width)x\(height)")
+            // The shown size, as the platforms take it: a phone's portrait clip is stored
+            // landscape with a display matrix that turns it upright.
+            if video.shownWidth != width || video.shownHeight != height {
+                let stored = video.isTurnedSideways
+                    ? " as shown (stored \(video.width)x\(video.height), turned a quarter by its display matrix)" : ""
+                breaks("size", "\(video.shownWidth)x\(video.shownHeight)\(stored), \(name) needs \(width)x\(height)")
             }
             if let rate = video.frameRate, rate > maxFPS + 0.01 || rate < minFPS - 0.01 {
                 breaks("frame rate", "\(Self.spoken(rate)) fps, \(name) needs \(Self.spoken(minFPS)) to \(Self.spoken(maxFPS))")

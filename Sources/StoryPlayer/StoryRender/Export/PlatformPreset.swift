@@ -1,3 +1,4 @@
+import Compositor
 import StoryMedia
 
 /// A platform's published limits for an uploaded vertical video (`--preset`), what a render
@@ -76,6 +77,12 @@ public struct PlatformPreset: Sendable, Equatable {
     /// The preset called `name` (`reels`, `stories`, `tiktok`, `shorts`).
     public static func named(_ name: String) -> PlatformPreset? { all.first { $0.name == name } }
     public static var names: [String] { all.map(\.name) }
+
+    /// The UI zones the platform covers (`PlatformSafeZones`): a render with the preset places
+    /// captions inside its safe area and warns of text in them. nil for shorts: YouTube
+    /// publishes no safe zones for Shorts, so its captions keep to the default margins (20 %
+    /// above the bottom, 6 % in at the sides) and nothing is checked.
+    public var safeZones: PlatformSafeZones? { PlatformSafeZones(rawValue: name) }
 
     // MARK: - What a render with it makes
 

@@ -45,9 +45,16 @@ public struct RenderOptions: Sendable {
     public var exports: [ClipOptions] = []
     /// Every encoded file: the MP4, then the others.
     public var clips: [ClipOptions] { (clip.map { [$0] } ?? []) + exports }
-    /// The platform whose safe area captions keep inside (`--safe-zones`); nil: 20 % above the
-    /// bottom (`CaptionLayout`).
+    /// The platform whose safe area captions keep inside (`--safe-zones`); nil: the platform's
+    /// (`platform`), else 20 % above the bottom (`CaptionLayout`).
     public var safeZones: PlatformSafeZones?
+    /// The platform the render is for (`--preset`, which also sets `clip`): its safe area
+    /// places the captions unless `safeZones` is given (which wins, with a notice), and the
+    /// render gives a notice for each element `check-layout` would report in its zones.
+    public var platform: PlatformPreset?
+    /// Where captions are placed, and whose guides `burnGuides` draws: `safeZones`, else the
+    /// platform's.
+    public var captionZones: PlatformSafeZones? { safeZones ?? platform?.safeZones }
     /// Draw `safeZones`' guides into every frame and the MP4 (`--burn-guides`): otherwise an
     /// export never shows them.
     public var burnGuides = false
@@ -67,8 +74,8 @@ public struct RenderOptions: Sendable {
             throw RenderError(.options, "\(clip.format.flag) \(clip.path): \(clip.format.kind == "MP4" ? "an" : "a") \(clip.format.kind) needs an even width and height, "
                               + "not \(width)x\(height) (give --size)")
         }
-        if burnGuides && safeZones == nil {
-            throw RenderError(.options, "--burn-guides needs --safe-zones: which platform's guides to draw")
+        if burnGuides && captionZones == nil {
+            throw RenderError(.options, "--burn-guides needs --safe-zones (or a --preset with safe zones): which platform's guides to draw")
         }
         if loudness != nil && clip == nil {
             throw RenderError(.options, "--loudness needs --mp4: it sets the loudness of the MP4's sound")

@@ -34,7 +34,7 @@ extension StoryRender {
             ("overlay", options.overlay ? "on" : "off"),
             ("alpha", options.png.keepAlpha ? "kept" : "dropped"),
             ("clock", playback.rawValue),
-            ("guides", (options.safeZones?.rawValue ?? "none") + (options.burnGuides ? ", burnt in" : "")),
+            ("guides", (options.captionZones?.rawValue ?? "none") + (options.burnGuides ? ", burnt in" : "")),
         ]
     }
 

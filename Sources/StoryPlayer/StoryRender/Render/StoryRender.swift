@@ -114,7 +114,7 @@ public final class StoryRender {
                                 waitsForLoads: playback == .virtual,
                                 knownMissing: Set(missing.map(\.file)))
         feed = storyboard.feed.map { FeedPages(feed: $0, folder: storyboard.folder, timeout: storyboard.timeouts.open) }
-        captions = StoryCaptions(storyboard: storyboard, platform: options.safeZones)
+        captions = StoryCaptions(storyboard: storyboard, platform: options.captionZones)
         addPlayers(for: stories)
     }
 
@@ -149,6 +149,7 @@ public final class StoryRender {
         // A file cut short plays as far as it goes, which looks like the file's own content
         // (half a photo grey, a video ending early): the notices say why.
         warnings += storyboard.cutShortLocalFiles.map(\.description)
+        warnings += layoutNotices()
         let canvasSpec = storyboard.canvas
         let fps = canvasSpec.fps
         let plannedFrames = FramePlanner.plannedFrames(storyboard)
@@ -234,7 +235,7 @@ public final class StoryRender {
                     ?? RGBAImage(width: canvasSpec.width, height: canvasSpec.height, fill: canvasSpec.background)
                 compose(at: t, into: &canvas)
                 // The guides are the screen's, over the whole frame; only when asked for in an export.
-                if options.burnGuides, let platform = options.safeZones { canvas.drawSafeZoneGuides(platform) }
+                if options.burnGuides, let platform = options.captionZones { canvas.drawSafeZoneGuides(platform) }
                 let opaque = flattenedForOpaqueOutputs(&canvas)
                 let frame = DrawnFrame(index: n, time: t, fps: fps, canvas: canvas, opaque: opaque) { count in
                     self.mix(at: t, count: count)

@@ -80,4 +80,36 @@ final class PlatformPresetTests: XCTestCase {
         XCTAssertEqual(ProbedFile.longestGOP(packetFlags: "K__\n___\nK__\n___\n___\n___\n"), 4)
         XCTAssertNil(ProbedFile.longestGOP(packetFlags: ""))
     }
+    /// A phone's portrait clip: stored 1920x1080, its display matrix turning it a quarter
+    /// (ffprobe's `side_data_list`, as FFmpeg 5.1 writes it). The shown size is what counts.
+    func testTheShownSizeOfATurnedVideoIsChecked() throws {
+        let json = """
+        {"format": {"format_name": "mov,mp4,m4a,3gp,3g2,mj2", "duration": "10.0"},
+         "streams": [{"codec_type": "video", "codec_name": "h264", "profile": "High", "width": 1920, "height": 1080,
+                      "pix_fmt": "yuv420p", "avg_frame_rate": "30/1",
+                      "side_data_list": [{"side_data_type": "Display Matrix", "rotation": -90}]}]}
+        """
+        let file = try ProbedFile(ffprobeJSON: Data(json.utf8))
+        let video = try XCTUnwrap(file.video)
+        XCTAssertEqual([video.width, video.height, video.rotation], [1920, 1080, -90])
+        XCTAssertEqual([video.shownWidth, video.shownHeight], [1080, 1920])
+        XCTAssertEqual(PlatformPreset.reels.violations(of: file), [])
+        var landscape = file
+        landscape.streams[0].width = 1080
+        landscape.streams[0].height = 1920
+        XCTAssertEqual(PlatformPreset.reels.violations(of: landscape).map(\.description),
+                       ["size: 1920x1080 as shown (stored 1080x1920, turned a quarter by its display matrix), reels needs 1080x1920"])
+    }
+
+    /// Older files carry the turn as a `rotate` tag only; a half turn keeps the size.
+    func testARotateTagAndAHalfTurn() throws {
+        let tagged = try ProbedFile(ffprobeJSON: Data("""
+        {"streams": [{"codec_type": "video", "width": 1920, "height": 1080, "tags": {"rotate": "90"}}]}
+        """.utf8))
+        XCTAssertEqual([tagged.video?.shownWidth, tagged.video?.shownHeight], [1080, 1920])
+        let half = try ProbedFile(ffprobeJSON: Data("""
+        {"streams": [{"codec_type": "video", "width": 1080, "height": 1920, "side_data_list": [{"rotation": 180}]}]}
+        """.utf8))
+        XCTAssertEqual([half.video?.shownWidth, half.video?.shownHeight], [1080, 1920])
+    }
 }

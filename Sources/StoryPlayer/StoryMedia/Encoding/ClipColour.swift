@@ -1,0 +1,36 @@
+internal import CFFmpeg
+
+/// The YUV colour a video file (MP4, WebM) is encoded and tagged with, chosen by its size as
+/// players guess it for a file they read untagged, so that one that ignores the tags still
+/// shows the colours drawn: BT.709 for HD, BT.601 for SD.
+///
+/// HD is a frame of 720p or larger in either orientation: its shorter side 720 or more, or its
+/// longer side 1280 or more (1280x720, 720x1280, 1080x1920, 1280x540 and 720x720 are HD;
+/// 360x640 and 576x1024 are SD). SD is below 720 lines, as ffmpeg's and x264's conventions
+/// have it, on the shorter side for a portrait frame.
+///
+/// The primaries and the transfer are BT.709's at every size: the canvas is sRGB, whose
+/// primaries are BT.709's, and BT.601's transfer is the same curve. Only the matrix, which
+/// turns RGB into YUV, differs; the range is limited (16-235) as every player expects.
+enum ClipColour: Equatable, Sendable {
+    case bt709
+    case bt601
+
+    /// The colour of a `width`×`height` video.
+    static func of(width: Int, height: Int) -> ClipColour {
+        isHD(width: width, height: height) ? .bt709 : .bt601
+    }
+
+    /// The size rule above.
+    static func isHD(width: Int, height: Int) -> Bool {
+        min(width, height) >= 720 || max(width, height) >= 1280
+    }
+
+    /// The matrix swscale converts the canvas's RGB with (`sws_getCoefficients`).
+    var swsColorspace: Int32 { self == .bt709 ? SWS_CS_ITU709 : SWS_CS_ITU601 }
+
+    /// The tags: matrix, primaries and transfer.
+    var matrix: AVColorSpace { self == .bt709 ? AVCOL_SPC_BT709 : AVCOL_SPC_SMPTE170M }
+    var primaries: AVColorPrimaries { AVCOL_PRI_BT709 }
+    var transfer: AVColorTransferCharacteristic { AVCOL_TRC_BT709 }
+}
