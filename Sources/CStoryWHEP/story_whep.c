@@ -12,6 +12,7 @@
 // Linked to nothing but libc (glibc 2.34+ has dlopen and pthreads in it).
 #define _GNU_SOURCE
 #include "story_whep.h"
+#include "story_whep_certificate.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -267,6 +268,8 @@ static int story_load_locked(void) {
         }
         G.gst_object_unref(factory);
     }
+    if (story_whep_certificate_load(story_load_error, sizeof story_load_error) != 0)
+        return -1;
     void *vp8 = G.gst_element_factory_find("rtpvp8depay");
     void *matroska = G.gst_element_factory_find("matroskamux");
     story_have_vp8 = vp8 != NULL && matroska != NULL;
@@ -364,6 +367,7 @@ struct story_whep_session {
     struct { void *instance; gulong id; } handlers[12];
     int handler_count;
 
+    story_whep_certificate certificate; // ours, ECDSA P-256: given to each dtlssrtpdec webrtcbin makes
     int jitter_latency_ms;
     int want_audio;
     int container;
@@ -626,11 +630,12 @@ static int story_probe_out_list(GstPad *pad, GstPadProbeInfo *info, void *data) 
 #define STORY_RTCP_RR_BANDWIDTH 64000
 
 /// Every element added anywhere in the pipeline (GstBin::deep-element-added, on GStreamer's
-/// threads): rtpbin's rtpsession is tuned for fast feedback.
+/// threads): rtpbin's rtpsession is tuned for fast feedback, and each DTLS transport takes our
+/// ECDSA certificate (story_whep_certificate.h).
 static void story_on_deep_element_added(GstElement *bin, GstElement *sub_bin, GstElement *element, void *data) {
     (void)bin;
     (void)sub_bin;
-    (void)data;
+    story_whep_session *session = data;
     void *factory = G.gst_element_get_factory(element);
     char *name = factory != NULL ? G.gst_object_get_name(factory) : NULL; // the factory's name is the element's kind
     if (name != NULL && strcmp(name, "rtpsession") == 0) {
@@ -640,6 +645,14 @@ static void story_on_deep_element_added(GstElement *bin, GstElement *sub_bin, Gs
         // every packet, so probation guards against nothing here.
         G.g_object_set(element, "probation", 0u, "rtcp-rr-bandwidth", (int)STORY_RTCP_RR_BANDWIDTH,
                        "rtcp-rs-bandwidth", 0, NULL);
+    } else if (name != NULL && strcmp(name, "dtlssrtpdec") == 0) {
+        // Its dtlsdec owns the DTLS connection (the agent, so the certificate); the `pem` set
+        // here gives it a new agent and connection. dtlssrtpenc takes that connection only when
+        // it leaves NULL, which transportsendbin holds off until ICE has connected, long after
+        // webrtcbin added this element (create-offer, gstreamer 1.22 gstwebrtcbin.c and
+        // transportsendbin.c), so both use ours. It is also the certificate webrtcbin puts in
+        // the offer (as a wrong fingerprint: story_whep_offer writes the right one).
+        G.g_object_set(element, "pem", session->certificate.pem, NULL);
     }
     if (name != NULL)
         G.g_free(name);
@@ -913,6 +926,7 @@ static void story_release(story_whep_session *session) {
         G.gst_object_unref(session->pipeline);
     pthread_mutex_destroy(&session->lock);
     pthread_cond_destroy(&session->cond);
+    story_whep_certificate_free(&session->certificate);
     free(session->queue);
     free(session);
 }
@@ -956,6 +970,10 @@ story_whep_session *story_whep_create(const story_whep_options *options, char *e
     session->jitter_latency_ms = options->jitter_latency_ms > 0 ? options->jitter_latency_ms : 200;
     session->want_audio = options->want_audio != 0;
     session->video_pt = -1;
+    if (story_whep_certificate_make(&session->certificate, error, capacity) != 0) {
+        story_release(session);
+        return NULL;
+    }
 
     char launch[256];
     snprintf(launch, sizeof launch,
@@ -1170,7 +1188,7 @@ int story_whep_offer(story_whep_session *session, char **sdp, int timeout_ms, ch
         story_copy(error, capacity, "webrtcbin's offer has no text");
         return -1;
     }
-    *sdp = strdup(text);
+    *sdp = story_whep_sdp_with_fingerprint(text, session->certificate.fingerprint);
     G.g_free(text);
     if (*sdp == NULL) {
         story_copy(error, capacity, "out of memory");

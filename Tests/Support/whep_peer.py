@@ -9,8 +9,8 @@ every ICE candidate in it (no trickle), and `Location: /whep/<id>`; DELETE /whep
          clock-coded picture (clock-code.py's code: number and wall-clock ms, drawn with its
          own functions) made when it is sent, so a receiver reads how old each picture is
   sound  a 440 Hz sine as Opus, 20 ms frames
-aiortc's DTLS client is given the ECDHE-RSA cipher suites too: it offers ECDSA ones only, and
-GStreamer 1.22's DTLS certificate is RSA ("no shared cipher" otherwise). ICE stays on loopback:
+aiortc's DTLS is its own (ECDSA P-256 certificate, ECDHE-ECDSA suites only): the client's
+certificate is ECDSA (Sources/CStoryWHEP/story_whep_certificate.h). ICE stays on loopback:
 host candidates are 127.0.0.1 only, no STUN or TURN server, and the offer's candidates other
 than 127.0.0.0/8 UDP ones are dropped before aiortc sees them, so no packet goes to any other
 address (aioice would otherwise check them, and resolve mDNS names).
@@ -56,26 +56,11 @@ import aioice.ice
 from av import AudioFrame, VideoFrame
 from aiortc import RTCConfiguration, RTCPeerConnection, RTCRtpSender, RTCSessionDescription
 from aiortc.mediastreams import MediaStreamError, MediaStreamTrack
-from aiortc.rtcdtlstransport import RTCCertificate, RTCDtlsTransport
+from aiortc.rtcdtlstransport import RTCDtlsTransport
 from aiortc.rtp import RtcpPsfbPacket, RtcpRtpfbPacket
 
 # Loopback only: aioice leaves 127.0.0.1 out of its host addresses; here it is the only one.
 aioice.ice.get_host_addresses = lambda use_ipv4, use_ipv6: ["127.0.0.1"]
-
-# aiortc's DTLS offers ECDHE-ECDSA suites only; GStreamer 1.22's DTLS certificate is RSA 2048
-# (gstdtlscertificate.c), so as its client aiortc fails with "no shared cipher". Browsers and
-# the usual WHEP servers (pion, Janus, MediaMTX) offer the RSA suites too; so does this peer.
-_create_ssl_context = RTCCertificate._create_ssl_context
-
-
-def _create_ssl_context_with_rsa(self, srtp_profiles):
-    context = _create_ssl_context(self, srtp_profiles)
-    context.set_cipher_list(b"ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-ECDSA-AES128-SHA:"
-                            b"ECDHE-ECDSA-AES256-SHA:ECDHE-RSA-AES128-GCM-SHA256:ECDHE-RSA-CHACHA20-POLY1305:"
-                            b"ECDHE-RSA-AES128-SHA:ECDHE-RSA-AES256-SHA")
-    return context
-
-RTCCertificate._create_ssl_context = _create_ssl_context_with_rsa
 
 _spec = importlib.util.spec_from_file_location("clock_code", os.path.join(os.path.dirname(os.path.abspath(__file__)), "clock-code.py"))
 clock_code = importlib.util.module_from_spec(_spec)

@@ -15,7 +15,7 @@
 // 5.1 reads both from a non-seekable stream; MPEG-TS announces the sound or the video in a
 // new PMT when its first packet comes (as with other live MPEG-TS sources).
 //
-// Three things GStreamer 1.22 does not do by itself, done here (story_whep.c says why, with
+// Four things GStreamer 1.22 does not do by itself, done here (story_whep.c says why, with
 // the measurements):
 //  - mpegtsmux never times out a silent input: when one track stops, the other would stop
 //    with it. While a track is silent (200 ms), each buffer of the other sends it a gap event.
@@ -23,6 +23,9 @@
 //    first keyframe (or a server joining mid-GOP) left the picture black until the next one.
 //    When 3 pictures arrive without one reaching the muxer, a keyframe is asked for (PLI),
 //    again every 500 ms until one does.
+//  - its DTLS certificate is RSA 2048, and a server whose DTLS offers ECDHE-ECDSA suites only
+//    (aiortc) shares no cipher with it: each session gives webrtcbin an ECDSA P-256
+//    certificate of its own (story_whep_certificate.h).
 //  - rtpsession held a new SSRC's packets in probation (so the first retransmission waited for
 //    a second) and its RTCP bandwidth allowed an early NACK only every ~0.7 s: each rtpsession
 //    gets probation 0 and 64 kbit/s of RTCP for receiver reports (a report every ~40-60 ms).
@@ -38,6 +41,7 @@
 //                              (libgstreamer-plugins-bad1.0-0 has libgstwebrtc)
 //   gstreamer1.0-nice          nicesrc/nicesink, the ICE agent (libnice10)
 // libgstreamer1.0-0 comes with all of them; gstreamer1.0-tools (gst-inspect-1.0) only helps.
+// libssl3 (libcrypto.so.3, the DTLS certificate) comes with gstreamer1.0-plugins-bad's DTLS.
 //
 // Threads. Every function blocks its caller and none needs a main loop: webrtcbin and libnice
 // run their own GMainContexts on threads of their own, promises are answered on webrtcbin's

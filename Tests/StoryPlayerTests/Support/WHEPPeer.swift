@@ -8,6 +8,9 @@ import XCTest
 /// dropped), which is how a test sees the receiver's recovery.
 struct WHEPPeer {
     static let script = Fixture.packageRoot.appendingPathComponent("Tests/Support/whep_peer.py").path
+    /// The interoperability peers: an unmodified aiortc, and GStreamer's webrtcbin as the sender.
+    static let stockAiortc = Fixture.packageRoot.appendingPathComponent("Tests/Support/whep_aiortc.py").path
+    static let webrtcbin = Fixture.packageRoot.appendingPathComponent("Tests/Support/whep_webrtcbin.py").path
 
     let port: Int
     let log: String
@@ -26,13 +29,29 @@ struct WHEPPeer {
 extension ServerSet {
     /// Starts a WHEP peer with `options` (`--drop 0.02`, `--status 503`, …) and waits until it listens.
     func whepPeer(_ options: [String] = []) throws -> WHEPPeer {
+        try whepServer(WHEPPeer.script, options, needs: "pip install aiortc==1.16.0")
+    }
+
+    /// An unmodified aiortc WHEP endpoint (`Tests/Support/whep_aiortc.py`): ECDSA P-256
+    /// certificate, ECDHE-ECDSA cipher suites only, the DTLS client.
+    func stockAiortcWHEP() throws -> WHEPPeer {
+        try whepServer(WHEPPeer.stockAiortc, [], needs: "pip install aiortc==1.16.0")
+    }
+
+    /// A WHEP endpoint whose sender is GStreamer 1.22's webrtcbin (`Tests/Support/whep_webrtcbin.py`,
+    /// its own RSA 2048 DTLS certificate), with `options` (`--setup passive`).
+    func webrtcbinWHEP(_ options: [String] = []) throws -> WHEPPeer {
+        try whepServer(WHEPPeer.webrtcbin, options, needs: "apt-get install python3-gi gir1.2-gst-plugins-bad-1.0")
+    }
+
+    private func whepServer(_ script: String, _ options: [String], needs: String) throws -> WHEPPeer {
         try LiveServers.require("python3")
         let name = "whep-\(UUID().uuidString.prefix(8))"
         let port = LiveServers.freePort()
         let log = folder.file(name + "-events.jsonl")
-        let process = try start("python3", [WHEPPeer.script, "--port", String(port), "--log", log] + options, name: name)
+        let process = try start("python3", [script, "--port", String(port), "--log", log] + options, name: name)
         guard LiveServers.waitUntil(20, { LiveServers.accepts(port: port) }) else {
-            throw LiveServers.unavailable("the WHEP peer did not start (pip install aiortc==1.16.0): \(process.output)")
+            throw LiveServers.unavailable("the WHEP server \((script as NSString).lastPathComponent) did not start (\(needs)): \(process.output)")
         }
         return WHEPPeer(port: port, log: log)
     }
