@@ -63,7 +63,7 @@ final class ClipColourTagTests: XCTestCase {
 
     func testAnSDClipIsBT601EncodedAndTagged() throws {
         let clip = try redClip("360x640")
-        XCTAssertEqual(try tags(clip), "tv,smpte170m,bt709,bt709")
+        XCTAssertEqual(try tags(clip), "tv,smpte170m,smpte170m,smpte170m")
         assertRed(try middle(clip, size: (360, 640), matrix: "bt601"), "360x640 decoded as BT.601")
         assertRed(try middle(clip, size: (360, 640), matrix: nil), "360x640 decoded as tagged")
     }

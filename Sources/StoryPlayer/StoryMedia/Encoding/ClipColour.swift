@@ -9,9 +9,12 @@ internal import CFFmpeg
 /// 360x640 and 576x1024 are SD). SD is below 720 lines, as ffmpeg's and x264's conventions
 /// have it, on the shorter side for a portrait frame.
 ///
-/// The primaries and the transfer are BT.709's at every size: the canvas is sRGB, whose
-/// primaries are BT.709's, and BT.601's transfer is the same curve. Only the matrix, which
-/// turns RGB into YUV, differs; the range is limited (16-235) as every player expects.
+/// All three tags follow the size, as ffmpeg's and x264's conventions and the platforms'
+/// ingest expect (`smpte170m` for SD, `bt709` for HD): a file tagged half one, half the other
+/// reads as a mistake to the tools that check it. BT.601's transfer is BT.709's curve, and
+/// SMPTE 170M's primaries differ from sRGB's by less than a player shows; only the matrix,
+/// which turns RGB into YUV, changes the picture. The range is limited (16-235), as every
+/// player expects.
 enum ClipColour: Equatable, Sendable {
     case bt709
     case bt601
@@ -31,6 +34,6 @@ enum ClipColour: Equatable, Sendable {
 
     /// The tags: matrix, primaries and transfer.
     var matrix: AVColorSpace { self == .bt709 ? AVCOL_SPC_BT709 : AVCOL_SPC_SMPTE170M }
-    var primaries: AVColorPrimaries { AVCOL_PRI_BT709 }
-    var transfer: AVColorTransferCharacteristic { AVCOL_TRC_BT709 }
+    var primaries: AVColorPrimaries { self == .bt709 ? AVCOL_PRI_BT709 : AVCOL_PRI_SMPTE170M }
+    var transfer: AVColorTransferCharacteristic { self == .bt709 ? AVCOL_TRC_BT709 : AVCOL_TRC_SMPTE170M }
 }
