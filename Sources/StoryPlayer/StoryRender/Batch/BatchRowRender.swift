@@ -60,7 +60,13 @@ struct BatchRowRender: Sendable {
             try? record.write(in: variant.folder)
             return result(status: .done, seconds: seconds, error: nil)
         }
-        if case .interrupted = exit { return result(status: .interrupted, seconds: seconds, error: nil) }
+        switch exit {
+        // A render the signal reached before it set up its own handling ended by it: stopped
+        // all the same.
+        case .interrupted, .killed(signal: SIGINT), .killed(signal: SIGTERM):
+            return result(status: .interrupted, seconds: seconds, error: nil)
+        default: break
+        }
         let said = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
         let lastLine = said.split(separator: "\n").last.map(String.init)
         // Foundation's status of a process a signal ended is the signal's number.

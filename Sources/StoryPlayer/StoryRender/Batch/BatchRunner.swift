@@ -141,23 +141,35 @@ public final class BatchRunner: Sendable {
         return report
     }
 
-    /// Starts `row`'s render; `leave` is called once it has exited (or could not start).
+    /// Starts `row`'s render; `leave` is called once it has exited (or could not start, or the
+    /// batch was stopped first).
     private func start(_ row: BatchRowRender, started: Date, observe: @escaping @Sendable (Counts, BatchReport.RowResult?) -> Void,
                        leave: @escaping @Sendable () -> Void) {
         let number = row.variant.row.number
+        let finish = { @Sendable [self] (result: BatchReport.RowResult) in
+            state.withLock { _ = $0.running.removeValue(forKey: number) }
+            results.withLock { $0.append(result) }
+            observe(state.withLock { state in
+                if result.status == .failed { state.counts.failed += 1 } else { state.counts.done += 1 }
+                return state.shown
+            }, result)
+            // Written after every row, so a batch that dies leaves its rows told.
+            try? report(started: started, interrupted: false).write(in: configuration.output, named: configuration.reportName)
+            leave()
+        }
         do {
-            let process = try row.start(executable: configuration.executable) { [self] result in
-                state.withLock { _ = $0.running.removeValue(forKey: number) }
-                results.withLock { $0.append(result) }
-                observe(state.withLock { state in
-                    if result.status == .failed { state.counts.failed += 1 } else { state.counts.done += 1 }
-                    return state.shown
-                }, result)
-                // Written after every row, so a batch that dies leaves its rows told.
-                try? report(started: started, interrupted: false).write(in: configuration.output, named: configuration.reportName)
-                leave()
+            // Started and counted as running under the lock `interrupt` takes: a signal either
+            // finds the render running, or stops it from starting.
+            let process = try state.withLock { state throws -> Process? in
+                guard interruption == nil else { return nil }
+                let process = try row.start(executable: configuration.executable, done: finish)
+                state.running[number] = process.processIdentifier
+                return process
             }
-            state.withLock { $0.running[number] = process.processIdentifier }
+            guard let process else {
+                results.withLock { $0.append(row.result(status: .notRun, seconds: 0, error: nil)) }
+                return leave()
+            }
             processes.withLock { $0.append(process) }
         } catch {
             results.withLock { $0.append(row.result(status: .failed, seconds: 0, error: "\(error)")) }

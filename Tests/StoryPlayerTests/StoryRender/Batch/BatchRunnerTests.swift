@@ -1,5 +1,6 @@
 import Foundation
 import StoryPlayer
+import Synchronization
 import XCTest
 
 /// `BatchRunner`: a batch's rows, each a render in a process of its own, counted by how the
@@ -58,6 +59,51 @@ final class BatchRunnerTests: XCTestCase {
                                           "--threads", "4", "--set", "code=0"])
         // The clip was never written by the script: only the files there are listed.
         XCTAssertEqual(report.rows[0].outputs, [row + "/summary.json"])
+    }
+
+    /// A signal stops the render running (it exits 130, as render does on SIGINT) and starts no
+    /// other row.
+    func testAnInterruptStopsTheRowRunningAndStartsNoOther() throws {
+        let report = try interrupted(by: """
+            #!/bin/sh
+            trap 'kill $!; exit 130' INT
+            sleep 60 &
+            wait
+            """)
+        XCTAssertEqual(report.rows.map(\.status), [.interrupted, .notRun])
+        XCTAssertTrue(report.interrupted)
+    }
+
+    /// A render the signal reaches before it handles signals (just started) ends by it: it was
+    /// stopped, not failed, and is rendered again next time like any row interrupted.
+    func testARenderEndedByTheSignalItselfIsInterruptedNotFailed() throws {
+        let report = try interrupted(by: "#!/bin/sh\nexec sleep 60\n")
+        XCTAssertEqual(report.rows.map(\.status), [.interrupted, .notRun])
+    }
+
+    /// Two rows, one at a time, whose "render" is `script`; interrupted (SIGTERM to the batch)
+    /// once the first has started.
+    private func interrupted(by script: String) throws -> BatchReport {
+        let folder = ScratchFolder()
+        let (plan, _) = try batch(codes: [0, 0], in: folder)
+        let path = folder.file("slow.sh")
+        try Data(script.utf8).write(to: URL(fileURLWithPath: path))
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: path)
+        let runner = BatchRunner(variants: plan.variants, configuration: .init(
+            storyboard: folder.file("board.json"), data: "codes.csv", output: folder.file("out"), executable: path, jobs: 1))
+        let finished = DispatchSemaphore(value: 0)
+        let report = Mutex<BatchReport?>(nil)
+        Thread.detachNewThread {
+            report.withLock { $0 = try? runner.run() }
+            finished.signal()
+        }
+        // The first row's log is made just before its render starts (a signal before its shell
+        // sets its trap ends it by the signal: interrupted all the same).
+        while !FileManager.default.fileExists(atPath: folder.file("out/0001/batch-row.log")) { usleep(10_000) }
+        runner.interrupt(signal: SIGTERM)
+        XCTAssertEqual(runner.interruption, SIGTERM)
+        finished.wait()
+        return try XCTUnwrap(report.withLock { $0 })
     }
 
     /// batch.json's strings are read by scripts and by `--merge`: they do not change.
