@@ -1,4 +1,5 @@
 import Foundation
+import StoryPlayer
 import Synchronization
 
 /// The full render the page's Render button starts: `render-stories render …` as a child
@@ -52,15 +53,15 @@ final class StudioRenderJob: Sendable {
 
     var clipName: String { ((boardPath as NSString).lastPathComponent as NSString).deletingPathExtension + ".mp4" }
 
-    /// The arguments after `render-stories`.
-    func arguments(_ options: Options) -> [String] {
-        var arguments = ["render", boardPath, "--output", outputFolder, "--report"]
-        let values = parameters()
-        for name in values.keys.sorted() { arguments += ["--set", "\(name)=\(values[name]!)"] }
-        if options.mp4 { arguments += ["--mp4", (outputFolder as NSString).appendingPathComponent(clipName)] }
-        if let size = options.size { arguments += ["--size", size] }
-        if !options.overlay { arguments.append("--no-overlay") }
-        return arguments
+    /// The render the page's options ask for: the page writes its command in this order
+    /// (studio.html), the values before the clip and the look.
+    func invocation(_ options: Options) -> RenderInvocation {
+        var closing: [String] = []
+        if options.mp4 { closing += ["--mp4", (outputFolder as NSString).appendingPathComponent(clipName)] }
+        if let size = options.size { closing += ["--size", size] }
+        if !options.overlay { closing.append("--no-overlay") }
+        return RenderInvocation(storyboard: boardPath, output: outputFolder, options: ["--report"], values: parameters(),
+                                closingOptions: closing)
     }
 
     var isRunning: Bool { running.withLock { $0.process != nil } }
@@ -69,7 +70,7 @@ final class StudioRenderJob: Sendable {
     func start(_ options: Options) throws(StudioProblem) -> Bool {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments(options) + ["--progress", "json"]
+        process.arguments = invocation(options).arguments + ["--progress", "json"]
         let errors = Pipe()
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice
@@ -96,8 +97,7 @@ final class StudioRenderJob: Sendable {
                 running.process = nil
                 return running.cancelled
             }
-            let status = process.terminationStatus
-            let state = cancelled ? "cancelled" : status == 0 || status == 3 ? "done" : "failed"
+            let state = cancelled ? "cancelled" : RenderInvocation.Exit(process).rendered ? "done" : "failed"
             let finished = state == "done"
             hub.broadcast(Progress(state: state, frame: nil, of: nil, fps: nil, eta_s: nil,
                                    report: finished ? "/out/report.html" : nil,

@@ -2,7 +2,6 @@ import ArgumentParser
 import Compositor
 import Foundation
 import StoryPlayer
-import Synchronization
 
 struct Batch: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -67,30 +66,13 @@ struct Batch: ParsableCommand {
         (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
     }
 
-    /// render's options that name a file, which each row writes into its own folder.
-    static let fileOptions = ["--mp4", "--webm", "--gif", "--webp", "--apng", "--contact-sheet", "--timeline"]
-    /// render's options a batch sets itself.
-    static let ownOptions = ["--output", "-o", "--frames", "--quiet", "-q", "--progress"]
-
     func validate() throws {
         if merge && (rows != nil || check) { throw ValidationError("--merge joins the parts' reports; give it without --rows or --check") }
         if let jobs, !(1...64).contains(jobs) { throw ValidationError("--jobs must be 1 to 64") }
         if output == nil && !check { throw ValidationError("give --output DIR: the batch's folder, a folder for each row in it") }
         guard FileManager.default.fileExists(atPath: storyboard) else { throw ValidationError("no such file \(storyboard)") }
         guard FileManager.default.fileExists(atPath: data) else { throw ValidationError("--data \(data): no such file") }
-        for (index, option) in renderOptions.enumerated() {
-            let name = option.split(separator: "=", maxSplits: 1).first.map(String.init) ?? option
-            if Batch.ownOptions.contains(name) {
-                throw ValidationError("\(name) is the batch's to set: each row renders into DIR/<row>/, quietly")
-            }
-            if Batch.fileOptions.contains(name) {
-                let value = option.contains("=") ? String(option.split(separator: "=", maxSplits: 1)[1])
-                    : index + 1 < renderOptions.count ? renderOptions[index + 1] : ""
-                if value.hasPrefix("/") || value.contains("..") {
-                    throw ValidationError("\(name) \(value): give a file name, which each row writes into its own folder")
-                }
-            }
-        }
+        if let problem = BatchRunner.problem(withRowOptions: renderOptions) { throw ValidationError(problem) }
         // The rows' options are render's: a mistake in them is one usage error now, not a
         // failure in every row.
         do {
@@ -130,86 +112,28 @@ struct Batch: ParsableCommand {
         }
         let variants = rows.map { range in plan.variants.filter { range.contains($0.row.number) } } ?? plan.variants
         let reportName = rows.map { "batch-rows-\($0.lower)-\($0.upper).json" } ?? "batch.json"
-        try OutputFolder.make(output)
-        let cores = ProcessInfo.processInfo.activeProcessorCount
-        let jobs = min(self.jobs ?? cores, variants.count)
-        // Each render draws with cores ÷ jobs threads, unless told: jobs × cores threads would
-        // only take turns.
-        let threads = renderOptions.contains { $0 == "--threads" || $0.hasPrefix("--threads=") } ? [] : ["--threads", String(max(1, cores / jobs))]
-        let runs = variants.map { variant in BatchRun(variant: variant, board: storyboard, options: renderOptions + threads) }
-        let shared = BatchShared(total: runs.count)
-        let progress = BatchProgress(quiet: quiet)
-        let signals = [SIGINT, SIGTERM].map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler {
-                guard shared.interruption.compareExchange(expected: 0, desired: number, ordering: .acquiringAndReleasing).exchanged else { return }
-                // Each render stops at its next frame and removes its temporary files; no new
-                // row starts.
-                shared.state.withLock { $0.running.values.forEach { kill($0, SIGINT) } }
-            }
-            source.resume()
-            return source
-        }
-        defer { signals.forEach { $0.cancel() } }
+        let runner = BatchRunner(variants: variants, configuration: .init(
+            storyboard: storyboard, data: data, output: output, reportName: reportName, executable: Batch.executable,
+            jobs: jobs, force: force, options: renderOptions))
+        try render(runner, started: started)
+    }
 
-        var results: [BatchReport.RowResult] = []
-        let finished = DispatchSemaphore(value: 0)
-        let slots = DispatchSemaphore(value: jobs)
-        for run in runs {
-            slots.wait()
-            if shared.interruption.load(ordering: .acquiring) != 0 {
-                slots.signal()
-                shared.results.withLock { $0.append(run.result(status: "not-run", seconds: 0, error: nil)) }
-                finished.signal()
-                continue
-            }
-            if !force && run.record.isComplete(in: run.variant.folder) {
-                slots.signal()
-                shared.results.withLock { $0.append(run.result(status: "skipped", seconds: 0, error: nil)) }
-                shared.state.withLock { $0.skipped += 1 }
-                progress.show(shared.state.withLock { $0 }, started: started)
-                finished.signal()
-                continue
-            }
-            do {
-                try run.start(executable: Batch.executable, shared: shared) { result in
-                    shared.results.withLock { $0.append(result) }
-                    shared.state.withLock { state in
-                        if result.status == "failed" { state.failed += 1 } else { state.done += 1 }
-                    }
-                    progress.show(shared.state.withLock { $0 }, started: started)
-                    if !quiet, result.status == "failed" { progress.say("row \(result.row) (\(result.name)) failed: \(result.error ?? "")") }
-                    // batch.json is written after every row, so a batch that dies leaves its rows told.
-                    try? BatchReport(storyboard: storyboard, data: data, rows: shared.results.withLock { $0 }, interrupted: false,
-                                     seconds: Date().timeIntervalSince(started), jobs: jobs).write(in: output, named: reportName)
-                    slots.signal()
-                    finished.signal()
-                }
-            } catch {
-                shared.results.withLock { $0.append(run.result(status: "failed", seconds: 0, error: "\(error)")) }
-                slots.signal()
-                finished.signal()
-            }
+    /// Renders the rows, a line of progress on stderr, and exits as the batch went: 128 + the
+    /// signal that stopped it, 3 when a row failed.
+    private func render(_ runner: BatchRunner, started: Date) throws {
+        let progress = BatchProgress(quiet: quiet, started: started)
+        // Each render stops at its next frame and removes its temporary files; no new row starts.
+        let signals = SignalWatch { number, _ in runner.interrupt(signal: number) }
+        defer { signals.cancel() }
+        let report = try runner.run(started: started) { counts, result in
+            progress.show(counts)
+            if !quiet, let result, result.status == .failed { progress.say("row \(result.row) (\(result.name)) failed: \(result.error ?? "")") }
         }
-        for _ in runs { finished.wait() }
-        // Foundation lets go of a Process only once a wait has seen its exit (else it and its
-        // run-loop source hold each other, which LeakSanitizer reports): each has exited by now.
-        // The handlers hold the batch's shared state, which holds the processes: let go of both.
-        for process in shared.processes.withLock({ $0 }) {
-            process.waitUntilExit()
-            process.terminationHandler = nil
-        }
-        shared.processes.withLock { $0.removeAll() }
-        results = shared.results.withLock { $0 }
-        let stoppedBy = shared.interruption.load(ordering: .acquiring)
-        let report = BatchReport(storyboard: storyboard, data: data, rows: results, interrupted: stoppedBy != 0,
-                                 seconds: Date().timeIntervalSince(started), jobs: jobs)
-        try report.write(in: output, named: reportName)
+        let output = runner.configuration.output, reportName = runner.configuration.reportName
         progress.clear()
-        let summary = "batch: \(report.done) done, \(report.failed) failed, \(report.skipped) skipped of \(runs.count) rows "
+        let summary = "batch: \(report.done) done, \(report.failed) failed, \(report.skipped) skipped of \(report.rows.count) rows "
             + "in \(String(format: "%.1f", report.time)) s → \((output as NSString).appendingPathComponent(reportName))"
-        if stoppedBy != 0 {
+        if let stoppedBy = runner.interruption {
             printError("interrupted: " + summary)
             throw ExitCode(128 + stoppedBy)
         }
@@ -233,7 +157,7 @@ extension Batch {
         }
         try report.write(in: output)
         // A row a part was stopped in (a time limit, scancel) is as unfinished as one no part ran.
-        let unfinished = report.rows.filter { $0.status == "not-run" || $0.status == "interrupted" }.map(\.row)
+        let unfinished = report.rows.filter { $0.status == .notRun || $0.status == .interrupted }.map(\.row)
         let summary = "batch: \(report.done) done, \(report.failed) failed, \(report.skipped) skipped"
             + (unfinished.isEmpty ? "" : ", \(unfinished.count) not finished (rows \(unfinished.map(String.init).joined(separator: ", ")))")
             + " of \(report.rows.count) rows, merged → \((output as NSString).appendingPathComponent("batch.json"))"
@@ -261,127 +185,22 @@ struct RowRange: ExpressibleByArgument, CustomStringConvertible {
     func fits(_ count: Int) -> Bool { upper <= count }
 }
 
-// MARK: - One row's render
-
-/// One row's `render-stories render`, in a process of its own: a row that crashes, or a render
-/// that fails, takes no other row with it.
-private struct BatchRun {
-    let variant: BatchPlan.Variant
-    let arguments: [String]
-    let outputs: [String]
-    let record: BatchRowRecord
-
-    init(variant: BatchPlan.Variant, board: String, options: [String]) {
-        self.variant = variant
-        var rewritten: [String] = []
-        var outputs = [(variant.folder as NSString).appendingPathComponent("summary.json")]
-        var index = 0
-        while index < options.count {
-            let option = options[index]
-            let name = option.split(separator: "=", maxSplits: 1).first.map(String.init) ?? option
-            if Batch.fileOptions.contains(name) {
-                let inline = option.contains("=")
-                let value = inline ? String(option.split(separator: "=", maxSplits: 1)[1]) : options[index + 1]
-                let path = (variant.folder as NSString).appendingPathComponent(value)
-                rewritten += [name, path]
-                outputs.append(path)
-                index += inline ? 1 : 2
-                continue
-            }
-            rewritten.append(option)
-            index += 1
-        }
-        let sets = variant.row.values.keys.sorted().flatMap { ["--set", "\($0)=\(variant.row.values[$0]!)"] }
-        arguments = ["render", board, "--output", variant.folder, "--quiet"] + rewritten + sets
-        self.outputs = outputs
-        record = BatchRowRecord(values: variant.row.values, arguments: arguments, outputs: outputs)
-    }
-
-    func result(status: String, seconds: Double, error: String?) -> BatchReport.RowResult {
-        BatchReport.RowResult(row: variant.row.number, name: variant.name, status: status,
-                              outputs: status == "done" || status == "skipped" || status == "failed"
-                                  ? outputs.filter { FileManager.default.fileExists(atPath: $0) } : [],
-                              time: (seconds * 1000).rounded() / 1000, error: error, values: variant.row.values)
-    }
-
-    /// Starts the render; `done` is called with the row's result when it exits.
-    func start(executable: String, shared: BatchShared, done: @escaping @Sendable (BatchReport.RowResult) -> Void) throws {
-        try OutputFolder.make(variant.folder)
-        let log = (variant.folder as NSString).appendingPathComponent("batch-row.log")
-        FileManager.default.createFile(atPath: log, contents: nil)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle(forWritingAtPath: log)
-        let started = Date()
-        let run = self
-        process.terminationHandler = { process in
-            let seconds = Date().timeIntervalSince(started)
-            shared.state.withLock { _ = $0.running.removeValue(forKey: run.variant.row.number) }
-            let said = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-            let lastLine = said.split(separator: "\n").last.map(String.init)
-            switch process.terminationStatus {
-            case 0, 3:
-                // A story that could not be shown (its error card drawn) fails the row; the row
-                // is then not complete, and a batch run again renders it again.
-                if let failure = BatchRowOutcome.failure(in: run.variant.folder) {
-                    done(run.result(status: "failed", seconds: seconds, error: failure))
-                } else {
-                    try? run.record.write(in: run.variant.folder)
-                    done(run.result(status: "done", seconds: seconds, error: nil))
-                }
-            case 128 + SIGINT, 128 + SIGTERM:
-                done(run.result(status: "interrupted", seconds: seconds, error: nil))
-            default:
-                done(run.result(status: "failed", seconds: seconds, error: lastLine ?? "render exited \(process.terminationStatus)"))
-            }
-        }
-        try process.run()
-        shared.state.withLock { $0.running[variant.row.number] = process.processIdentifier }
-        shared.processes.withLock { $0.append(process) }
-    }
-}
-
-/// What the batch's threads share: the counts and renders running, the rows' results, and the
-/// signal that stopped it (0: none).
-private final class BatchShared: Sendable {
-    let state: Mutex<BatchState>
-    let results = Mutex<[BatchReport.RowResult]>([])
-    let interruption = Atomic<Int32>(0)
-    /// Every render started, waited for at the end.
-    let processes = Mutex<[Process]>([])
-
-    init(total: Int) { state = Mutex(BatchState(total: total)) }
-}
-
-/// The batch's counts, and the renders running (by row) for a signal to reach.
-private struct BatchState: Sendable {
-    var total: Int
-    var done = 0
-    var failed = 0
-    var skipped = 0
-    var running: [Int: Int32] = [:]
-
-    init(total: Int) { self.total = total }
-}
-
 /// One line of progress on stderr for the whole batch: rewritten on a terminal, a line a row
 /// otherwise.
 private struct BatchProgress: Sendable {
     let quiet: Bool
+    let started: Date
     let terminal = isatty(STDERR_FILENO) == 1
 
-    func show(_ state: BatchState, started: Date) {
+    func show(_ state: BatchRunner.Counts) {
         guard !quiet else { return }
-        let finished = state.done + state.failed + state.skipped
+        let finished = state.finished
         let elapsed = Date().timeIntervalSince(started)
         let rendered = state.done + state.failed
         let left = state.total - finished
         let eta = rendered > 0 ? elapsed / Double(rendered) * Double(left) : nil
         let line = "batch: \(finished)/\(state.total) rows (\(state.failed) failed, \(state.skipped) skipped), "
-            + "\(state.running.count) rendering, \(String(format: "%.0f", elapsed)) s" + (eta.map { ", ETA \(String(format: "%.0f", $0)) s" } ?? "")
+            + "\(state.running) rendering, \(String(format: "%.0f", elapsed)) s" + (eta.map { ", ETA \(String(format: "%.0f", $0)) s" } ?? "")
         FileHandle.standardError.write(Data((terminal ? "\r\u{1B}[K" + line : line + "\n").utf8))
     }
 

@@ -290,28 +290,22 @@ struct Render: ParsableCommand {
         TemporaryFiles.watch(endPaths)
         // On a terminal the progress bar's line has no end yet.
         let lineBreak = isatty(STDERR_FILENO) == 1 ? "\n" : ""
-        let signalSources = [SIGINT, SIGTERM].map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler {
-                // Two signals close together may reach the handler as one, with a count of two.
-                if interruption.requested != nil || source.data > 1 {
-                    TemporaryFiles.removeAll()
-                    if !quiet { printError(lineBreak + Render.stoppedAtOnce(endPaths, clips: clipPaths)) }
-                    _exit(128 + number)
-                }
-                interruption.request(signal: number)
-                if speaks {
-                    // A job runner's SIGTERM is not a key a user pressed.
-                    let again = number == SIGINT ? "press Ctrl-C again" : "send SIGTERM again"
-                    printError(lineBreak + "stopping at the next frame, then finishing \(clips.joined(separator: ", ")) from the frames drawn; "
-                               + "\(again) to stop at once without them")
-                }
+        let signals = SignalWatch { number, count in
+            // Two signals close together may reach the handler as one, with a count of two.
+            if interruption.requested != nil || count > 1 {
+                TemporaryFiles.removeAll()
+                if !quiet { printError(lineBreak + Render.stoppedAtOnce(endPaths, clips: clipPaths)) }
+                _exit(128 + number)
             }
-            source.resume()
-            return source
+            interruption.request(signal: number)
+            if speaks {
+                // A job runner's SIGTERM is not a key a user pressed.
+                let again = number == SIGINT ? "press Ctrl-C again" : "send SIGTERM again"
+                printError(lineBreak + "stopping at the next frame, then finishing \(clips.joined(separator: ", ")) from the frames drawn; "
+                           + "\(again) to stop at once without them")
+            }
         }
-        defer { signalSources.forEach { $0.cancel() } }
+        defer { signals.cancel() }
         // A job runner reading --progress json, and a user watching the bar, are told the frame
         // count from the first line, even for a storyboard without a duration (counted ahead,
         // without decoding) or a shard.

@@ -140,7 +140,7 @@ public struct BatchReport: Sendable, Codable, Equatable {
     public struct RowResult: Sendable, Codable, Equatable {
         public var row: Int
         public var name: String
-        public var status: String
+        public var status: BatchRowStatus
         public var outputs: [String]
         /// Seconds its render took.
         public var time: Double
@@ -148,7 +148,7 @@ public struct BatchReport: Sendable, Codable, Equatable {
         public var error: String?
         public var values: [String: String]
 
-        public init(row: Int, name: String, status: String, outputs: [String], time: Double, error: String?, values: [String: String]) {
+        public init(row: Int, name: String, status: BatchRowStatus, outputs: [String], time: Double, error: String?, values: [String: String]) {
             self.row = row
             self.name = name
             self.status = status
@@ -188,9 +188,9 @@ public struct BatchReport: Sendable, Codable, Equatable {
         self.storyboard = storyboard
         self.data = data
         self.rows = rows.sorted { $0.row < $1.row }
-        done = rows.filter { $0.status == "done" }.count
-        failed = rows.filter { $0.status == "failed" }.count
-        skipped = rows.filter { $0.status == "skipped" }.count
+        done = rows.filter { $0.status == .done }.count
+        failed = rows.filter { $0.status == .failed }.count
+        skipped = rows.filter { $0.status == .skipped }.count
         self.interrupted = interrupted
         time = seconds
         self.jobs = jobs
@@ -238,7 +238,7 @@ public struct BatchReport: Sendable, Codable, Equatable {
             interrupted = interrupted || part.interrupted
         }
         let rows = plan.variants.map { variant in
-            byRow[variant.row.number] ?? RowResult(row: variant.row.number, name: variant.name, status: "not-run", outputs: [],
+            byRow[variant.row.number] ?? RowResult(row: variant.row.number, name: variant.name, status: .notRun, outputs: [],
                                                    time: 0, error: nil, values: variant.row.values)
         }
         return BatchReport(storyboard: storyboard, data: data, rows: rows, interrupted: interrupted, seconds: time, jobs: jobs)
