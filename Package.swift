@@ -18,7 +18,8 @@ let package = Package(
     name: "live-stories",
     products: [
         .library(name: "StoryPlayer", targets: ["StoryPlayer"]),
-        .library(name: "Compositor", targets: ["Compositor"]),
+        // StoryBase with it: the stage clocks and shard costs it offered before they moved there.
+        .library(name: "Compositor", targets: ["Compositor", "StoryBase"]),
         .executable(name: "render-stories", targets: ["render-stories"]),
     ],
     dependencies: [
@@ -74,9 +75,13 @@ let package = Package(
         .target(name: "CStoryWHEP"),
 
         // MARK: - Libraries
+        // What every layer needs and none of them owns, in pure Swift (no C, no dependency): the
+        // bounded queue between threads, the render's interruption, the stage clocks and a
+        // shard's cost, the first-frame spans. Below everything, the drawing library included.
+        .target(name: "StoryBase"),
         .target(
             name: "Compositor",
-            dependencies: ["CStoryPNG", "CRasterSupport", "CFreeType"]
+            dependencies: ["StoryBase", "CStoryPNG", "CRasterSupport", "CFreeType"]
         ),
         // The player, in layers: each target imports only those below it, so the compiler keeps
         // the data path one way (docs/ARCHITECTURE.md draws the graph). They live under
@@ -84,11 +89,11 @@ let package = Package(
         // The storyboard and its JSON: what a user writes.
         .target(name: "StoryModel", dependencies: ["Compositor"], path: "Sources/StoryPlayer/StoryModel"),
         // The FFmpeg, libheif, Little CMS and libass owners, decoding, probing, sound, captions, the
-        // clip's encoder, and the concurrency primitives the decode threads share. The only target
-        // that imports the C libraries.
+        // clip's encoder, and the C-bound concurrency primitives (the interrupt gate, the picture
+        // pool). The only target that imports the C libraries.
         .target(
             name: "StoryMedia",
-            dependencies: ["StoryModel", "CFFmpeg", "CHEIF", "CLittleCMS", "CLibass", "CStoryWHEP", "Compositor"],
+            dependencies: ["StoryBase", "StoryModel", "CFFmpeg", "CHEIF", "CLittleCMS", "CLibass", "CStoryWHEP", "Compositor"],
             path: "Sources/StoryPlayer/StoryMedia",
             // The fault seam (`FFmpegFaults`) exists in debug builds only, which is what the
             // tests run; a release build (the CLI users run) has none of it, as swift-system
@@ -96,18 +101,18 @@ let package = Package(
             swiftSettings: [.define("ENABLE_FFMPEG_FAULTS", .when(configuration: .debug))]
         ),
         // The lifecycle trace: the events players record, reading them back, and `check`.
-        .target(name: "StoryTrace", dependencies: ["StoryModel", "StoryMedia", "Compositor"],
+        .target(name: "StoryTrace", dependencies: ["StoryBase", "StoryModel", "Compositor"],
                 path: "Sources/StoryPlayer/StoryTrace"),
         // Players, rooms, the viewer and its gestures.
-        .target(name: "StoryPlayback", dependencies: ["StoryModel", "StoryMedia", "StoryTrace", "Compositor"],
+        .target(name: "StoryPlayback", dependencies: ["StoryBase", "StoryModel", "StoryMedia", "StoryTrace", "Compositor"],
                 path: "Sources/StoryPlayer/StoryPlayback"),
         // The render loop and its outputs (frames, clip, report, shards).
         .target(name: "StoryRender",
-                dependencies: ["StoryModel", "StoryMedia", "StoryTrace", "StoryPlayback", "Compositor"],
+                dependencies: ["StoryBase", "StoryModel", "StoryMedia", "StoryTrace", "StoryPlayback", "Compositor"],
                 path: "Sources/StoryPlayer/StoryRender"),
         // What a package that depends on live-stories imports: every layer, re-exported.
         .target(name: "StoryPlayer",
-                dependencies: ["StoryModel", "StoryMedia", "StoryTrace", "StoryPlayback", "StoryRender"],
+                dependencies: ["StoryBase", "StoryModel", "StoryMedia", "StoryTrace", "StoryPlayback", "StoryRender"],
                 path: "Sources/StoryPlayer/Exports"),
 
         // MARK: - Command line
@@ -132,7 +137,7 @@ let package = Package(
         // CStoryPNG directly too: its checksum is tested against a plain reference.
         .testTarget(name: "CompositorTests", dependencies: ["Compositor", "CStoryPNG", "StoryTestSupport"]),
         // Fixtures are read in place (by #filePath), so they are not bundled as resources.
-        .testTarget(name: "StoryPlayerTests", dependencies: ["StoryPlayer", "StoryModel", "StoryMedia", "StoryTrace",
+        .testTarget(name: "StoryPlayerTests", dependencies: ["StoryPlayer", "StoryBase", "StoryModel", "StoryMedia", "StoryTrace",
                                                             "StoryPlayback", "StoryRender", "Compositor", "CFFmpeg", "CHEIF", "CLittleCMS", "StoryTestSupport"],
                     exclude: ["Fixtures"],
                     swiftSettings: [.define("ENABLE_FFMPEG_FAULTS", .when(configuration: .debug))],

@@ -1,6 +1,7 @@
 import Dispatch
 #if canImport(Glibc)
 import Glibc
+import StoryBase
 #endif
 
 /// A story picture placed on screen: what to draw and where.

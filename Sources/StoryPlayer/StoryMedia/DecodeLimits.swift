@@ -1,4 +1,5 @@
 import Foundation
+import StoryBase
 import StoryModel
 
 /// Limits that protect the process from hostile or broken media.

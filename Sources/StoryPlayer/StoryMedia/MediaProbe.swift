@@ -1,4 +1,5 @@
 import Foundation
+import StoryBase
 import StoryModel
 
 /// What `render-stories probe` reports about a source: it opens it, lists its streams and

@@ -1,6 +1,5 @@
 import Compositor
 import Foundation
-import StoryMedia
 
 /// The lifecycle as one picture: a lane per story (named as the storyboard spells it) with time
 /// running left to right, and under a room's a lane per participant's tile players and one per

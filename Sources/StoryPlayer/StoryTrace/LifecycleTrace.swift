@@ -1,5 +1,5 @@
 import Foundation
-import StoryMedia
+import StoryBase
 
 /// Records what every player does, hands out player ids, and counts the players alive.
 ///

@@ -1,5 +1,5 @@
 import Foundation
-import StoryMedia
+import StoryBase
 import StoryModel
 
 // MARK: - Reading a trace line back

@@ -1,5 +1,5 @@
 import Foundation
-import StoryMedia
+import StoryBase
 import StoryModel
 
 /// One line of `lifecycle.jsonl`: something a player did, or a call it ignored.

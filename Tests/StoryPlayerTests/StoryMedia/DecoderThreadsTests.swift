@@ -3,6 +3,7 @@ import Foundation
 @testable import StoryMedia
 @testable import StoryModel
 @testable import StoryPlayback
+import StoryBase
 import Synchronization
 import XCTest
 

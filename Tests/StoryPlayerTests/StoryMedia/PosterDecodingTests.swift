@@ -2,6 +2,7 @@ import Compositor
 @testable import StoryMedia
 @testable import StoryModel
 @testable import StoryPlayback
+import StoryBase
 import XCTest
 
 /// Posters come from the first keyframe alone (`MediaDecoder.firstPicture`), not after the

@@ -1,6 +1,7 @@
 @testable import StoryMedia
 @testable import StoryPlayback
 @testable import StoryTrace
+import StoryBase
 import XCTest
 
 final class TraceCheckTests: XCTestCase {

@@ -1,4 +1,5 @@
 import Compositor
+import StoryBase
 import StoryMedia
 
 /// What the player learned when its source opened.

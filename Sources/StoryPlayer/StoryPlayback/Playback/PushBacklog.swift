@@ -1,3 +1,4 @@
+import StoryBase
 import StoryMedia
 
 /// The pictures a pushed live source (RTMP, SRT, MPEG-TS) had already sent when its player began

@@ -1,4 +1,5 @@
 import Compositor
+import StoryBase
 
 extension Optional where Wrapped == StageClock {
     /// Runs `body`, charging its CPU time to `stage` when there is a clock (renders have one;

@@ -1,4 +1,5 @@
 import Compositor
+import StoryBase
 import StoryMedia
 import StoryModel
 import StoryTrace

@@ -1,6 +1,7 @@
 import Compositor
 import Foundation
 import Glibc
+import StoryBase
 import StoryMedia
 import Synchronization
 

@@ -1,6 +1,7 @@
 import Foundation
 @testable import StoryMedia
 @testable import StoryPlayback
+import StoryBase
 import XCTest
 
 /// The queue between a decode thread and its player: the player looks at the next picture

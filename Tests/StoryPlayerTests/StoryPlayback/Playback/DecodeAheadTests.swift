@@ -1,4 +1,5 @@
 import Foundation
+import StoryBase
 import Synchronization
 @testable import StoryTrace
 @testable import StoryMedia

@@ -1,6 +1,7 @@
 import Foundation
 @testable import StoryMedia
 @testable import StoryPlayback
+import StoryBase
 import XCTest
 
 /// A pushed source's opening burst: the decode thread starts at its newest picture.
