@@ -88,9 +88,9 @@ let package = Package(
         // Sources/StoryPlayer/, and the StoryPlayer product re-exports them.
         // The storyboard and its JSON: what a user writes.
         .target(name: "StoryModel", dependencies: ["Compositor"], path: "Sources/StoryPlayer/StoryModel"),
-        // The FFmpeg, libheif, Little CMS and libass owners, decoding, probing, sound, captions, the
-        // clip's encoder, and the C-bound concurrency primitives (the interrupt gate, the picture
-        // pool). The only target that imports the C libraries.
+        // The FFmpeg, libheif, Little CMS and libass owners (the clip's muxer and encoders among
+        // them), decoding, probing, sound, captions, and the C-bound concurrency primitives (the
+        // interrupt gate, the picture pool). Every C object is owned here.
         .target(
             name: "StoryMedia",
             dependencies: ["StoryBase", "StoryModel", "CFFmpeg", "CHEIF", "CLittleCMS", "CLibass", "CStoryWHEP", "Compositor"],
@@ -106,13 +106,20 @@ let package = Package(
         // Players, rooms, the viewer and its gestures.
         .target(name: "StoryPlayback", dependencies: ["StoryBase", "StoryModel", "StoryMedia", "StoryTrace", "Compositor"],
                 path: "Sources/StoryPlayer/StoryPlayback"),
+        // The end of the data path: the clip writer (MP4, WebM, GIF, WebP, APNG) and its export
+        // formats, and the loudness meter. It sees FFmpeg for the encoders' names, types and
+        // constants; every C object it uses (codec, muxer, frame, scaler, filter graph) is owned
+        // in StoryMedia, through `package` methods.
+        .target(name: "StoryEncode",
+                dependencies: ["StoryBase", "StoryModel", "StoryMedia", "Compositor", "CFFmpeg"],
+                path: "Sources/StoryPlayer/StoryEncode"),
         // The render loop and its outputs (frames, clip, report, shards).
         .target(name: "StoryRender",
-                dependencies: ["StoryBase", "StoryModel", "StoryMedia", "StoryTrace", "StoryPlayback", "Compositor"],
+                dependencies: ["StoryBase", "StoryModel", "StoryMedia", "StoryTrace", "StoryPlayback", "StoryEncode", "Compositor"],
                 path: "Sources/StoryPlayer/StoryRender"),
         // What a package that depends on live-stories imports: every layer, re-exported.
         .target(name: "StoryPlayer",
-                dependencies: ["StoryBase", "StoryModel", "StoryMedia", "StoryTrace", "StoryPlayback", "StoryRender"],
+                dependencies: ["StoryBase", "StoryModel", "StoryMedia", "StoryTrace", "StoryPlayback", "StoryEncode", "StoryRender"],
                 path: "Sources/StoryPlayer/Exports"),
 
         // MARK: - Command line
@@ -138,7 +145,7 @@ let package = Package(
         .testTarget(name: "CompositorTests", dependencies: ["Compositor", "CStoryPNG", "StoryTestSupport"]),
         // Fixtures are read in place (by #filePath), so they are not bundled as resources.
         .testTarget(name: "StoryPlayerTests", dependencies: ["StoryPlayer", "StoryBase", "StoryModel", "StoryMedia", "StoryTrace",
-                                                            "StoryPlayback", "StoryRender", "Compositor", "CFFmpeg", "CHEIF", "CLittleCMS", "StoryTestSupport"],
+                                                            "StoryPlayback", "StoryEncode", "StoryRender", "Compositor", "CFFmpeg", "CHEIF", "CLittleCMS", "StoryTestSupport"],
                     exclude: ["Fixtures"],
                     swiftSettings: [.define("ENABLE_FFMPEG_FAULTS", .when(configuration: .debug))],
                     // The HEIF tests encode their photos with libheif, called directly.

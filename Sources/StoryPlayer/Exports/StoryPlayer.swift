@@ -5,4 +5,5 @@
 @_exported import StoryMedia
 @_exported import StoryTrace
 @_exported import StoryPlayback
+@_exported import StoryEncode
 @_exported import StoryRender

@@ -1,14 +1,14 @@
-internal import CFFmpeg
+package import CFFmpeg
 import Synchronization
 
 /// Owns an `AVCodecContext`; frees it with `avcodec_free_context`. The decoder's and encoder's
 /// calls are its methods (`send`, `receive`, `flush`); what the codec says is read through its
 /// accessors, never through its pointer, which does not leave it.
-final class CodecContext {
+package final class CodecContext {
     private var pointer: UnsafeMutablePointer<AVCodecContext>?
 
     /// Codec contexts allocated and not yet freed, process-wide (see `FormatContext.alive`).
-    static let alive = Atomic<Int>(0)
+    package static let alive = Atomic<Int>(0)
 
     /// The threads a decoder opened with more than one thread started (none otherwise).
     private(set) var workers = DecoderWorkers.none
@@ -45,7 +45,7 @@ final class CodecContext {
 
     /// An encoder's context (`avcodec_alloc_context3`), set up as `settings` say, then opened
     /// (`avcodec_open2`); `failure` says what could not be opened.
-    init(encoder: UnsafePointer<AVCodec>, settings: EncoderSettings, failure: String) throws(MediaError) {
+    package init(encoder: UnsafePointer<AVCodec>, settings: EncoderSettings, failure: String) throws(MediaError) {
         if let injected = FFmpegFaults.injected(.configureCodec) {
             throw MediaError(.decoderSetup, "cannot allocate an encoder", averror: injected)
         }
@@ -71,7 +71,7 @@ final class CodecContext {
     // MARK: - What the codec says
 
     /// The codec's time base (an encoder's packets are stamped in it).
-    var timeBase: AVRational { pointer?.pointee.time_base ?? AVRational(num: 0, den: 1) }
+    package var timeBase: AVRational { pointer?.pointee.time_base ?? AVRational(num: 0, den: 1) }
     /// The decoder's threads (`thread_count`); 0 once closed.
     var threadCount: Int { pointer.map { Int($0.pointee.thread_count) } ?? 0 }
 
@@ -79,17 +79,17 @@ final class CodecContext {
     /// HEVC from FLV or MP4, the parameter sets.
     var hasExtradata: Bool { (pointer?.pointee.extradata_size ?? 0) > 0 }
     /// The coded picture size the decoder knows (0 until it knows, or once closed).
-    var width: Int { pointer.map { Int($0.pointee.width) } ?? 0 }
+    package var width: Int { pointer.map { Int($0.pointee.width) } ?? 0 }
     var height: Int { pointer.map { Int($0.pointee.height) } ?? 0 }
     /// The transfer and primaries the decoder read from the stream (an HEVC stream's VUI);
     /// unspecified until it has decoded, or once closed.
-    var colourTransfer: AVColorTransferCharacteristic { pointer?.pointee.color_trc ?? AVCOL_TRC_UNSPECIFIED }
-    var colourPrimaries: AVColorPrimaries { pointer?.pointee.color_primaries ?? AVCOL_PRI_UNSPECIFIED }
+    package var colourTransfer: AVColorTransferCharacteristic { pointer?.pointee.color_trc ?? AVCOL_TRC_UNSPECIFIED }
+    package var colourPrimaries: AVColorPrimaries { pointer?.pointee.color_primaries ?? AVCOL_PRI_UNSPECIFIED }
     /// Samples per frame an audio encoder takes (`frame_size`); 0 when any number will do.
-    var frameSize: Int32 { pointer?.pointee.frame_size ?? 0 }
+    package var frameSize: Int32 { pointer?.pointee.frame_size ?? 0 }
     /// Whether an audio encoder takes a last frame shorter than `frameSize`
     /// (`AV_CODEC_CAP_SMALL_LAST_FRAME`, as FFmpeg's AAC and libopus do).
-    var takesShortLastFrame: Bool {
+    package var takesShortLastFrame: Bool {
         guard let codec = pointer?.pointee.codec else { return false }
         return codec.pointee.capabilities & AV_CODEC_CAP_SMALL_LAST_FRAME != 0
     }
@@ -138,7 +138,7 @@ final class CodecContext {
     // MARK: - Encoding
 
     /// `avcodec_send_frame` (nil: flush the encoder): 0, or a negative AVERROR code.
-    func send(frame: Frame?) -> Int32 {
+    package func send(frame: Frame?) -> Int32 {
         guard let pointer else { preconditionFailure("encoding after close()") }
         if let injected = FFmpegFaults.injected(.sendFrame) { return injected }
         guard let frame else { return avcodec_send_frame(pointer, nil) }
@@ -146,7 +146,7 @@ final class CodecContext {
     }
 
     /// `avcodec_receive_packet`: 0, or a negative AVERROR code (EAGAIN: send more first).
-    func receive(packet: Packet) -> Int32 {
+    package func receive(packet: Packet) -> Int32 {
         guard let pointer else { preconditionFailure("encoding after close()") }
         if let injected = FFmpegFaults.injected(.receivePacket) { return injected }
         return packet.withUnsafeAVPacket { avcodec_receive_packet(pointer, $0) }
@@ -166,35 +166,35 @@ final class CodecContext {
 
 /// How an encoder is set up before `avcodec_open2`: the fields of its `AVCodecContext` that
 /// `ClipWriter` sets, as Swift values, and the encoder's private options (`av_opt_set`, in order).
-struct EncoderSettings {
-    var timeBase: AVRational
-    var globalHeader = false
+package struct EncoderSettings {
+    package var timeBase: AVRational
+    package var globalHeader = false
     // Video.
-    var width: Int32 = 0, height: Int32 = 0
-    var pixelFormat: AVPixelFormat?
-    var colourSpace: AVColorSpace?
-    var colourPrimaries: AVColorPrimaries?
-    var colourTransfer: AVColorTransferCharacteristic?
-    var colourRange: AVColorRange?
-    var frameRate: AVRational?
-    var gopSize: Int32?
+    package var width: Int32 = 0, height: Int32 = 0
+    package var pixelFormat: AVPixelFormat?
+    package var colourSpace: AVColorSpace?
+    package var colourPrimaries: AVColorPrimaries?
+    package var colourTransfer: AVColorTransferCharacteristic?
+    package var colourRange: AVColorRange?
+    package var frameRate: AVRational?
+    package var gopSize: Int32?
     /// The shortest GOP (`keyint_min`): with `gopSize`, every GOP is that long.
-    var minGOPSize: Int32?
-    var maxBFrames: Int32?
+    package var minGOPSize: Int32?
+    package var maxBFrames: Int32?
     /// A VBR cap (`rc_max_rate`) and its buffer (`rc_buffer_size`), bits.
-    var maxBitRate: Int64?
-    var bufferSize: Int32?
+    package var maxBitRate: Int64?
+    package var bufferSize: Int32?
     /// The encoder's threads (`thread_count`; 0: as many as it finds useful).
-    var threads: Int32?
+    package var threads: Int32?
     // Sound.
-    var sampleRate: Int32?
-    var sampleFormat: AVSampleFormat?
-    var bitRate: Int64?
-    var stereo = false
+    package var sampleRate: Int32?
+    package var sampleFormat: AVSampleFormat?
+    package var bitRate: Int64?
+    package var stereo = false
     /// Set with `av_opt_set` on the encoder's `priv_data`, in this order.
-    var privateOptions: [(name: String, value: String)] = []
+    package var privateOptions: [(name: String, value: String)] = []
 
-    init(timeBase: AVRational) {
+    package init(timeBase: AVRational) {
         self.timeBase = timeBase
     }
 

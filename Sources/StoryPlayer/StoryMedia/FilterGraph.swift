@@ -1,9 +1,9 @@
-internal import CFFmpeg
+package import CFFmpeg
 import Synchronization
 
 /// What feeds a filter graph, and so its two ends: pictures of one shape (`buffer` and
 /// `buffersink`) or sound (`abuffer` and `abuffersink`).
-enum FilterInput {
+package enum FilterInput {
     /// Pictures of this size and pixel format, stamped in `timeBase` (at `frameRate`, when
     /// known: `fps` needs both).
     case pictures(width: Int32, height: Int32, pixelFormat: Int32, sampleAspectRatio: AVRational,
@@ -50,7 +50,7 @@ enum FilterInput {
 /// `filter(_:into:)` is for chains that give one picture out for each picture in, as per-pixel
 /// filters (`zscale`, `tonemap`) do; `push`/`pull` for the others (an animation's `fps` and
 /// `palettegen`, the `ebur128` meter), which may give none, or several, or theirs only at the end.
-final class FilterGraph {
+package final class FilterGraph {
     /// libavfilter's functions (opened on the first graph: `FilterLibrary`).
     private let library: FilterLibrary
     private var graph: UnsafeMutablePointer<AVFilterGraph>?
@@ -59,12 +59,12 @@ final class FilterGraph {
     private var sink: UnsafeMutablePointer<AVFilterContext>?
 
     /// Graphs allocated and not yet freed, process-wide (see `FormatContext.alive`).
-    static let alive = Atomic<Int>(0)
+    package static let alive = Atomic<Int>(0)
 
     /// Builds the chain `filters` for pictures of this size and pixel format, run on `threads`
     /// threads (`nb_threads`; 1: on the caller's alone; 0: as many as libavfilter finds useful).
     /// Pictures are stamped in `timeBase` (at `frameRate`, when known: `fps` needs both).
-    convenience init(filters: String, width: Int32, height: Int32, pixelFormat: Int32, sampleAspectRatio: AVRational,
+    package convenience init(filters: String, width: Int32, height: Int32, pixelFormat: Int32, sampleAspectRatio: AVRational,
                      threads: Int32, timeBase: AVRational = AVRational(num: 1, den: 1),
                      frameRate: AVRational = AVRational(num: 0, den: 1)) throws(MediaError) {
         try self.init(filters: filters, input: .pictures(width: width, height: height, pixelFormat: pixelFormat,
@@ -74,7 +74,7 @@ final class FilterGraph {
 
     /// Builds the chain `filters` fed by `input`, run on `threads` threads. `name` is what its
     /// errors call it ("cannot configure the loudness meter"); by default, the filters.
-    init(filters: String, input: FilterInput, threads: Int32, name: String? = nil) throws(MediaError) {
+    package init(filters: String, input: FilterInput, threads: Int32, name: String? = nil) throws(MediaError) {
         let name = name ?? "the filters \(filters)"
         library = try FilterLibrary.loaded()
         guard let graph = library.allocateGraph() else { fatalError("avfilter_graph_alloc: out of memory") }
@@ -130,7 +130,7 @@ final class FilterGraph {
     /// `av_buffersrc_add_frame_flags`: `picture` into the chain (kept by its owner), or nil: the
     /// end, after which the chain gives what it held back (a GIF's pictures, once its palette is
     /// known). 0, or a negative AVERROR code.
-    func push(_ picture: Frame?) -> Int32 {
+    package func push(_ picture: Frame?) -> Int32 {
         guard let source else { preconditionFailure("filtering after close()") }
         if let injected = FFmpegFaults.injected(.filter) { return injected }
         guard let picture else { return library.addFrame(source, nil, 0) }
@@ -141,7 +141,7 @@ final class FilterGraph {
     /// the last picture's time ends. The end without a time (`push(nil)`) falls at the last
     /// picture's own time, and `fps` then makes no picture for its last interval: a 3 s render
     /// at 10 fps gave a 15 fps GIF of 44 pictures, 2.93 s. 0, or a negative AVERROR code.
-    func close(at pts: Int64) -> Int32 {
+    package func close(at pts: Int64) -> Int32 {
         guard let source else { preconditionFailure("filtering after close()") }
         if let injected = FFmpegFaults.injected(.filter) { return injected }
         return library.closeSource(source, pts, 0)
@@ -150,7 +150,7 @@ final class FilterGraph {
     /// `av_buffersink_get_frame`: the chain's next picture into `output` (unreferenced first):
     /// 0, EAGAIN when it needs more pictures first, end of file once the end has come through,
     /// or another negative AVERROR code.
-    func pull(into output: Frame) -> Int32 {
+    package func pull(into output: Frame) -> Int32 {
         guard let sink else { preconditionFailure("filtering after close()") }
         output.unref()
         if let injected = FFmpegFaults.injected(.filter) { return injected }
@@ -159,12 +159,12 @@ final class FilterGraph {
 
     /// The time base of the pictures the chain gives (`av_buffersink_get_time_base`): after
     /// `fps=15`, 1/15.
-    var outputTimeBase: AVRational {
+    package var outputTimeBase: AVRational {
         guard let sink else { preconditionFailure("filtering after close()") }
         return library.sinkTimeBase(sink)
     }
 
-    func close() {
+    package func close() {
         if graph != nil {
             library.freeGraph(&graph)
             FilterGraph.alive.subtract(1, ordering: .relaxed)

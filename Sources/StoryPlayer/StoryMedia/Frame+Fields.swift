@@ -1,4 +1,4 @@
-internal import CFFmpeg
+package import CFFmpeg
 
 // MARK: - What a frame says, as Swift values
 
@@ -18,7 +18,7 @@ extension Frame {
     }
     var pixelFormat: AVPixelFormat { AVPixelFormat(rawValue: format) }
     /// The presentation timestamp an encoder stamps its packet with (`pts`).
-    var pts: Int64 {
+    package var pts: Int64 {
         get { withUnsafeAVFrame { $0.pointee.pts } }
         set { withUnsafeAVFrame { $0.pointee.pts = newValue } }
     }
@@ -53,7 +53,7 @@ extension Frame {
     }
 
     // Sound.
-    var sampleCount: Int32 {
+    package var sampleCount: Int32 {
         get { withUnsafeAVFrame { $0.pointee.nb_samples } }
         set { withUnsafeAVFrame { $0.pointee.nb_samples = newValue } }
     }
@@ -65,7 +65,7 @@ extension Frame {
 
     /// Plane `index`: its first row and the bytes from one row to the next; nil when the frame
     /// has no such plane (no buffer yet, or a format with fewer planes).
-    func plane(_ index: Int) -> (rows: UnsafeMutablePointer<UInt8>, stride: Int)? {
+    package func plane(_ index: Int) -> (rows: UnsafeMutablePointer<UInt8>, stride: Int)? {
         withUnsafeAVFrame { frame in
             let rows = withUnsafeBytes(of: frame.pointee.data) { $0.load(fromByteOffset: index * MemoryLayout<UnsafeMutablePointer<UInt8>?>.stride,
                                                                              as: UnsafeMutablePointer<UInt8>?.self) }
@@ -81,7 +81,7 @@ extension Frame {
 
     /// `av_frame_get_buffer` for a picture of this size and pixel format, rows aligned to 64
     /// bytes: 0, or a negative AVERROR code.
-    func allocatePicture(width: Int32, height: Int32, format: AVPixelFormat) -> Int32 {
+    package func allocatePicture(width: Int32, height: Int32, format: AVPixelFormat) -> Int32 {
         withUnsafeAVFrame { frame in
             av_frame_unref(frame)
             frame.pointee.width = width
@@ -93,7 +93,7 @@ extension Frame {
 
     /// `av_frame_get_buffer` for `samples` samples of float stereo at `rate`: planar (AAC), or
     /// interleaved in one plane (libopus takes no other).
-    func allocateStereoSound(samples: Int32, rate: Int32, interleaved: Bool = false) -> Int32 {
+    package func allocateStereoSound(samples: Int32, rate: Int32, interleaved: Bool = false) -> Int32 {
         withUnsafeAVFrame { frame in
             frame.pointee.nb_samples = samples
             frame.pointee.format = (interleaved ? AV_SAMPLE_FMT_FLT : AV_SAMPLE_FMT_FLTP).rawValue
@@ -105,8 +105,16 @@ extension Frame {
 
     /// `av_frame_make_writable`: the buffers become this frame's alone (an encoder may still
     /// hold the last ones). 0, or a negative AVERROR code.
-    func makeWritable() -> Int32 {
+    package func makeWritable() -> Int32 {
         withUnsafeAVFrame { FFmpegFaults.injected(.makeWritable) ?? av_frame_make_writable($0) }
+    }
+
+    /// The value a filter left in the frame's metadata under `key` (`av_dict_get`), if any: what
+    /// ebur128 measured, for the loudness meter.
+    package func metadata(_ key: String) -> String? {
+        withUnsafeAVFrame { frame in
+            av_dict_get(frame.pointee.metadata, key, nil, 0).map { String(cString: $0.pointee.value) }
+        }
     }
 
     /// `av_frame_unref`.

@@ -1,17 +1,17 @@
-internal import CFFmpeg
+package import CFFmpeg
 import Synchronization
 
 /// Owns an `AVFrame` (`av_frame_alloc` / `av_frame_free`). Callers read and set its fields
 /// through the accessors below (`Frame+Fields`); the C calls that take a frame are methods of
 /// the owner that makes them (`CodecContext.receive(into:)`, `FilterGraph.filter(_:into:)`,
 /// `ScaleContext.scale(_:into:stride:)`, `ResampleContext.interleavedStereo(_:)`).
-final class Frame {
+package final class Frame {
     private var pointer: UnsafeMutablePointer<AVFrame>?
 
     /// Allocated and not yet freed, process-wide (see `FormatContext.alive`).
-    static let alive = Atomic<Int>(0)
+    package static let alive = Atomic<Int>(0)
 
-    init() {
+    package init() {
         guard let frame = av_frame_alloc() else { fatalError("av_frame_alloc: out of memory") }
         pointer = frame
         Frame.alive.add(1, ordering: .relaxed)
@@ -39,13 +39,13 @@ final class Frame {
 /// Owns an `AVPacket` (`av_packet_alloc` / `av_packet_free`). A demuxer reads into it
 /// (`FormatContext.readFrame(into:)`), a decoder takes it (`CodecContext.send(_:)`), an encoder
 /// fills it (`CodecContext.receive(packet:)`) and the muxer writes it (`MuxerContext.write`).
-final class Packet {
+package final class Packet {
     private var pointer: UnsafeMutablePointer<AVPacket>?
 
     /// Allocated and not yet freed, process-wide (see `FormatContext.alive`).
-    static let alive = Atomic<Int>(0)
+    package static let alive = Atomic<Int>(0)
 
-    init() {
+    package init() {
         guard let packet = av_packet_alloc() else { fatalError("av_packet_alloc: out of memory") }
         pointer = packet
         Packet.alive.add(1, ordering: .relaxed)
@@ -66,7 +66,7 @@ final class Packet {
     /// Whether it holds a keyframe (`AV_PKT_FLAG_KEY`).
     var isKeyframe: Bool { withUnsafeAVPacket { $0.pointee.flags & AV_PKT_FLAG_KEY != 0 } }
     /// How long the packet shows, in its time base (0: unknown).
-    var duration: Int64 {
+    package var duration: Int64 {
         get { withUnsafeAVPacket { $0.pointee.duration } }
         set { withUnsafeAVPacket { $0.pointee.duration = newValue } }
     }

@@ -71,8 +71,8 @@ public struct FFmpegError: Error, Sendable, Equatable, CustomStringConvertible {
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    static let endOfFile = cffmpeg_averror_eof()
-    static let tryAgain = cffmpeg_averror_eagain()
+    package static let endOfFile = cffmpeg_averror_eof()
+    package static let tryAgain = cffmpeg_averror_eagain()
 }
 
 /// A cause that is only known as a sentence.

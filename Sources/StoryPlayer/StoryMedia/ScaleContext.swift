@@ -1,15 +1,15 @@
-internal import CFFmpeg
+package import CFFmpeg
 import Synchronization
 
 /// Owns a `SwsContext` (`sws_getCachedContext` / `sws_freeContext`). Set up for a conversion
 /// with `prepare`, then run with one of the `scale` methods; its pointer does not leave it.
-final class ScaleContext {
+package final class ScaleContext {
     private var pointer: OpaquePointer?
 
     /// Scalers allocated and not yet freed, process-wide (see `FormatContext.alive`).
-    static let alive = Atomic<Int>(0)
+    package static let alive = Atomic<Int>(0)
 
-    init() {}
+    package init() {}
 
     /// Sets up a context for this conversion (`sws_getCachedContext`), reusing the current one
     /// when the parameters match; false when swscale cannot make the conversion.
@@ -94,7 +94,7 @@ final class ScaleContext {
     /// format (the MP4's frames), YUV by `matrix` (`SWS_CS_ITU709`, `SWS_CS_ITU601`), limited
     /// range: `sws_getCachedContext` and `sws_scale`. The number of rows written, or a negative
     /// AVERROR code.
-    func scale(rgba: UnsafePointer<UInt8>, width: Int32, height: Int32, into target: Frame, matrix: Int32) -> Int32 {
+    package func scale(rgba: UnsafePointer<UInt8>, width: Int32, height: Int32, into target: Frame, matrix: Int32) -> Int32 {
         guard let sws = context(sourceWidth: width, sourceHeight: height, sourceFormat: AV_PIX_FMT_RGBA,
                                 width: target.width, height: target.height, targetFormat: target.pixelFormat)
         else { return cffmpeg_averror(EINVAL) }

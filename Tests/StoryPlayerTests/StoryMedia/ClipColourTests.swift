@@ -1,4 +1,5 @@
 @testable import StoryMedia
+@testable import StoryEncode
 import XCTest
 
 /// The size rule of an encoded video's colour (`ClipColour`): HD, 720p or larger in either

@@ -6,6 +6,7 @@ import Foundation
 @testable import StoryPlayback
 @testable import StoryRender
 @testable import StoryTrace
+@testable import StoryEncode
 import XCTest
 
 // The seam exists in debug builds only (Package.swift).

@@ -4,6 +4,7 @@ import Foundation
 @testable import StoryModel
 @testable import StoryPlayback
 @testable import StoryRender
+@testable import StoryEncode
 import XCTest
 
 /// Issue 30, item 5: phone videos whose parts disagree play as QuickTime, Chrome and ffmpeg play

@@ -1,4 +1,5 @@
 import Compositor
+import StoryEncode
 import StoryMedia
 
 /// A platform's published limits for an uploaded vertical video (`--preset`), what a render

@@ -1,5 +1,6 @@
 import Compositor
 import Dispatch
+import StoryEncode
 import StoryMedia
 import Synchronization
 

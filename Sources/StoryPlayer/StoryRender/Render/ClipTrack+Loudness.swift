@@ -1,4 +1,5 @@
 import Foundation
+import StoryEncode
 import StoryMedia
 
 /// `--loudness`: the clip's sound in two passes (the MP4's, and a WebM's beside it). While the frames are drawn and encoded, the mix

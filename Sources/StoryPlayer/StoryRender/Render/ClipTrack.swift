@@ -1,4 +1,5 @@
 import Compositor
+import StoryEncode
 import StoryMedia
 import StoryModel
 

@@ -1,4 +1,5 @@
 import Compositor
+import StoryEncode
 import StoryMedia
 
 /// Why a render could not run or finish.

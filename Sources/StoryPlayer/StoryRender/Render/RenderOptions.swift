@@ -1,6 +1,7 @@
 import Compositor
 import Foundation
 import StoryBase
+import StoryEncode
 import StoryMedia
 import StoryModel
 

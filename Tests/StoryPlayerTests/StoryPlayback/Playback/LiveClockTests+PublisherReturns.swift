@@ -1,5 +1,6 @@
 @testable import Compositor
 import Foundation
+@testable import StoryEncode
 import Synchronization
 @testable import StoryMedia
 @testable import StoryModel

@@ -5,6 +5,7 @@ import Foundation
 @testable import StoryPlayback
 @testable import StoryRender
 @testable import StoryTrace
+@testable import StoryEncode
 import XCTest
 
 // MARK: - A live source of sound only, heard in the MP4

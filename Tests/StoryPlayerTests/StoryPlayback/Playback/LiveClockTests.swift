@@ -5,6 +5,7 @@ import Foundation
 @testable import StoryPlayback
 @testable import StoryRender
 @testable import StoryTrace
+@testable import StoryEncode
 import XCTest
 
 /// Live pictures on their stream's clock, checked on what reaches the frames: clock-coded

@@ -5,6 +5,7 @@ import Foundation
 @testable import StoryPlayback
 @testable import StoryRender
 @testable import StoryTrace
+@testable import StoryEncode
 import XCTest
 
 /// Live rooms: participants from real sources (local clips made here with ffmpeg, each a solid

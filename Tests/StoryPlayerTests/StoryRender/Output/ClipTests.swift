@@ -5,6 +5,7 @@ import Foundation
 @testable import StoryModel
 @testable import StoryPlayback
 @testable import StoryRender
+@testable import StoryEncode
 import XCTest
 
 /// The MP4 clip, decoded again with libavformat.

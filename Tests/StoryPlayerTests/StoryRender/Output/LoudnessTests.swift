@@ -2,6 +2,7 @@ import Foundation
 @testable import StoryMedia
 @testable import StoryModel
 @testable import StoryRender
+@testable import StoryEncode
 import XCTest
 
 /// `--loudness`: the MP4's sound brought to a target, as ffmpeg's own EBU R128 meter measures

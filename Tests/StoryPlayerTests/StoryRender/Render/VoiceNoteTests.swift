@@ -1,5 +1,6 @@
 import Compositor
 import Foundation
+import StoryEncode
 import StoryMedia
 import StoryModel
 @testable import StoryPlayback

@@ -1,4 +1,5 @@
-internal import CFFmpeg
+import Foundation
+import StoryMedia
 import Synchronization
 
 /// What an EBU R128 meter measured over a whole sound.
@@ -118,17 +119,13 @@ package final class LoudnessMeter {
         }
     }
 
-    /// The figures ebur128 left in a frame's metadata (`av_dict_get`): only frames in which a
+    /// The figures ebur128 left in a frame's metadata (`Frame.metadata`): only frames in which a
     /// 100 ms step ended carry them, each with the values so far.
     private func read(_ frame: Frame) {
-        frame.withUnsafeAVFrame { frame in
-            func value(_ key: String) -> Double? {
-                av_dict_get(frame.pointee.metadata, key, nil, 0).flatMap { Double(String(cString: $0.pointee.value)) }
-            }
-            if let loudness = value("lavfi.r128.I") { integrated = loudness }
-            for channel in 0..<2 {
-                if let peak = value("lavfi.r128.true_peaks_ch\(channel)") { truePeak = max(truePeak, peak) }
-            }
+        func value(_ key: String) -> Double? { frame.metadata(key).flatMap { Double($0) } }
+        if let loudness = value("lavfi.r128.I") { integrated = loudness }
+        for channel in 0..<2 {
+            if let peak = value("lavfi.r128.true_peaks_ch\(channel)") { truePeak = max(truePeak, peak) }
         }
     }
 }

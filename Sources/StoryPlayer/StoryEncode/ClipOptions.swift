@@ -1,3 +1,5 @@
+import StoryMedia
+
 /// Settings of one encoded file of a render: `--mp4`, `--webm`, `--gif`, `--webp`, `--apng`.
 public struct ClipOptions: Sendable {
     public var path: String

@@ -1,4 +1,5 @@
 internal import CFFmpeg
+import StoryMedia
 
 /// The files a render can encode its frames into, each through libavcodec (and, for the
 /// animations, libavfilter): the container, the encoder, and what the format can hold.

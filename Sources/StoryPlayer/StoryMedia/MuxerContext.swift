@@ -1,18 +1,18 @@
-internal import CFFmpeg
+package import CFFmpeg
 import Synchronization
 
 /// Owns an output `AVFormatContext` (`avformat_alloc_output_context2`) and its file
 /// (`avio_open`); frees both in `deinit`, so a writer whose set-up fails half-way (no libx264)
 /// leaks nothing. The encoders' parameters and packets reach it through its methods
 /// (`addStream(from:)`, `write`); its pointer does not leave it.
-final class MuxerContext {
+package final class MuxerContext {
     private var pointer: UnsafeMutablePointer<AVFormatContext>?
 
     /// Muxers allocated and not yet freed, process-wide (see `FormatContext.alive`).
-    static let alive = Atomic<Int>(0)
+    package static let alive = Atomic<Int>(0)
 
     /// A muxer for `format` ("mp4", "webm", "gif", "webp", "apng") that will write `path`.
-    init(format: String, path: String) throws(MediaError) {
+    package init(format: String, path: String) throws(MediaError) {
         var context: UnsafeMutablePointer<AVFormatContext>?
         let status = FFmpegFaults.injected(.createMuxer) ?? avformat_alloc_output_context2(&context, nil, format, path)
         guard status >= 0, let context else { throw MediaError(.open, "cannot create \(["mp4", "apng"].contains(format) ? "an" : "a") \(format.uppercased()) muxer",
@@ -27,12 +27,12 @@ final class MuxerContext {
     }
 
     /// Whether the format wants codec headers once, in the container (MP4 does).
-    var wantsGlobalHeader: Bool { context.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0 }
+    package var wantsGlobalHeader: Bool { context.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0 }
 
     /// A stream carrying `codec`'s output (`avformat_new_stream`, then the encoder's parameters
     /// with `avcodec_parameters_from_context`), under the four-character `tag` when given
     /// (`hvc1`); returns its index, or a negative AVERROR code.
-    func addStream(from codec: CodecContext, tag: String? = nil) -> Int32 {
+    package func addStream(from codec: CodecContext, tag: String? = nil) -> Int32 {
         if let injected = FFmpegFaults.injected(.createMuxer) { return injected }
         guard let stream = avformat_new_stream(context, nil) else { return cffmpeg_averror(ENOMEM) }
         stream.pointee.time_base = codec.timeBase
@@ -45,12 +45,12 @@ final class MuxerContext {
     }
 
     /// `avio_open`: creates the file.
-    func openFile(_ path: String) -> Int32 {
+    package func openFile(_ path: String) -> Int32 {
         FFmpegFaults.injected(.openOutput) ?? avio_open(&context.pointee.pb, path, AVIO_FLAG_WRITE)
     }
 
     /// `avformat_write_header` with the muxer's options.
-    func writeHeader(options: [String: String]) -> Int32 {
+    package func writeHeader(options: [String: String]) -> Int32 {
         if let injected = FFmpegFaults.injected(.writeHeader) { return injected }
         var dictionary = FFmpegDictionary(options)
         let context = context
@@ -58,7 +58,7 @@ final class MuxerContext {
     }
 
     /// `av_interleaved_write_frame` of a packet stamped in `timeBase`, for stream `index`.
-    func write(_ packet: Packet, from timeBase: AVRational, stream index: Int32) -> Int32 {
+    package func write(_ packet: Packet, from timeBase: AVRational, stream index: Int32) -> Int32 {
         let context = context
         return packet.withUnsafeAVPacket { packet in
             av_packet_rescale_ts(packet, timeBase, context.pointee.streams[Int(index)]!.pointee.time_base)
@@ -72,10 +72,10 @@ final class MuxerContext {
     }
 
     /// `av_write_trailer`.
-    func writeTrailer() -> Int32 { FFmpegFaults.injected(.writeTrailer) ?? av_write_trailer(context) }
+    package func writeTrailer() -> Int32 { FFmpegFaults.injected(.writeTrailer) ?? av_write_trailer(context) }
 
     /// `avio_closep`: closes the file, if it is open.
-    func closeFile() -> Int32 {
+    package func closeFile() -> Int32 {
         guard let pointer, pointer.pointee.pb != nil else { return 0 }
         let status = avio_closep(&pointer.pointee.pb)
         return FFmpegFaults.injected(.closeOutput) ?? status

@@ -1,6 +1,7 @@
 internal import CFFmpeg
 import Compositor
 import Foundation
+import StoryMedia
 
 /// Writes the rendered frames, and the mixed sound where the format carries it, as one file of
 /// an `ExportFormat`: an MP4 (H.264 or HEVC, with AAC, `+faststart`), a WebM (VP9 or AV1, with

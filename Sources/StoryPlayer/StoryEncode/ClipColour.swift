@@ -1,4 +1,5 @@
 internal import CFFmpeg
+import StoryMedia
 
 /// The YUV colour a video file (MP4, WebM) is encoded and tagged with, chosen by its size as
 /// players guess it for a file they read untagged, so that one that ignores the tags still

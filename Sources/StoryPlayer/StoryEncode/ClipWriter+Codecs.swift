@@ -1,4 +1,5 @@
 internal import CFFmpeg
+import StoryMedia
 
 // MARK: - Each format's encoder and filters
 
