@@ -1,4 +1,5 @@
 import Foundation
+import StoryEncode
 import StoryMedia
 
 /// One `render-stories render` run as a process of its own (a batch's row, the studio's Render
