@@ -202,119 +202,15 @@ struct Render: ParsableCommand {
         if let preset, platform == nil {
             printError("note: --preset \(preset) is x264's speed preset, which is --x264-preset now; --preset names a platform (\(PlatformPreset.names.joined(separator: ", ")))")
         }
-        // A platform preset draws the canvas at the platform's size and rate, as --size and --fps would.
-        let board = try Storyboard(contentsOf: path, parameters: parameters.values).overriding(width: platform?.width ?? size?.width,
-                                                               height: platform?.height ?? size?.height,
-                                                               fps: platform?.fps ?? overrides.fps, duration: overrides.duration,
-                                                               background: background.color)
-        // A typo in a file name is named now, not found when its story fails. The story still
-        // fails with its card and the render goes on, unless --strict, which stops here.
-        let missing = board.missingLocalFiles
-        for file in missing { printError("\(strict ? "error" : "warning"): \(file)") }
-        if strict && !missing.isEmpty { throw ExitCode(2) }
-        // A captions file that is there but cannot be read is a storyboard error (exit 2), and so
-        // is a drag never released in a board with no duration (an hour of frames otherwise).
-        try board.checkCaptions()
-        try board.checkFingersLift()
+        let board = try loadBoard(path, platform: platform)
+        let missing = try checkBeforeRendering(board)
         let folder = output ?? "out/" + ((path as NSString).lastPathComponent as NSString).deletingPathExtension
-        var options = RenderOptions(outputFolder: folder)
-        options.png = png.options
-        options.overlay = !noOverlay
-        options.safeZones = safeZones
-        // Captions keep inside the platform's safe area, and the render says what check-layout would.
-        options.platform = platform
-        options.burnGuides = burnGuides
-        if let threads { options.threads = threads }
-        options.clock = clock
-        options.contactSheet = contactSheet
-        options.sheetColumns = sheetColumns
-        options.sheetFrames = sheetFrames
-        options.timeline = timeline
-        // An interrupted render's report shows what was drawn, and says it was interrupted.
-        options.report = report
-        if let frames {
-            // Checked against the render's own frame count, so a range past the end is a usage
-            // error instead of an empty render that exits 0.
-            let total: Int
-            do {
-                total = try StoryRender.countFrames(board)
-            } catch {
-                printError("error: \(error)")
-                throw ExitCode(1)
-            }
-            options.frameRange = try frames.resolved(frames: total)
-        }
-        options.writeFrames = !noPng
-        let speed = platform == nil ? (preset ?? x264Preset) : x264Preset
-        options.clip = mp4.map { path in
-            if let platform { return platform.clipOptions(path: path, crf: crf ?? ClipOptions.defaultCRF, x264Preset: speed) }
-            var clip = ClipOptions(path: path, format: codec == .hevc ? .mp4HEVC : .mp4H264)
-            if let crf { clip.crf = crf }
-            clip.preset = speed
-            return clip
-        }
-        options.exports = exportFiles.filter { $0.format.fileExtension != "mp4" }.map { _, path, format in
-            var export = ClipOptions(path: path, format: format)
-            if let crf, !format.isAnimation { export.crf = crf }
-            export.animationWidth = animWidth
-            export.animationFPS = animFps
-            return export
-        }
-        options.loudness = loudness.flatMap(LoudnessTarget.init(argument:))
-        do {
-            try options.check(for: board)
-        } catch {
-            // A usage error found in run(), after parsing: argument-parser would print the root
-            // command's usage for it, so render's own is printed here, as validate()'s errors get.
-            printError("error: \(error.message)\nUsage: \(RenderStories.usageString(for: Render.self))\n"
-                       + "  See 'render-stories help render' for more information.")
-            throw ExitCode(2)
-        }
-        // SIGINT and SIGTERM stop the render at the next frame: frames in flight are finished,
-        // temporary files removed, and summary.json says "interrupted". A second signal ends
-        // the process at once, after removing the temporary files still open (the MP4's, a
-        // frame's), so that no number of signals leaves one behind.
+        var options = try renderOptions(for: board, folder: folder, platform: platform)
         let interruption = RenderInterruption()
         options.interruption = interruption
-        // Finishing a clip after the last frame (a GIF's palette pass over every frame, a slow
-        // preset's end) takes seconds: a user who pressed Ctrl-C is told what is happening and
-        // how to stop at once, then what that left out.
-        let clipPaths = exportFiles.map(\.path)
-        let clips = clipPaths.map { ($0 as NSString).lastPathComponent }
-        let speaks = !quiet && !clips.isEmpty
-        // A file may be finished between the two signals: the second names only those that
-        // are not (an audit's MP4 was whole on disk while the message said it was not written),
-        // every one of them: the clips, the pictures, the trace, the summary and the page.
-        let endPaths = clipPaths + [contactSheet, timeline].compactMap { $0 }
-            + (["lifecycle.jsonl", "summary.json"] + (report ? [ReportPage.fileName] : [])).map { (folder as NSString).appendingPathComponent($0) }
-        TemporaryFiles.watch(endPaths)
-        // On a terminal the progress bar's line has no end yet.
-        let lineBreak = isatty(STDERR_FILENO) == 1 ? "\n" : ""
-        let signals = SignalWatch { number, count in
-            // Two signals close together may reach the handler as one, with a count of two.
-            if interruption.requested != nil || count > 1 {
-                TemporaryFiles.removeAll()
-                if !quiet { printError(lineBreak + Render.stoppedAtOnce(endPaths, clips: clipPaths)) }
-                _exit(128 + number)
-            }
-            interruption.request(signal: number)
-            if speaks {
-                // A job runner's SIGTERM is not a key a user pressed.
-                let again = number == SIGINT ? "press Ctrl-C again" : "send SIGTERM again"
-                printError(lineBreak + "stopping at the next frame, then finishing \(clips.joined(separator: ", ")) from the frames drawn; "
-                           + "\(again) to stop at once without them")
-            }
-        }
+        let signals = handleSignals(interruption, folder: folder)
         defer { signals.cancel() }
-        // A job runner reading --progress json, and a user watching the bar, are told the frame
-        // count from the first line, even for a storyboard without a duration (counted ahead,
-        // without decoding) or a shard.
-        let style = ProgressLine.shownStyle(quiet ? .none : self.progress)
-        var expected = options.frameRange?.count
-        if expected == nil, style != .none, board.duration == nil {
-            expected = try? StoryRender.countFrames(board)
-        }
-        let progress = ProgressLine(style: style, expected: expected)
+        let progress = progressLine(for: board, options: options)
         if progress.isEnabled {
             options.progress = { @Sendable done, total in progress.show(done: done, total: total) }
         }
@@ -328,31 +224,21 @@ struct Render: ParsableCommand {
         }
         progress.clear()
         progress.finish(frames: summary.frames, wallSeconds: summary.wallSeconds, interrupted: summary.interrupted)
-        if let signal = interruption.requested, summary.interrupted {
-            let frames = summary.frames == 1 ? "1 frame" : "\(summary.frames) frames"
-            printError("interrupted: \(frames) written to \(folder); summary.json says \"interrupted\": true")
-            throw ExitCode(128 + signal)
-        } else if let signal = interruption.requested {
-            // The signal came after the last frame, while the clips (a GIF's palette pass, the
-            // MP4's end) were being finished: nothing was cut short, and saying it was (exit
-            // 130, a summary said to hold "interrupted" that did not) misled. A second signal
-            // still stops at once, without the clips.
-            printError("note: signal \(signal) came after the last frame, while the clips were finished: every output is whole")
-        }
-        // What failed is said even with --quiet: it is what a quiet run is for.
-        Render.sayFailures(of: summary, missing: missing)
-        if quiet {
-            if strict && summary.hasFailures { throw ExitCode(3) }
-            return
-        }
-        // Missing files were said before the render, as warnings: once is enough.
-        for notice in summary.notices where !missing.contains(where: { $0.description == notice }) { printError("note: \(notice)") }
-        if !summary.lateFrames.isEmpty {
-            printError("note: \(summary.lateFrames.count) frames were late and skipped (late_frames in summary.json)")
-        }
-        print("rendered \(summary.frames) frames to \(folder) in \(String(format: "%.2f", summary.wallSeconds)) s "
-              + "(\(String(format: "%.1f", summary.framesPerSecond)) fps, \(summary.peakPlayersPhrase))")
-        if strict && summary.hasFailures { throw ExitCode(3) }
+        try sayOutcome(summary, interruption: interruption, folder: folder, missing: missing)
+    }
+
+    /// A typo in a file name is named now, not found when its story fails. The story still
+    /// fails with its card and the render goes on, unless --strict, which stops here (exit 2).
+    /// A captions file that is there but cannot be read is a storyboard error (exit 2), and so
+    /// is a drag never released in a board with no duration (an hour of frames otherwise).
+    /// Returns the missing files, said once.
+    private func checkBeforeRendering(_ board: Storyboard) throws -> [Storyboard.MissingFile] {
+        let missing = board.missingLocalFiles
+        for file in missing { printError("\(strict ? "error" : "warning"): \(file)") }
+        if strict && !missing.isEmpty { throw ExitCode(2) }
+        try board.checkCaptions()
+        try board.checkFingersLift()
+        return missing
     }
 }
 

@@ -353,81 +353,114 @@ package final class MediaDecoder {
         let frame = Frame()
         while !outputDone {
             if let track {
-                let received = track.codec.receive(into: frame)
-                if received >= 0 {
-                    picturesDecoded += 1
-                    // A stream's display matrix wins: a picture's own (a JPEG's EXIF, or an
-                    // H.264 SEI) is taken only when the container says nothing, so a phone
-                    // video is never turned twice.
-                    let orientation = track.orientation != .upright ? track.orientation
-                        : frame.orientation ?? stillFileOrientation ?? .upright
-                    if picturesDecoded == 1 { firstOrientation = orientation }
-                    // A photo in another colour space than sRGB (an embedded ICC profile) is
-                    // converted to sRGB here, once, at its own size.
-                    var shown = frame
-                    if isStill, let profile = frame.embeddedColourProfile {
-                        colourProfile = profile
-                        if !profile.isSRGB { shown = try frame.convertedToSRGB(from: profile) }
-                    }
-                    return DecodedPicture(frame: shown, time: track.timeline.seconds(frame.bestEffortTimestamp) ?? 0,
-                                          orientation: orientation, sampleAspectRatio: track.sampleAspectRatio)
-                }
-                if received == FFmpegError.endOfFile {
-                    outputDone = true
-                    break
-                }
-                guard received == FFmpegError.tryAgain else {
-                    throw MediaError(.decode, "cannot decode a frame", averror: received)
-                }
+                if let picture = try receivePicture(from: track, into: frame) { return picture }
+                if outputDone { break }
             }
             if inputDone {
                 // Drain mode was entered; EAGAIN here cannot happen, but never spin.
                 outputDone = true
                 break
             }
-            if let videoDeadline, picturesDecoded == 0, InterruptGate.now() > videoDeadline {
-                guard track != nil else {
-                    throw MediaError(.noVideoStream, "no video stream in \(sourceName)",
-                                     cause: reception.audioPackets > 0 ? "only sound arrived" : "nothing arrived")
-                }
-                // Video that never decodes (H.264 whose SPS and PPS were sent only before this
-                // viewer joined, as GStreamer's encoders do by default) is as good as none.
-                throw MediaError(.timeout, "no picture from the video stream of \(sourceName) in time",
-                                 cause: ErrorText(reception.missingPictureReason))
-            }
-            gate.arm(seconds: limits.timeouts.read)
-            let read = format.readFrame(into: packet)
-            // Why the gate closed, read before disarming it: a demuxer may turn the interrupt
-            // into an end of file (HLS does), which must not pass for a clean end.
-            let interrupted = read < 0 ? gate.reason : nil
-            gate.disarm()
-            if read < 0 {
-                if let reason = interrupted ?? (read == cffmpeg_averror_exit() ? .stopped : nil) {
-                    throw reason == .stopped
-                        ? MediaError(.interrupted, "stopped")
-                        : MediaError(.timeout, "no data for \(ObjectReader.format(limits.timeouts.read)) s")
-                }
-                // A demuxer may report a failed DASH segment fetch as the end of its input.
-                if read != FFmpegError.endOfFile { lastReadError = read } else if format.inputFailure != nil { lastReadError = cffmpeg_averror(EIO) }
-                // End of file, or a truncated file: either way, drain what the decoder holds.
-                inputDone = true
-                // A decoder with frame threads reports a packet it cannot decode only here, at
-                // the drain: kept, so that a stream without a picture fails with why.
-                if let drained = track?.codec.send(nil), drained < 0, drained != FFmpegError.endOfFile {
-                    lastRefusal = drained
-                }
-                continue
-            }
-            defer { packet.unref() }
-            if isStill, picturesDecoded == 0, stillFileOrientation == nil {
-                stillFileOrientation = packet.withUnsafeBytes { $0.isEmpty ? nil : EXIFOrientation.read($0) }
-                if packet.withUnsafeBytes({ WebPAnimation.isAnimated($0) }) {
-                    throw MediaError(.unsupportedCodec, "an animated WebP, which FFmpeg 5.1 cannot decode; "
-                        + "make it a GIF or an MP4 first (e.g. ImageMagick: convert moving.webp moving.gif)")
-                }
-            }
-            try send(packet, of: format)
+            try checkVideoCame(by: videoDeadline)
+            guard try readPacket(from: format) else { continue }
+            try decodeReadPacket(of: format)
         }
+        try checkAnyPictureCame()
+        return nil
+    }
+
+    /// The decoder's next picture, if it has one; nil when it needs another packet, or has
+    /// given its last (then `outputDone`).
+    private func receivePicture(from track: VideoTrack, into frame: Frame) throws(MediaError) -> DecodedPicture? {
+        let received = track.codec.receive(into: frame)
+        if received >= 0 { return try picture(from: frame, of: track) }
+        if received == FFmpegError.endOfFile {
+            outputDone = true
+            return nil
+        }
+        guard received == FFmpegError.tryAgain else {
+            throw MediaError(.decode, "cannot decode a frame", averror: received)
+        }
+        return nil
+    }
+
+    /// The picture `frame` holds, as decoded from `track`: upright, and a photo in sRGB.
+    private func picture(from frame: Frame, of track: VideoTrack) throws(MediaError) -> DecodedPicture {
+        picturesDecoded += 1
+        // A stream's display matrix wins: a picture's own (a JPEG's EXIF, or an
+        // H.264 SEI) is taken only when the container says nothing, so a phone
+        // video is never turned twice.
+        let orientation = track.orientation != .upright ? track.orientation
+            : frame.orientation ?? stillFileOrientation ?? .upright
+        if picturesDecoded == 1 { firstOrientation = orientation }
+        // A photo in another colour space than sRGB (an embedded ICC profile) is
+        // converted to sRGB here, once, at its own size.
+        var shown = frame
+        if isStill, let profile = frame.embeddedColourProfile {
+            colourProfile = profile
+            if !profile.isSRGB { shown = try frame.convertedToSRGB(from: profile) }
+        }
+        return DecodedPicture(frame: shown, time: track.timeline.seconds(frame.bestEffortTimestamp) ?? 0,
+                              orientation: orientation, sampleAspectRatio: track.sampleAspectRatio)
+    }
+
+    /// Gives up on a source with no picture by `videoDeadline` (CLOCK_MONOTONIC ns), saying why.
+    private func checkVideoCame(by videoDeadline: UInt64?) throws(MediaError) {
+        guard let videoDeadline, picturesDecoded == 0, InterruptGate.now() > videoDeadline else { return }
+        guard track != nil else {
+            throw MediaError(.noVideoStream, "no video stream in \(sourceName)",
+                             cause: reception.audioPackets > 0 ? "only sound arrived" : "nothing arrived")
+        }
+        // Video that never decodes (H.264 whose SPS and PPS were sent only before this
+        // viewer joined, as GStreamer's encoders do by default) is as good as none.
+        throw MediaError(.timeout, "no picture from the video stream of \(sourceName) in time",
+                         cause: ErrorText(reception.missingPictureReason))
+    }
+
+    /// Reads the next packet into `packet`, under the gate; false at the end of the input (a
+    /// clean end, a truncated file or a read error), where the decoder is set draining.
+    private func readPacket(from format: FormatContext) throws(MediaError) -> Bool {
+        gate.arm(seconds: limits.timeouts.read)
+        let read = format.readFrame(into: packet)
+        // Why the gate closed, read before disarming it: a demuxer may turn the interrupt
+        // into an end of file (HLS does), which must not pass for a clean end.
+        let interrupted = read < 0 ? gate.reason : nil
+        gate.disarm()
+        guard read < 0 else { return true }
+        if let reason = interrupted ?? (read == cffmpeg_averror_exit() ? .stopped : nil) {
+            throw reason == .stopped
+                ? MediaError(.interrupted, "stopped")
+                : MediaError(.timeout, "no data for \(ObjectReader.format(limits.timeouts.read)) s")
+        }
+        // A demuxer may report a failed DASH segment fetch as the end of its input.
+        if read != FFmpegError.endOfFile { lastReadError = read } else if format.inputFailure != nil { lastReadError = cffmpeg_averror(EIO) }
+        // End of file, or a truncated file: either way, drain what the decoder holds.
+        inputDone = true
+        // A decoder with frame threads reports a packet it cannot decode only here, at
+        // the drain: kept, so that a stream without a picture fails with why.
+        if let drained = track?.codec.send(nil), drained < 0, drained != FFmpegError.endOfFile {
+            lastRefusal = drained
+        }
+        return false
+    }
+
+    /// Hands the packet just read to its decoder, then lets it go. A still's packet is its
+    /// whole file: its EXIF orientation is read from it, and an animated WebP refused.
+    private func decodeReadPacket(of format: FormatContext) throws(MediaError) {
+        defer { packet.unref() }
+        if isStill, picturesDecoded == 0, stillFileOrientation == nil {
+            stillFileOrientation = packet.withUnsafeBytes { $0.isEmpty ? nil : EXIFOrientation.read($0) }
+            if packet.withUnsafeBytes({ WebPAnimation.isAnimated($0) }) {
+                throw MediaError(.unsupportedCodec, "an animated WebP, which FFmpeg 5.1 cannot decode; "
+                    + "make it a GIF or an MP4 first (e.g. ImageMagick: convert moving.webp moving.gif)")
+            }
+        }
+        try send(packet, of: format)
+    }
+
+    /// At the end of the stream: a stream that gave no picture fails, with the decoder's last
+    /// refusal, or for having no video at all.
+    private func checkAnyPictureCame() throws(MediaError) {
         if picturesDecoded == 0, let lastRefusal {
             let detail = FFmpegLogging.takeLastMessage() ?? lastDecoderMessage
             // FFmpeg's own words send the user to an option they cannot set; ours name the limit.
@@ -443,7 +476,6 @@ package final class MediaDecoder {
             throw MediaError(.noVideoStream, "no video stream in \(sourceName)",
                              cause: reception.audioPackets > 0 ? "the stream ended with only sound" : "the stream ended")
         }
-        return nil
     }
 
     /// Hands a packet of the shown video stream to the decoder; counts sound, and sets up the

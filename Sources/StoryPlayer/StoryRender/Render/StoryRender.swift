@@ -141,167 +141,45 @@ public final class StoryRender {
 
     /// Runs the whole render. Throws only when output cannot be written.
     public func run() throws(RenderError) -> RenderSummary {
-        try options.check(for: storyboard)
-        try options.checkOutputPaths()
-        try RenderError.checkFont()
-        let folder = options.outputFolder
-        try StoryRender.prepareOutputFolder(folder)
-        try loadFirstFeedPage()
-        // A file cut short plays as far as it goes, which looks like the file's own content
-        // (half a photo grey, a video ending early): the notices say why.
-        warnings += storyboard.cutShortLocalFiles.map(\.description)
-        warnings += layoutNotices()
-        let canvasSpec = storyboard.canvas
-        let fps = canvasSpec.fps
-        let plannedFrames = FramePlanner.plannedFrames(storyboard)
-        let frameLimit = plannedFrames ?? Int(StoryRender.openEndedLimit * fps)
+        try prepareToRun()
+        let range = RenderFrames(storyboard: storyboard, range: options.frameRange)
         // Enough frames in flight to keep every core compressing while the next frame is drawn;
         // the bound is what keeps memory flat. One more than the cores measured as fast as two
         // more, with a canvas less held.
         let writer = FrameWriter(options: options.png, maxInFlight: options.threads + 1, workers: options.threads,
                                  clock: clock)
         defer { writer.close() }
-        var frames = 0
-        var endTime = 0.0
         // A shard that starts late defers its players and preloads until its first frame,
         // from the first window on.
-        let shard = ShardPlan(range: options.frameRange)
-        // The frames this render draws end before this one: where `foreseePlayEnds` ends every play.
-        let lastFrame = min(frameLimit, shard.range?.upperBound ?? frameLimit)
-        if shard.startsLate { setDeferred(true) }
+        if range.shard.startsLate { setDeferred(true) }
         // Posters of the first window start loading now, while the first player opens its
         // source; the realtime clock waits for them before it starts running.
         planner.appendStories(requestPreloads(navigator))
         if playback == .realtime { settlePreloads(at: 0, waiting: true) }
-        var sinks = try sinks(writer: writer, plannedFrames: plannedFrames)
+        var sinks = try sinks(writer: writer, plannedFrames: range.planned)
         // Set up without error: from here on the folder is this render's, and a failure must
         // not leave it looking like the earlier render, finished (`PreviousRender`).
-        let previous = try PreviousRender.retire(in: folder, replacing: options.outputFiles.map(\.path))
+        let previous = try PreviousRender.retire(in: options.outputFolder, replacing: options.outputFiles.map(\.path))
         do throws(RenderError) {
-            var pacing = FramePacing(clock: playback, fps: fps, takenAsLate: options.framesTakenAsLate)
-            var interrupted: Int32?
-            var firstStepMark = 0
-            for n in 0..<frameLimit {
-                if let signal = options.interruption?.requested {
-                    interrupted = signal
-                    break
-                }
-                let t = Double(n) / fps
-                if shard.isPast(n) {
-                    // An open-ended render steps to the frame at which the viewer finishes before it
-                    // ends there; a shard's end may be that frame, so it steps there too (the merge
-                    // drops what this records when the next shard records it).
-                    if plannedFrames == nil {
-                        endTime = t
-                        let mark = trace.eventCount
-                        step(toFrame: n)
-                        // A drag or pull let go before this frame is the next shard's, which steps
-                        // here too; if the viewer finishes here, there is no next shard.
-                        if !navigator.isFinished { trace.dropReleases(from: mark) }
-                    }
-                    break
-                }
-                if shard.startsLate, shard.isFirst(n) { setDeferred(false) }
-                guard pacing.waitForFrame(n) else {
-                    // A late frame is not drawn, but an open-ended render still steps its viewer
-                    // through it: one that finishes there ends the render there, as a frame drawn
-                    // in time does, instead of one frame later with a copy in the late one's place.
-                    if plannedFrames == nil {
-                        // The viewer has moved to t: players stopped or started here are stopped at
-                        // or after t if the render ends now (a signal, the limit).
-                        endTime = t
-                        step(toFrame: n)
-                        if navigator.isFinished {
-                            pacing.forget(n)
-                            break
-                        }
-                    }
-                    continue
-                }
-                endTime = t
-                // What the step to a shard's first frame records is the shard's, though a drag or
-                // pull let go since the frame before is timed before the frame.
-                if shard.isFirst(n) { firstStepMark = trace.eventCount }
-                step(toFrame: n)
-                if shard.isFirst(n) { for player in players { player.current?.activate(at: t, previousFrame: t - 1 / fps) } }
-                foreseePlayEnds(after: n, lastFrame: lastFrame)
-                if plannedFrames == nil && navigator.isFinished { break }
-                if shard.fastForwards(n) {
-                    // A room decides who is large from its sound frame by frame, drawn or not.
-                    for player in players { player.current?.followRoom(at: t) }
-                    framesBefore = n + 1
-                    continue
-                }
-                var canvas = writer.reusableCanvas()
-                    ?? RGBAImage(width: canvasSpec.width, height: canvasSpec.height, fill: canvasSpec.background)
-                compose(at: t, into: &canvas)
-                // The guides are the screen's, over the whole frame; only when asked for in an export.
-                if options.burnGuides, let platform = options.captionZones { canvas.drawSafeZoneGuides(platform) }
-                let opaque = flattenedForOpaqueOutputs(&canvas)
-                let frame = DrawnFrame(index: n, time: t, fps: fps, canvas: canvas, opaque: opaque) { count in
-                    self.mix(at: t, count: count)
-                }
-                for index in sinks.indices { try sinks[index].take(frame) }
-                frames += 1
-                options.progress?(frames, plannedFrames)
-            }
-            lateFrames = pacing.lateFrames
-            clockStartedAt = playback == .realtime ? pacing.startedAt : nil
-            // An open-ended shard that stops at its range's end, the viewer still going, was cut by
-            // its range, not by the limit; it learns the whole render's frames by counting them.
-            let cutByRange = plannedFrames == nil && !navigator.isFinished && interrupted == nil && shard.endsBefore(frameLimit)
-            if plannedFrames == nil && !navigator.isFinished && interrupted == nil && !cutByRange {
-                warnings.append("stopped after \(StoryRender.openEndedLimit) s of timeline: give \"duration\" for longer renders")
-            }
-            var finalTime = shard.finalTime(planned: plannedFrames, lastFrameTime: endTime, finished: navigator.isFinished, fps: fps)
-            var framesCovered = plannedFrames ?? (framesBefore + frames + lateFrames.count)
-            if cutByRange { framesCovered = try StoryRender.countFrames(storyboard, limits: options.limits) }
-            if let interrupted {
-                // The players stop where the render did; what was written is the whole of it.
-                finalTime = endTime
-                framesCovered = Int((endTime * fps).rounded()) + 1
-                warnings.append("interrupted by signal \(interrupted) after \(frames) frames")
-            }
-            if interrupted == nil { noteGesturesNeverPerformed(frames: framesCovered, fps: fps) }
-            for player in players where player.isPlaying {
-                countReachLifts(of: player.current)
-                player.stop(at: finalTime)
-            }
-            for index in sinks.indices { try sinks[index].endFrames(FramesEnding(lateFrames: lateFrames)) }
-            let loudness = sinks.lazy.compactMap { ($0 as? ClipTrack)?.loudness }.first
-            if let notice = loudness?.notice { warnings.append(notice) }
-            // Every preload requested is in the trace, complete, before the trace is cut or written;
-            // a probe still waiting for a server is called off rather than waited out.
-            // The virtual clock's trace must not depend on how fast the render ran: a probe of a
-            // local file ends in milliseconds, so a short render (a shard) waits a moment for it.
-            if playback == .virtual { posters.waitForRequests(upTo: StoryRender.probeWaitAtEnd) }
-            posters.cancelProbes()
-            posters.waitForRequests()
-            completePreloads(at: finalTime)
-            if !shard.endsBefore(framesCovered) && interrupted == nil { noteUnplayedItemsThatFailed() }
-            if let range = shard.range {
-                // A shard's trace covers only its range; its stale-frame cleanup would delete the
-                // frames of the shards beside it.
-                trace.keepEvents(from: Double(range.lowerBound) / fps, releasesFrom: firstStepMark)
-            } else if options.writeFrames {
-                removeStaleFrames(in: folder, from: framesCovered)
-            } else if case let left = StoryRender.frameFiles(in: folder), left > 0 {
-                // Not deleted: the user asked for no frames, not for the old ones to go. Removing
-                // only those past this render's count, as a PNG render does, left a folder whose
-                // first frames came from another render with nothing to say so.
-                warnings.append("\(folder) holds \(left) frame PNG\(left == 1 ? "" : "s") from an earlier render, left as they were: "
-                                + "this render wrote none (--no-png), so they do not match its trace and summary")
-            }
-            var summary = summarize(frames: frames, framesCovered: framesCovered)
-            summary.interrupted = interrupted != nil
-            summary.loudness = loudness
-            let written = sinks.lazy.compactMap { $0 as? PNGFrames }.first?.written
-            let ending = RenderEnding(summary: summary, trace: trace, folder: folder, fps: fps, writtenFrames: written)
-            for sink in sinks { try sink.write(ending) }
-            return summary
+            let progress = try drawFrames(range, writer: writer, sinks: &sinks)
+            return try finish(progress, range, sinks: &sinks)
         } catch {
             throw abandon(after: error, sinks: &sinks, writer: writer, previous: previous)
         }
+    }
+
+    /// Checks the options against the storyboard and the machine (the font), makes the output
+    /// folder and loads a feed's first page: everything that may fail before any work is done.
+    private func prepareToRun() throws(RenderError) {
+        try options.check(for: storyboard)
+        try options.checkOutputPaths()
+        try RenderError.checkFont()
+        try StoryRender.prepareOutputFolder(options.outputFolder)
+        try loadFirstFeedPage()
+        // A file cut short plays as far as it goes, which looks like the file's own content
+        // (half a photo grey, a video ending early): the notices say why.
+        warnings += storyboard.cutShortLocalFiles.map(\.description)
+        warnings += layoutNotices()
     }
 
     /// A feed's first page, before anything is drawn: without stories there is nothing to render.
@@ -378,7 +256,7 @@ public final class StoryRender {
     /// A gesture timed after the render's last frame (`"at": 100` on a 1 s board, or anything
     /// after a `dismiss`) is never performed: said, as an ignored gesture is, so a typo in a
     /// time is not silent. Every shard says it of the whole render, and the merge keeps one.
-    private func noteGesturesNeverPerformed(frames: Int, fps: Double) {
+    func noteGesturesNeverPerformed(frames: Int, fps: Double) {
         let lastFrame = Double(max(0, frames - 1)) / fps
         for action in storyboard.script where action.at > lastFrame + PictureTime.slack {
             warnings.append("the \(action.gesture.name) at \(ObjectReader.format(action.at)) s was not performed: "
