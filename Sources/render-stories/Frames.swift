@@ -80,7 +80,7 @@ struct Frames: ParsableCommand {
                 ranges = try ShardCuts.ranges(board, shards: shards, unit: unit)
                 frames = ranges.last?.upperBound ?? 0
             } else {
-                frames = try StoryRender.countFrames(board)
+                frames = try StoryRenderer.countFrames(board)
                 ranges = shards.map { ShardSplit.ranges(frames: frames, shards: $0, unit: unit) } ?? []
             }
         } catch {

@@ -53,7 +53,7 @@ extension Render {
     /// past the end is a usage error instead of an empty render that exits 0.
     private func total(of board: Storyboard) throws -> Int {
         do {
-            return try StoryRender.countFrames(board)
+            return try StoryRenderer.countFrames(board)
         } catch {
             printError("error: \(error)")
             throw ExitCode(1)

@@ -12,7 +12,7 @@ extension Render {
         let style = ProgressLine.shownStyle(quiet ? .none : self.progress)
         var expected = options.frameRange?.count
         if expected == nil, style != .none, board.duration == nil {
-            expected = try? StoryRender.countFrames(board)
+            expected = try? StoryRenderer.countFrames(board)
         }
         return ProgressLine(style: style, expected: expected)
     }

@@ -216,7 +216,7 @@ struct Render: ParsableCommand {
         }
         let summary: RenderSummary
         do {
-            summary = try StoryRender(storyboard: board, options: options).run()
+            summary = try StoryRenderer(storyboard: board, options: options).run()
         } catch {
             progress.clear()
             printError("error: \(error)")

@@ -21,7 +21,7 @@ final class FrameStepperTests: XCTestCase {
             let out = folder.file("render-\(n)")
             let result = try StudioHarness.run(["render", board, "--frames", "\(n)", "--output", out, "--quiet"])
             XCTAssertEqual(result.status, 0, result.stderr)
-            let rendered = try RGBAImage(contentsOfPNG: StoryRender.framePath(out, n))
+            let rendered = try RGBAImage(contentsOfPNG: StoryRenderer.framePath(out, n))
             let stepper = try FrameStepper(storyboard: storyboard)
             let drawn = try stepper.frame(n)
             stepper.close()
@@ -39,7 +39,7 @@ final class FrameStepperTests: XCTestCase {
         XCTAssertEqual(result.status, 0, result.stderr)
         let stepper = try FrameStepper(storyboard: storyboard)
         for n in 160..<166 {
-            let rendered = try RGBAImage(contentsOfPNG: StoryRender.framePath(out, n))
+            let rendered = try RGBAImage(contentsOfPNG: StoryRenderer.framePath(out, n))
             XCTAssertTrue(Self.samePixels(try stepper.frame(n), rendered), "frame \(n)")
         }
         XCTAssertEqual(stepper.nextFrame, 166)
@@ -57,7 +57,7 @@ final class FrameStepperTests: XCTestCase {
             let out = folder.file("jump-\(n)")
             let result = try StudioHarness.run(["render", board, "--frames", "\(n)", "--output", out, "--quiet"])
             XCTAssertEqual(result.status, 0, result.stderr)
-            let rendered = try RGBAImage(contentsOfPNG: StoryRender.framePath(out, n))
+            let rendered = try RGBAImage(contentsOfPNG: StoryRenderer.framePath(out, n))
             XCTAssertTrue(Self.samePixels(try stepper.frame(n), rendered), "frame \(n) after a jump")
         }
     }
@@ -74,7 +74,7 @@ final class FrameStepperTests: XCTestCase {
     func testPlannedTraceHasEveryStorysPlayers() throws {
         let storyboard = try Storyboard(contentsOf: try StudioHarness.writeDemo(into: folder.path))
         let (trace, frames) = FramePlanner.plannedTrace(storyboard)
-        XCTAssertEqual(frames, try StoryRender.countFrames(storyboard), "the frames a render writes")
+        XCTAssertEqual(frames, try StoryRenderer.countFrames(storyboard), "the frames a render writes")
         let events = trace.split(separator: "\n").compactMap {
             try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
         }

@@ -88,7 +88,7 @@ final class StudioBrowserTests: XCTestCase {
         let out = folder.file("frame-\(n)")
         let result = try StudioHarness.run(["render", board, "--frames", "\(n)", "--output", out, "--quiet"])
         XCTAssertEqual(result.status, 0, result.stderr)
-        let rendered = try RGBAImage(contentsOfPNG: StoryRender.framePath(out, n))
+        let rendered = try RGBAImage(contentsOfPNG: StoryRenderer.framePath(out, n))
         let shown = try RGBAImage(pngData: [UInt8](try browser.shownPNG()))
         XCTAssertEqual(shown.width, 360)
         XCTAssertTrue(FrameStepperTests.samePixels(shown, rendered), "the page's frame \(n) is render --frames \(n)'s")
@@ -229,7 +229,7 @@ final class StudioBrowserTests: XCTestCase {
             let url = try XCTUnwrap(URLComponents(string: link))
             XCTAssertEqual(try http.get(url.path + "?" + (url.query ?? "")).status, 200, link)
         }
-        let frame = try RGBAImage(contentsOfPNG: StoryRender.framePath(folder.file("out"), 0))
+        let frame = try RGBAImage(contentsOfPNG: StoryRenderer.framePath(folder.file("out"), 0))
         XCTAssertEqual(frame.width, 180)
         XCTAssertTrue(FileManager.default.fileExists(atPath: folder.file("out/demo.mp4")))
     }

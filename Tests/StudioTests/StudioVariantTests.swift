@@ -57,7 +57,7 @@ final class StudioVariantTests: XCTestCase {
         let sets = values.keys.sorted().flatMap { ["--set", "\($0)=\(values[$0]!)"] }
         let result = try StudioHarness.run(["render", folder.file("board.json"), "--frames", "0", "--output", folder.file(name), "--quiet"] + sets)
         XCTAssertEqual(result.status, 0, result.stderr)
-        return try RGBAImage(contentsOfPNG: StoryRender.framePath(folder.file(name), 0))
+        return try RGBAImage(contentsOfPNG: StoryRenderer.framePath(folder.file(name), 0))
     }
 
     func testTheFormAndTheRowsChooseTheVariantThePreviewAndTheRenderShow() throws {

@@ -91,7 +91,7 @@ final class HEIFPhotoTests: XCTestCase {
         let failed = events.of(.failed)
         XCTAssertEqual(failed.count, 1)
         XCTAssertTrue(failed.first?.error?.contains("holds 2 images") ?? false, "\(failed)")
-        let card = try RGBAImage(contentsOfPNG: StoryRender.framePath(output.path, 1))
+        let card = try RGBAImage(contentsOfPNG: StoryRenderer.framePath(output.path, 1))
         XCTAssertLessThan(card[97, Int(320 * 0.38)].distance(to: ErrorCardPicture.icon), 40, "the error card")
     }
 

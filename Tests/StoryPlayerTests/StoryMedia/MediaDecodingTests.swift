@@ -7,7 +7,7 @@ final class MediaDecodingTests: XCTestCase {
     func firstPicture(_ fixture: String, width: Int, height: Int) throws -> RGBAImage {
         let trace = LifecycleTrace()
         let story = Story(id: "s", items: [StoryItem(source: MediaSource(uri: fixture, relativeTo: "/"))])
-        let player = StoryPlayer(story: story, canvas: Canvas(width: width, height: height), trace: trace)
+        let player = StoryPlaybackController(story: story, canvas: Canvas(width: width, height: height), trace: trace)
         defer { player.stop(at: 1) }
         let item = try XCTUnwrap(player.play(item: 0, at: 0))
         XCTAssertFalse(item.isFailed, "\(trace.events.of(.failed).first?.error ?? "")")

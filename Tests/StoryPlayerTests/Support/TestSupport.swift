@@ -23,7 +23,7 @@ func render(_ board: Storyboard, into folder: ScratchFolder = ScratchFolder(), t
     var options = RenderOptions(outputFolder: folder.path)
     options.threads = threads
     configure(&options)
-    let render = StoryRender(storyboard: board, options: options)
+    let render = StoryRenderer(storyboard: board, options: options)
     let summary = try render.run()
     return (summary, render.trace.events, folder)
 }
@@ -37,9 +37,9 @@ extension Array where Element == TraceEvent {
 /// A play from time 0 of Fixtures/counter.mp4 (30 pictures at 30 fps, each picture's time k/30)
 /// as story `id`, on a canvas its size, with its story player.
 func playCounterClip(_ id: String, playback: PlaybackClock = .virtual,
-                     limits: DecodeLimits = DecodeLimits()) throws -> (StoryPlayer, ItemPlayer) {
+                     limits: DecodeLimits = DecodeLimits()) throws -> (StoryPlaybackController, ItemPlayer) {
     let story = Story(id: id, items: [StoryItem(source: MediaSource(uri: Fixture.path("counter.mp4"), relativeTo: "/"))])
-    let player = StoryPlayer(story: story, canvas: Canvas(width: 96, height: 160, fps: 30), limits: limits, playback: playback,
+    let player = StoryPlaybackController(story: story, canvas: Canvas(width: 96, height: 160, fps: 30), limits: limits, playback: playback,
                              trace: LifecycleTrace())
     return (player, try XCTUnwrap(player.play(item: 0, at: 0)))
 }

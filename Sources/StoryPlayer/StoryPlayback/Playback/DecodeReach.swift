@@ -3,7 +3,7 @@ import StoryMedia
 import Synchronization
 
 /// How far a play's decode thread decodes: up to the first picture past the last media time the
-/// play will show, when the render foresees it (`StoryRender.foreseePlayEnds`), else to the end.
+/// play will show, when the render foresees it (`StoryRenderer.foreseePlayEnds`), else to the end.
 ///
 /// A decode thread runs ahead of the one on screen (its queues: five pictures, up to sixteen for
 /// a recorded play decoding ahead, `DecodeLimits.decodeAheadBytes`). At a play's stop those

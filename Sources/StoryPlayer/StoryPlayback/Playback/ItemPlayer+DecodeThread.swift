@@ -32,7 +32,7 @@ extension ItemPlayer {
         }
     }
 
-    /// Foresees the play's end (`StoryRender.foreseePlayEnds`): it shows no media time past
+    /// Foresees the play's end (`StoryRenderer.foreseePlayEnds`): it shows no media time past
     /// `mediaTime`, so its decode thread stops after the first picture past it. The latest
     /// foresight holds (it is made from a later viewer). A recorded video's only: a live
     /// source, a still and a room decode as they do.

@@ -8,9 +8,9 @@ import StoryTrace
 /// One play of one story item: a decode thread of its own (which opens the source and holds the
 /// demuxer, decoder and scaler), and a new player id.
 ///
-/// Created by `StoryPlayer.play()` and closed by `StoryPlayer.stop()`. The decode thread runs a
-/// few pictures ahead into a bounded queue; the render thread shows, for each moment, the picture
-/// whose presentation time is the greatest one ≤ the media time.
+/// Created by `StoryPlaybackController.play()` and closed by `StoryPlaybackController.stop()`.
+/// The decode thread runs a few pictures ahead into a bounded queue; the render thread shows,
+/// for each moment, the picture whose presentation time is the greatest one ≤ the media time.
 ///
 /// With the virtual clock the player waits for its thread, so which picture is shown depends only
 /// on timestamps and renders are deterministic. With the realtime clock it never waits: until the

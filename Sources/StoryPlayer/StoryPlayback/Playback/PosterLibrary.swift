@@ -27,7 +27,7 @@ package final class PosterLibrary: Sendable {
         package var problems: [String]
         /// Items standing in as their own poster whose first picture did not load, with why.
         /// Not a problem of its own while the item plays (its play fails, and says so); the
-        /// render names those it never played (`StoryRender.noteUnplayedItemsThatFailed`).
+        /// render names those it never played (`StoryRenderer.noteUnplayedItemsThatFailed`).
         package var ownPosterFailures: [(item: Int, error: String)] = []
     }
 

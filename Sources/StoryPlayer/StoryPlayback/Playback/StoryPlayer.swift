@@ -9,7 +9,10 @@ import StoryTrace
 /// - `play()` creates a new player (demuxer, decoder, scaler) with a new id; nothing is reused;
 /// - `stop()` drops it, freeing every FFmpeg object before it returns;
 /// - `play()` while playing and `stop()` while stopped change nothing, and are traced as `ignored`.
-public final class StoryPlayer {
+///
+/// Not `StoryPlayer`: that is the name of the module a package imports (issue 62), and Swift
+/// cannot tell a type from a module of the same name.
+public final class StoryPlaybackController {
     public let story: Story
     public private(set) var current: ItemPlayer?
     private let trace: LifecycleTrace

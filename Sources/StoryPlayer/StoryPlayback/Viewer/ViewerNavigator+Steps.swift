@@ -1,5 +1,5 @@
 /// The rules of a step of the viewer that the render's players and the planner's item clocks
-/// both follow (`StoryRender.step(to:)`, `FramePlanner`), kept here once so the two cannot
+/// both follow (`StoryRenderer.step(to:)`, `FramePlanner`), kept here once so the two cannot
 /// drift: the planner's frame count is the render's because they decide the same way.
 extension ViewerNavigator {
     /// What a hold or a pull does to the resting story's item at `t`.

@@ -17,7 +17,7 @@ struct PNGFrames: FrameSink {
     }
 
     mutating func take(_ frame: DrawnFrame) throws(RenderError) {
-        writer.submit(frame.canvas, frame: frame.index, to: StoryRender.framePath(folder, frame.index))
+        writer.submit(frame.canvas, frame: frame.index, to: StoryRenderer.framePath(folder, frame.index))
         first = first ?? frame.index
         last = frame.index
         if let failure = writer.failure { throw PNGFrames.error(failure) }
@@ -50,9 +50,9 @@ struct PNGFrames: FrameSink {
     /// reads the whole render. They stay listed in `late_frames`.
     private func fillLateFrames(_ late: [Int]) throws(CompositorError) {
         for n in late where n > 0 {
-            let previous = StoryRender.framePath(folder, n - 1)
+            let previous = StoryRenderer.framePath(folder, n - 1)
             guard FileManager.default.fileExists(atPath: previous) else { continue }
-            try AtomicFile.write(try AtomicFile.read(previous), to: StoryRender.framePath(folder, n))
+            try AtomicFile.write(try AtomicFile.read(previous), to: StoryRenderer.framePath(folder, n))
         }
     }
 }

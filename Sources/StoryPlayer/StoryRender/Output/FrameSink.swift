@@ -3,7 +3,7 @@ import StoryTrace
 
 /// One output of a render: what it does with each frame drawn, and what it writes when the
 /// render ends. The render loop knows outputs only through this: a new output is one type that
-/// conforms, listed in `StoryRender.sinks()`.
+/// conforms, listed in `StoryRenderer.sinks()`.
 ///
 /// Each step has a default that does nothing, so an output implements only what it needs: the
 /// PNG frames and the MP4 take frames; the trace, the contact sheet, the timeline and the report

@@ -1,6 +1,6 @@
 
-/// What a render's frame loop carries from frame to frame (`StoryRender.drawFrames`), for the
-/// render's ending (`StoryRender.finish`).
+/// What a render's frame loop carries from frame to frame (`StoryRenderer.drawFrames`), for the
+/// render's ending (`StoryRenderer.finish`).
 struct FrameLoopProgress {
     /// When each frame is due, and the frames a realtime render was too late to draw.
     var pacing: FramePacing

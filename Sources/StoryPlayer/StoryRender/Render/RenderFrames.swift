@@ -18,7 +18,7 @@ struct RenderFrames {
     init(storyboard: Storyboard, range: Range<Int>?) {
         fps = storyboard.canvas.fps
         planned = FramePlanner.plannedFrames(storyboard)
-        limit = planned ?? Int(StoryRender.openEndedLimit * fps)
+        limit = planned ?? Int(StoryRenderer.openEndedLimit * fps)
         shard = ShardPlan(range: range)
         lastFrame = min(limit, shard.range?.upperBound ?? limit)
     }

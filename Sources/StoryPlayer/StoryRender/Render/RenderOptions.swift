@@ -25,7 +25,7 @@ public struct RenderOptions: Sendable {
     /// be had on demand from a machine's load).
     package var framesTakenAsLate: (@Sendable (Int) -> Bool)?
     /// Whether the virtual clock foresees where plays end, so that no picture is decoded past
-    /// them (`StoryRender.foreseePlayEnds`). Off only in tests, to compare the frames.
+    /// them (`StoryRenderer.foreseePlayEnds`). Off only in tests, to compare the frames.
     package var foreseesPlayEnds = true
     /// Write a contact sheet of evenly spaced frames here.
     public var contactSheet: String?

@@ -25,10 +25,10 @@ public enum ShardCuts {
     public static func ranges(_ storyboard: Storyboard, shards: Int, unit: Int = 1,
                               limits: DecodeLimits = DecodeLimits()) throws(RenderError) -> [Range<Int>] {
         guard storyboard.feed == nil else {
-            return ShardSplit.ranges(frames: try StoryRender.countFrames(storyboard, limits: limits), shards: shards, unit: unit)
+            return ShardSplit.ranges(frames: try StoryRenderer.countFrames(storyboard, limits: limits), shards: shards, unit: unit)
         }
-        let lengths = ItemLengths.probing(storyboard, limits: StoryRender.limits(limits, for: storyboard))
-        let frames = StoryRender.countFrames(storyboard, lengths: lengths)
+        let lengths = ItemLengths.probing(storyboard, limits: StoryRenderer.limits(limits, for: storyboard))
+        let frames = StoryRenderer.countFrames(storyboard, lengths: lengths)
         let even = ShardSplit.ranges(frames: frames, shards: shards, unit: unit)
         guard even.count > 1 else { return even }
         let steps = window(size: even[0].count, unit: unit, fps: storyboard.canvas.fps)

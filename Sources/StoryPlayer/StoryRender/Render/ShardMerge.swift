@@ -39,11 +39,11 @@ public enum ShardMerge {
         try checkPictureSizes(shards)
         try checkSameDrawing(shards)
         let trace = LifecycleTrace(replaying: joinTraces(shards, fps: fps))
-        try StoryRender.prepareOutputFolder(output)
+        try StoryRenderer.prepareOutputFolder(output)
         try moveFrames(shards, to: output)
         // A whole render merged into a used folder replaces what was there, as a whole render
         // into it does: an audit's merge of 30 frames left an earlier render's 100-144 beside them.
-        if covered == 0..<total { StoryRender.removeFrames(in: output, from: total) }
+        if covered == 0..<total { StoryRenderer.removeFrames(in: output, from: total) }
         var summary = joinSummaries(shards, trace: trace, fps: fps)
         // A partial merge is a shard itself, merged with the rest later: it says what it was
         // drawn from as they do.
@@ -130,7 +130,7 @@ public enum ShardMerge {
     private static func checkPictureSizes(_ shards: [Shard]) throws(RenderError) {
         var first: (width: Int, height: Int, folder: String)?
         for shard in shards {
-            guard let size = pngSize(StoryRender.framePath(shard.folder, shard.range.lowerBound)) else { continue }
+            guard let size = pngSize(StoryRenderer.framePath(shard.folder, shard.range.lowerBound)) else { continue }
             if let first, (first.width, first.height) != size {
                 throw RenderError(.options, "\(shard.folder) has \(size.0)x\(size.1) frames, \(first.folder) \(first.width)x\(first.height): "
                                   + "not shards of one render (render them with the same --size)")
@@ -171,7 +171,7 @@ public enum ShardMerge {
         }
     }
 
-    /// A shard's `render_of` as a summary writes it, in `StoryRender.renderOf`'s order (then
+    /// A shard's `render_of` as a summary writes it, in `StoryRenderer.renderOf`'s order (then
     /// any other keys by name); empty when it has none.
     private static func renderOf(of shard: Shard?) -> [(key: String, value: String)] {
         guard case .object(let drawing)? = shard?.summary["render_of"] else { return [] }
@@ -268,7 +268,7 @@ public enum ShardMerge {
         let target = URL(fileURLWithPath: output).standardizedFileURL.path
         for shard in shards where URL(fileURLWithPath: shard.folder).standardizedFileURL.path != target {
             for n in shard.range {
-                let from = StoryRender.framePath(shard.folder, n), to = StoryRender.framePath(output, n)
+                let from = StoryRenderer.framePath(shard.folder, n), to = StoryRenderer.framePath(output, n)
                 guard FileManager.default.fileExists(atPath: from) else { continue }
                 if rename(from, to) != 0 {
                     do {

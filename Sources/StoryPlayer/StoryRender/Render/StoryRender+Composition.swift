@@ -5,7 +5,7 @@ import StoryPlayback
 
 // MARK: - Drawing a frame
 
-extension StoryRender {
+extension StoryRenderer {
     /// The faces of the frame at `t` drawn into `canvas`: a story at rest, or two mid-turn, each
     /// with its overlay, then the bubble transform while the viewer opens or closes.
     func compose(at t: Double, into canvas: inout RGBAImage) {

@@ -6,7 +6,7 @@ import StoryTrace
 
 /// The end of a render, once its frame loop is over: the players stopped where the render
 /// ended, the outputs ended and written, the trace and folder made to say what this render did.
-extension StoryRender {
+extension StoryRenderer {
     /// Ends the render whose frame loop left `progress`, and writes its outputs.
     func finish(_ progress: FrameLoopProgress, _ range: RenderFrames, sinks: inout [any FrameSink]) throws(RenderError) -> RenderSummary {
         let (finalTime, framesCovered) = try coverage(of: progress, range)
@@ -39,11 +39,11 @@ extension StoryRender {
         // its range, not by the limit; it learns the whole render's frames by counting them.
         let cutByRange = range.planned == nil && !finished && progress.interrupted == nil && range.shard.endsBefore(range.limit)
         if range.planned == nil && !finished && progress.interrupted == nil && !cutByRange {
-            warnings.append("stopped after \(StoryRender.openEndedLimit) s of timeline: give \"duration\" for longer renders")
+            warnings.append("stopped after \(StoryRenderer.openEndedLimit) s of timeline: give \"duration\" for longer renders")
         }
         var finalTime = range.shard.finalTime(planned: range.planned, lastFrameTime: progress.endTime, finished: finished, fps: range.fps)
         var framesCovered = range.planned ?? (framesBefore + progress.frames + lateFrames.count)
-        if cutByRange { framesCovered = try StoryRender.countFrames(storyboard, limits: options.limits) }
+        if cutByRange { framesCovered = try StoryRenderer.countFrames(storyboard, limits: options.limits) }
         if let interrupted = progress.interrupted {
             // The players stop where the render did; what was written is the whole of it.
             finalTime = progress.endTime
@@ -58,7 +58,7 @@ extension StoryRender {
     private func settleRequests(at finalTime: Double) {
         // The virtual clock's trace must not depend on how fast the render ran: a probe of a
         // local file ends in milliseconds, so a short render (a shard) waits a moment for it.
-        if playback == .virtual { posters.waitForRequests(upTo: StoryRender.probeWaitAtEnd) }
+        if playback == .virtual { posters.waitForRequests(upTo: StoryRenderer.probeWaitAtEnd) }
         posters.cancelProbes()
         posters.waitForRequests()
         completePreloads(at: finalTime)
@@ -73,7 +73,7 @@ extension StoryRender {
             trace.keepEvents(from: Double(shard.lowerBound) / range.fps, releasesFrom: firstStepMark)
         } else if options.writeFrames {
             removeStaleFrames(in: folder, from: framesCovered)
-        } else if case let left = StoryRender.frameFiles(in: folder), left > 0 {
+        } else if case let left = StoryRenderer.frameFiles(in: folder), left > 0 {
             // Not deleted: the user asked for no frames, not for the old ones to go. Removing
             // only those past this render's count, as a PNG render does, left a folder whose
             // first frames came from another render with nothing to say so.

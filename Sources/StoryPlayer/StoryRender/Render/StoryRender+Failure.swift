@@ -3,7 +3,7 @@ import Foundation
 
 // MARK: - A render that fails half-way
 
-extension StoryRender {
+extension StoryRenderer {
     /// Cleans up after a render that failed once its frames had begun (a full disk, a clip that
     /// cannot be finished), and returns the error to report, which says what the folder holds.
     ///
@@ -23,7 +23,7 @@ extension StoryRender {
         let first = options.frameRange?.lowerBound ?? 0
         let end = writer.failure?.frame ?? writer.lastSubmitted.map { $0 + 1 } ?? first
         if options.writeFrames {
-            StoryRender.removeFrames(in: options.outputFolder, from: end, before: options.frameRange?.upperBound)
+            StoryRenderer.removeFrames(in: options.outputFolder, from: end, before: options.frameRange?.upperBound)
         }
         reported.aftermath = folderAfterFailure(framesWritten: options.writeFrames ? first..<max(first, end) : nil,
                                                 previous: previous)

@@ -8,7 +8,7 @@ import StoryTrace
 /// and the frame is drawn and handed to the outputs. A shard steps through the frames before
 /// its range without drawing them; a realtime render steps through the frames it was too late
 /// for; a signal or the viewer finishing ends the loop.
-extension StoryRender {
+extension StoryRenderer {
     /// Steps through the render's frames, drawing those it covers into `sinks`.
     func drawFrames(_ range: RenderFrames, writer: FrameWriter, sinks: inout [any FrameSink]) throws(RenderError) -> FrameLoopProgress {
         var progress = FrameLoopProgress(pacing: FramePacing(clock: playback, fps: range.fps, takenAsLate: options.framesTakenAsLate))

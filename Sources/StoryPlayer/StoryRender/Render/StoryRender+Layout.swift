@@ -4,7 +4,7 @@ import StoryModel
 
 // MARK: - Text in the platform's UI (`--preset`)
 
-extension StoryRender {
+extension StoryRenderer {
     /// A render for a platform (`RenderOptions.platform`, with safe zones) says, as notices,
     /// what `check-layout --platform` would of its frames: each caption's box (as libass draws
     /// it, after wrapping) inside one of the platform's zones. An explicit `--safe-zones` for

@@ -3,7 +3,7 @@ import Foundation
 
 // MARK: - The files beside the frames
 
-extension StoryRender {
+extension StoryRenderer {
     /// The summary of a finished render.
     func summarize(frames: Int, framesCovered: Int) -> RenderSummary {
         var summary = RenderSummary(frames: frames, wallSeconds: trace.wall, stories: stories,

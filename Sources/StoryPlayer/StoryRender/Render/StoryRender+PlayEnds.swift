@@ -4,7 +4,7 @@ import StoryPlayback
 
 // MARK: - Foreseeing where plays end, so that no picture is decoded past them
 
-extension StoryRender {
+extension StoryRenderer {
     /// How far ahead (timeline seconds) the render looks for plays that end, at least; and at
     /// least twice `DecodeLimits.picturesInFlight` frames, because it looks every half of that:
     /// the end is then known before a decode thread gets there. With five pictures in flight, a
@@ -25,7 +25,7 @@ extension StoryRender {
     func foreseePlayEnds(after n: Int, lastFrame: Int) {
         guard options.foreseesPlayEnds, playback == .virtual, storyboard.feed == nil, let current = framePlan else { return }
         let fps = storyboard.canvas.fps
-        let window = max(2, Int((StoryRender.playEndForesight * fps).rounded(.up)), 2 * limits.picturesInFlight)
+        let window = max(2, Int((StoryRenderer.playEndForesight * fps).rounded(.up)), 2 * limits.picturesInFlight)
         guard n % (window / 2) == 0 else { return }
         let open = planner.plays.indices.filter { planner.plays[$0].end == nil }
         guard !open.isEmpty else { return }

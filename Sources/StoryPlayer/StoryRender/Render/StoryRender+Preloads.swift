@@ -3,7 +3,7 @@ import Foundation
 import StoryModel
 import StoryPlayback
 
-extension StoryRender {
+extension StoryRenderer {
     // MARK: - Preload window and feed pages
 
     /// Starts loading posters and metadata for the stories from `behind` to `ahead` around the
@@ -64,7 +64,7 @@ extension StoryRender {
                 openPreloadEvents[index] = trace.record(.preload, t: t, story: stories[index].id, loaded: [])
             }
         } else if waiting {
-            posters.waitForPosters(upTo: StoryRender.posterWaitAtStart)
+            posters.waitForPosters(upTo: StoryRenderer.posterWaitAtStart)
         }
         unrecordedPreloads.removeAll()
         completePreloads(at: t)

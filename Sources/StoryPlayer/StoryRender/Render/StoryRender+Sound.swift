@@ -1,7 +1,7 @@
 import Compositor
 import Foundation
 
-extension StoryRender {
+extension StoryRenderer {
     /// The sound of the frame at `t`: each visible story's sound weighted by its share of the
     /// screen (1 − f and f mid-turn), so the sound crossfades with the picture.
     func mix(at t: Double, count: Int) -> FrameSound {

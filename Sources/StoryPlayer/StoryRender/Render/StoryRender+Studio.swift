@@ -7,7 +7,7 @@ import StoryModel
 /// Draws frames of a storyboard exactly as `render` (and `render --frames N..N+1`) draws them,
 /// one render-loop step at a time, for a caller that wants the picture rather than a file.
 ///
-/// It is the loop of `StoryRender.run()` cut at a frame: frames before the first one asked for
+/// It is the loop of `StoryRenderer.run()` cut at a frame: frames before the first one asked for
 /// are fast-forwarded as a shard does (navigation and lifecycle only, nothing decoded), the
 /// players alive there seek and decode forward, and each later frame asked for in order is the
 /// next step of the same loop, so playing forward costs one step per frame. A frame before the
@@ -17,7 +17,7 @@ import StoryModel
 public final class FrameStepper {
     /// The storyboard's frames (for an open-ended one, as counted by navigation alone).
     public let frameCount: Int
-    let render: StoryRender
+    let render: StoryRenderer
     /// The next frame the loop would step to.
     public private(set) var nextFrame = 0
     private var drawnAny = false
@@ -32,14 +32,14 @@ public final class FrameStepper {
         if let frameCount {
             self.frameCount = frameCount
         } else {
-            self.frameCount = try StoryRender.countFrames(storyboard)
+            self.frameCount = try StoryRenderer.countFrames(storyboard)
         }
         var options = RenderOptions(outputFolder: FileManager.default.temporaryDirectory.path)
         options.writeFrames = false
         options.overlay = overlay
         options.threads = threads
         options.clock = .virtual
-        render = StoryRender(storyboard: storyboard, options: options)
+        render = StoryRenderer(storyboard: storyboard, options: options)
         _ = render.requestPreloads(render.navigator)
     }
 

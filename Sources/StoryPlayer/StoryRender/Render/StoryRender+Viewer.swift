@@ -5,7 +5,7 @@ import StoryPlayback
 
 // MARK: - Following the plan: the players it starts, stops, holds and ends
 
-extension StoryRender: PlanFollower {
+extension StoryRenderer: PlanFollower {
     /// Navigation and lifecycle up to frame `n`: the planner decides, the players follow.
     func step(toFrame n: Int) {
         framePlan = planner.plan(frame: n, following: self)

@@ -10,7 +10,7 @@ import StoryTrace
 ///
 /// The clock is virtual: frame n shows timeline time n / fps, and files decode on demand, so
 /// two renders of the same storyboard give byte-identical frames.
-public final class StoryRender {
+public final class StoryRenderer {
     public let storyboard: Storyboard
     public let options: RenderOptions
     public let trace: LifecycleTrace
@@ -23,7 +23,7 @@ public final class StoryRender {
     var navigator: ViewerNavigator { planner.navigator }
     /// The stories so far: the storyboard's, or the feed's pages as they arrive.
     public internal(set) var stories: [Story]
-    var players: [StoryPlayer]
+    var players: [StoryPlaybackController]
     let rasterizer: Rasterizer
     let posters: PosterLibrary
     var feed: FeedPages?
@@ -99,7 +99,7 @@ public final class StoryRender {
         // The render's items end when its players say so, so the planner needs no lengths.
         planner = FramePlanner(storyboard: storyboard,
                                lengths: ItemLengths(lengths: storyboard.stories.map { $0.items.map { _ in nil } }))
-        var limits = StoryRender.limits(options.limits, for: storyboard)
+        var limits = StoryRenderer.limits(options.limits, for: storyboard)
         limits.interruption = options.interruption
         self.limits = limits
         let playback = options.clock ?? storyboard.clock
@@ -122,7 +122,7 @@ public final class StoryRender {
     func addPlayers(for newStories: [Story]) {
         let clock = self.clock
         players += newStories.map {
-            let player = StoryPlayer(story: $0, canvas: storyboard.canvas, limits: limits, clock: clock, playback: playback, trace: trace)
+            let player = StoryPlaybackController(story: $0, canvas: storyboard.canvas, limits: limits, clock: clock, playback: playback, trace: trace)
             player.defersDecoding = defersNewPlayers
             player.factsBook = factsBook
             return player
@@ -174,7 +174,7 @@ public final class StoryRender {
         try options.check(for: storyboard)
         try options.checkOutputPaths()
         try RenderError.checkFont()
-        try StoryRender.prepareOutputFolder(options.outputFolder)
+        try StoryRenderer.prepareOutputFolder(options.outputFolder)
         try loadFirstFeedPage()
         // A file cut short plays as far as it goes, which looks like the file's own content
         // (half a photo grey, a video ending early): the notices say why.
@@ -224,14 +224,14 @@ public final class StoryRender {
     public static func countFrames(_ storyboard: Storyboard, limits: DecodeLimits = DecodeLimits()) throws(RenderError) -> Int {
         if let planned = FramePlanner.plannedFrames(storyboard) { return planned }
         guard storyboard.feed != nil else {
-            return countFrames(storyboard, lengths: ItemLengths.probing(storyboard, limits: StoryRender.limits(limits, for: storyboard)))
+            return countFrames(storyboard, lengths: ItemLengths.probing(storyboard, limits: StoryRenderer.limits(limits, for: storyboard)))
         }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("live-stories-count-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: folder) }
         var options = RenderOptions(outputFolder: folder)
         options.writeFrames = false
         options.frameRange = Int.max / 2..<Int.max
-        return try StoryRender(storyboard: storyboard, options: options).run().timelineFrames
+        return try StoryRenderer(storyboard: storyboard, options: options).run().timelineFrames
     }
 
     /// How many frames a full render of `storyboard`, not a feed, writes, its items lasting
@@ -239,7 +239,7 @@ public final class StoryRender {
     static func countFrames(_ storyboard: Storyboard, lengths: ItemLengths) -> Int {
         if let planned = FramePlanner.plannedFrames(storyboard) { return planned }
         var planner = FramePlanner(storyboard: storyboard, lengths: lengths)
-        return planner.countFrames(limit: Int(StoryRender.openEndedLimit * storyboard.canvas.fps))
+        return planner.countFrames(limit: Int(StoryRenderer.openEndedLimit * storyboard.canvas.fps))
     }
 
     /// `frame-000042.png` in `folder`.
@@ -268,7 +268,7 @@ public final class StoryRender {
 
     /// Frames left from an earlier, longer render into the same folder would be mistaken for this one's.
     func removeStaleFrames(in folder: String, from count: Int) {
-        StoryRender.removeFrames(in: folder, from: count)
+        StoryRenderer.removeFrames(in: folder, from: count)
     }
 
     /// Removes `frame-NNNNNN.png` files numbered `count` and up from `folder`, those `also` keeps.

@@ -50,7 +50,7 @@ final class FramePlannerTests: XCTestCase {
     func testThePlannedFrameCountIsTheRendersOnEveryWayAViewerEnds() throws {
         for (name, board) in try boards {
             let (summary, _, _) = try render(board) { $0.writeFrames = false }
-            XCTAssertEqual(try StoryRender.countFrames(board), summary.frames, name)
+            XCTAssertEqual(try StoryRenderer.countFrames(board), summary.frames, name)
             XCTAssertGreaterThan(summary.frames, 10, "\(name): the board plays for a while")
         }
     }
@@ -78,7 +78,7 @@ final class FramePlannerTests: XCTestCase {
     /// alone finds, and each began when the trace says the player did.
     func testARenderFollowsTheSamePlanner() throws {
         for (name, board) in try boards where name != "a room" {
-            let render = StoryRender(storyboard: board, options: RenderOptions(outputFolder: ScratchFolder().path))
+            let render = StoryRenderer(storyboard: board, options: RenderOptions(outputFolder: ScratchFolder().path))
             _ = try render.run()
             var alone = FramePlanner(storyboard: board, lengths: .probing(board, limits: DecodeLimits()))
             _ = alone.countFrames(limit: 10_000)

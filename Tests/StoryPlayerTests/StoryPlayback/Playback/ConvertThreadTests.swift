@@ -38,7 +38,7 @@ final class ConvertThreadTests: XCTestCase {
         // its thirty pictures, so that the decode thread is still running when it is looked at.
         let canvas = Canvas(width: 2160, height: 3840, fps: 30)
         let story = Story(id: "conv", items: [StoryItem(source: MediaSource(uri: Fixture.path("counter.mp4"), relativeTo: "/"))])
-        let player = StoryPlayer(story: story, canvas: canvas, trace: LifecycleTrace())
+        let player = StoryPlaybackController(story: story, canvas: canvas, trace: LifecycleTrace())
         let item = try XCTUnwrap(player.play(item: 0, at: 0))
         for n in 0..<10 { XCTAssertNotNil(item.picture(at: Double(n) / 30), "picture \(n)") }
         let ticks = threadTicks()

@@ -118,7 +118,7 @@ final class DecodeAheadTests: XCTestCase {
         let folder = ScratchFolder()
         var options = RenderOptions(outputFolder: folder.path)
         options.threads = 2
-        let render = StoryRender(storyboard: board, options: options)
+        let render = StoryRenderer(storyboard: board, options: options)
         _ = try render.run()
         let stops = render.trace.events.filter { $0.event == .stop }.count
         XCTAssertEqual(stops, 4)

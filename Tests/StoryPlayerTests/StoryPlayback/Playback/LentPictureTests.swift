@@ -29,11 +29,11 @@ final class LentPictureTests: XCTestCase {
          "stories": [{"id": "a", "items": [{"uri": "\(clip)"}]}, {"id": "b", "items": [{"uri": "\(clip)"}]}],
          "script": [{"at": 0.2, "action": "swipe", "direction": "next"}]}
         """)
-        let render = StoryRender(storyboard: board, options: RenderOptions(outputFolder: ScratchFolder().path))
+        let render = StoryRenderer(storyboard: board, options: RenderOptions(outputFolder: ScratchFolder().path))
         // The same frames without the overlay: what the lent pictures must have had drawn on them.
         var plainOptions = RenderOptions(outputFolder: ScratchFolder().path)
         plainOptions.overlay = false
-        let plain = StoryRender(storyboard: board, options: plainOptions)
+        let plain = StoryRenderer(storyboard: board, options: plainOptions)
         var canvas = RGBAImage(width: 96, height: 160), plainCanvas = canvas
         var checked = 0, decorated = 0
         for n in 0..<60 {

@@ -51,7 +51,7 @@ extension LiveClockTests {
             let fitted = layout.fittedVideoSize(for: (width, height))
             let centre = layout.largeCentre
             let n = (100..<summary.frames).last { !summary.lateFrames.contains($0) } ?? summary.frames - 1
-            let frame = try RGBAImage(contentsOfPNG: StoryRender.framePath(output.path, n))
+            let frame = try RGBAImage(contentsOfPNG: StoryRenderer.framePath(output.path, n))
             func colour(_ dx: Double, _ dy: Double = 0) -> RGBAColor {
                 frame[Int(centre.x + dx * Double(fitted.width)), Int(centre.y + dy * Double(fitted.height))]
             }

@@ -119,7 +119,7 @@ extension LiveClockTests {
                 XCTAssertEqual(summary.failedStories.map(\.id), ["live"], label)
                 // The render went on: the next story played and reached the screen.
                 XCTAssertTrue(events.of(.firstFrame).contains { $0.story == "after" }, "\(label): \(events.map(\.jsonLine))")
-                let last = try RGBAImage(contentsOfPNG: StoryRender.framePath(output.path, summary.frames - 1))
+                let last = try RGBAImage(contentsOfPNG: StoryRenderer.framePath(output.path, summary.frames - 1))
                 XCTAssertGreaterThan(Set(stride(from: 0, to: last.pixels.count, by: 4 * 97).map { last.pixels[$0] }).count, 8,
                                      "\(label): the last frame shows the next story's picture, not a blank")
             }

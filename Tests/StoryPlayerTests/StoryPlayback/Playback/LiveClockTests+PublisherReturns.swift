@@ -138,7 +138,7 @@ extension LiveClockTests {
             let left = Int((layout.largeCentre.x - Double(fitted.width) / 2).rounded())
             let top = Int((layout.largeCentre.y - Double(fitted.height) / 2).rounded())
             let codes = try (0..<summary.frames).map { n -> ClockCode.Code? in
-                let frame = try RGBAImage(contentsOfPNG: StoryRender.framePath(output.path, n))
+                let frame = try RGBAImage(contentsOfPNG: StoryRenderer.framePath(output.path, n))
                 return ClockCode.read(frame.cropped(x: left, y: top, width: fitted.width, height: fitted.height))
             }
             let reading = ClockCode.Reading(codes: codes, fps: 30, startedAt: startedAt, late: Set(summary.lateFrames))

@@ -138,7 +138,7 @@ extension LiveClockTests {
         let (_, events, _) = try render(board, into: output, threads: 1)
         publisher.stop()
         XCTAssertEqual(events.of(.failed).map { $0.error ?? "" }, [])
-        let first = try RGBAImage(contentsOfPNG: StoryRender.framePath(output.path, 0))
+        let first = try RGBAImage(contentsOfPNG: StoryRenderer.framePath(output.path, 0))
         XCTAssertEqual(dominantChannel(first[36, 64]), "red", "the first frame shows the camera, not the loading card")
     }
 }
@@ -178,7 +178,7 @@ extension LiveClockTests {
             let (summary, events, _) = try render(board, into: output, threads: 1)
             publisher.stop()
             XCTAssertEqual(events.of(.failed).map { $0.error ?? "" }, [], "\(clock)")
-            let last = try RGBAImage(contentsOfPNG: StoryRender.framePath(output.path, summary.frames - 1))
+            let last = try RGBAImage(contentsOfPNG: StoryRenderer.framePath(output.path, summary.frames - 1))
             XCTAssertEqual(dominantChannel(last[36, 64]), "red", "\(clock): the camera, once it came")
         }
     }

@@ -493,10 +493,10 @@ final class LiveClockTests: LiveServerTestCase {
         let (summary, _, folder) = try render(board, threads: 1)
         XCTAssertFalse(summary.lateFrames.isEmpty, "1080x1920 at 120 fps on this machine falls behind")
         for n in 0..<120 {
-            XCTAssertTrue(FileManager.default.fileExists(atPath: StoryRender.framePath(folder.path, n)), "frame \(n) is missing")
+            XCTAssertTrue(FileManager.default.fileExists(atPath: StoryRenderer.framePath(folder.path, n)), "frame \(n) is missing")
         }
         let late = try XCTUnwrap(summary.lateFrames.first { $0 > 0 })
-        XCTAssertEqual(try AtomicFile.read(StoryRender.framePath(folder.path, late)),
-                       try AtomicFile.read(StoryRender.framePath(folder.path, late - 1)), "a late frame repeats the one before it")
+        XCTAssertEqual(try AtomicFile.read(StoryRenderer.framePath(folder.path, late)),
+                       try AtomicFile.read(StoryRenderer.framePath(folder.path, late - 1)), "a late frame repeats the one before it")
     }
 }

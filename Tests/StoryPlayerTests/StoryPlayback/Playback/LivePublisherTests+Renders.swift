@@ -50,12 +50,12 @@ extension LivePublisherTests {
         posters.waitForRequests()
         // The realtime clock skips a frame it is late for, and a slow machine (or a sanitizer
         // build) is late for some: the last frame drawn in the story's last 0.5 s.
-        let drawn = try XCTUnwrap((25...29).reversed().first { FileManager.default.fileExists(atPath: StoryRender.framePath(folder.path, $0)) })
+        let drawn = try XCTUnwrap((25...29).reversed().first { FileManager.default.fileExists(atPath: StoryRenderer.framePath(folder.path, $0)) })
         let at = Double(drawn) / 10
         let withRing = posters.picture(story: 0, item: 0, at: at, ring: true)
         let withoutRing = posters.picture(story: 0, item: 0, at: at, ring: false)
         XCTAssertGreaterThan(difference(withRing, withoutRing), 40, "the ring is visible, so this test can tell")
-        let last = try RGBAImage(contentsOfPNG: StoryRender.framePath(folder.path, drawn))
+        let last = try RGBAImage(contentsOfPNG: StoryRenderer.framePath(folder.path, drawn))
         XCTAssertLessThanOrEqual(difference(last, withoutRing), 2, "sound plays: the poster, and no ring")
     }
 
@@ -208,7 +208,7 @@ extension LivePublisherTests {
         let servers = self.servers!
         let output = servers.folder.file("faults")
         let publisher = DispatchWorkItem {
-            guard LiveServers.waitUntil(40, { FileManager.default.fileExists(atPath: StoryRender.framePath(output, 30)) }) else { return }
+            guard LiveServers.waitUntil(40, { FileManager.default.fileExists(atPath: StoryRenderer.framePath(output, 30)) }) else { return }
             for process in servers.running where process.name.hasPrefix("publish-flv") { process.stop() }
             Thread.sleep(forTimeInterval: 2)
             _ = try? servers.publish(.videoAndSound, to: restarted.url, format: "flv")

@@ -93,7 +93,7 @@ final class LivePublisherTests: LiveServerTestCase {
         let players = streams.map { stream in
             let story = Story(id: stream.tracks.rawValue,
                               items: [StoryItem(source: MediaSource(uri: stream.url, relativeTo: "/"), isLive: true)])
-            return StoryPlayer(story: story, canvas: Canvas(width: 72, height: 128), limits: limits, playback: .realtime, trace: trace)
+            return StoryPlaybackController(story: story, canvas: Canvas(width: 72, height: 128), limits: limits, playback: .realtime, trace: trace)
         }
         let started = ContinuousClock.now
         for player in players { player.play(item: 0, at: 0) }

@@ -205,7 +205,7 @@ final class LiveSourceTests: LiveServerTestCase {
         let port = try servers.stallingServer()
         let baseline = FormatContext.alive.load(ordering: .relaxed)
         let story = Story(id: "s", items: [StoryItem(source: MediaSource(uri: "http://127.0.0.1:\(port)/live.m3u8", relativeTo: "/"), isLive: true)])
-        let player = StoryPlayer(story: story, canvas: Canvas(width: 72, height: 128), playback: .realtime, trace: LifecycleTrace())
+        let player = StoryPlaybackController(story: story, canvas: Canvas(width: 72, height: 128), playback: .realtime, trace: LifecycleTrace())
         player.play(item: 0, at: 0)
         XCTAssertTrue(LiveServers.waitUntil(5) { FormatContext.alive.load(ordering: .relaxed) > baseline }, "the player is opening")
         Thread.sleep(forTimeInterval: 0.3)
@@ -240,14 +240,14 @@ final class LiveSourceTests: LiveServerTestCase {
         posters.request([0], stories: board.stories)
         posters.waitForRequests()
         let expected = posters.picture(story: 0, item: 0, at: 0, ring: true)
-        let first = try RGBAImage(contentsOfPNG: StoryRender.framePath(folder.path, 0))
+        let first = try RGBAImage(contentsOfPNG: StoryRenderer.framePath(folder.path, 0))
         var worst = 0
         for y in stride(from: 8, to: 128, by: 3) { for x in stride(from: 0, to: 72, by: 3) { worst = max(worst, first[x, y].distance(to: expected[x, y])) } }
         XCTAssertLessThanOrEqual(worst, 2, "frame 0 shows the loading picture")
         // Half a second after the first frame, video has replaced it.
         let later = Int((hlsFirst.t + 0.5) * 10)
-        if FileManager.default.fileExists(atPath: StoryRender.framePath(folder.path, later)) {
-            let video = try RGBAImage(contentsOfPNG: StoryRender.framePath(folder.path, later))
+        if FileManager.default.fileExists(atPath: StoryRenderer.framePath(folder.path, later)) {
+            let video = try RGBAImage(contentsOfPNG: StoryRenderer.framePath(folder.path, later))
             var differing = 0
             for y in stride(from: 8, to: 128, by: 3) { for x in stride(from: 0, to: 72, by: 3) where video[x, y].distance(to: expected[x, y]) > 20 { differing += 1 } }
             XCTAssertGreaterThan(differing, 100, "video has replaced the poster")

@@ -13,7 +13,7 @@ final class PlayerLifecycleTests: XCTestCase {
 
     func testPlayCreatesAFreshPlayerAndStopFreesIt() throws {
         let trace = LifecycleTrace()
-        let player = StoryPlayer(story: story(), canvas: canvas, trace: trace)
+        let player = StoryPlaybackController(story: story(), canvas: canvas, trace: trace)
         let first = try XCTUnwrap(player.play(item: 0, at: 0))
         XCTAssertTrue(first.holdsDecoder)
         XCTAssertNotNil(first.picture(at: 0))
@@ -31,7 +31,7 @@ final class PlayerLifecycleTests: XCTestCase {
 
     func testRepeatedCallsChangeNothingAndAreTraced() throws {
         let trace = LifecycleTrace()
-        let player = StoryPlayer(story: story(), canvas: canvas, trace: trace)
+        let player = StoryPlaybackController(story: story(), canvas: canvas, trace: trace)
         player.stop(at: 0)
         let first = player.play(item: 0, at: 0.5)
         let again = player.play(item: 1, at: 0.6)
@@ -48,7 +48,7 @@ final class PlayerLifecycleTests: XCTestCase {
 
     func testThePictureShownIsTheLatestFrameNotAfterTheMediaTime() throws {
         let trace = LifecycleTrace()
-        let player = StoryPlayer(story: story(), canvas: canvas, trace: trace)
+        let player = StoryPlaybackController(story: story(), canvas: canvas, trace: trace)
         let item = try XCTUnwrap(player.play(item: 0, at: 10))
         // Frame n of counter.mp4 is the full-range grey 16 + 7n.
         func frameNumber(at t: Double) throws -> Int {
@@ -66,7 +66,7 @@ final class PlayerLifecycleTests: XCTestCase {
 
     func testAPhotoLastsFiveSecondsByDefault() throws {
         let trace = LifecycleTrace()
-        let player = StoryPlayer(story: story(), canvas: canvas, trace: trace)
+        let player = StoryPlaybackController(story: story(), canvas: canvas, trace: trace)
         let item = try XCTUnwrap(player.play(item: 1, at: 0))
         XCTAssertNotNil(item.picture(at: 0))
         XCTAssertEqual(item.length, StoryItem.defaultPhotoDuration)

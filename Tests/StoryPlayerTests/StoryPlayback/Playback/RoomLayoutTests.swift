@@ -44,7 +44,7 @@ final class RoomLayoutTests: XCTestCase {
     }
 
     func frame(_ output: ScratchFolder, _ n: Int) throws -> RGBAImage {
-        try RGBAImage(contentsOfPNG: StoryRender.framePath(output.path, n))
+        try RGBAImage(contentsOfPNG: StoryRenderer.framePath(output.path, n))
     }
 
     func colour(of id: String) -> RGBAColor { RGBAColor(hex: "#" + RoomLayoutTests.colours.first { $0.0 == id }!.1)! }
@@ -119,8 +119,8 @@ final class RoomLayoutTests: XCTestCase {
         let whole = try render(board)
         let shard = try render(board) { $0.frameRange = 12..<25 }
         for n in 12..<25 {
-            XCTAssertEqual(FileManager.default.contents(atPath: StoryRender.framePath(shard.folder.path, n)),
-                           FileManager.default.contents(atPath: StoryRender.framePath(whole.folder.path, n)), "frame \(n)")
+            XCTAssertEqual(FileManager.default.contents(atPath: StoryRenderer.framePath(shard.folder.path, n)),
+                           FileManager.default.contents(atPath: StoryRenderer.framePath(whole.folder.path, n)), "frame \(n)")
         }
         XCTAssertEqual(shard.trace.of(.layout).map(\.tiles), whole.trace.of(.layout).filter { $0.t >= 1.2 - 1e-9 }.map(\.tiles))
     }

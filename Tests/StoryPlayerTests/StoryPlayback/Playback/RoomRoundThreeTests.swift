@@ -50,7 +50,7 @@ final class RoomRoundThreeTests: XCTestCase {
         let width = 288
         let (_, events, output) = try render(board(#"{"id": "cam", "uri": "wide.mp4"}"#, width: width, duration: 0.5))
         XCTAssertEqual(events.of(.failed), [], "\(events.map(\.jsonLine))")
-        let frame = try RGBAImage(contentsOfPNG: StoryRender.framePath(output.path, 3))
+        let frame = try RGBAImage(contentsOfPNG: StoryRenderer.framePath(output.path, 3))
         let area = RoomLayout(width: width, height: width * 16 / 9).large
         // The picture fitted: the area's width, 16:9, centred.
         let shownHeight = area.width * 720 / 1280
@@ -139,7 +139,7 @@ final class RoomRoundThreeTests: XCTestCase {
         let (_, events, output) = try render(board)
         XCTAssertEqual(events.of(.speaker).map(\.participant), ["ana", "ben"], "ben speaks from 2 s")
         for (time, frameNumber) in [(1.0, 10), (3.5, 35)] {
-            let frame = try RGBAImage(contentsOfPNG: StoryRender.framePath(output.path, frameNumber))
+            let frame = try RGBAImage(contentsOfPNG: StoryRenderer.framePath(output.path, frameNumber))
             let still = try StillRender.render(board, pageOffset: 0, time: time)
             XCTAssertEqual(still.problems, [])
             XCTAssertEqual(still.image.width, frame.width)

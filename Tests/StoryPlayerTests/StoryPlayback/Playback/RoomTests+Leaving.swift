@@ -84,8 +84,8 @@ extension RoomTests {
             XCTAssertEqual(TraceCheck.check(text, maxAlive: 1, maxAudio: 2), [], "cut at \(cut)")
             for n in 0..<50 {
                 let skippedFade = fades.contains { $0 <= cut && cut < $0 + 3 && n >= cut && n < $0 + 3 }
-                let same = FileManager.default.contentsEqual(atPath: StoryRender.framePath(merged.path, n),
-                                                             andPath: StoryRender.framePath(wholeFolder.path, n))
+                let same = FileManager.default.contentsEqual(atPath: StoryRenderer.framePath(merged.path, n),
+                                                             andPath: StoryRenderer.framePath(wholeFolder.path, n))
                 XCTAssertEqual(same, !skippedFade, "cut at \(cut), frame \(n)")
             }
         }

@@ -18,7 +18,7 @@ extension RoomTests {
         let layout = RoomLayout(width: 144, height: 256)
         let fitted = layout.fittedVideoSize(for: (90, 160))
         XCTAssertGreaterThan(fitted.height, fitted.width, "fitted as the portrait it is shown as")
-        let frame = try RGBAImage(contentsOfPNG: StoryRender.framePath(output.path, 2))
+        let frame = try RGBAImage(contentsOfPNG: StoryRenderer.framePath(output.path, 2))
         let centre = layout.largeCentre
         func colour(_ dx: Double, _ dy: Double) -> String {
             dominantChannel(frame[Int(centre.x + dx * Double(fitted.width)), Int(centre.y + dy * Double(fitted.height))])
@@ -38,7 +38,7 @@ extension RoomTests {
         let output = ScratchFolder()
         try render(roomBoard(participants: #"{"id": "voice", "uri": "\#(Fixture.path("tone.m4a"))", "avatar": "\#(photo)"}"#,
                              duration: 0.2), into: output)
-        let frame = try RGBAImage(contentsOfPNG: StoryRender.framePath(output.path, 1))
+        let frame = try RGBAImage(contentsOfPNG: StoryRenderer.framePath(output.path, 1))
         let shown = PhoneMedia.shownSize(orientation: 6)
         let upright = try PhoneMedia.reference(photo, width: shown.width, height: shown.height)
         // The avatar's middle square, drawn in a circle of a quarter of the area's shorter side.

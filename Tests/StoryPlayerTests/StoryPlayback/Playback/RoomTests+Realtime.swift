@@ -46,7 +46,7 @@ extension RoomTests {
             let output = ScratchFolder()
             let (summary, _, _) = try render(board, into: output)
             let n = [10, 9, 11].first { !summary.lateFrames.contains($0) }!
-            let frame = try RGBAImage(contentsOfPNG: StoryRender.framePath(output.path, n))
+            let frame = try RGBAImage(contentsOfPNG: StoryRenderer.framePath(output.path, n))
             let centre = layout.largeCentre
             func colour(_ dx: Double) -> String { dominantChannel(frame[Int(centre.x + dx * Double(fitted.width)), Int(centre.y)]) }
             XCTAssertEqual(colour(-0.46), "red", "\(clock): the left edge")
@@ -101,7 +101,7 @@ extension RoomTests {
         """, folder: folder.path)
         let output = ScratchFolder()
         try render(board, into: output)
-        let frame = try RGBAImage(contentsOfPNG: StoryRender.framePath(output.path, 20))
+        let frame = try RGBAImage(contentsOfPNG: StoryRenderer.framePath(output.path, 20))
         let layout = RoomLayout(width: 144, height: 256)
         let fitted = layout.fittedVideoSize(for: (320, 180))
         func colour(_ dx: Double) -> String {

@@ -49,7 +49,7 @@ final class RoomTests: XCTestCase {
 
     /// The colour at the centre of the large area in frame `n`.
     func largeCentre(_ output: ScratchFolder, frame n: Int, width: Int = 144) throws -> RGBAColor {
-        let frame = try RGBAImage(contentsOfPNG: StoryRender.framePath(output.path, n))
+        let frame = try RGBAImage(contentsOfPNG: StoryRenderer.framePath(output.path, n))
         let centre = RoomLayout(width: width, height: width * 16 / 9).largeCentre
         return frame[Int(centre.x), Int(centre.y)]
     }
@@ -114,7 +114,7 @@ final class RoomTests: XCTestCase {
         let avatars = ["orange", "purple", "teal"]
         let list = (1...9).map { #"{"id": "p\#($0)", "uri": "ana.mp4", "avatar": "\#(avatars[$0 % 3]).jpg"}"# }.joined(separator: ", ")
         let (_, events, output) = try render(roomBoard(participants: list, duration: 0.3))
-        let frame = try RGBAImage(contentsOfPNG: StoryRender.framePath(output.path, 2))
+        let frame = try RGBAImage(contentsOfPNG: StoryRenderer.framePath(output.path, 2))
         let layout = RoomLayout(width: 144, height: 256)
         XCTAssertEqual(layout.slots.count, 7)
         // p1 is large (all silent at first, ordered by id); p2 … p7 in the first six slots.

@@ -31,13 +31,13 @@ extension GestureTests {
         let out = folder.file("out")
         var options = RenderOptions(outputFolder: out)
         options.overlay = false
-        let render = StoryRender(storyboard: board, options: options)
+        let render = StoryRenderer(storyboard: board, options: options)
         let summary = try render.run()
         return (summary, render.trace.events, out)
     }
 
     func frame(_ out: String, _ n: Int) throws -> RGBAImage {
-        try RGBAImage(contentsOfPNG: StoryRender.framePath(out, n))
+        try RGBAImage(contentsOfPNG: StoryRenderer.framePath(out, n))
     }
 
     /// At p = 0.5 the story is 0.95 of its size, centred across, its centre half a screen lower.

@@ -24,7 +24,7 @@ final class ViewerBehaviourTests: XCTestCase {
     }
 
     func frame(_ folder: ScratchFolder, _ n: Int) throws -> RGBAImage {
-        try RGBAImage(contentsOfPNG: StoryRender.framePath(folder.path, n))
+        try RGBAImage(contentsOfPNG: StoryRenderer.framePath(folder.path, n))
     }
 
     // MARK: - Progress segments

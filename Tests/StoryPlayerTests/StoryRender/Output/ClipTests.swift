@@ -53,7 +53,7 @@ final class ClipTests: XCTestCase {
             options.writeFrames = false
             options.clip = ClipOptions(path: output.file("clip.mp4"))
         }
-        XCTAssertFalse(FileManager.default.fileExists(atPath: StoryRender.framePath(output.path, 0)), "--no-png")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: StoryRenderer.framePath(output.path, 0)), "--no-png")
 
         let clip = try inspect(output.file("clip.mp4"))
         XCTAssertEqual(clip.frames, 25)

@@ -40,7 +40,7 @@ final class CaptionRenderTests: XCTestCase {
         let (summary, _, out) = try render(board) { $0.overlay = false }
         XCTAssertEqual(summary.frames, 30)
         for n in 0..<30 {
-            let white = try whitePixels(StoryRender.framePath(out.path, n))
+            let white = try whitePixels(StoryRenderer.framePath(out.path, n))
             if (10..<20).contains(n) {
                 XCTAssertGreaterThan(white.band, 5, "frame \(n) (\(Double(n) / 10) s) shows the cue")
                 XCTAssertEqual(white.band, white.all, "frame \(n): the caption is in its band")
@@ -55,8 +55,8 @@ final class CaptionRenderTests: XCTestCase {
         }
         XCTAssertEqual(shard.frames, 14)
         for n in 8..<22 {
-            let whole = try Data(contentsOf: URL(fileURLWithPath: StoryRender.framePath(out.path, n)))
-            let piece = try Data(contentsOf: URL(fileURLWithPath: StoryRender.framePath(shardFolder.path, n)))
+            let whole = try Data(contentsOf: URL(fileURLWithPath: StoryRenderer.framePath(out.path, n)))
+            let piece = try Data(contentsOf: URL(fileURLWithPath: StoryRenderer.framePath(shardFolder.path, n)))
             XCTAssertEqual(whole, piece, "frame \(n) of the shard")
         }
     }
@@ -69,7 +69,7 @@ final class CaptionRenderTests: XCTestCase {
         let (summary, _, out) = try render(board) { $0.overlay = false }
         XCTAssertEqual(summary.frames, 20)
         for n in 0..<20 {
-            let white = try whitePixels(StoryRender.framePath(out.path, n))
+            let white = try whitePixels(StoryRenderer.framePath(out.path, n))
             if (12..<18).contains(n) {
                 XCTAssertGreaterThan(white.band, 5, "frame \(n)")
             } else {
@@ -82,8 +82,8 @@ final class CaptionRenderTests: XCTestCase {
             $0.frameRange = 11..<19
         }
         for n in 11..<19 {
-            XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: StoryRender.framePath(out.path, n))),
-                           try Data(contentsOf: URL(fileURLWithPath: StoryRender.framePath(shard.path, n))), "frame \(n) of the shard")
+            XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: StoryRenderer.framePath(out.path, n))),
+                           try Data(contentsOf: URL(fileURLWithPath: StoryRenderer.framePath(shard.path, n))), "frame \(n) of the shard")
         }
     }
 
@@ -103,8 +103,8 @@ final class CaptionRenderTests: XCTestCase {
         uncaptioned.stories[0].captions = nil
         let (_, _, out) = try render(board) { $0.overlay = false }
         let (_, _, plain) = try render(uncaptioned) { $0.overlay = false }
-        let frame = { (folder: ScratchFolder, n: Int) in try Data(contentsOf: URL(fileURLWithPath: StoryRender.framePath(folder.path, n))) }
-        XCTAssertGreaterThan(try whitePixels(StoryRender.framePath(out.path, 2)).band, 5, "at rest on the first story")
+        let frame = { (folder: ScratchFolder, n: Int) in try Data(contentsOf: URL(fileURLWithPath: StoryRenderer.framePath(folder.path, n))) }
+        XCTAssertGreaterThan(try whitePixels(StoryRenderer.framePath(out.path, 2)).band, 5, "at rest on the first story")
         // The turning face is shaded, so its caption is no longer white: it is there all the same.
         XCTAssertNotEqual(try frame(out, 6), try frame(plain, 6), "mid-turn, on the first story's face")
         XCTAssertEqual(try frame(out, 12), try frame(plain, 12), "landed on the second story, which has none")
@@ -123,9 +123,9 @@ final class CaptionRenderTests: XCTestCase {
          "script": [{"at": 0.3, "action": "drag", "to": 0.3, "over": 0.2}, {"at": 0.8, "action": "release"}]}
         """.utf8), folder: folder.path)
         let (_, _, out) = try render(board) { $0.overlay = false }
-        XCTAssertGreaterThan(try whitePixels(StoryRender.framePath(out.path, 1)).band, 5, "the cue, at rest")
+        XCTAssertGreaterThan(try whitePixels(StoryRenderer.framePath(out.path, 1)).band, 5, "the cue, at rest")
         for n in 15..<20 {
-            XCTAssertEqual(try whitePixels(StoryRender.framePath(out.path, n)).all, 0, "frame \(n): back at rest after the cue")
+            XCTAssertEqual(try whitePixels(StoryRenderer.framePath(out.path, n)).all, 0, "frame \(n): back at rest after the cue")
         }
     }
 
@@ -141,8 +141,8 @@ final class CaptionRenderTests: XCTestCase {
         board.stories[0].captions = nil
         let (_, _, plain) = try render(board) { $0.overlay = false }
         for n in 0..<5 {
-            XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: StoryRender.framePath(out.path, n))),
-                           try Data(contentsOf: URL(fileURLWithPath: StoryRender.framePath(plain.path, n))), "frame \(n)")
+            XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: StoryRenderer.framePath(out.path, n))),
+                           try Data(contentsOf: URL(fileURLWithPath: StoryRenderer.framePath(plain.path, n))), "frame \(n)")
         }
     }
 

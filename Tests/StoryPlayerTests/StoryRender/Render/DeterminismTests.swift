@@ -13,8 +13,8 @@ final class DeterminismTests: XCTestCase {
         XCTAssertEqual(first.summary.frames, 52)
         XCTAssertEqual(first.summary.peakAlivePlayers, 2, "the range includes a transition")
         for n in 0..<first.summary.frames {
-            let a = try Data(contentsOf: URL(fileURLWithPath: StoryRender.framePath(first.folder.path, n)))
-            let b = try Data(contentsOf: URL(fileURLWithPath: StoryRender.framePath(second.folder.path, n)))
+            let a = try Data(contentsOf: URL(fileURLWithPath: StoryRenderer.framePath(first.folder.path, n)))
+            let b = try Data(contentsOf: URL(fileURLWithPath: StoryRenderer.framePath(second.folder.path, n)))
             XCTAssertEqual(a, b, "frame \(n)")
         }
         XCTAssertEqual(first.trace.map(\.event), second.trace.map(\.event))
@@ -35,8 +35,8 @@ final class DeterminismTests: XCTestCase {
             XCTAssertEqual(one.summary.frames, Int(duration * 10), name)
             var distinct = Set<Data>()
             for n in 0..<one.summary.frames {
-                let a = try Data(contentsOf: URL(fileURLWithPath: StoryRender.framePath(one.folder.path, n)))
-                let b = try Data(contentsOf: URL(fileURLWithPath: StoryRender.framePath(two.folder.path, n)))
+                let a = try Data(contentsOf: URL(fileURLWithPath: StoryRenderer.framePath(one.folder.path, n)))
+                let b = try Data(contentsOf: URL(fileURLWithPath: StoryRenderer.framePath(two.folder.path, n)))
                 XCTAssertEqual(a, b, "\(name) frame \(n)")
                 distinct.insert(a)
             }
@@ -48,7 +48,7 @@ final class DeterminismTests: XCTestCase {
         let scratch = ScratchFolder()
         let blocker = scratch.write("not-a-folder", [1])
         let board = try Storyboard(contentsOf: Fixture.sample("demo.json"))
-        let render = StoryRender(storyboard: board, options: RenderOptions(outputFolder: blocker + "/out"))
+        let render = StoryRenderer(storyboard: board, options: RenderOptions(outputFolder: blocker + "/out"))
         XCTAssertThrowsError(try render.run()) { error in
             XCTAssertEqual((error as? RenderError)?.code, .output)
         }
@@ -58,11 +58,11 @@ final class DeterminismTests: XCTestCase {
     func testStaleFramesFromALongerRenderAreRemoved() throws {
         let board = try Storyboard(contentsOf: Fixture.sample("demo.json")).overriding(width: 36, height: 64, fps: 5, duration: 1)
         let folder = ScratchFolder()
-        FileManager.default.createFile(atPath: StoryRender.framePath(folder.path, 99), contents: Data([1]))
+        FileManager.default.createFile(atPath: StoryRenderer.framePath(folder.path, 99), contents: Data([1]))
         try render(board, into: folder)
-        XCTAssertFalse(FileManager.default.fileExists(atPath: StoryRender.framePath(folder.path, 99)))
-        XCTAssertTrue(FileManager.default.fileExists(atPath: StoryRender.framePath(folder.path, 4)))
-        XCTAssertFalse(FileManager.default.fileExists(atPath: StoryRender.framePath(folder.path, 5)))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: StoryRenderer.framePath(folder.path, 99)))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: StoryRenderer.framePath(folder.path, 4)))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: StoryRenderer.framePath(folder.path, 5)))
     }
 }
 
@@ -88,7 +88,7 @@ extension DeterminismTests {
                 var options = RenderOptions(outputFolder: folder.path)
                 options.threads = 2
                 options.foreseesPlayEnds = foresees
-                let render = StoryRender(storyboard: board, options: options)
+                let render = StoryRenderer(storyboard: board, options: options)
                 let summary = try render.run()
                 results.append((summary.frames, render.trace.events, folder, render.playEndsForeseen, render.reachLifts))
             }
@@ -99,8 +99,8 @@ extension DeterminismTests {
             XCTAssertEqual(off.foreseen, 0, name)
             XCTAssertEqual(on.lifts, 0, "\(name): no play needed a picture past its foreseen end")
             for n in 0..<on.frames {
-                let a = try Data(contentsOf: URL(fileURLWithPath: StoryRender.framePath(on.folder.path, n)))
-                let b = try Data(contentsOf: URL(fileURLWithPath: StoryRender.framePath(off.folder.path, n)))
+                let a = try Data(contentsOf: URL(fileURLWithPath: StoryRenderer.framePath(on.folder.path, n)))
+                let b = try Data(contentsOf: URL(fileURLWithPath: StoryRenderer.framePath(off.folder.path, n)))
                 XCTAssertEqual(a, b, "\(name) frame \(n)")
             }
             XCTAssertEqual(on.trace.map(\.event), off.trace.map(\.event), name)

@@ -16,7 +16,7 @@ final class ErrorCardTests: XCTestCase {
         """)
         let (_, events, folder) = try render(board)
         XCTAssertEqual(events.of(.failed).count, 1)
-        let card = try RGBAImage(contentsOfPNG: StoryRender.framePath(folder.path, 1))
+        let card = try RGBAImage(contentsOfPNG: StoryRenderer.framePath(folder.path, 1))
         XCTAssertLessThan(card[193, Int(640 * 0.38)].distance(to: ErrorCardPicture.icon), 10, "the alert icon")
         var text = 0
         for y in 260..<380 { for x in 0..<360 where card[x, y].red > 200 && card[x, y].green > 190 { text += 1 } }

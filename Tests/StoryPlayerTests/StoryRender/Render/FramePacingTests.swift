@@ -24,7 +24,7 @@ final class FramePacingTests: XCTestCase {
         XCTAssertEqual(summary.lateFrames, [5])
         let frames = try FileManager.default.contentsOfDirectory(atPath: output.path).filter { $0.hasPrefix("frame-") }
         XCTAssertEqual(frames.count, 10, frames.sorted().description)
-        XCTAssertTrue(FileManager.default.fileExists(atPath: StoryRender.framePath(output.path, 5)), "the late frame 5 as a copy")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: StoryRenderer.framePath(output.path, 5)), "the late frame 5 as a copy")
         XCTAssertEqual(trace.of(.stop).map(\.t), [1.0], "the player stops where the viewer finished")
     }
 }

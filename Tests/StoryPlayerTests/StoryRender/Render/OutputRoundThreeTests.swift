@@ -20,7 +20,7 @@ final class OutputRoundThreeLibraryTests: XCTestCase {
         let (summary, events, folder) = try render(board) { $0.overlay = false }
         let failed = try XCTUnwrap(events.of(.failed).first?.error, "\(summary.notices)")
         XCTAssertTrue(failed.contains("Connection refused"), failed)
-        let frame = try RGBAImage(contentsOfPNG: StoryRender.framePath(folder.path, 1))
+        let frame = try RGBAImage(contentsOfPNG: StoryRenderer.framePath(folder.path, 1))
         let message = try XCTUnwrap(failed.components(separatedBy: ": Connection refused").first)
         let whole = ErrorCardPicture.render(width: 360, height: 640, backdrop: nil, title: "refused", reason: failed)
         let bare = ErrorCardPicture.render(width: 360, height: 640, backdrop: nil, title: "refused", reason: message)

@@ -27,8 +27,8 @@ final class ShardCutsTests: XCTestCase {
             let (summary, _, folder) = try render(board) { $0.frameRange = range }
             pictures += summary.shardCost?.decodingForward.count ?? 0
             for n in [range.lowerBound, range.upperBound - 1] {
-                let a = try Data(contentsOf: URL(fileURLWithPath: StoryRender.framePath(whole.path, n)))
-                let b = try Data(contentsOf: URL(fileURLWithPath: StoryRender.framePath(folder.path, n)))
+                let a = try Data(contentsOf: URL(fileURLWithPath: StoryRenderer.framePath(whole.path, n)))
+                let b = try Data(contentsOf: URL(fileURLWithPath: StoryRenderer.framePath(folder.path, n)))
                 XCTAssertEqual(a, b, "frame \(n) of shard \(range) is the whole render's")
             }
         }
@@ -40,7 +40,7 @@ final class ShardCutsTests: XCTestCase {
     /// second, into the same number of shards over the same frames.
     func testCutsMovedOntoKeyframesDecodeNothingForward() throws {
         let board = try board()
-        let even = ShardSplit.ranges(frames: try StoryRender.countFrames(board), shards: 4)
+        let even = ShardSplit.ranges(frames: try StoryRenderer.countFrames(board), shards: 4)
         let moved = try ShardCuts.ranges(board, shards: 4)
         XCTAssertEqual(even, [0..<75, 75..<150, 150..<225, 225..<300])
         XCTAssertEqual(moved.count, even.count)
@@ -122,8 +122,8 @@ final class ShardCutsTests: XCTestCase {
         for first in [28, 29, 30, 58, 59] {
             let (_, _, shard) = try render(board) { $0.frameRange = first..<(first + 2) }
             for n in first..<(first + 2) {
-                let a = try Data(contentsOf: URL(fileURLWithPath: StoryRender.framePath(whole.path, n)))
-                let b = try Data(contentsOf: URL(fileURLWithPath: StoryRender.framePath(shard.path, n)))
+                let a = try Data(contentsOf: URL(fileURLWithPath: StoryRenderer.framePath(whole.path, n)))
+                let b = try Data(contentsOf: URL(fileURLWithPath: StoryRenderer.framePath(shard.path, n)))
                 XCTAssertEqual(a, b, "frame \(n) of the shard from \(first)")
             }
         }
@@ -136,7 +136,7 @@ final class ShardCutsTests: XCTestCase {
          "stories": [{"id": "photos", "items": [{"uri": "sunset.jpg", "duration": 2}, {"uri": "home.jpg", "duration": 3}]}]}
         """
         let board = try Storyboard(json: Data(json.utf8), folder: Fixture.sample(""))
-        let frames = try StoryRender.countFrames(board)
+        let frames = try StoryRenderer.countFrames(board)
         XCTAssertEqual(try ShardCuts.ranges(board, shards: 3), ShardSplit.ranges(frames: frames, shards: 3))
     }
 }

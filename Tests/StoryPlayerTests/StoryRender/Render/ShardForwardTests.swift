@@ -70,8 +70,8 @@ extension ShardForwardTests {
     private func assertSameFrames(_ range: Range<Int>, in folder: ScratchFolder, as whole: ScratchFolder,
                                   file: StaticString = #filePath, line: UInt = #line) throws {
         for n in range {
-            let a = try Data(contentsOf: URL(fileURLWithPath: StoryRender.framePath(whole.path, n)))
-            let b = try Data(contentsOf: URL(fileURLWithPath: StoryRender.framePath(folder.path, n)))
+            let a = try Data(contentsOf: URL(fileURLWithPath: StoryRenderer.framePath(whole.path, n)))
+            let b = try Data(contentsOf: URL(fileURLWithPath: StoryRenderer.framePath(folder.path, n)))
             XCTAssertEqual(a, b, "frame \(n) of shard \(range)", file: file, line: line)
         }
     }

@@ -35,7 +35,7 @@ final class ShardTests: XCTestCase {
             var options = RenderOptions(outputFolder: folder.path + "/out")
             options.frameRange = 0..<5
             options.clock = optionClock
-            XCTAssertThrowsError(try StoryRender(storyboard: board, options: options).run()) { error in
+            XCTAssertThrowsError(try StoryRenderer(storyboard: board, options: options).run()) { error in
                 XCTAssertEqual((error as? RenderError)?.code, .options)
             }
             XCTAssertFalse(FileManager.default.fileExists(atPath: folder.path + "/out"), "nothing is written")
@@ -55,7 +55,7 @@ final class ShardTests: XCTestCase {
         XCTAssertEqual(ShardTests.comparable(LifecycleTimeline.events(fromJSONLines: mergedTrace)), ShardTests.comparable(fullTrace))
         XCTAssertEqual(TraceCheck.check(mergedTrace), [])
         XCTAssertEqual(merged.frames, full.frames)
-        XCTAssertTrue(FileManager.default.fileExists(atPath: StoryRender.framePath(output.path, 144)), "frames moved in")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: StoryRenderer.framePath(output.path, 144)), "frames moved in")
         XCTAssertThrowsError(try ShardMerge.merge([shards[0].2.path, shards[2].2.path], into: ScratchFolder().path)) { error in
             XCTAssertEqual((error as? RenderError)?.message, "frames 37..<90 of the render's 145 are in no shard")
         }
@@ -134,7 +134,7 @@ final class ShardTests: XCTestCase {
         let shards = try [0..<70, 70..<145].map { try renderRange(board, $0).2 }
         let output = ScratchFolder()
         for n in [150, 200] {
-            FileManager.default.createFile(atPath: StoryRender.framePath(output.path, n), contents: Data([1]))
+            FileManager.default.createFile(atPath: StoryRenderer.framePath(output.path, n), contents: Data([1]))
         }
         try ShardMerge.merge(shards.map(\.path), into: output.path)
         let names = try FileManager.default.contentsOfDirectory(atPath: output.path).filter { $0.hasPrefix("frame-") }
@@ -151,11 +151,11 @@ final class ShardTests: XCTestCase {
             let (shard, events, folder) = try renderRange(board, range)
             XCTAssertEqual(shard.frames, range.count)
             for n in range {
-                let a = try Data(contentsOf: URL(fileURLWithPath: StoryRender.framePath(fullFolder.path, n)))
-                let b = try Data(contentsOf: URL(fileURLWithPath: StoryRender.framePath(folder.path, n)))
+                let a = try Data(contentsOf: URL(fileURLWithPath: StoryRenderer.framePath(fullFolder.path, n)))
+                let b = try Data(contentsOf: URL(fileURLWithPath: StoryRenderer.framePath(folder.path, n)))
                 XCTAssertEqual(a, b, "frame \(n) of shard \(range)")
             }
-            XCTAssertFalse(FileManager.default.fileExists(atPath: StoryRender.framePath(folder.path, range.lowerBound - 1)),
+            XCTAssertFalse(FileManager.default.fileExists(atPath: StoryRenderer.framePath(folder.path, range.lowerBound - 1)),
                            "nothing before the range is drawn")
             // The range, and a drag or pull let go since the frame before, which its first
             // frame's step records.
@@ -180,8 +180,8 @@ final class ShardTests: XCTestCase {
         for range in [12..<20, 43..<50] {
             let (_, _, folder) = try renderRange(board, range)
             for n in range {
-                let a = try Data(contentsOf: URL(fileURLWithPath: StoryRender.framePath(fullFolder.path, n)))
-                let b = try Data(contentsOf: URL(fileURLWithPath: StoryRender.framePath(folder.path, n)))
+                let a = try Data(contentsOf: URL(fileURLWithPath: StoryRenderer.framePath(fullFolder.path, n)))
+                let b = try Data(contentsOf: URL(fileURLWithPath: StoryRenderer.framePath(folder.path, n)))
                 XCTAssertEqual(a, b, "frame \(n) of shard \(range)")
             }
         }
@@ -216,8 +216,8 @@ final class ShardTests: XCTestCase {
 
     func testCountingFramesMatchesAFullRender() throws {
         let board = try board()
-        XCTAssertEqual(try StoryRender.countFrames(board), 145)
-        XCTAssertEqual(try StoryRender.countFrames(board.overriding(duration: 2)), 20)
+        XCTAssertEqual(try StoryRenderer.countFrames(board), 145)
+        XCTAssertEqual(try StoryRenderer.countFrames(board.overriding(duration: 2)), 20)
     }
 
     /// "The frames of shard i of N", the one rule render-sharded.sh, the Slurm array and the

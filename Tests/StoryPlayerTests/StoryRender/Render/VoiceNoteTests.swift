@@ -42,7 +42,7 @@ final class VoiceNoteTests: XCTestCase {
     }
 
     func frame(_ output: ScratchFolder, _ n: Int) throws -> RGBAImage {
-        try RGBAImage(contentsOfPNG: StoryRender.framePath(output.path, n))
+        try RGBAImage(contentsOfPNG: StoryRenderer.framePath(output.path, n))
     }
 
     func centre(_ picture: RGBAImage) -> RGBAColor { picture[VoiceNoteTests.width / 2, VoiceNoteTests.height / 2] }
