@@ -32,7 +32,7 @@ func residentMB() -> Double {
 
 func cycle(_ index: Int) -> Double {
     // A fresh trace each cycle, so the trace's own growth is not counted as the players'.
-    let player = StoryPlayer(story: story, canvas: canvas, trace: LifecycleTrace())
+    let player = StoryPlaybackController(story: story, canvas: canvas, trace: LifecycleTrace())
     let start = ContinuousClock.now
     let item = player.play(item: 0, at: 0)
     guard item?.picture(at: 0) != nil else {
