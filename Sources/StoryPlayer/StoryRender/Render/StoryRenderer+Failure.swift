@@ -44,8 +44,7 @@ extension StoryRenderer {
         }
         var said = "\(folder) is not a finished render: it holds \(holds) and no summary.json"
         if let removed = previous.removedNames {
-            said += "; the earlier render's \(removed) were removed before the first frame"
-            if previous.removed.count == 1 { said = said.replacingOccurrences(of: " were removed", with: " was removed") }
+            said += "; the earlier render's \(removed) \(previous.removed.count == 1 ? "was" : "were") removed before the first frame"
             if framesWritten != nil { said += ", and its frames after the failure" }
         }
         // A clip finished before another failed is whole, and this render's: the earlier one's
@@ -53,10 +52,5 @@ extension StoryRenderer {
         let whole = options.outputFiles.map(\.path).filter { FileManager.default.fileExists(atPath: $0) }
         if !whole.isEmpty { said += "; finished whole: " + whole.joined(separator: ", ") }
         return said
-    }
-
-    /// Removes `frame-NNNNNN.png` files numbered from `start` up to `end` (all of them without it).
-    static func removeFrames(in folder: String, from start: Int, before end: Int?) {
-        removeFrames(in: folder, from: start) { index in end.map { index < $0 } ?? true }
     }
 }

@@ -271,9 +271,10 @@ public final class StoryRenderer {
         StoryRenderer.removeFrames(in: folder, from: count)
     }
 
-    /// Removes `frame-NNNNNN.png` files numbered `count` and up from `folder`, those `also` keeps.
-    static func removeFrames(in folder: String, from count: Int, also: (Int) -> Bool = { _ in true }) {
-        for (name, index) in frameFileNames(in: folder) where index >= count && also(index) {
+    /// Removes `frame-NNNNNN.png` files numbered `count` and up from `folder`, up to `end` (a
+    /// shard's range) when given.
+    static func removeFrames(in folder: String, from count: Int, before end: Int? = nil) {
+        for (name, index) in frameFileNames(in: folder) where index >= count && index < end ?? .max {
             try? FileManager.default.removeItem(atPath: (folder as NSString).appendingPathComponent(name))
         }
     }
