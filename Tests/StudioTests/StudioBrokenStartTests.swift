@@ -15,8 +15,7 @@ final class StudioBrokenStartTests: XCTestCase {
     var browser: StudioBrowser!
 
     override func setUpWithError() throws {
-        try StudioHarness.require(FileManager.default.isExecutableFile(atPath: StudioBrowser.chromium),
-                                  "chromium is not installed (scripts/install-deps.sh --test installs it)")
+        try StudioHarness.requireChromium()
         folder = ScratchFolder()
         board = try StudioHarness.writeDemo(into: folder.path, width: 180, height: 320)
     }

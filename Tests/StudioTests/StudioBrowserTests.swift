@@ -14,8 +14,7 @@ final class StudioBrowserTests: XCTestCase {
     var browser: StudioBrowser!
 
     override func setUpWithError() throws {
-        try StudioHarness.require(FileManager.default.isExecutableFile(atPath: StudioBrowser.chromium),
-                                  "chromium is not installed (scripts/install-deps.sh --test installs it)")
+        try StudioHarness.requireChromium()
         folder = ScratchFolder()
         board = try StudioHarness.writeDemo(into: folder.path, width: 360, height: 640, copies: true)
         (studio, browser) = try StudioHarness.open(board: board, output: folder.file("out"))

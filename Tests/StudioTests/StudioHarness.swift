@@ -30,6 +30,12 @@ enum StudioHarness {
         throw XCTSkip(what)
     }
 
+    /// The browser tests' headless Chromium, installed by `scripts/install-deps.sh --test`.
+    static func requireChromium() throws {
+        try require(FileManager.default.isExecutableFile(atPath: StudioBrowser.chromium),
+                    "chromium is not installed (scripts/install-deps.sh --test installs it)")
+    }
+
     /// The demo at a small size, with its media beside it (the storyboard's folder is served).
     /// `copies`: the media as files of their own (a test that replaces one must not find it
     /// behind a link, which the storyboard resolves to its target).

@@ -14,8 +14,7 @@ final class StudioLiveTests: XCTestCase {
     var browser: StudioBrowser!
 
     override func setUpWithError() throws {
-        try StudioHarness.require(FileManager.default.isExecutableFile(atPath: StudioBrowser.chromium),
-                                  "chromium is not installed (scripts/install-deps.sh --test installs it)")
+        try StudioHarness.requireChromium()
         try StudioHarness.require(FileManager.default.isExecutableFile(atPath: "/usr/bin/ffmpeg"),
                                   "ffmpeg is not installed (scripts/install-deps.sh --test installs it)")
         folder = ScratchFolder()

@@ -15,8 +15,7 @@ final class StudioVariantTests: XCTestCase {
     var browser: StudioBrowser!
 
     override func setUpWithError() throws {
-        try StudioHarness.require(FileManager.default.isExecutableFile(atPath: StudioBrowser.chromium),
-                                  "chromium is not installed (scripts/install-deps.sh --test installs it)")
+        try StudioHarness.requireChromium()
         folder = ScratchFolder()
         try FileManager.default.createDirectory(atPath: folder.file("photos"), withIntermediateDirectories: true)
         for name in ["sunset.jpg", "home.jpg"] {
