@@ -48,6 +48,20 @@ def code_bits(number, millis):
     return [(value >> (55 - i)) & 1 for i in range(56)]
 
 
+
+def rgb24_picture(number, millis):
+    """The picture that carries `number` and `millis` as rgb24 bytes, WIDTH x HEIGHT: grey, with
+    the ROWS x COLUMNS squares of the code, black or white. For the test senders that make
+    pictures themselves (whep_aiortc.py, whep_webrtcbin.py)."""
+    frame = bytearray(bytes([96]) * (WIDTH * HEIGHT * 3))
+    black, white = bytes(BLOCK * 3), bytes([255]) * (BLOCK * 3)
+    for i, bit in enumerate(code_bits(number, millis)):
+        row, column = divmod(i, COLUMNS)
+        x = (LEFT + column * BLOCK) * 3
+        for y in range(TOP + row * BLOCK, TOP + (row + 1) * BLOCK):
+            frame[y * WIDTH * 3 + x:y * WIDTH * 3 + x + BLOCK * 3] = white if bit else black
+    return bytes(frame)
+
 def read_code(frame, width, height):
     """The (number, millis) a frame shows, or None where the squares do not hold a valid code."""
     bits = 0

@@ -60,19 +60,6 @@ def log(event, **fields):
         LOG.flush()
 
 
-def clock_picture(number, millis):
-    """clock-code.py's picture as rgb24 bytes: grey, with the 8 x 7 black or white squares."""
-    width, block = clock_code.WIDTH, clock_code.BLOCK
-    frame = bytearray(bytes([96]) * (width * clock_code.HEIGHT * 3))
-    black, white = bytes(block * 3), bytes([255]) * (block * 3)
-    for i, bit in enumerate(clock_code.code_bits(number, millis)):
-        row, column = divmod(i, clock_code.COLUMNS)
-        x = (clock_code.LEFT + column * block) * 3
-        for y in range(clock_code.TOP + row * block, clock_code.TOP + (row + 1) * block):
-            frame[y * width * 3 + x:y * width * 3 + x + block * 3] = white if bit else black
-    return bytes(frame)
-
-
 class ClockTrack(MediaStreamTrack):
     """Clock-coded pictures at 30 fps, each made (and stamped) when it is due."""
     kind = "video"
@@ -88,7 +75,7 @@ class ClockTrack(MediaStreamTrack):
         delay = self.start + self.number / FPS - time.time()
         if delay > 0:
             await asyncio.sleep(delay)
-        picture = numpy.frombuffer(clock_picture(self.number, int(time.time() * 1000)), dtype=numpy.uint8)
+        picture = numpy.frombuffer(clock_code.rgb24_picture(self.number, int(time.time() * 1000)), dtype=numpy.uint8)
         frame = VideoFrame.from_ndarray(picture.reshape(clock_code.HEIGHT, clock_code.WIDTH, 3), format="rgb24")
         frame.pts, frame.time_base = self.number * 3000, fractions.Fraction(1, 90000)
         self.number += 1

@@ -72,19 +72,6 @@ def log(event, **fields):
             LOG.flush()
 
 
-def clock_picture(number, millis):
-    """clock-code.py's picture as RGB bytes: grey, with the 8 x 7 black or white squares."""
-    width, block = clock_code.WIDTH, clock_code.BLOCK
-    frame = bytearray(bytes([96]) * (width * clock_code.HEIGHT * 3))
-    black, white = bytes(block * 3), bytes([255]) * (block * 3)
-    for i, bit in enumerate(clock_code.code_bits(number, millis)):
-        row, column = divmod(i, clock_code.COLUMNS)
-        x = (clock_code.LEFT + column * block) * 3
-        for y in range(clock_code.TOP + row * block, clock_code.TOP + (row + 1) * block):
-            frame[y * width * 3 + x:y * width * 3 + x + block * 3] = white if bit else black
-    return bytes(frame)
-
-
 def certificate_key(pem):
     """A certificate's key as `openssl x509 -text` names it: "ecdsa prime256v1", "rsa 2048"."""
     if not pem:
@@ -245,7 +232,7 @@ class Sender:
             delay = start + number / FPS - time.time()
             if delay > 0:
                 time.sleep(delay)
-            buffer = Gst.Buffer.new_wrapped(clock_picture(number, int(time.time() * 1000)))
+            buffer = Gst.Buffer.new_wrapped(clock_code.rgb24_picture(number, int(time.time() * 1000)))
             flow = self.pictures.emit("push-buffer", buffer)
             if flow != Gst.FlowReturn.OK:
                 log("pictures", session=self.session, pushed=number, flow=flow.value_nick)
