@@ -103,9 +103,13 @@ public enum TraceCheck {
                                             message: "player \(player) (\(story)) played but never stopped"))
             }
         }
-        // In the trace's line order (a play never stopped is found at the end, named by its
-        // play's line), those of the trace as a whole last; each line's in the order found.
-        return violations.enumerated().sorted { a, b in
+        return inLineOrder(violations)
+    }
+
+    /// In the trace's line order (a play never stopped is found at the end, named by its play's
+    /// line), those of the trace as a whole (line 0) last; each line's in the order found.
+    private static func inLineOrder(_ violations: [Violation]) -> [Violation] {
+        violations.enumerated().sorted { a, b in
             let (lineA, lineB) = (a.element.line == 0 ? Int.max : a.element.line, b.element.line == 0 ? Int.max : b.element.line)
             return (lineA, a.offset) < (lineB, b.offset)
         }.map(\.element)
