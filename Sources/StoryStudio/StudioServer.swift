@@ -120,6 +120,20 @@ public final class StudioServer: Sendable {
 
     // MARK: - Routes
 
+    /// Why a render asked for is refused, as the answer to send; nil when it may start.
+    private func renderRefusal(_ options: StudioRenderJob.Options) -> Response? {
+        if let size = options.size, !StudioServer.isCanvasSize(size) {
+            return StudioResponses.problem(StudioProblem(.render, path: "size", "not a size WxH: \(size)"), status: .badRequest)
+        }
+        // The render reads the file as saved: with errors it would stop before its first
+        // frame, so the button is refused (the page keeps it off, and says why) until the
+        // storyboard reads without one.
+        guard session.board == nil || !session.problems.isEmpty else { return nil }
+        let count = session.problems.count
+        return StudioResponses.problem(StudioProblem(.render, "the storyboard has \(count == 0 ? "not been read without errors" : "\(count) error\(count == 1 ? "" : "s")"); "
+                                                     + "fix it before rendering"), status: .unprocessableContent)
+    }
+
     private func addRoutes(to router: Router<BasicWebSocketRequestContext>) {
         router.get("/") { [self] _, _ in
             var response = StudioResponses.bytes(Array(StudioPage.html.utf8), type: "text/html; charset=utf-8")
@@ -158,17 +172,7 @@ public final class StudioServer: Sendable {
         router.post("/api/render") { [self] request, context -> Response in
             let body = try await request.body.collect(upTo: 64 * 1024)
             let options = (try? JSONDecoder().decode(StudioRenderJob.Options.self, from: Data(body.readableBytesView))) ?? .init()
-            if let size = options.size, !StudioServer.isCanvasSize(size) {
-                return StudioResponses.problem(StudioProblem(.render, path: "size", "not a size WxH: \(size)"), status: .badRequest)
-            }
-            // The render reads the file as saved: with errors it would stop before its first
-            // frame, so the button is refused (the page keeps it off, and says why) until the
-            // storyboard reads without one.
-            if session.board == nil || !session.problems.isEmpty {
-                let count = session.problems.count
-                return StudioResponses.problem(StudioProblem(.render, "the storyboard has \(count == 0 ? "not been read without errors" : "\(count) error\(count == 1 ? "" : "s")"); "
-                                                             + "fix it before rendering"), status: .unprocessableContent)
-            }
+            if let refusal = renderRefusal(options) { return refusal }
             do {
                 let started = try job.start(options)
                 return StudioResponses.json(["started": started], status: started ? .accepted : .conflict)
