@@ -10,8 +10,20 @@ import XCTest
 /// A play told where it ends (`ItemPlayer.foreseeEnd`) decodes no further than the first picture
 /// past its last shown time (`DecodeReach`); one told wrongly still shows every picture it needs.
 final class PlayEndForesightTests: XCTestCase {
+    /// A foreseen play's limits: the foresight is given just after `play`, whose thread starts
+    /// at once, and a recorded play may decode up to `mostPicturesAhead` pictures before anything
+    /// is shown. On a loaded machine (the test thread descheduled between the two calls) it had
+    /// decoded past 10.5 / 30 before the foresight came, and the test failed though nothing
+    /// was wrong. A render foresees `picturesInFlight` ahead, so it never meets that race; with
+    /// one picture of decode-ahead here, the thread cannot reach the foreseen end before it is set.
+    let foreseen: DecodeLimits = {
+        var limits = DecodeLimits()
+        limits.decodeAheadBytes = 0
+        return limits
+    }()
+
     func testAForeseenPlayDecodesOnePicturePastItsLastShownTimeAndAnUnforeseenOneRunsAhead() throws {
-        let (player, item) = try playCounterClip("foreseen")
+        let (player, item) = try playCounterClip("foreseen", limits: foreseen)
         item.foreseeEnd(showingUpTo: 10.5 / 30)
         for n in 0...10 { XCTAssertNotNil(item.picture(at: Double(n) / 30), "picture \(n)") }
         let reach = try XCTUnwrap(item.decodeThread?.reach)
@@ -33,7 +45,7 @@ final class PlayEndForesightTests: XCTestCase {
     }
 
     func testAPictureNeededPastAWrongForesightIsShownAllTheSame() throws {
-        let (player, item) = try playCounterClip("lifted")
+        let (player, item) = try playCounterClip("lifted", limits: foreseen)
         item.foreseeEnd(showingUpTo: 5.5 / 30)
         for n in 0...5 { XCTAssertNotNil(item.picture(at: Double(n) / 30), "picture \(n)") }
         XCTAssertEqual(item.reachLifts, 0)
