@@ -171,7 +171,9 @@ if withStudio {
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
-            resources: [.embedInCode("Page/studio.html")]
+            // The page and its scripts, put together by `StudioPage` into the one page served.
+            resources: [.embedInCode("Page/studio.html"), .embedInCode("Page/studio-frames.js"),
+                        .embedInCode("Page/studio-board.js"), .embedInCode("Page/studio-form.js")]
         ),
         .testTarget(name: "StudioTests",
                     dependencies: ["StoryStudio", "render-stories", "StoryPlayer", "Compositor", "StoryTestSupport"]),

@@ -1,16 +1,24 @@
 import Compositor
 import StoryPlayer
 
-/// The page: one self-contained HTML file (`Page/studio.html`, embedded in the binary), with
-/// the report page's lifecycle lanes script put in, so the lanes look and behave as the
-/// report's do, and the platforms' safe zones from the one table (`PlatformSafeZones`).
+/// The page: one self-contained HTML page served whole, put together from `Page/studio.html`
+/// (the markup and its style) and its scripts, one file per concern (the frame on screen and
+/// its keys; the storyboard, its command and the render's progress; the variant's form and the
+/// safe zones), all embedded in the binary. Into it go the report page's lifecycle lanes
+/// script, so the lanes look and behave as the report's do, and the platforms' safe zones from
+/// the one table (`PlatformSafeZones`).
 enum StudioPage {
+    static let scriptsPlaceholder = "/*STUDIO_SCRIPTS*/\n"
     static let placeholder = "/*LANES_SCRIPT*/"
     static let zonesPlaceholder = "/*SAFE_ZONES*/"
 
     static let html: String = {
+        let scripts = [PackageResources.studio_frames_js, PackageResources.studio_board_js,
+                       PackageResources.studio_form_js]
+            .map { String(decoding: $0, as: UTF8.self) }.joined()
         let page = String(decoding: PackageResources.studio_html, as: UTF8.self)
-        return page.replacingOccurrences(of: placeholder, with: ReportPage.lanesScriptForStudio)
+        return page.replacingOccurrences(of: scriptsPlaceholder, with: scripts)
+            .replacingOccurrences(of: placeholder, with: ReportPage.lanesScriptForStudio)
             .replacingOccurrences(of: zonesPlaceholder, with: safeZonesJSON)
     }()
 
