@@ -16,7 +16,9 @@ command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
 modules=(libavformat:libavformat-dev libavcodec:libavcodec-dev libswscale:libswscale-dev
          libavutil:libavutil-dev libswresample:libswresample-dev libpng:libpng-dev zlib:zlib1g-dev
          freetype2:libfreetype-dev libavfilter:libavfilter-dev
-         libheif:libheif-dev lcms2:liblcms2-dev libass:libass-dev)
+         libheif:libheif-dev lcms2:liblcms2-dev libass:libass-dev
+         gstreamer-1.0:libgstreamer1.0-dev gstreamer-sdp-1.0:libgstreamer-plugins-base1.0-dev
+         gstreamer-app-1.0:libgstreamer-plugins-base1.0-dev gstreamer-webrtc-1.0:libgstreamer-plugins-bad1.0-dev)
 for entry in "${modules[@]}"; do
   module=${entry%%:*} package=${entry#*:}
   if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists "$module"; then
@@ -30,6 +32,9 @@ for font in DejaVuSans.ttf DejaVuSans-Bold.ttf; do
   [[ -f /usr/share/fonts/truetype/dejavu/$font ]] || missing+=(fonts-dejavu-core)
 done
 
+# CStoryWHEP is compiled against GStreamer's headers (the -dev packages above; -bad's brings
+# OpenCV's headers with it, ~570 MB with their dependencies on a bare Debian 12) and linked to
+# none of its libraries.
 # WebRTC playback (WHEP sources) opens GStreamer 1.22 when a WHEP source first plays
 # (Sources/CStoryWHEP): webrtcbin, DTLS, SRTP, h264parse, opusparse, mpegtsmux (-bad), the RTP
 # depayloaders and rtpbin (-good), appsink (-base), and libnice's ICE agent (gstreamer1.0-nice).
