@@ -32,9 +32,10 @@ for font in DejaVuSans.ttf DejaVuSans-Bold.ttf; do
   [[ -f /usr/share/fonts/truetype/dejavu/$font ]] || missing+=(fonts-dejavu-core)
 done
 
-# CStoryWHEP is compiled against GStreamer's headers (the -dev packages above; -bad's brings
-# OpenCV's headers with it, ~570 MB with their dependencies on a bare Debian 12) and linked to
-# none of its libraries.
+# CStoryWHEP is compiled against GStreamer's headers (the gstreamer -dev packages above) and
+# linked to none of its libraries. libgstreamer-plugins-bad1.0-dev depends on OpenCV's -dev
+# packages: measured on a Debian 12 machine that had the rest, the three took 177 packages,
+# 129 MB downloaded and 570 MB installed.
 # WebRTC playback (WHEP sources) opens GStreamer 1.22 when a WHEP source first plays
 # (Sources/CStoryWHEP): webrtcbin, DTLS, SRTP, h264parse, opusparse, mpegtsmux (-bad), the RTP
 # depayloaders and rtpbin (-good), appsink (-base), and libnice's ICE agent (gstreamer1.0-nice).
