@@ -7,6 +7,8 @@ let ffmpegPackages = ["libavformat-dev", "libavcodec-dev", "libavfilter-dev", "l
 let freetypePackages = ["libfreetype-dev"]
 let photoPackages = ["libheif-dev", "liblcms2-dev"]
 let captionPackages = ["libass-dev"]
+/// GStreamer's headers (CStoryWHEP is compiled against them; it opens the libraries with dlopen).
+let gstreamerPackages = ["libgstreamer1.0-dev", "libgstreamer-plugins-base1.0-dev", "libgstreamer-plugins-bad1.0-dev"]
 
 /// The studio (`render-stories studio`, issue 31) is a web server on Hummingbird. The sanitizer
 /// and fuzz builds set LIVE_STORIES_NO_STUDIO=1 so they compile neither it nor SwiftNIO: it
@@ -69,10 +71,22 @@ let package = Package(
         .target(name: "CRasterSupport"),
         // glibc's mallopt, which Swift's Glibc module does not import.
         .target(name: "CMemoryPolicy"),
+        // GStreamer's WebRTC, SDP and app headers and GLib's, for CStoryWHEP: their include paths
+        // and none of their libraries. Named by the path of a pkg-config file of its own
+        // (gstreamer-headers.pc, beside its module map, says why not gstreamer-webrtc-1.0.pc),
+        // whose requirements are private, which SwiftPM reads for -I flags only; so nothing
+        // links GStreamer (`ldd render-stories` lists none of it). The path has no space in any
+        // checkout SwiftPM makes; a package folder whose path has one cannot build CStoryWHEP.
+        .systemLibrary(
+            name: "CGStreamerWebRTC",
+            pkgConfig: Context.packageDirectory + "/Sources/CGStreamerWebRTC/gstreamer-headers.pc",
+            providers: [.apt(gstreamerPackages)]
+        ),
         // WebRTC playback (WHEP): every call of GStreamer's webrtcbin, which Debian 12 has (it
-        // has no libdatachannel). Not linked: it opens GStreamer on first use (dlopen), so a
-        // render without a WHEP source pays nothing at start. docs/live.md says why this stack.
-        .target(name: "CStoryWHEP"),
+        // has no libdatachannel). Compiled against GStreamer's headers, linked to none of its
+        // libraries: it opens GStreamer on first use (dlopen), so a render without a WHEP source
+        // pays nothing at start. docs/live.md says why this stack.
+        .target(name: "CStoryWHEP", dependencies: ["CGStreamerWebRTC"]),
 
         // MARK: - Libraries
         // What every layer needs and none of them owns, in pure Swift (no C, no dependency): the

@@ -1,6 +1,6 @@
 // The DTLS certificate of a WHEP session (story_whep_certificate.h says why ECDSA P-256).
 //
-// libcrypto is opened at run time like GStreamer (story_whep.c): no OpenSSL header is included
+// libcrypto is opened at run time like GStreamer (story_whep_load.c): no OpenSSL header is included
 // and nothing is linked. The soname is OpenSSL 3's, the one gst-plugins-bad 1.22's DTLS
 // plugin links on Debian 12 (libssl3), so the process holds one libcrypto; only the PEM text
 // crosses to GStreamer. Every OpenSSL type is opaque here, and the few constants used are

@@ -1,5 +1,5 @@
 // The DTLS certificate of a WHEP session: ECDSA P-256, made with OpenSSL 3's libcrypto (opened
-// at run time, as GStreamer is), and handed to webrtcbin's DTLS elements (story_whep.c).
+// at run time, as GStreamer is), and handed to webrtcbin's DTLS elements (story_whep_workarounds.c).
 //
 // Why not GStreamer's own: gst-plugins-bad 1.22's DTLS agent makes an RSA 2048 certificate
 // (ext/dtls/gstdtlscertificate.c; ECDSA only from 1.27.2, commit 6db20592ef). Answering our

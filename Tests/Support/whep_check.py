@@ -95,11 +95,41 @@ class Status(ctypes.Structure):
 
 
 def build(output):
-    command = ["gcc", "-shared", "-fPIC", "-O2", "-Wall", "-Wextra", "-Werror", "-I", os.path.join(SOURCE, "include"),
+    # GStreamer's headers, not its libraries: the target opens them with dlopen.
+    headers = subprocess.run(["pkg-config", "--cflags", "gstreamer-webrtc-1.0", "gstreamer-sdp-1.0", "gstreamer-app-1.0"],
+                             check=True, capture_output=True, text=True).stdout.split()
+    command = ["gcc", "-shared", "-fPIC", "-O2", "-Wall", "-Wextra", "-Werror", "-I", os.path.join(SOURCE, "include"), *headers,
                *sorted(os.path.join(SOURCE, name) for name in os.listdir(SOURCE) if name.endswith(".c")),
                "-o", output, "-ldl", "-lpthread"]
     subprocess.run(command, check=True)
     return output
+
+
+class AnswerVideo(ctypes.Structure):
+    """story_whep_answer_video: what the caller read in the answer (Swift's WHEPAnswer)."""
+    _fields_ = [("video_codec", ctypes.c_int), ("video_payload_types", ctypes.c_ubyte * 128)]
+
+    @classmethod
+    def read(cls, sdp):
+        """As WHEPAnswer reads it: the first video m-line with a port and a payload type, the
+        codec of its first payload type's rtpmap (0, which the C refuses, for none or another)."""
+        video, sections = cls(), []
+        for line in sdp.splitlines():
+            if line.startswith("m="):
+                fields = line[2:].split()
+                port = int(fields[1].split("/")[0]) if len(fields) > 1 and fields[1].split("/")[0].isdigit() else 0
+                types = [int(f) for f in fields[3:] if f.isdigit() and int(f) < 128]
+                sections.append({"kind": fields[0] if fields else "", "port": port, "types": types, "names": {}})
+            elif line.startswith("a=rtpmap:") and sections:
+                pt, _, name = line[len("a=rtpmap:"):].partition(" ")
+                if pt.isdigit():
+                    sections[-1]["names"][int(pt)] = name.split("/")[0].upper()
+        chosen = next((m for m in sections if m["kind"] == "video" and m["port"] != 0 and m["types"]), None)
+        if chosen:
+            video.video_codec = {"H264": 1, "VP8": 2}.get(chosen["names"].get(chosen["types"][0]), 0)
+            for pt in chosen["types"]:
+                video.video_payload_types[pt] = 1
+        return video
 
 
 class Library:
@@ -109,7 +139,7 @@ class Library:
         lib.story_whep_create.restype = ctypes.c_void_p
         lib.story_whep_create.argtypes = [ctypes.POINTER(Options), ctypes.c_char_p, ctypes.c_size_t]
         lib.story_whep_offer.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p), ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t]
-        lib.story_whep_answer.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t]
+        lib.story_whep_answer.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.POINTER(AnswerVideo), ctypes.c_char_p, ctypes.c_size_t]
         lib.story_whep_read.restype = ctypes.c_long
         lib.story_whep_read.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_int]
         lib.story_whep_error.restype = ctypes.c_char_p
@@ -204,7 +234,8 @@ class Session:
         return text
 
     def answer(self, sdp):
-        result = self.lib.story_whep_answer(self.handle, sdp.encode(), self.error, 512)
+        video = AnswerVideo.read(sdp)
+        result = self.lib.story_whep_answer(self.handle, sdp.encode(), ctypes.byref(video), self.error, 512)
         return result, self.error.value.decode()
 
     def status(self):

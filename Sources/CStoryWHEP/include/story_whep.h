@@ -15,8 +15,8 @@
 // 5.1 reads both from a non-seekable stream; MPEG-TS announces the sound or the video in a
 // new PMT when its first packet comes (as with other live MPEG-TS sources).
 //
-// Four things GStreamer 1.22 does not do by itself, done here (story_whep.c says why, with
-// the measurements):
+// Four things GStreamer 1.22 does not do by itself, done here (story_whep_workarounds.c says
+// why, with the measurements):
 //  - mpegtsmux never times out a silent input: when one track stops, the other would stop
 //    with it. While a track is silent (200 ms), each buffer of the other sends it a gap event.
 //  - rtph264depay asks for a keyframe only after a loss the jitter buffer reports, so a lost
@@ -30,8 +30,11 @@
 //    a second) and its RTCP bandwidth allowed an early NACK only every ~0.7 s: each rtpsession
 //    gets probation 0 and 64 kbit/s of RTCP for receiver reports (a report every ~40-60 ms).
 //
-// Nothing here is linked to GStreamer or GLib: `story_whep_load` opens them (`dlopen`,
-// RTLD_NOW | RTLD_LOCAL) the first time a WHEP source plays, so other processes pay nothing.
+// Compiled against GStreamer's headers, linked to none of its libraries: `story_whep_load` opens
+// them (`dlopen`, RTLD_NOW | RTLD_LOCAL) the first time a WHEP source plays, so other processes
+// pay nothing (story_whep_internal.h: the files and the function table).
+// Debian 12 packages needed to build: libgstreamer1.0-dev, libgstreamer-plugins-base1.0-dev,
+// libgstreamer-plugins-bad1.0-dev (the headers; scripts/install-deps.sh installs them).
 // Debian 12 packages needed at run time (each plugin file checked with dpkg -S):
 //   gstreamer1.0-plugins-base  appsink (its libraries package, libgstreamer-plugins-base1.0-0,
 //                              has libgstsdp and libgstapp)
@@ -162,16 +165,29 @@ story_whep_session *story_whep_create(const story_whep_options *options, char *e
 /// `error` (also when `timeout_ms` passes first, or the session is interrupted).
 int story_whep_offer(story_whep_session *session, char **sdp, int timeout_ms, char *error, size_t capacity);
 
-/// Sets the server's answer (the 201's body): `gst_sdp_message_parse_buffer`,
-/// `gst_webrtc_session_description_new`, `set-remote-description` answered through a
-/// GstPromise (an error in the reply is a rejected answer). Before that it picks the
-/// container from the answer's video codec and adds the muxer (`gst_element_factory_make`,
+/// Video codecs an answer may pick.
+enum { STORY_WHEP_CODEC_H264 = 1, STORY_WHEP_CODEC_VP8 = 2 };
+
+/// What the caller read in the answer (Swift's `WHEPAnswer`) before it is set: the codec of its
+/// video m-line's first payload type, which decides the container (H.264: MPEG-TS, VP8:
+/// Matroska), and that m-line's payload types, which tell the jitter-depth probes the video
+/// packets from the sound's.
+typedef struct {
+    int video_codec;                          ///< STORY_WHEP_CODEC_*
+    unsigned char video_payload_types[128];   ///< 1 at each payload type of the video m-line
+} story_whep_answer_video;
+
+/// Sets the server's answer (the 201's body), which the caller has read for `video`:
+/// `gst_sdp_message_parse_buffer`, `gst_webrtc_session_description_new`,
+/// `set-remote-description` answered through a GstPromise (an error in the reply is a rejected
+/// answer). Before that it adds the muxer `video`'s codec calls for (`gst_element_factory_make`,
 /// `gst_bin_add`, `gst_element_link`, `gst_element_sync_state_with_parent`). ICE connectivity
 /// checks start here; media follows when they and DTLS succeed.
-/// Returns 0, or -1 with a message in `error`: an SDP that does not parse, has no video
-/// m-line, or that webrtcbin rejects (e.g. no codec in common, missing ICE credentials or
-/// fingerprint); waits at most 10 s.
-int story_whep_answer(story_whep_session *session, const char *sdp, char *error, size_t capacity);
+/// Returns 0, or -1 with a message in `error`: an SDP that does not parse, a codec the
+/// installed plugins cannot take, or an answer webrtcbin rejects (e.g. no codec in common,
+/// missing ICE credentials or fingerprint); waits at most 10 s.
+int story_whep_answer(story_whep_session *session, const char *sdp, const story_whep_answer_video *video,
+                      char *error, size_t capacity);
 
 /// Copies up to `capacity` muxed bytes into `buffer` (taken in the appsink's `new-sample`:
 /// `gst_app_sink_pull_sample`, `gst_sample_get_buffer`, `gst_buffer_get_size`,

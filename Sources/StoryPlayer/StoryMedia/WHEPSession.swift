@@ -69,10 +69,12 @@ final class WHEPSession: SegmentFeed {
         return String(cString: sdp)
     }
 
-    /// `story_whep_answer`: the server's answer set; ICE and DTLS start.
+    /// `story_whep_answer`: the server's answer, read for its video codec (`WHEPAnswer`), set;
+    /// ICE and DTLS start.
     func answer(_ sdp: String) throws(MediaError) {
+        var video = try WHEPAnswer.parse(sdp).sessionVideo
         var message = [CChar](repeating: 0, count: 512)
-        guard interruptible({ story_whep_answer(pointer, sdp, &message, message.count) }) == 0 else {
+        guard interruptible({ story_whep_answer(pointer, sdp, &video, &message, message.count) }) == 0 else {
             throw MediaError(.open, "the WHEP endpoint's answer was refused", cause: WHEPSession.text(message))
         }
     }
