@@ -15,7 +15,7 @@ struct CommandLineRunner {
 
     func run(_ arguments: [String], in folder: String? = nil) throws -> Outcome {
         let paths = CommandLineTests.self
-        let outcome = try ExternalProgram.outcome(paths.executable, arguments, in: folder ?? paths.packageRoot.path)
+        let outcome = try ExternalProgram.outcome(TestPrograms.renderStories, arguments, in: folder ?? paths.packageRoot.path)
         return Outcome(status: outcome.status, stdout: String(decoding: outcome.stdout, as: UTF8.self),
                        stderr: String(decoding: outcome.stderr, as: UTF8.self))
     }

@@ -6,15 +6,6 @@ import XCTest
 final class CommandLineTests: XCTestCase {
     static let packageRoot = Fixture.packageRoot
 
-    /// The executable SwiftPM built beside this test bundle.
-    static var executable: String {
-        let products = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for candidate in [products, products.deletingLastPathComponent()] {
-            let path = candidate.appendingPathComponent("render-stories").path
-            if FileManager.default.isExecutableFile(atPath: path) { return path }
-        }
-        return packageRoot.appendingPathComponent(".build/debug/render-stories").path
-    }
 
     typealias Outcome = CommandLineRunner.Outcome
 

@@ -101,7 +101,7 @@ final class NewUserTests: XCTestCase {
             let out = folder.path + "/signal-\(signal)"
             let clip = folder.path + "/signal-\(signal).mp4"
             let process = Process()
-            process.executableURL = URL(fileURLWithPath: CommandLineTests.executable)
+            process.executableURL = URL(fileURLWithPath: TestPrograms.renderStories)
             process.arguments = ["render", cli.demo, "--size", "180x320", "--output", out, "--mp4", clip, "--quiet"]
             process.standardError = FileHandle.nullDevice
             try process.run()
@@ -132,7 +132,7 @@ final class NewUserTests: XCTestCase {
         let out = folder.path + "/late-signal"
         let gif = folder.path + "/late-signal.gif", webp = folder.path + "/late-signal.webp"
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: CommandLineTests.executable)
+        process.executableURL = URL(fileURLWithPath: TestPrograms.renderStories)
         process.arguments = ["render", cli.demo, "--size", "180x320", "--output", out, "--gif", gif, "--webp", webp, "--quiet"]
         let errors = Pipe()
         process.standardError = errors

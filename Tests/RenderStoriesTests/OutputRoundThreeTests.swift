@@ -91,7 +91,7 @@ final class OutputRoundThreeTests: XCTestCase {
     /// Starts a render of the demo and waits until it has written `frames` frames.
     func startRender(_ arguments: [String], out: String, frames: Int = 20, stderr: Pipe? = nil) throws -> Process {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: CommandLineTests.executable)
+        process.executableURL = URL(fileURLWithPath: TestPrograms.renderStories)
         process.arguments = ["render", cli.demo, "--output", out] + (stderr == nil ? ["--quiet"] : []) + arguments
         process.standardError = stderr ?? FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice
@@ -192,7 +192,7 @@ final class OutputRoundThreeTests: XCTestCase {
         let board = try smallBoard(duration: 2)
         let out = folder.file("pipe")
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: CommandLineTests.executable)
+        process.executableURL = URL(fileURLWithPath: TestPrograms.renderStories)
         process.arguments = ["render", board, "--output", out, "--progress", "json"]
         let stdout = Pipe(), stderr = Pipe()
         process.standardOutput = stdout

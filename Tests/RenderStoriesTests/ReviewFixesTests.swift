@@ -53,7 +53,7 @@ extension ReviewFixesTests {
         // to signal in. A run that misses it (the file renamed before the next look) is tried again.
         for attempt in 1...4 {
             let process = Process()
-            process.executableURL = URL(fileURLWithPath: CommandLineTests.executable)
+            process.executableURL = URL(fileURLWithPath: TestPrograms.renderStories)
             process.arguments = ["still", cli.demo, "--page", "0", "--time", "1", "--size", "4096x7280",
                                  "--png-level", "0", "--output", stills + "/s\(attempt).png"]
             process.standardError = FileHandle.nullDevice
