@@ -20,6 +20,15 @@ struct CommandLineRunner {
                        stderr: String(decoding: outcome.stderr, as: UTF8.self))
     }
 
+    /// A storyboard in `folder` of one story of the sample beach clip, small and short.
+    func smallBoard(in folder: ScratchFolder, duration: Double = 1) throws -> String {
+        let board = folder.file("small.json")
+        let samples = CommandLineTests.packageRoot.appendingPathComponent("samples").path
+        try Data(#"{"duration": \#(duration), "canvas": {"width": 72, "height": 128, "fps": 10}, "stories": [{"id": "b", "items": [{"uri": "\#(samples)/beach.mp4"}]}]}"#.utf8)
+            .write(to: URL(fileURLWithPath: board))
+        return board
+    }
+
 }
 
 /// The video packets of an MP4, as ffprobe counts them: how many frames a joined clip holds.

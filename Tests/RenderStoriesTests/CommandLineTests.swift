@@ -206,7 +206,7 @@ final class CommandLineTests: XCTestCase {
 
     /// A story that fails while rendering (here a file that is there but is not media) is exit 3
     /// with --strict; a file that is not there at all stops --strict before rendering (exit 2,
-    /// NewUserTests).
+    /// StillOverlayCommandTests).
     func testStrictExitsThreeWhenAStoryFailed() throws {
         _ = write("gone.mp4", "not a video")
         let board = write("failing.json", #"{"canvas": {"width": 36, "height": 64, "fps": 2}, "duration": 1, "stories": [{"id": "gone", "items": [{"uri": "gone.mp4"}]}]}"#)

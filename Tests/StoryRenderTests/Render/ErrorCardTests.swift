@@ -48,4 +48,28 @@ final class ErrorCardTests: XCTestCase {
         Typeface.bold.draw("Beach", x: (360 - Typeface.bold.width(of: "Beach", size: size)) / 2, y: y, size: size, color: .white, on: &expected)
         XCTAssertEqual(title(lower), title(expected))
     }
+
+    /// The card of a story whose server refuses the connection says why ("Connection refused"),
+    /// not only "cannot open …": the frame's writing is the card with the whole reason.
+    func testTheErrorCardSaysTheCause() throws {
+        let url = "http://127.0.0.1:\(LiveServers.freePort())/a.mp4"
+        let board = try Storyboard.parse("""
+        {"canvas": {"width": 360, "height": 640, "fps": 5}, "duration": 0.4,
+         "stories": [{"id": "refused", "items": [{"uri": "\(url)"}]}]}
+        """)
+        let (summary, events, folder) = try render(board) { $0.overlay = false }
+        let failed = try XCTUnwrap(events.of(.failed).first?.error, "\(summary.notices)")
+        XCTAssertTrue(failed.contains("Connection refused"), failed)
+        let frame = try RGBAImage(contentsOfPNG: StoryRenderer.framePath(folder.path, 1))
+        let message = try XCTUnwrap(failed.components(separatedBy: ": Connection refused").first)
+        let whole = ErrorCardPicture.render(width: 360, height: 640, backdrop: nil, title: "refused", reason: failed)
+        let bare = ErrorCardPicture.render(width: 360, height: 640, backdrop: nil, title: "refused", reason: message)
+        func differing(_ card: RGBAImage) -> Int {
+            var count = 0
+            for y in 250..<640 { for x in 0..<360 where frame[x, y].distance(to: card[x, y]) > 40 { count += 1 } }
+            return count
+        }
+        XCTAssertGreaterThan(differing(bare), 100, "the frame is not the card without the cause")
+        XCTAssertLessThan(differing(whole), differing(bare) / 10, "the frame shows the card with the cause")
+    }
 }

@@ -1,8 +1,9 @@
 import Foundation
 import XCTest
 
-/// What a new user ran into, round three (the issue's numbered items that these cover).
-final class NewUserRoundThreeTests: XCTestCase {
+/// A storyboard's mistakes as the CLI names them: every mistake of an action listed, a file that
+/// cannot be read said why (a BOM accepted), and `present` without `from` not a mistake.
+final class StoryboardMistakeCommandTests: XCTestCase {
     let cli = CommandLineRunner()
     let folder = ScratchFolder()
 
@@ -16,47 +17,6 @@ final class NewUserRoundThreeTests: XCTestCase {
         let result = try cli.run(["render", board, "--output", folder.file("present"), "--quiet"])
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertFalse(result.stderr.contains("present.from"), result.stderr)
-    }
-
-    /// 16. `still --time -1` says the time must be ≥ 0, not that a value is missing.
-    func testANegativeStillTimeSaysWhatItMustBe() throws {
-        let result = try cli.run(["still", cli.demo, "--page", "0", "--time", "-1", "--output", folder.file("s.png")])
-        XCTAssertEqual(result.status, 2, result.stderr)
-        XCTAssertTrue(result.stderr.contains("--time must be ≥ 0"), result.stderr)
-        XCTAssertFalse(result.stderr.contains("Missing value"), result.stderr)
-    }
-
-    /// 17. An empty `--frames` range is render's usage error, with render's usage.
-    func testAnEmptyFrameRangeShowsRendersUsage() throws {
-        let result = try cli.run(["render", cli.demo, "--frames", "5..2", "--output", folder.file("r")])
-        XCTAssertEqual(result.status, 2, result.stderr)
-        XCTAssertTrue(result.stderr.contains("the range is empty"), result.stderr)
-        XCTAssertTrue(result.stderr.contains("render-stories render"), "render's usage: \(result.stderr)")
-        XCTAssertFalse(FileManager.default.fileExists(atPath: folder.file("r")), "nothing was created")
-    }
-
-    /// A negative `--frames` bound says frames are numbered from 0, not that a value is missing
-    /// (argument-parser took `-1..3` for a flag).
-    func testANegativeFrameRangeSaysFramesStartAtZero() throws {
-        for range in ["-1..3", "-2", "..-1"] {
-            let result = try cli.run(["render", cli.demo, "--frames", range, "--output", folder.file("r")])
-            XCTAssertEqual(result.status, 2, result.stderr)
-            XCTAssertTrue(result.stderr.contains("--frames \(range): frames are numbered from 0"), result.stderr)
-            XCTAssertFalse(result.stderr.contains("Missing value"), result.stderr)
-            XCTAssertFalse(FileManager.default.fileExists(atPath: folder.file("r")), "nothing was created")
-        }
-    }
-
-    /// 18. `--version` prints the tool's version and the FFmpeg, libpng and FreeType it runs with.
-    func testVersionNamesTheLibraries() throws {
-        let result = try cli.run(["--version"])
-        XCTAssertEqual(result.status, 0, result.stderr)
-        let lines = result.stdout.split(separator: "\n").map(String.init)
-        XCTAssertTrue(lines.first?.hasPrefix("render-stories ") == true, result.stdout)
-        for (name, pattern) in [("FFmpeg", #"^FFmpeg \d+\.\d+"#), ("libpng", #"^libpng \d+\.\d+\.\d+$"#),
-                                ("FreeType", #"^FreeType [1-9]\d*\.\d+\.\d+$"#)] {
-            XCTAssertTrue(lines.contains { $0.range(of: pattern, options: .regularExpression) != nil }, "\(name): \(result.stdout)")
-        }
     }
 
     /// 13. An action with a bad `at` and an unknown name reports both, and suggests the nearest name.

@@ -1,9 +1,9 @@
 import Foundation
 import XCTest
 
-/// Issue 28, "Rooms", as the CLI shows them: a failed participant under `--strict`, the report
-/// page and the timeline of a room.
-final class RoomRoundThreeTests: XCTestCase {
+/// A room as the CLI shows it: a failed participant under `--strict`, the report page and the
+/// timeline of a room.
+final class RoomCommandOutputTests: XCTestCase {
     let cli = CommandLineRunner()
     let folder = ScratchFolder()
 

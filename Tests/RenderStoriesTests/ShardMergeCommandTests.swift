@@ -1,8 +1,9 @@
 import Foundation
 import XCTest
 
-/// Shards and traces, as a new user ran into them (issue 28's numbered items these cover).
-final class ShardMergeRoundThreeTests: XCTestCase {
+/// `merge` of shard folders: cuts that round down merge into a trace `check` passes, and an
+/// incomplete set or numbers no frame has are refused with what is wrong.
+final class ShardMergeCommandTests: XCTestCase {
     let cli = CommandLineRunner()
     let folder = ScratchFolder()
     let small = ["--size", "72x128"]
@@ -78,5 +79,28 @@ final class ShardMergeRoundThreeTests: XCTestCase {
         XCTAssertEqual(merged.status, 0, merged.stderr)
         let notices = try XCTUnwrap(summary(folder.file("merged"))["notices"] as? [String])
         XCTAssertFalse(notices.contains { $0.contains("stopped after") }, "\(notices)")
+    }
+
+    /// A shard folder whose summary or trace holds numbers no frame could have: `merge` refuses
+    /// it with an error, where `Int(1e20)` used to trap.
+    func testMergeRefusesNumbersNoFrameHas() throws {
+        for (summary, trace) in [(#"{"frame_range": [0, 10], "timeline_frames": 1e20, "timeline_fps": 30}"#, ""),
+                                 (#"{"frame_range": [0, 1e300], "timeline_frames": 10, "timeline_fps": 30}"#, ""),
+                                 (#"{"frame_range": [0, 10], "timeline_frames": 10, "timeline_fps": 30}"#,
+                                  #"{"t": 1e300, "wall": 0, "event": "play", "story": "a", "item": 0, "player": 1}"#)] {
+            let shard = folder.file("shard-\(summary.count)-\(trace.count)")
+            try FileManager.default.createDirectory(atPath: shard, withIntermediateDirectories: true)
+            try summary.write(toFile: shard + "/summary.json", atomically: true, encoding: .utf8)
+            try trace.write(toFile: shard + "/lifecycle.jsonl", atomically: true, encoding: .utf8)
+            let merged = try cli.run(["merge", shard, "--output", folder.file("merged-\(summary.count)-\(trace.count)")])
+            if trace.isEmpty {
+                XCTAssertTrue([1, 2].contains(merged.status), "\(summary): exit \(merged.status) \(merged.stderr)")
+                XCTAssertFalse(merged.stderr.isEmpty, "an error says why")
+            } else {
+                // A time far past the render is only a late event: merged or refused, never a trap
+                // (which ends the process with the signal's number, 4 or 5).
+                XCTAssertTrue([0, 1, 2].contains(merged.status), "\(trace): exit \(merged.status) \(merged.stderr)")
+            }
+        }
     }
 }
