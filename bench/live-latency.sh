@@ -144,7 +144,7 @@ for protocol in "${protocols[@]}"; do
         else
           # dashsink segments each stream on its own, so the sound must be live to keep pace. Its
           # keyframe requests make the 1 s GOP: beside x264's own they cut one-picture segments
-          # (see Tests/StoryPlayerTests/Support/ClockCode.swift).
+          # (see Tests/Support/Live/ClockCode.swift).
           publish_coded "gst-launch-1.0 -q ${gst_video/key-int-max=30/key-int-max=60} ! dashsink name=d dynamic=true mpd-root-path='$work/dash-$family' mpd-filename=live.mpd target-duration=1 muxer=ts audiotestsrc is-live=true wave=sine ! audioconvert ! avenc_aac ! aacparse ! queue ! d.audio_0"
         fi
         wait_for "[[ -f '$work/dash-$family/live.mpd' && \$(ls '$work/dash-$family' | grep -cE '^(chunk-stream0|video_0_)') -ge 4 ]]"
