@@ -158,10 +158,13 @@ let package = Package(
         // CStoryPNG directly too: its checksum is tested against a plain reference.
         .testTarget(name: "CompositorTests", dependencies: ["Compositor", "CStoryPNG", "StoryTestSupport"]),
         // Fixtures (Tests/Fixtures) are read in place (by #filePath), so they are not bundled.
+        // StoryRender for the one test whose subject (a file cut short) reaches a render's notices.
         .testTarget(name: "StoryModelTests",
                     dependencies: ["StoryModel", "StoryMedia", "StoryRender", "Compositor", "StoryPlayerTestSupport"]),
         // Live/ holds the tests of the HLS, DASH and WHEP readers, to move to a StoryLive target's
-        // tests with the readers.
+        // tests with the readers. StoryPlayback for the tests that play a decoded source through
+        // its player; StoryRender, StoryTrace and StoryEncode for the seven files with a test of
+        // what a render's summary or clip shows (stage costs, tone mapping, faults).
         .testTarget(name: "StoryMediaTests",
                     dependencies: ["StoryBase", "StoryModel", "StoryMedia", "StoryPlayback", "StoryRender", "StoryTrace", "StoryEncode",
                                    "Compositor", "CFFmpeg", "CHEIF", "CLittleCMS", "StoryPlayerTestSupport"],
@@ -169,7 +172,7 @@ let package = Package(
                     // The HEIF tests encode their photos with libheif, called directly.
                     linkerSettings: [.linkedLibrary("heif")]),
         .testTarget(name: "StoryTraceTests",
-                    dependencies: ["StoryBase", "StoryMedia", "StoryPlayback", "StoryTrace", "Compositor", "StoryPlayerTestSupport"]),
+                    dependencies: ["StoryBase", "StoryTrace", "Compositor", "StoryPlayerTestSupport"]),
         .testTarget(name: "StoryPlaybackTests",
                     dependencies: ["StoryBase", "StoryModel", "StoryMedia", "StoryTrace", "StoryPlayback", "StoryEncode", "StoryRender",
                                    "Compositor", "StoryPlayerTestSupport"]),

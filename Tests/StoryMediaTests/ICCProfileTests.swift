@@ -4,7 +4,6 @@ import Compositor
 import Foundation
 @testable import StoryMedia
 @testable import StoryModel
-@testable import StoryPlayback
 import StoryPlayerTestSupport
 import XCTest
 

@@ -1,7 +1,6 @@
 import Compositor
 @testable import StoryMedia
 @testable import StoryModel
-@testable import StoryPlayback
 import StoryPlayerTestSupport
 import XCTest
 

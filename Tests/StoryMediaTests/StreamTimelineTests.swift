@@ -1,5 +1,4 @@
 @testable import StoryMedia
-@testable import StoryPlayback
 import StoryPlayerTestSupport
 import XCTest
 

@@ -1,7 +1,6 @@
 import Compositor
 import StoryMedia
 import StoryModel
-import StoryRender
 import StoryPlayerTestSupport
 import XCTest
 

@@ -1,7 +1,6 @@
 import Foundation
 import StoryMedia
 import StoryModel
-import StoryRender
 import StoryPlayerTestSupport
 import XCTest
 

@@ -1,6 +1,4 @@
 import Compositor
-@testable import StoryMedia
-@testable import StoryPlayback
 @testable import StoryTrace
 import StoryPlayerTestSupport
 import XCTest

@@ -1,7 +1,5 @@
-@testable import StoryMedia
-@testable import StoryPlayback
-@testable import StoryTrace
 import StoryBase
+@testable import StoryTrace
 import StoryPlayerTestSupport
 import XCTest
 

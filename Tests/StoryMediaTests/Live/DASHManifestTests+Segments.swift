@@ -1,6 +1,5 @@
 import Foundation
 @testable import StoryMedia
-@testable import StoryPlayback
 import StoryPlayerTestSupport
 import XCTest
 
