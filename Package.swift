@@ -163,8 +163,8 @@ let package = Package(
                     dependencies: ["StoryModel", "StoryMedia", "StoryRender", "Compositor", "StoryPlayerTestSupport"]),
         // Live/ holds the tests of the HLS, DASH and WHEP readers, to move to a StoryLive target's
         // tests with the readers. StoryPlayback for the tests that play a decoded source through
-        // its player; StoryRender, StoryTrace and StoryEncode for the seven files with a test of
-        // what a render's summary or clip shows (stage costs, tone mapping, faults).
+        // its player; StoryRender, StoryTrace and StoryEncode for the five files with a test of
+        // what a render's frames, summary or clip show (tone mapping, faults, a phone video).
         .testTarget(name: "StoryMediaTests",
                     dependencies: ["StoryBase", "StoryModel", "StoryMedia", "StoryPlayback", "StoryRender", "StoryTrace", "StoryEncode",
                                    "Compositor", "CFFmpeg", "CHEIF", "CLittleCMS", "StoryPlayerTestSupport"],

@@ -75,25 +75,6 @@ final class DecoderThreadsTests: XCTestCase {
         XCTAssertEqual(decoder.decoderThreads, 1)
     }
 
-    /// A render charges the frame threads' time to `stages_ms.decode`: the same clip costs about
-    /// as much CPU on two threads as on one, not the little the decode thread itself spends.
-    func testARenderChargesTheFrameThreadsToDecode() throws {
-        let board = try Storyboard.parse("""
-        {"canvas": {"width": 180, "height": 320, "fps": 30}, "duration": 3,
-         "stories": [{"id": "n", "items": [{"uri": "\(Fixture.sample("night.mp4"))"}]}]}
-        """)
-        var decode: [Int: Double] = [:]
-        for threads in [1, 2] {
-            let summary = try render(board) { $0.limits.playbackThreads = threads }.summary
-            decode[threads] = summary.stageSeconds[.decode]
-        }
-        let one = try XCTUnwrap(decode[1]), two = try XCTUnwrap(decode[2])
-        XCTAssertGreaterThan(one, 0)
-        XCTAssertGreaterThan(two / one, 0.6, "decode CPU on two threads \(two) s against \(one) s on one")
-        // Charged once: the threads' time is taken picture by picture, never added up again.
-        XCTAssertLessThan(two / one, 2, "decode CPU on two threads \(two) s against \(one) s on one")
-    }
-
     /// A playing stream that spends `heavyBitsPerPixel` or more opens on `heavyPlaybackThreads`
     /// frame threads (issue 33: a heavy story at rest waited on one decode thread); a lighter one,
     /// a still, or a decoder not playing keeps `decoderThreads`. The pictures stay the same:

@@ -27,22 +27,6 @@ final class PosterDecodingTests: XCTestCase {
         let poster = try PictureLoader.load(source, width: 72, height: 128, limits: DecodeLimits())
         XCTAssertEqual(poster, try plain.rgba(expected, width: 72, height: 128))
     }
-
-    /// Posters and probes are charged to their own stage, `preload`, so that `decode` is the
-    /// players' decoding alone: what a benchmark compares with FFmpeg decoding the same clips.
-    func testPostersAreChargedToThePreloadStage() throws {
-        let board = try Storyboard.parse("""
-        {"canvas": {"width": 72, "height": 128, "fps": 10}, "duration": 1,
-         "stories": [{"id": "a", "items": [{"uri": "\(Fixture.sample("beach.mp4"))"}]},
-                     {"id": "b", "items": [{"uri": "\(Fixture.sample("city.mp4"))"}]}]}
-        """)
-        let (summary, trace, _) = try render(board)
-        XCTAssertTrue(trace.of(.preload, story: "b").contains { $0.loaded?.contains("poster") == true },
-                      "story b's poster is preloaded")
-        XCTAssertGreaterThan(summary.stageSeconds[PipelineStage.preload] ?? 0, 0)
-        XCTAssertGreaterThan(summary.stageSeconds[PipelineStage.decode] ?? 0, 0)
-        XCTAssertTrue(summary.json.contains("\"preload\": "))
-    }
 }
 
 // MARK: - Loading cards made when first shown
