@@ -148,22 +148,52 @@ let package = Package(
         ),
 
         // MARK: - Tests
-        // What the test targets share (scratch folders, the seeded generator, fixture paths):
-        // test targets cannot import one another, so it is a regular target, but in no product,
-        // so a package that depends on live-stories never builds it. Tests/Support also holds
-        // the Python servers and publishers live tests run in place: clock-code.py, the
-        // low-latency origin (ll_origin.py) and the WHEP peer (whep_peer.py), with their checks.
-        .target(name: "StoryTestSupport", path: "Tests/Support",
-                exclude: ["clock-code.py", "ll_origin.py", "ll_origin_check.py", "whep_peer.py", "whep_check.py", "__pycache__"]),
+        // One test target per library target, each in Tests/<Target>Tests, reaching its layer's
+        // internals with `@testable import`. A test file sits with the layer of what it checks;
+        // a test of a whole render sits in StoryRenderTests. docs/testing.md says how
+        // Tests/test-plan.txt sorts classes into `make test`'s fast and slow groups and the
+        // sanitizer runs.
+        //
+        // What the test targets share: test targets cannot import one another, so these are
+        // regular targets, in no product (a package that depends on live-stories never builds
+        // them). StoryTestSupport: scratch folders, the seeded generator, fixture paths, the
+        // programs tests run (the built render-stories, ffmpeg, ImageMagick), the live servers and
+        // the clock code. Compositor only for the clock code's pictures. Tests/Support/Python
+        // holds the Python servers, publishers and browser drivers the tests run in place.
+        .target(name: "StoryTestSupport", dependencies: ["Compositor"], path: "Tests/Support",
+                exclude: ["Python", "Player"]),
+        // The player's test helpers (a storyboard from JSON text, the one way tests render, a play
+        // of the counter clip): above every player layer, so only the player's test targets use it.
+        .target(name: "StoryPlayerTestSupport",
+                dependencies: ["StoryTestSupport", "StoryBase", "StoryModel", "StoryMedia", "StoryTrace", "StoryPlayback", "StoryRender", "Compositor"],
+                path: "Tests/Support/Player"),
+        .testTarget(name: "StoryTestSupportTests", dependencies: ["StoryTestSupport"]),
+        .testTarget(name: "StoryBaseTests", dependencies: ["StoryBase"]),
         // CStoryPNG directly too: its checksum is tested against a plain reference.
         .testTarget(name: "CompositorTests", dependencies: ["Compositor", "CStoryPNG", "StoryTestSupport"]),
-        // Fixtures are read in place (by #filePath), so they are not bundled as resources.
-        .testTarget(name: "StoryPlayerTests", dependencies: ["StoryPlayer", "StoryBase", "StoryModel", "StoryMedia", "StoryTrace",
-                                                            "StoryPlayback", "StoryEncode", "StoryRender", "Compositor", "CFFmpeg", "CHEIF", "CLittleCMS", "StoryTestSupport"],
-                    exclude: ["Fixtures"],
+        // Fixtures (Tests/Fixtures) are read in place (by #filePath), so they are not bundled.
+        // StoryRender for the one test whose subject (a file cut short) reaches a render's notices.
+        .testTarget(name: "StoryModelTests",
+                    dependencies: ["StoryModel", "StoryMedia", "StoryRender", "Compositor", "StoryPlayerTestSupport"]),
+        // Live/ holds the tests of the HLS, DASH and WHEP readers, to move to a StoryLive target's
+        // tests with the readers. StoryPlayback for the tests that play a decoded source through
+        // its player; StoryRender, StoryTrace and StoryEncode for the five files with a test of
+        // what a render's frames, summary or clip show (tone mapping, faults, a phone video).
+        .testTarget(name: "StoryMediaTests",
+                    dependencies: ["StoryBase", "StoryModel", "StoryMedia", "StoryPlayback", "StoryRender", "StoryTrace", "StoryEncode",
+                                   "Compositor", "CFFmpeg", "CHEIF", "CLittleCMS", "CStoryWHEP", "StoryPlayerTestSupport"],
                     swiftSettings: [.define("ENABLE_FFMPEG_FAULTS", .when(configuration: .debug))],
                     // The HEIF tests encode their photos with libheif, called directly.
                     linkerSettings: [.linkedLibrary("heif")]),
+        .testTarget(name: "StoryTraceTests",
+                    dependencies: ["StoryBase", "StoryTrace", "Compositor", "StoryPlayerTestSupport"]),
+        .testTarget(name: "StoryPlaybackTests",
+                    dependencies: ["StoryBase", "StoryModel", "StoryMedia", "StoryTrace", "StoryPlayback", "StoryEncode", "StoryRender",
+                                   "Compositor", "StoryPlayerTestSupport"]),
+        .testTarget(name: "StoryEncodeTests", dependencies: ["StoryMedia", "StoryEncode"]),
+        .testTarget(name: "StoryRenderTests",
+                    dependencies: ["StoryBase", "StoryModel", "StoryMedia", "StoryTrace", "StoryPlayback", "StoryEncode", "StoryRender",
+                                   "Compositor", "CFFmpeg", "StoryPlayerTestSupport"]),
         // Runs the built executable, so it depends on it to have it built first.
         .testTarget(name: "RenderStoriesTests",
                     dependencies: ["render-stories", "StoryPlayer", "Compositor", "StoryTestSupport"]),

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Live playback as a viewer sees it (figures, not a test): for each protocol and publisher
-# family, a clock-coded 30 fps source with sound (Tests/Support/clock-code.py: each picture
+# family, a clock-coded 30 fps source with sound (Tests/Support/Python/clock-code.py: each picture
 # carries its number and the wall clock it was made at) is rendered on the realtime clock at
 # 360x640 and 30 fps, and the frames are read back: distinct pictures a second, and each
 # frame's latency (how old its picture was when the frame was due). Beside them, the player's
@@ -16,7 +16,7 @@
 #                                                   in turn; SRT whose H.264 never gets its SPS/PPS)
 #   bench/live-latency.sh 20 hls ll-hls dash ll-dash rtmp whep whep-loss
 #                                                  (low latency beside the nearest plain rows: LL-HLS and
-#                                                   low-latency DASH through Tests/Support/ll_origin.py,
+#                                                   low-latency DASH through Tests/Support/Python/ll_origin.py,
 #                                                   WebRTC through an aiortc WHEP peer, clean and with 2 %
 #                                                   of its video packets dropped)
 #   CLOCK=virtual bench/live-latency.sh            (the virtual clock: distinct pictures a second;
@@ -34,7 +34,7 @@ protocols=("$@")
 scripts/install-deps.sh --test
 quiet_release_build
 bin=$PWD/.build/release/render-stories
-code=$PWD/Tests/Support/clock-code.py
+code=$PWD/Tests/Support/Python/clock-code.py
 source bench/live-servers.sh
 
 ffmpeg_encode="ffmpeg -v error -f rawvideo -pix_fmt rgb24 -s 360x640 -r 30 -i - -f lavfi -i sine=frequency=440:sample_rate=48000 -c:v libx264 -preset veryfast -tune zerolatency -g 30 -pix_fmt yuv420p -c:a aac"
@@ -144,7 +144,7 @@ for protocol in "${protocols[@]}"; do
         else
           # dashsink segments each stream on its own, so the sound must be live to keep pace. Its
           # keyframe requests make the 1 s GOP: beside x264's own they cut one-picture segments
-          # (see Tests/StoryPlayerTests/Support/ClockCode.swift).
+          # (see Tests/Support/Live/ClockCode.swift).
           publish_coded "gst-launch-1.0 -q ${gst_video/key-int-max=30/key-int-max=60} ! dashsink name=d dynamic=true mpd-root-path='$work/dash-$family' mpd-filename=live.mpd target-duration=1 muxer=ts audiotestsrc is-live=true wave=sine ! audioconvert ! avenc_aac ! aacparse ! queue ! d.audio_0"
         fi
         wait_for "[[ -f '$work/dash-$family/live.mpd' && \$(ls '$work/dash-$family' | grep -cE '^(chunk-stream0|video_0_)') -ge 4 ]]"
@@ -304,10 +304,10 @@ PY
       stop_publisher ;;
     ll-hls)
       # Low-Latency HLS: ffmpeg's fragmented MP4 (0.333 s fragments, a keyframe a second) cut
-      # into parts by the test origin (Tests/Support/ll_origin.py), which serves parts, preload
+      # into parts by the test origin (Tests/Support/Python/ll_origin.py), which serves parts, preload
       # hints, blocking reloads and delta updates. The play's target is PART-HOLD-BACK (1 s).
       ready="$work/ll-hls.ready"
-      publish_coded "$ffmpeg_fmp4 | python3 Tests/Support/ll_origin.py hls --port 0 --ready '$ready' --log '$work/ll-hls.log'"
+      publish_coded "$ffmpeg_fmp4 | python3 Tests/Support/Python/ll_origin.py hls --port 0 --ready '$ready' --log '$work/ll-hls.log'"
       wait_for "[[ -s '$ready' ]]"
       url="$(python3 -c "import json; print(json.load(open('$ready'))['url'])")live.m3u8"
       render_and_read "ll-hls-ffmpeg" "$url"
@@ -318,7 +318,7 @@ PY
       # a 1 s target in its ServiceDescription), uploaded to the test origin, which serves each
       # segment while it is written.
       port=$(free_port)
-      python3 Tests/Support/ll_origin.py dash --port "$port" --ready "$work/ll-dash.ready" --log "$work/ll-dash.log" >/dev/null 2>&1 & pids+=($!)
+      python3 Tests/Support/Python/ll_origin.py dash --port "$port" --ready "$work/ll-dash.ready" --log "$work/ll-dash.log" >/dev/null 2>&1 & pids+=($!)
       wait_for "(echo > /dev/tcp/127.0.0.1/$port) 2>/dev/null"
       publish_coded "$ffmpeg_encode -sc_threshold 0 -f dash -strict experimental -ldash 1 -streaming 1 -lhls 1 -hls_playlist 1 -use_template 1 -use_timeline 0 -seg_duration 1 -frag_type duration -frag_duration 0.2 -write_prft 1 -target_latency 1 -min_playback_rate 0.96 -max_playback_rate 1.04 -window_size 10 -extra_window_size 5 -utc_timing_url http://127.0.0.1:$port/time -method PUT -http_persistent 1 http://127.0.0.1:$port/live/live.mpd"
       wait_for "[[ -s '$work/ll-dash.ready' ]]"
@@ -326,12 +326,12 @@ PY
       origin_requests "$work/ll-dash.log"
       stop_publisher ;;
     whep|whep-loss)
-      # WebRTC through WHEP: an aiortc peer (Tests/Support/whep_peer.py) sends the clock-coded
+      # WebRTC through WHEP: an aiortc peer (Tests/Support/Python/whep_peer.py) sends the clock-coded
       # picture as H.264 with Opus sound; whep-loss drops 2 % of its video packets at random, as a
       # lossy network would (NACK repairs them, or a keyframe asked for with a PLI).
       port=$(free_port)
       drop=(); [[ $protocol == whep-loss ]] && drop=(--drop 0.02)
-      python3 Tests/Support/whep_peer.py --port "$port" "${drop[@]}" --log "$work/$protocol.log" >/dev/null 2>&1 & pids+=($!)
+      python3 Tests/Support/Python/whep_peer.py --port "$port" "${drop[@]}" --log "$work/$protocol.log" >/dev/null 2>&1 & pids+=($!)
       wait_for "(echo > /dev/tcp/127.0.0.1/$port) 2>/dev/null"
       THEIRS_APART=1 render_and_read "$protocol" "whep://127.0.0.1:$port/whep"
       python3 - "$work/out-$protocol" "$code" "$work/$protocol.log" <<'PY'

@@ -4,7 +4,7 @@ import json, os, random, statistics, subprocess, sys, tempfile, time
 
 url, binary, folder, count = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 board = os.path.join(folder, "demo.json")
-driver = subprocess.Popen(["python3", os.path.join(os.path.dirname(__file__), "..", "Tests", "Browser", "studio_browser.py"), url],
+driver = subprocess.Popen(["python3", os.path.join(os.path.dirname(__file__), "..", "Tests", "Support", "Python", "studio_browser.py"), url],
                           stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
 
 

@@ -85,7 +85,7 @@ if ((want_tests)); then
       || missing+=("${entry%%:*}")
   done
   # The WHEP interoperability test's sender is GStreamer's own webrtcbin, driven from Python
-  # (Tests/Support/whep_webrtcbin.py, on Debian's /usr/bin/python3): PyGObject and the
+  # (Tests/Support/Python/whep_webrtcbin.py, on Debian's /usr/bin/python3): PyGObject and the
   # typelibs of GStreamer, its SDP and WebRTC libraries.
   /usr/bin/python3 -c 'import gi; gi.require_version("GstWebRTC", "1.0"); gi.require_version("GstSdp", "1.0")' \
     >/dev/null 2>&1 || missing+=(python3-gi gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0 gir1.2-gst-plugins-bad-1.0)
@@ -94,7 +94,7 @@ if ((want_tests)); then
 fi
 
 # The WHEP tests' sender is a WebRTC peer from PyPI (aiortc, whose PyAV wheel brings libx264
-# and libopus): Tests/Support/whep_peer.py and whep_aiortc.py. Installed after the Debian packages (python3 and its
+# and libopus): Tests/Support/Python/whep_peer.py and whep_aiortc.py. Installed after the Debian packages (python3 and its
 # pip among them), at the end of this script.
 install_python_packages() {
   ((want_tests)) || return 0

@@ -165,7 +165,7 @@ final class BatchCommandTests: XCTestCase {
         let folder = try boardFolder()
         try write("length\n" + String(repeating: "5\n", count: 6), to: folder.file("rows.csv"))
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: CommandLineTests.executable)
+        process.executableURL = URL(fileURLWithPath: TestPrograms.renderStories)
         process.arguments = ["batch", folder.file("board.json"), "--data", folder.file("rows.csv"), "--output", folder.file("out"),
                              "--jobs", "1", "--mp4", "clip.mp4", "--quiet"]
         process.standardError = FileHandle.nullDevice

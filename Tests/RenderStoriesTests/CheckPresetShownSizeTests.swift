@@ -15,7 +15,7 @@ final class CheckPresetShownSizeTests: XCTestCase {
     func clip(stored: String, rotate: Int?, name: String) throws -> String {
         let plain = folder.file("plain-\(stored).mp4")
         if !FileManager.default.fileExists(atPath: plain) {
-            try ExternalProgram.run(PhoneCamera.tool("ffmpeg"), [
+            try ExternalProgram.run(TestPrograms.tool("ffmpeg"), [
                 "-v", "error", "-y", "-f", "lavfi", "-i", "smptebars=size=\(stored):rate=30", "-f", "lavfi",
                 "-i", "sine=sample_rate=48000", "-t", "3.2", "-c:v", "libx264", "-preset", "veryfast", "-crf", "35",
                 "-profile:v", "high", "-pix_fmt", "yuv420p", "-c:a", "aac", plain,
@@ -23,14 +23,14 @@ final class CheckPresetShownSizeTests: XCTestCase {
         }
         guard let rotate else { return plain }
         let turned = folder.file(name)
-        try ExternalProgram.run(PhoneCamera.tool("ffmpeg"), ["-v", "error", "-y", "-i", plain, "-c", "copy",
+        try ExternalProgram.run(TestPrograms.tool("ffmpeg"), ["-v", "error", "-y", "-i", plain, "-c", "copy",
                                                              "-metadata:s:v:0", "rotate=\(rotate)", turned])
         return turned
     }
 
     /// ffprobe's rotation of the clip's display matrix, to be sure the clip is what the test says.
     func rotation(_ file: String) throws -> String {
-        let text = try ExternalProgram.run(PhoneCamera.tool("ffprobe"), ["-v", "error", "-select_streams", "v:0",
+        let text = try ExternalProgram.run(TestPrograms.tool("ffprobe"), ["-v", "error", "-select_streams", "v:0",
                                                                          "-show_entries", "stream_side_data=rotation",
                                                                          "-of", "csv=p=0", file])
         return String(decoding: text, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)

@@ -15,9 +15,18 @@ struct CommandLineRunner {
 
     func run(_ arguments: [String], in folder: String? = nil) throws -> Outcome {
         let paths = CommandLineTests.self
-        let outcome = try ExternalProgram.outcome(paths.executable, arguments, in: folder ?? paths.packageRoot.path)
+        let outcome = try ExternalProgram.outcome(TestPrograms.renderStories, arguments, in: folder ?? paths.packageRoot.path)
         return Outcome(status: outcome.status, stdout: String(decoding: outcome.stdout, as: UTF8.self),
                        stderr: String(decoding: outcome.stderr, as: UTF8.self))
+    }
+
+    /// A storyboard in `folder` of one story of the sample beach clip, small and short.
+    func smallBoard(in folder: ScratchFolder, duration: Double = 1) throws -> String {
+        let board = folder.file("small.json")
+        let samples = CommandLineTests.packageRoot.appendingPathComponent("samples").path
+        try Data(#"{"duration": \#(duration), "canvas": {"width": 72, "height": 128, "fps": 10}, "stories": [{"id": "b", "items": [{"uri": "\#(samples)/beach.mp4"}]}]}"#.utf8)
+            .write(to: URL(fileURLWithPath: board))
+        return board
     }
 
 }

@@ -6,15 +6,6 @@ import XCTest
 final class CommandLineTests: XCTestCase {
     static let packageRoot = Fixture.packageRoot
 
-    /// The executable SwiftPM built beside this test bundle.
-    static var executable: String {
-        let products = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for candidate in [products, products.deletingLastPathComponent()] {
-            let path = candidate.appendingPathComponent("render-stories").path
-            if FileManager.default.isExecutableFile(atPath: path) { return path }
-        }
-        return packageRoot.appendingPathComponent(".build/debug/render-stories").path
-    }
 
     typealias Outcome = CommandLineRunner.Outcome
 
@@ -215,7 +206,7 @@ final class CommandLineTests: XCTestCase {
 
     /// A story that fails while rendering (here a file that is there but is not media) is exit 3
     /// with --strict; a file that is not there at all stops --strict before rendering (exit 2,
-    /// NewUserTests).
+    /// StillOverlayCommandTests).
     func testStrictExitsThreeWhenAStoryFailed() throws {
         _ = write("gone.mp4", "not a video")
         let board = write("failing.json", #"{"canvas": {"width": 36, "height": 64, "fps": 2}, "duration": 1, "stories": [{"id": "gone", "items": [{"uri": "gone.mp4"}]}]}"#)

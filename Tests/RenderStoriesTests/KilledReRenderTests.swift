@@ -17,7 +17,7 @@ final class KilledReRenderTests: XCTestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: out + "/summary.json"))
 
         let render = Process()
-        render.executableURL = URL(fileURLWithPath: CommandLineTests.executable)
+        render.executableURL = URL(fileURLWithPath: TestPrograms.renderStories)
         render.arguments = ["render", cli.demo, "--duration", "4", "--size", "360x640", "--output", out, "--quiet"]
         render.standardError = FileHandle.nullDevice
         try render.run()

@@ -73,7 +73,7 @@ final class ShardedScriptTests: XCTestCase {
         let script = Process()
         script.executableURL = URL(fileURLWithPath: root + "/scripts/render-sharded.sh")
         script.arguments = [cli.demo, "3", scratch + "/joined", "--mp4", scratch + "/joined.mp4"] + options
-        script.environment = ProcessInfo.processInfo.environment.merging(["RENDER_STORIES": CommandLineTests.executable]) { $1 }
+        script.environment = ProcessInfo.processInfo.environment.merging(["RENDER_STORIES": TestPrograms.renderStories]) { $1 }
         let output = Pipe()
         script.standardOutput = output
         script.standardError = output

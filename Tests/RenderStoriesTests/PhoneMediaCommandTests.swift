@@ -13,9 +13,9 @@ final class PhoneMediaCommandTests: XCTestCase {
         let source = try quadrants()
         for (name, options) in [("photo.heic", ["-q", "90"]), ("photo.avif", ["-A", "-q", "90"])] {
             let photo = folder.file(name)
-            try PhoneCamera.run(PhoneCamera.tool("heif-enc"), options + [source, "-o", photo])
+            try ExternalProgram.run(TestPrograms.tool("heif-enc"), options + [source, "-o", photo])
             let reference = folder.file(name + "-reference.png")
-            try PhoneCamera.run(PhoneCamera.tool("heif-convert"), [photo, reference])
+            try ExternalProgram.run(TestPrograms.tool("heif-convert"), [photo, reference])
             let board = try PhoneCamera.storyboard(photo: photo, width: 96, height: 64, in: folder)
             let still = folder.file(name + "-still.png")
             let result = try cli.run(["still", board, "--page", "0", "--no-overlay", "--output", still])
@@ -39,7 +39,7 @@ final class PhoneMediaCommandTests: XCTestCase {
     func testABurstFailsInProbeWithWhy() throws {
         let source = try quadrants()
         let burst = folder.file("burst.heic")
-        try PhoneCamera.run(PhoneCamera.tool("heif-enc"), ["-q", "50", source, source, source, "-o", burst])
+        try ExternalProgram.run(TestPrograms.tool("heif-enc"), ["-q", "50", source, source, source, "-o", burst])
         let probe = try cli.run(["probe", "--json", burst])
         XCTAssertNotEqual(probe.status, 0)
         XCTAssertTrue(probe.stdout.contains("holds 3 images (a HEIF burst or sequence)"), probe.stdout + probe.stderr)
@@ -60,7 +60,7 @@ final class PhoneMediaCommandTests: XCTestCase {
         let path = folder.file("quadrants.png")
         let (w, h) = (PhoneCamera.stored.width / 2, PhoneCamera.stored.height / 2)
         let colours = PhoneCamera.quadrants
-        try PhoneCamera.run(PhoneCamera.tool("convert"), ["-size", "\(w)x\(h)", "xc:\(colours[0])", "xc:\(colours[1])", "+append",
+        try ExternalProgram.run(TestPrograms.tool("convert"), ["-size", "\(w)x\(h)", "xc:\(colours[0])", "xc:\(colours[1])", "+append",
                                                           "(", "-size", "\(w)x\(h)", "xc:\(colours[2])", "xc:\(colours[3])", "+append", ")",
                                                           "-append", "PNG24:" + path])
         return path

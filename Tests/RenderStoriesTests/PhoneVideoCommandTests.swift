@@ -11,7 +11,7 @@ final class PhoneVideoCommandTests: XCTestCase {
     /// A 0.5 s 10-bit HEVC HLG clip, 160x284, as a phone tags it.
     private func hlgClip() throws -> String {
         let path = folder.file("hlg.mp4")
-        try PhoneCamera.run(PhoneCamera.tool("ffmpeg"), [
+        try ExternalProgram.run(TestPrograms.tool("ffmpeg"), [
             "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=s=160x284:d=0.5:r=10", "-c:v", "libx265",
             "-x265-params", "log-level=error", "-pix_fmt", "yuv420p10le", "-profile:v", "main10", "-tag:v", "hvc1",
             "-color_primaries", "bt2020", "-color_trc", "arib-std-b67", "-colorspace", "bt2020nc", path,
@@ -43,11 +43,11 @@ final class PhoneVideoCommandTests: XCTestCase {
         let still = folder.file("still.png")
         let result = try cli.run(["still", board, "--page", "0", "--no-overlay", "--output", still])
         XCTAssertEqual(result.status, 0, result.stderr)
-        let ffmpeg = try PhoneCamera.tool("ffmpeg")
-        let ours = try PhoneCamera.run(ffmpeg, ["-v", "error", "-i", still, "-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
+        let ffmpeg = try TestPrograms.tool("ffmpeg")
+        let ours = try ExternalProgram.run(ffmpeg, ["-v", "error", "-i", still, "-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
         let chain = "zscale=tin=arib-std-b67:pin=bt2020:min=bt2020nc:rin=tv:t=linear:npl=100,format=gbrpf32le,"
             + "zscale=p=bt709,tonemap=tonemap=mobius:desat=0,zscale=t=bt709,format=gbrp,format=rgb24"
-        let theirs = try PhoneCamera.run(ffmpeg, ["-v", "error", "-i", clip, "-vf", chain, "-frames:v", "1", "-f", "rawvideo", "-"])
+        let theirs = try ExternalProgram.run(ffmpeg, ["-v", "error", "-i", clip, "-vf", chain, "-frames:v", "1", "-f", "rawvideo", "-"])
         XCTAssertEqual(ours.count, 160 * 284 * 3)
         XCTAssertEqual(ours.count, theirs.count)
         let worst = zip(ours, theirs).map { abs(Int($0) - Int($1)) }.max() ?? 0

@@ -12,7 +12,7 @@ final class RenderProgressLineTests: XCTestCase {
         let board = folder.file("board.json")
         try Data(#"{"canvas": {"width": 90, "height": 160, "fps": 10}, "stories": [{"id": "a", "items": [{"uri": "\#(photo)", "duration": 2}]}]}"#.utf8)
             .write(to: URL(fileURLWithPath: board))
-        let command = [CommandLineTests.executable, "render", board, "--output", folder.file("out"), "--progress", "bar"]
+        let command = [TestPrograms.renderStories, "render", board, "--output", folder.file("out"), "--progress", "bar"]
             .map { "'\($0)'" }.joined(separator: " ")
         let outcome = try ExternalProgram.outcome("/usr/bin/script", ["-qefc", command, "/dev/null"], in: folder.path)
         let said = String(decoding: outcome.stdout, as: UTF8.self)

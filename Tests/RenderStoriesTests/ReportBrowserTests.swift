@@ -3,11 +3,11 @@ import Foundation
 import XCTest
 
 /// report.html in a real browser: Debian's chromium, headless, driven over the DevTools protocol
-/// by Tests/Browser/report_check.py (real key presses and mouse clicks), from file:// and from a
+/// by Tests/Support/Python/report_check.py (real key presses and mouse clicks), from file:// and from a
 /// static server.
 final class ReportBrowserTests: XCTestCase {
     static let chromium = "/usr/bin/chromium"
-    static let driver = CommandLineTests.packageRoot.appendingPathComponent("Tests/Browser/report_check.py").path
+    static let driver = CommandLineTests.packageRoot.appendingPathComponent("Tests/Support/Python/report_check.py").path
 
     var scratch: String!
 

@@ -29,7 +29,7 @@ final class SlurmRenderTests: XCTestCase {
 
     private func renderSlurm(_ cluster: SlurmCluster, _ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, output: String) {
         let script = CommandLineTests.packageRoot.path + "/scripts/render-slurm.sh"
-        return try cluster.run(script, arguments, environment: environment.merging(["RENDER_STORIES": CommandLineTests.executable]) { $1 })
+        return try cluster.run(script, arguments, environment: environment.merging(["RENDER_STORIES": TestPrograms.renderStories]) { $1 })
     }
 
     private func frames(in folder: String) throws -> [String] {

@@ -10,7 +10,7 @@ final class StartupLibrariesTests: XCTestCase {
     /// The libraries the dynamic loader opened for `arguments` (`LD_DEBUG=files`, which glibc's
     /// loader writes to standard error, a line per file it opens).
     private func loadedFiles(_ arguments: [String]) throws -> (status: Int32, log: String) {
-        let outcome = try ExternalProgram.outcome("/usr/bin/env", ["LD_DEBUG=files", CommandLineTests.executable] + arguments,
+        let outcome = try ExternalProgram.outcome("/usr/bin/env", ["LD_DEBUG=files", TestPrograms.renderStories] + arguments,
                                                   in: CommandLineTests.packageRoot.path)
         return (outcome.status, String(decoding: outcome.stderr, as: UTF8.self))
     }
@@ -44,8 +44,8 @@ final class StartupLibrariesTests: XCTestCase {
         let folder = ScratchFolder()
         let photo = folder.file("photo.heic")
         let source = folder.file("source.png")
-        try PhoneCamera.run(PhoneCamera.tool("convert"), ["-size", "64x96", "gradient:red-blue", "PNG24:" + source])
-        try PhoneCamera.run(PhoneCamera.tool("heif-enc"), ["-q", "90", source, "-o", photo])
+        try ExternalProgram.run(TestPrograms.tool("convert"), ["-size", "64x96", "gradient:red-blue", "PNG24:" + source])
+        try ExternalProgram.run(TestPrograms.tool("heif-enc"), ["-q", "90", source, "-o", photo])
         let board = try PhoneCamera.storyboard(photo: photo, width: 64, height: 96, in: folder)
         let still = folder.file("still.png")
         let (status, log) = try loadedFiles(["still", board, "--page", "0", "--no-overlay", "--output", still])

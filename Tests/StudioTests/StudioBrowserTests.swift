@@ -4,7 +4,7 @@ import StoryPlayer
 import StoryTestSupport
 import XCTest
 
-/// The studio's page in headless Chromium (Tests/Browser/studio_browser.py, the DevTools
+/// The studio's page in headless Chromium (Tests/Support/Python/studio_browser.py, the DevTools
 /// protocol, real keys and clicks): items 1 to 4 of issue 31 (item 7: StudioLiveTests). Under CI=true a server or
 /// browser that does not start fails the test.
 final class StudioBrowserTests: XCTestCase {

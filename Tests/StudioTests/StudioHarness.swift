@@ -9,15 +9,6 @@ import XCTest
 enum StudioHarness {
     static let packageRoot = Fixture.packageRoot
 
-    /// The `render-stories` SwiftPM built beside this test bundle.
-    static var executable: String {
-        let products = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for candidate in [products, products.deletingLastPathComponent()] {
-            let path = candidate.appendingPathComponent("render-stories").path
-            if FileManager.default.isExecutableFile(atPath: path) { return path }
-        }
-        return packageRoot.appendingPathComponent(".build/debug/render-stories").path
-    }
 
     /// Under CI a missing tool fails the test: a CI run that skipped the studio's tests would
     /// pass with them broken. Elsewhere it is a skip, with how to get the tool.
@@ -58,7 +49,7 @@ enum StudioHarness {
     /// Runs render-stories and returns its exit status and stderr.
     @discardableResult
     static func run(_ arguments: [String]) throws -> (status: Int32, stderr: String) {
-        let outcome = try ExternalProgram.outcome(executable, arguments, in: packageRoot.path)
+        let outcome = try ExternalProgram.outcome(TestPrograms.renderStories, arguments, in: packageRoot.path)
         return (outcome.status, String(decoding: outcome.stderr, as: UTF8.self))
     }
 }
@@ -99,7 +90,7 @@ final class StudioProcess {
     private var errors = Pipe()
 
     init(board: String, output: String, extra: [String] = []) throws {
-        process.executableURL = URL(fileURLWithPath: StudioHarness.executable)
+        process.executableURL = URL(fileURLWithPath: TestPrograms.renderStories)
         process.arguments = ["studio", board, "--port", "0", "--output", output] + extra
         let out = Pipe()
         process.standardOutput = out
@@ -193,10 +184,10 @@ struct RawHTTP {
 
 // MARK: - The browser
 
-/// Tests/Browser/studio_browser.py on the studio's page: one command, one answer.
+/// Tests/Support/Python/studio_browser.py on the studio's page: one command, one answer.
 final class StudioBrowser {
     static let chromium = "/usr/bin/chromium"
-    static let driver = StudioHarness.packageRoot.appendingPathComponent("Tests/Browser/studio_browser.py").path
+    static let driver = StudioHarness.packageRoot.appendingPathComponent("Tests/Support/Python/studio_browser.py").path
     let process = Process()
     private let input = Pipe(), output = Pipe(), errors = Pipe()
     private var pending = Data()

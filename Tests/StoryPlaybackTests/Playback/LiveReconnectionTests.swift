@@ -1,0 +1,74 @@
+@testable import StoryMedia
+@testable import StoryPlayback
+import Synchronization
+import StoryPlayerTestSupport
+import XCTest
+
+/// The reconnect policy a live item and a room participant share: tries counted over the
+/// whole play, each announced with the reason before it, the backoff, and the final failure
+/// carrying the last reason.
+final class LiveReconnectionTests: XCTestCase {
+    func testTheBackoffDoublesFromAQuarterSecondUpToTwo() {
+        XCTAssertEqual((1...6).map(LiveReconnection.delay(attempt:)), [0.25, 0.5, 1, 2, 2, 2])
+    }
+
+    func testTriesAreCountedOverThePlayAndTheLastReasonIsTheCause() {
+        // Each try waits its attempt's backoff; here the waits are noted, not slept.
+        let waits = WaitLog()
+        var reconnection = LiveReconnection(limit: 3) { attempt in
+            waits.attempts.withLock { $0.append(attempt) }
+            return 0
+        }
+        let gate = InterruptGate()
+        var announced: [String] = []
+        // The first drop: one failed try, then the source is back.
+        var opens = 0
+        let first = reconnection.reopen(after: ErrorText("the stream ended"), gate: gate) { attempt, reason in
+            announced.append("\(attempt): \(reason)")
+            return true
+        } open: { () throws(MediaError) -> Int in
+            opens += 1
+            if opens == 1 { throw MediaError(.open, "refused") }
+            return 7
+        }
+        guard case .reopened(7) = first else { return XCTFail("\(first)") }
+        XCTAssertEqual(reconnection.tries, 2)
+        // The second drop has one try left, not three: a source that keeps dropping is lost.
+        let second = reconnection.reopen(after: ErrorText("no data"), gate: gate) { attempt, reason in
+            announced.append("\(attempt): \(reason)")
+            return true
+        } open: { () throws(MediaError) -> Int in
+            throw MediaError(.open, "refused again")
+        }
+        guard case .lost(let lost) = second else { return XCTFail("\(second)") }
+        XCTAssertEqual(lost.message, "live stream lost after 3 reconnects")
+        XCTAssertEqual((lost.cause as? MediaError)?.message, "refused again")
+        XCTAssertEqual(announced.count, 3)
+        XCTAssertEqual(announced[0], "1: the stream ended")
+        XCTAssertTrue(announced[1].hasPrefix("2: ") && announced[1].contains("refused"), announced[1])
+        XCTAssertEqual(announced[2], "3: no data")
+        XCTAssertEqual(waits.attempts.withLock { $0 }, [1, 2, 3], "a backoff before every try, by its attempt over the play")
+    }
+
+    func testAStoppedPlayEndsTheTriesAtOnceWithoutAFailure() {
+        var reconnection = LiveReconnection(limit: 6)
+        let gate = InterruptGate()
+        gate.requestStop()
+        let started = Date()
+        let outcome = reconnection.reopen(after: ErrorText("the stream ended"), gate: gate) { _, _ in true } open: { () throws(MediaError) -> Int in
+            XCTFail("a stopped play opens nothing")
+            return 0
+        }
+        guard case .stopped = outcome else { return XCTFail("\(outcome)") }
+        XCTAssertLessThan(Date().timeIntervalSince(started), 0.2, "no backoff slept")
+        // A queue that refuses the announcement (its reader has gone) stops it too.
+        var refused = LiveReconnection(limit: 6)
+        guard case .stopped = refused.reopen(after: ErrorText("x"), gate: InterruptGate(), announce: { _, _ in false },
+                                          open: { () throws(MediaError) -> Int in 0 }) else { return XCTFail("announce refused") }
+    }
+}
+
+/// The backoffs a reconnection asked for (its closure is `@Sendable`).
+private final class WaitLog: Sendable {
+    let attempts = Mutex<[Int]>([])
+}
