@@ -25,40 +25,10 @@ extension Storyboard {
         var participants: [RoomParticipant] = []
         var seen: [String: Int] = [:]
         for (index, value) in values.enumerated() {
-            var entry = try ObjectReader(value, path: "\(room.path("participants"))[\(index)]", problems: reader.problems)
-            guard let id = entry.string("id") else { throw entry.missing("id") }
-            guard !id.isEmpty else { throw StoryboardError(path: entry.path("id"), message: "must not be empty") }
-            if let first = seen[id] {
-                throw StoryboardError(path: entry.path("id"), message: "duplicate id \"\(id)\" (also participants[\(first)].id)")
-            }
-            seen[id] = index
-            guard let uri = entry.string("uri") else { throw entry.missing("uri") }
-            guard !uri.isEmpty else { throw StoryboardError(path: entry.path("uri"), message: "must not be empty") }
-            let delivery = entry.choice("protocol", of: SourceProtocol.self)
-            let source = try Storyboard.source(resolve(uri), delivery: delivery, path: entry.path("protocol"))
-            let byProtocol = source.isWHEP || MediaSource.isLive(uri: uri)
-            if source.isWHEP, entry.bool("live") == false {
-                throw StoryboardError(path: entry.path("live"), message: "a WebRTC (WHEP) source is always live")
-            }
-            participants.append(RoomParticipant(
-                id: id, source: source, avatar: entry.string("avatar").map(resolve),
-                pinned: entry.bool("pinned") ?? false, screensharing: entry.bool("screensharing") ?? false,
-                screenshare: entry.bool("screenshare") ?? false, sharer: entry.string("sharer"),
-                isLive: entry.bool("live") ?? byProtocol))
-            if let added = participants.last, added.sharer != nil, !added.screenshare {
-                reader.problems.record(StoryboardError(path: entry.path("sharer"), message: "only a \"screenshare\": true participant has a sharer"))
-            } else if participants.last?.sharer == id {
-                reader.problems.record(StoryboardError(path: entry.path("sharer"), message: "a screen share's sharer is the participant whose camera it shows beside it, not itself"))
-            }
-            entry.rejectUnknownKeys()
+            participants.append(try Storyboard.participant(value, path: "\(room.path("participants"))[\(index)]", index: index,
+                                                           seen: &seen, problems: reader.problems, resolve: resolve))
         }
-        for (index, participant) in participants.enumerated() {
-            guard let sharer = participant.sharer, participant.screenshare, sharer != participant.id else { continue }
-            if !participants.contains(where: { $0.id == sharer && !$0.screenshare }) {
-                reader.problems.record(StoryboardError(path: "\(room.path("participants"))[\(index)].sharer",
-                                                       message: "no camera participant has id \"\(sharer)\" (ids: \(participants.filter { !$0.screenshare }.map(\.id).joined(separator: ", ")))"))
-            }
-        }
+        Storyboard.checkSharers(participants, path: room.path("participants"), problems: reader.problems)
         let layout = room.choice("layout", of: RoomLayoutStyle.self) ?? .spotlight
         let tilesPerPage = room.integer("tiles_per_page", in: Room.tilesPerPageRange)
         let stageSize = room.integer("stage_size", in: Room.stageSizes) ?? Room.defaultStageSize
@@ -71,6 +41,50 @@ extension Storyboard {
         var item = StoryItem(source: participants[0].source, duration: duration)
         item.room = Room(participants: participants, layout: layout, tilesPerPage: tilesPerPage, stageSize: stageSize)
         return item
+    }
+
+    /// One entry of a room's `participants` (`index` in the list); `seen` holds the ids before
+    /// it, so a duplicate names the first.
+    private static func participant(_ value: JSONValue, path: String, index: Int, seen: inout [String: Int],
+                                    problems: StoryboardProblems, resolve: (String) -> MediaSource) throws(StoryboardError) -> RoomParticipant {
+        var entry = try ObjectReader(value, path: path, problems: problems)
+        guard let id = entry.string("id") else { throw entry.missing("id") }
+        guard !id.isEmpty else { throw StoryboardError(path: entry.path("id"), message: "must not be empty") }
+        if let first = seen[id] {
+            throw StoryboardError(path: entry.path("id"), message: "duplicate id \"\(id)\" (also participants[\(first)].id)")
+        }
+        seen[id] = index
+        guard let uri = entry.string("uri") else { throw entry.missing("uri") }
+        guard !uri.isEmpty else { throw StoryboardError(path: entry.path("uri"), message: "must not be empty") }
+        let delivery = entry.choice("protocol", of: SourceProtocol.self)
+        let source = try Storyboard.source(resolve(uri), delivery: delivery, path: entry.path("protocol"))
+        let byProtocol = source.isWHEP || MediaSource.isLive(uri: uri)
+        if source.isWHEP, entry.bool("live") == false {
+            throw StoryboardError(path: entry.path("live"), message: "a WebRTC (WHEP) source is always live")
+        }
+        let added = RoomParticipant(
+            id: id, source: source, avatar: entry.string("avatar").map(resolve),
+            pinned: entry.bool("pinned") ?? false, screensharing: entry.bool("screensharing") ?? false,
+            screenshare: entry.bool("screenshare") ?? false, sharer: entry.string("sharer"),
+            isLive: entry.bool("live") ?? byProtocol)
+        if added.sharer != nil, !added.screenshare {
+            problems.record(StoryboardError(path: entry.path("sharer"), message: "only a \"screenshare\": true participant has a sharer"))
+        } else if added.sharer == id {
+            problems.record(StoryboardError(path: entry.path("sharer"), message: "a screen share's sharer is the participant whose camera it shows beside it, not itself"))
+        }
+        entry.rejectUnknownKeys()
+        return added
+    }
+
+    /// Each screen share's sharer is a camera participant of the room (`path`: the list's).
+    private static func checkSharers(_ participants: [RoomParticipant], path: String, problems: StoryboardProblems) {
+        for (index, participant) in participants.enumerated() {
+            guard let sharer = participant.sharer, participant.screenshare, sharer != participant.id else { continue }
+            if !participants.contains(where: { $0.id == sharer && !$0.screenshare }) {
+                problems.record(StoryboardError(path: "\(path)[\(index)].sharer",
+                                                message: "no camera participant has id \"\(sharer)\" (ids: \(participants.filter { !$0.screenshare }.map(\.id).joined(separator: ", ")))"))
+            }
+        }
     }
 
     /// The script's actions for rooms.

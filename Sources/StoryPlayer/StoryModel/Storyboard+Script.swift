@@ -52,70 +52,82 @@ extension Storyboard {
         // Both read before either is required, so one run names every mistake of the action.
         let at = reader.number("at", in: 0...Storyboard.durations.upperBound)
         let action = reader.string("action")
-        var unknownAction: StoryboardError?
-        if let action, !Storyboard.actionNames.contains(action) {
-            let nearest = Storyboard.actionNames
-                .map { (name: $0, distance: ObjectReader.editDistance(action.lowercased(), $0)) }
-                .filter { $0.distance <= 2 }.min { ($0.distance, $0.name) < ($1.distance, $1.name) }
-            unknownAction = StoryboardError(path: reader.path("action"), message: "unknown action \"\(action)\""
-                + (nearest.map { "; did you mean \"\($0.name)\"?" } ?? " (expected \(Storyboard.actionNames.joined(separator: ", ")))"))
-        }
+        let unknownAction = action.flatMap { unknownActionError($0, at: reader.path("action")) }
         guard let at else {
             if let unknownAction { problems.record(unknownAction) }
             throw reader.missing("at")
         }
         if let unknownAction { throw unknownAction }
         guard let action else { throw reader.missing("action") }
-        let gesture: ScriptAction.Gesture
+        let gesture = try Storyboard.gesture(action, reader: &reader)
+        // Only a gesture that was understood can say which keys it does not take.
+        reader.rejectUnknownKeys()
+        return ScriptAction(at: at, gesture: gesture)
+    }
+
+    /// An `action` no script may name, with the nearest name that it may have meant.
+    private static func unknownActionError(_ action: String, at path: String) -> StoryboardError? {
+        guard !Storyboard.actionNames.contains(action) else { return nil }
+        let nearest = Storyboard.actionNames
+            .map { (name: $0, distance: ObjectReader.editDistance(action.lowercased(), $0)) }
+            .filter { $0.distance <= 2 }.min { ($0.distance, $0.name) < ($1.distance, $1.name) }
+        return StoryboardError(path: path, message: "unknown action \"\(action)\""
+            + (nearest.map { "; did you mean \"\($0.name)\"?" } ?? " (expected \(Storyboard.actionNames.joined(separator: ", ")))"))
+    }
+
+    /// The gesture `action` names, from the keys it takes.
+    private static func gesture(_ action: String, reader: inout ObjectReader) throws(StoryboardError) -> ScriptAction.Gesture {
         switch action {
         case "swipe":
             guard let direction = reader.choice("direction", of: ScriptAction.Direction.self) else {
                 throw reader.missing("direction")
             }
-            gesture = .swipe(direction, style: reader.choice("style", of: TransitionStyle.self))
+            return .swipe(direction, style: reader.choice("style", of: TransitionStyle.self))
         case "drag":
             guard let pages = reader.number("to", in: -1...1) else {
                 throw reader.missing("to")
             }
-            gesture = .drag(pages: pages, seconds: reader.number("over", in: 0...60) ?? 0,
-                            releaseVelocity: reader.number("release_velocity", in: -100_000...100_000))
+            return .drag(pages: pages, seconds: reader.number("over", in: 0...60) ?? 0,
+                         releaseVelocity: reader.number("release_velocity", in: -100_000...100_000))
         case "pull":
             guard let progress = reader.number("to", in: 0...1) else {
                 throw reader.missing("to")
             }
-            gesture = .pull(progress: progress, seconds: reader.number("over", in: 0...60) ?? 0,
-                            releaseVelocity: reader.number("release_velocity", in: -100_000...100_000))
+            return .pull(progress: progress, seconds: reader.number("over", in: 0...60) ?? 0,
+                         releaseVelocity: reader.number("release_velocity", in: -100_000...100_000))
         case "release":
-            gesture = .release
+            return .release
         case "hold":
             guard let seconds = reader.number("for", in: 0.01...600) else {
                 throw reader.missing("for")
             }
-            gesture = .hold(seconds: seconds)
+            return .hold(seconds: seconds)
         case "dismiss":
-            gesture = .dismiss
+            return .dismiss
         case "tap":
-            let side = reader.choice("side", of: TapSide.self)
-            let x = reader.number("x", in: 0...1)
-            switch (side, x) {
-            case (nil, nil):
-                // A side or an x that was given but unusable has been reported as such: it is not missing.
-                if reader.hasInvalidValue("x") { throw reader.missing("x") }
-                if reader.hasInvalidValue("side") { throw reader.missing("side") }
-                throw StoryboardError(path: reader.path("side"), message: "missing (a tap needs \"side\" or \"x\")")
-            case (.some, .some):
-                throw StoryboardError(path: reader.path("x"), message: "give either \"side\" or \"x\", not both")
-            case let (side?, nil):
-                gesture = .tap(x: side == .left ? 0 : 1)
-            case let (nil, x?):
-                gesture = .tap(x: x)
-            }
+            return try tap(&reader)
         default:
             preconditionFailure("an action outside actionNames was refused above")
         }
-        // Only a gesture that was understood can say which keys it does not take.
-        reader.rejectUnknownKeys()
-        return ScriptAction(at: at, gesture: gesture)
+    }
+
+    /// A tap names its side or its x, not both.
+    private static func tap(_ reader: inout ObjectReader) throws(StoryboardError) -> ScriptAction.Gesture {
+        let side = reader.choice("side", of: TapSide.self)
+        let x = reader.number("x", in: 0...1)
+        switch (side, x) {
+        case (nil, nil):
+            // A side or an x that was given but unusable has been reported as such: it is not missing.
+            if reader.hasInvalidValue("x") { throw reader.missing("x") }
+            if reader.hasInvalidValue("side") { throw reader.missing("side") }
+            throw StoryboardError(path: reader.path("side"), message: "missing (a tap needs \"side\" or \"x\")")
+        case (.some, .some):
+            throw StoryboardError(path: reader.path("x"), message: "give either \"side\" or \"x\", not both")
+        case let (side?, nil):
+            return .tap(x: side == .left ? 0 : 1)
+        case let (nil, x?):
+            return .tap(x: x)
+        }
     }
 
     private enum TapSide: String, CaseIterable { case left, right }

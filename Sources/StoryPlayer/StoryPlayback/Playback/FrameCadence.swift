@@ -85,64 +85,76 @@ struct FrameCadence {
     mutating func release(_ time: Double) -> (time: Double, change: Change?) {
         seen += 1
         // A timestamp that goes back is no cadence: out at once, and start over.
-        if let last = points.last, time <= last.time {
-            let change = unlock(reason: "a timestamp went back")
-            points = [Point(place: 0, time: time)]
-            return (released(time), change)
-        }
+        if let last = points.last, time <= last.time { return startOver(at: time, reason: "a timestamp went back") }
         guard let line else { return lockIfClear(time) }
-        let last = points[points.count - 1]
-        let next = last.place + 1
-        // Where the picture belongs: the place after the last one, if it lies near it, or later
-        // (a picture the source dropped) if it lies on a later place for sure; else none.
-        let place: Int?
+        let place = self.place(of: time, on: line)
+        let isOffLine = place.map { abs(time - line.value(at: $0)) > FrameCadence.tolerance * line.interval } ?? true
+        keep(time, at: place, offLine: isOffLine)
+        if let reason = unlockReason { return startOver(at: time, reason: reason) }
+        // A picture on no place goes out at its own time (after the last release), and one that
+        // is late on its place goes out on it; neither steers the line: a hiccup, or the first
+        // pictures of a new rate, which the next ones will tell.
+        guard let place else { return (released(time), nil) }
+        if isOffLine { return (released(line.value(at: place), interval: line.interval), nil) }
+        return follow(line, to: time, at: place)
+    }
+
+    /// Where a picture at `time` belongs on `line`: the place after the last one, if it lies
+    /// near it, or later (a picture the source dropped) if it lies on a later place for sure;
+    /// else none.
+    private func place(of time: Double, on line: Line) -> Int? {
+        let next = points[points.count - 1].place + 1
         let nearest = line.place + Int(((time - line.time) / line.interval).rounded())
         let fromNext = (time - line.value(at: next)) / line.interval
         if abs(fromNext) <= FrameCadence.tolerance || (fromNext > 0 && fromNext <= FrameCadence.lateReach) {
             // A picture late by more than the tolerance but short of its successor's place is
             // still the next one, only late: a place counted from its own time left the next
             // picture a whole interval off the line, and the lock was let go five pictures on.
-            place = next
-        } else if nearest > next, abs(time - line.value(at: nearest)) <= FrameCadence.skipTolerance * line.interval {
-            place = nearest
-        } else {
-            place = nil
+            return next
         }
-        let isOffLine = place.map { abs(time - line.value(at: $0)) > FrameCadence.tolerance * line.interval } ?? true
+        if nearest > next, abs(time - line.value(at: nearest)) <= FrameCadence.skipTolerance * line.interval { return nearest }
+        return nil
+    }
+
+    /// Counts the picture on or off the line, and keeps its place if it has one.
+    private mutating func keep(_ time: Double, at place: Int?, offLine isOffLine: Bool) {
         offLine.append(isOffLine)
         if offLine.count > FrameCadence.outlierWindow { offLine.removeFirst() }
         if let place {
             points.append(Point(place: place, time: time))
             if points.count > FrameCadence.placeWindow { points.removeFirst() }
         }
+    }
+
+    /// Why the lock goes now: too many pictures off the line, or too many places empty; nil
+    /// while it holds.
+    private var unlockReason: String? {
         let emptyPlaces = points.last!.place - points.first!.place + 1 - points.count
-        if offLine.filter({ $0 }).count >= FrameCadence.outliersToUnlock || emptyPlaces >= FrameCadence.emptyPlacesToUnlock {
-            let reason = emptyPlaces >= FrameCadence.emptyPlacesToUnlock
-                ? "pictures came less often than the cadence" : "pictures came off the cadence"
-            let change = unlock(reason: reason)
-            points = [Point(place: 0, time: time)]
-            return (released(time), change)
-        }
-        // A picture on no place goes out at its own time (after the last release), and one that
-        // is late on its place goes out on it; neither steers the line: a hiccup, or the first
-        // pictures of a new rate, which the next ones will tell.
-        guard let place else { return (released(time), nil) }
-        if isOffLine { return (released(line.value(at: place), interval: line.interval), nil) }
-        // The line follows the pictures slowly, as a phase-locked loop does: a source at 29.97
-        // fps drifts from a line at 30, but a line refitted at every picture moved with each
-        // one's jitter, and a cadence near a frame's edge then fell due in one frame, then the
-        // next, back and forth: four pictures of six lost in a row, twice in 12 s.
-        // Moved at this picture's place, so that a change of slope turns the line about it.
+        if emptyPlaces >= FrameCadence.emptyPlacesToUnlock { return "pictures came less often than the cadence" }
+        if offLine.filter({ $0 }).count >= FrameCadence.outliersToUnlock { return "pictures came off the cadence" }
+        return nil
+    }
+
+    /// The line follows the pictures slowly, as a phase-locked loop does: a source at 29.97 fps
+    /// drifts from a line at 30, but a line refitted at every picture moved with each one's
+    /// jitter, and a cadence near a frame's edge then fell due in one frame, then the next,
+    /// back and forth: four pictures of six lost in a row, twice in 12 s. Moved at this
+    /// picture's place, so that a change of slope turns the line about it.
+    private mutating func follow(_ line: Line, to time: Double, at place: Int) -> (time: Double, change: Change?) {
         let error = time - line.value(at: place)
         let followed = Line(place: place, time: line.value(at: place) + FrameCadence.phaseGain * error,
                             interval: line.interval + FrameCadence.rateGain * error)
-        guard FrameCadence.intervals.contains(followed.interval) else {
-            let change = unlock(reason: "no steady rate")
-            points = [Point(place: 0, time: time)]
-            return (released(time), change)
-        }
+        guard FrameCadence.intervals.contains(followed.interval) else { return startOver(at: time, reason: "no steady rate") }
         self.line = followed
         return (released(followed.time, interval: followed.interval), nil)
+    }
+
+    /// The lock is let go (if there was one) and a new cadence starts from this picture, which
+    /// goes out at its own time.
+    private mutating func startOver(at time: Double, reason: String) -> (time: Double, change: Change?) {
+        let change = unlock(reason: reason)
+        points = [Point(place: 0, time: time)]
+        return (released(time), change)
     }
 
     /// How much of a picture's distance from the line moves the line (its phase), and its slope

@@ -147,39 +147,47 @@ public final class ItemPlayer {
             return
         }
         if deferred {
-            isDeferred = true
-            // Opened for its length alone, which a whole render learns from the play it decodes:
-            // the shard's opening (`ShardCost`).
-            let openingFrom = StageClock.threadCPUSeconds()
-            do {
-                if let known = item.isLive ? nil : factsBook?.facts(of: item.source) {
-                    media = known
-                } else {
-                    let decoder = try MediaDecoder(source: item.source, limits: limits, isLive: item.isLive)
-                    let facts = MediaFacts(decoder, isLive: item.isLive)
-                    media = facts
-                    if !item.isLive { factsBook?.keep(facts, of: item.source) }
-                    clock?.addShardCost(.opening, seconds: StageClock.threadCPUSeconds() - openingFrom + decoder.takeWorkerCPUSeconds())
-                    decoder.close()
-                }
-                trace.record(.opened, t: startedAt, story: storyID, item: tracedItem, player: id, participant: participant)
-                // Its first frame was shown during the fast-forward, where nothing is drawn.
-                firstFrameAt = startedAt
-            } catch {
-                fail(error, at: startedAt)
-            }
+            openForLength(factsBook: factsBook)
             return
         }
+        startDecoding()
+    }
+
+    /// A deferred player (a shard's fast-forward) opens its item for its length alone, which a
+    /// whole render learns from the play it decodes: the shard's opening (`ShardCost`).
+    private func openForLength(factsBook: MediaFactsBook?) {
+        isDeferred = true
+        let openingFrom = StageClock.threadCPUSeconds()
+        do {
+            if let known = item.isLive ? nil : factsBook?.facts(of: item.source) {
+                media = known
+            } else {
+                let decoder = try MediaDecoder(source: item.source, limits: limits, isLive: item.isLive)
+                let facts = MediaFacts(decoder, isLive: item.isLive)
+                media = facts
+                if !item.isLive { factsBook?.keep(facts, of: item.source) }
+                clock?.addShardCost(.opening, seconds: StageClock.threadCPUSeconds() - openingFrom + decoder.takeWorkerCPUSeconds())
+                decoder.close()
+            }
+            trace.record(.opened, t: startedAt, story: storyID, item: tracedItem, player: id, participant: participant)
+            // Its first frame was shown during the fast-forward, where nothing is drawn.
+            firstFrameAt = startedAt
+        } catch {
+            fail(error, at: startedAt)
+        }
+    }
+
+    /// Starts the item's decode thread; the virtual clock opens at play time, so `opened` (or
+    /// `failed`) is traced at once.
+    private func startDecoding() {
         decodeThread = DecodeThread(source: item.source, isLive: item.isLive, limits: limits,
                                     width: size.width, height: size.height, fitsWhole: fitsWhole, keepsSound: participant == nil, clock: clock,
                                     name: "decode #\(id) \(storyID)", startAt: item.isLive ? 0 : mediaOffset, reach: reach,
                                     still: still)
-        if waits {
-            // The virtual clock opens at play time, so `opened` (or `failed`) is traced at once.
-            while media == nil && !isFailed, let thread = decodeThread, let event = waitForEvent(from: thread, until: nil) {
-                thread.dropNext()
-                handle(event, at: startedAt)
-            }
+        guard waits else { return }
+        while media == nil && !isFailed, let thread = decodeThread, let event = waitForEvent(from: thread, until: nil) {
+            thread.dropNext()
+            handle(event, at: startedAt)
         }
     }
 

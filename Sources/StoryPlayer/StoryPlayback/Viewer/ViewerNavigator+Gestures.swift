@@ -48,26 +48,7 @@ extension ViewerNavigator {
         }
         switch gesture {
         case .swipe(let direction, let style):
-            if pull != nil {
-                notices.append("ignored swipe \(direction.rawValue) at \(t) s: a pull is in progress")
-                return
-            }
-            if case .dragging = motion {
-                notices.append("ignored swipe \(direction.rawValue) at \(t) s: a drag is in progress")
-                return
-            }
-            let base: Double
-            switch motion {
-            case .animating(_, let to, _, _, _)?: base = to
-            case .settling(let completion)?: base = completion.to
-            default: base = Double(settledPage)
-            }
-            let target = Int(base) + direction.step
-            guard (0..<storyCount).contains(target) else {
-                notices.append("ignored swipe \(direction.rawValue) at \(t) s: no \(direction.rawValue) story")
-                return
-            }
-            startAnimation(to: Double(target), at: t, style: style)
+            swipe(direction, style: style, at: t)
         case .drag(let pages, let seconds, let releaseVelocity):
             if pull != nil {
                 notices.append("ignored drag at \(t) s: a pull is in progress")
@@ -77,47 +58,82 @@ extension ViewerNavigator {
         case .pull(let progress, let seconds, let releaseVelocity):
             startPull(to: progress, over: seconds, releaseVelocity: releaseVelocity, at: t)
         case .release:
-            if case .pulling = pull {
-                releasePull(at: t)
-            } else if case .dragging = motion {
-                releaseDrag(at: t)
-            } else {
-                notices.append("ignored release at \(t) s: no drag or pull in progress")
-            }
+            release(at: t)
         case .tap(let x):
-            if pull != nil {
-                notices.append("ignored tap at \(t) s: a pull is in progress")
-                return
-            }
-            // The finger is down on a drag, as for a swipe: a tap would drop the drag without a
-            // word, and its release would then find nothing to release.
-            if case .dragging = motion {
-                notices.append("ignored tap at \(t) s: a drag is in progress")
-                return
-            }
-            land()
-            let story = settledPage
-            if x < 1.0 / 3.0 {
-                if currentItems[story] > 0 {
-                    currentItems[story] -= 1
-                } else if story > 0 {
-                    jump(to: story - 1)
-                } else {
-                    notices.append("ignored tap at \(t) s: already at the first item of the first story")
-                }
-            } else {
-                if currentItems[story] + 1 < itemCounts[story] {
-                    currentItems[story] += 1
-                } else if story + 1 < storyCount {
-                    jump(to: story + 1)
-                } else {
-                    notices.append("ignored tap at \(t) s: already at the last item of the last story")
-                }
-            }
+            tap(at: x, t: t)
         case .hold(let seconds):
             hold = (t, t + seconds)
         case .dismiss:
             if dismissedAt == nil { dismissedAt = t }
+        }
+    }
+
+    /// A swipe turns to the next or previous story from where the page is headed.
+    private mutating func swipe(_ direction: ScriptAction.Direction, style: TransitionStyle?, at t: Double) {
+        if pull != nil {
+            notices.append("ignored swipe \(direction.rawValue) at \(t) s: a pull is in progress")
+            return
+        }
+        if case .dragging = motion {
+            notices.append("ignored swipe \(direction.rawValue) at \(t) s: a drag is in progress")
+            return
+        }
+        let base: Double
+        switch motion {
+        case .animating(_, let to, _, _, _)?: base = to
+        case .settling(let completion)?: base = completion.to
+        default: base = Double(settledPage)
+        }
+        let target = Int(base) + direction.step
+        guard (0..<storyCount).contains(target) else {
+            notices.append("ignored swipe \(direction.rawValue) at \(t) s: no \(direction.rawValue) story")
+            return
+        }
+        startAnimation(to: Double(target), at: t, style: style)
+    }
+
+    /// The finger lifts from a pull or a drag.
+    private mutating func release(at t: Double) {
+        if case .pulling = pull {
+            releasePull(at: t)
+        } else if case .dragging = motion {
+            releaseDrag(at: t)
+        } else {
+            notices.append("ignored release at \(t) s: no drag or pull in progress")
+        }
+    }
+
+    /// A tap on the left third goes back an item, elsewhere forward; past a story's first or
+    /// last item it jumps to the story before or after.
+    private mutating func tap(at x: Double, t: Double) {
+        if pull != nil {
+            notices.append("ignored tap at \(t) s: a pull is in progress")
+            return
+        }
+        // The finger is down on a drag, as for a swipe: a tap would drop the drag without a
+        // word, and its release would then find nothing to release.
+        if case .dragging = motion {
+            notices.append("ignored tap at \(t) s: a drag is in progress")
+            return
+        }
+        land()
+        let story = settledPage
+        if x < 1.0 / 3.0 {
+            if currentItems[story] > 0 {
+                currentItems[story] -= 1
+            } else if story > 0 {
+                jump(to: story - 1)
+            } else {
+                notices.append("ignored tap at \(t) s: already at the first item of the first story")
+            }
+        } else {
+            if currentItems[story] + 1 < itemCounts[story] {
+                currentItems[story] += 1
+            } else if story + 1 < storyCount {
+                jump(to: story + 1)
+            } else {
+                notices.append("ignored tap at \(t) s: already at the last item of the last story")
+            }
         }
     }
 
