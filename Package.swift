@@ -100,11 +100,17 @@ let package = Package(
             // builds its mocking only with ENABLE_MOCKING.
             swiftSettings: [.define("ENABLE_FFMPEG_FAULTS", .when(configuration: .debug))]
         ),
+        // The live protocols, a folder each (HLS, DASH, WHEP, Push), behind one `LiveSource`
+        // that opens a source for its decoder and says what playback asks of its protocol
+        // (docs/ARCHITECTURE.md, "Where to add a live protocol"). FFmpeg for its error codes and
+        // types only: the C objects it reads through are owned in StoryMedia.
+        .target(name: "StoryLive", dependencies: ["StoryBase", "StoryModel", "StoryMedia", "CFFmpeg"],
+                path: "Sources/StoryPlayer/StoryLive"),
         // The lifecycle trace: the events players record, reading them back, and `check`.
         .target(name: "StoryTrace", dependencies: ["StoryBase", "StoryModel", "Compositor"],
                 path: "Sources/StoryPlayer/StoryTrace"),
         // Players, rooms, the viewer and its gestures.
-        .target(name: "StoryPlayback", dependencies: ["StoryBase", "StoryModel", "StoryMedia", "StoryTrace", "Compositor"],
+        .target(name: "StoryPlayback", dependencies: ["StoryBase", "StoryModel", "StoryMedia", "StoryLive", "StoryTrace", "Compositor"],
                 path: "Sources/StoryPlayer/StoryPlayback"),
         // The end of the data path: the clip writer (MP4, WebM, GIF, WebP, APNG) and its export
         // formats, and the loudness meter. It sees FFmpeg for the encoders' names, types and
@@ -119,7 +125,8 @@ let package = Package(
                 path: "Sources/StoryPlayer/StoryRender"),
         // What a package that depends on live-stories imports: every layer, re-exported.
         .target(name: "StoryPlayer",
-                dependencies: ["StoryBase", "StoryModel", "StoryMedia", "StoryTrace", "StoryPlayback", "StoryEncode", "StoryRender"],
+                dependencies: ["StoryBase", "StoryModel", "StoryMedia", "StoryLive", "StoryTrace", "StoryPlayback", "StoryEncode",
+                               "StoryRender"],
                 path: "Sources/StoryPlayer/Exports"),
 
         // MARK: - Command line
@@ -144,7 +151,7 @@ let package = Package(
         // CStoryPNG directly too: its checksum is tested against a plain reference.
         .testTarget(name: "CompositorTests", dependencies: ["Compositor", "CStoryPNG", "StoryTestSupport"]),
         // Fixtures are read in place (by #filePath), so they are not bundled as resources.
-        .testTarget(name: "StoryPlayerTests", dependencies: ["StoryPlayer", "StoryBase", "StoryModel", "StoryMedia", "StoryTrace",
+        .testTarget(name: "StoryPlayerTests", dependencies: ["StoryPlayer", "StoryBase", "StoryModel", "StoryMedia", "StoryLive", "StoryTrace",
                                                             "StoryPlayback", "StoryEncode", "StoryRender", "Compositor", "CFFmpeg", "CHEIF", "CLittleCMS", "StoryTestSupport"],
                     exclude: ["Fixtures"],
                     swiftSettings: [.define("ENABLE_FFMPEG_FAULTS", .when(configuration: .debug))],

@@ -1,5 +1,6 @@
 import Compositor
 import Foundation
+import StoryLive
 import StoryMedia
 import StoryModel
 import StoryTrace
@@ -11,9 +12,9 @@ extension ItemPlayer {
     static func livePlayback(for item: StoryItem, limits: DecodeLimits, waits: Bool) -> LivePlayback? {
         guard item.isLive, item.room == nil else { return nil }
         let given = (item.latency ?? LiveLatency()).over(limits.latency)
-        let kind = LiveSourceKind(item.source)
-        var live = LivePlayback(playhead: LivePlayhead(latency: given.resolved(kind: kind), controlsSpeed: !waits))
-        live.comesInSegments = kind != .push
+        guard let source = LiveSources.reading(item.source, isLive: true) else { return nil }
+        var live = LivePlayback(playhead: LivePlayhead(latency: given.resolved(kind: source.kind), controlsSpeed: !waits))
+        live.comesInSegments = source.comesInSegments
         live.takesSuggestedTarget = given.target == nil
         return live
     }

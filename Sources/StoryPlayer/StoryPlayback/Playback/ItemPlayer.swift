@@ -1,6 +1,7 @@
 import Compositor
 import Foundation
 import StoryBase
+import StoryLive
 import StoryMedia
 import StoryModel
 import StoryTrace
@@ -155,8 +156,9 @@ public final class ItemPlayer {
                 if let known = item.isLive ? nil : factsBook?.facts(of: item.source) {
                     media = known
                 } else {
-                    let decoder = try MediaDecoder(source: item.source, limits: limits, isLive: item.isLive)
-                    let facts = MediaFacts(decoder, isLive: item.isLive)
+                    let live = LiveSources.reading(item.source, isLive: item.isLive)
+                    let decoder = try MediaDecoder(source: item.source, limits: limits, isLive: item.isLive, live: live)
+                    let facts = MediaFacts(decoder, isLive: item.isLive, live: live)
                     media = facts
                     if !item.isLive { factsBook?.keep(facts, of: item.source) }
                     clock?.addShardCost(.opening, seconds: StageClock.threadCPUSeconds() - openingFrom + decoder.takeWorkerCPUSeconds())

@@ -1,4 +1,5 @@
 import Foundation
+import StoryMedia
 
 // MARK: - Low-Latency HLS (RFC 8216bis)
 

@@ -1,4 +1,5 @@
 import Foundation
+import StoryMedia
 
 /// What a live HLS media playlist says about its live edge: its segments in order, with their
 /// durations and, where the publisher writes them, `EXT-X-PROGRAM-DATE-TIME`.

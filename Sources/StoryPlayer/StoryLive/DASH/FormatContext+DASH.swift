@@ -1,4 +1,5 @@
 import Foundation
+import StoryMedia
 import StoryModel
 
 /// A live DASH source opened by this program's own segment reader: the shown representation's
@@ -9,15 +10,20 @@ struct DASHOpening {
     let main: FormatContext
     /// The audio representation, opened and read on a thread of its own once started.
     let sound: DASHSound?
-    /// Where the first segment read starts, in seconds of the period: the first picture's
-    /// place on the manifest's time line, against which the edge is measured.
-    let periodStart: Double
-    /// The publisher's clock less this machine's (`DASHServerClock`).
-    let clockOffset: Double
-    /// Segments are out before they are whole (`availabilityTimeOffset`): low-latency DASH.
-    let isChunked: Bool
-    /// The target the manifest asks for (`ServiceDescription`, else `suggestedPresentationDelay`).
-    let suggestedTarget: Double?
+    let facts: Facts
+
+    /// What the opening found, which the play keeps (`DASHLiveSource`).
+    struct Facts {
+        /// Where the first segment read starts, in seconds of the period: the first picture's
+        /// place on the manifest's time line, against which the edge is measured.
+        let periodStart: Double
+        /// The publisher's clock less this machine's (`DASHServerClock`).
+        let clockOffset: Double
+        /// Segments are out before they are whole (`availabilityTimeOffset`): low-latency DASH.
+        let isChunked: Bool
+        /// The target the manifest asks for (`ServiceDescription`, else `suggestedPresentationDelay`).
+        let suggestedTarget: Double?
+    }
 }
 
 extension FormatContext {
@@ -92,8 +98,10 @@ extension FormatContext {
                                              start: audioStart.number, behind: behind, protocols: protocolNames,
                                              clockOffset: clockOffset))
         }
-        return DASHOpening(main: format, sound: sound, periodStart: periodStart, clockOffset: clockOffset,
-                           isChunked: shown.template.availabilityTimeOffset > 0, suggestedTarget: manifest.suggestedTarget)
+        return DASHOpening(main: format, sound: sound,
+                           facts: DASHOpening.Facts(periodStart: periodStart, clockOffset: clockOffset,
+                                                    isChunked: shown.template.availabilityTimeOffset > 0,
+                                                    suggestedTarget: manifest.suggestedTarget))
     }
 
     /// How a DASH representation's demuxer reads its first segments: 0.1 s of analysis, as for

@@ -1,5 +1,6 @@
 internal import CFFmpeg
 import Foundation
+import StoryMedia
 
 /// A Low-Latency HLS media playlist (RFC 8216bis) as one byte stream for a demuxer: its
 /// initialization section (`EXT-X-MAP`), then its parts in order, each fetched the moment the
