@@ -19,6 +19,14 @@ extension ItemPlayer {
         return live
     }
 
+    /// Opens `item`'s source (a live one through its protocol, `LiveSource`) for what it is, as
+    /// a play opens it; the caller closes the decoder.
+    static func openForFacts(_ item: StoryItem, limits: DecodeLimits) throws(MediaError) -> (MediaDecoder, MediaFacts) {
+        let live = LiveSources.reading(item.source, isLive: item.isLive)
+        let decoder = try MediaDecoder(source: item.source, limits: limits, isLive: item.isLive, live: live)
+        return (decoder, MediaFacts(decoder, isLive: item.isLive, live: live))
+    }
+
     /// Takes the pictures whose time has come on the live clock at media time `local`. With the
     /// realtime clock it also steers towards the target offset, tells the convert thread which
     /// pictures are already late, and counts rebuffers.

@@ -1,7 +1,6 @@
 import Compositor
 import Foundation
 import StoryBase
-import StoryLive
 import StoryMedia
 import StoryModel
 import StoryTrace
@@ -156,9 +155,7 @@ public final class ItemPlayer {
                 if let known = item.isLive ? nil : factsBook?.facts(of: item.source) {
                     media = known
                 } else {
-                    let live = LiveSources.reading(item.source, isLive: item.isLive)
-                    let decoder = try MediaDecoder(source: item.source, limits: limits, isLive: item.isLive, live: live)
-                    let facts = MediaFacts(decoder, isLive: item.isLive, live: live)
+                    let (decoder, facts) = try ItemPlayer.openForFacts(item, limits: limits)
                     media = facts
                     if !item.isLive { factsBook?.keep(facts, of: item.source) }
                     clock?.addShardCost(.opening, seconds: StageClock.threadCPUSeconds() - openingFrom + decoder.takeWorkerCPUSeconds())
