@@ -114,11 +114,17 @@ let package = Package(
             // builds its mocking only with ENABLE_MOCKING.
             swiftSettings: [.define("ENABLE_FFMPEG_FAULTS", .when(configuration: .debug))]
         ),
+        // The live protocols, a folder each (HLS, DASH, WHEP, Push), behind one `LiveSource`
+        // that opens a source for its decoder and says what playback asks of its protocol
+        // (docs/ARCHITECTURE.md, "Where to add a live protocol"). FFmpeg for its error codes and
+        // types only: the C objects it reads through are owned in StoryMedia.
+        .target(name: "StoryLive", dependencies: ["StoryBase", "StoryModel", "StoryMedia", "CFFmpeg"],
+                path: "Sources/StoryPlayer/StoryLive"),
         // The lifecycle trace: the events players record, reading them back, and `check`.
         .target(name: "StoryTrace", dependencies: ["StoryBase", "StoryModel", "Compositor"],
                 path: "Sources/StoryPlayer/StoryTrace"),
         // Players, rooms, the viewer and its gestures.
-        .target(name: "StoryPlayback", dependencies: ["StoryBase", "StoryModel", "StoryMedia", "StoryTrace", "Compositor"],
+        .target(name: "StoryPlayback", dependencies: ["StoryBase", "StoryModel", "StoryMedia", "StoryLive", "StoryTrace", "Compositor"],
                 path: "Sources/StoryPlayer/StoryPlayback"),
         // The end of the data path: the clip writer (MP4, WebM, GIF, WebP, APNG) and its export
         // formats, and the loudness meter. It sees FFmpeg for the encoders' names, types and
@@ -133,7 +139,8 @@ let package = Package(
                 path: "Sources/StoryPlayer/StoryRender"),
         // What a package that depends on live-stories imports: every layer, re-exported.
         .target(name: "StoryPlayer",
-                dependencies: ["StoryBase", "StoryModel", "StoryMedia", "StoryTrace", "StoryPlayback", "StoryEncode", "StoryRender"],
+                dependencies: ["StoryBase", "StoryModel", "StoryMedia", "StoryLive", "StoryTrace", "StoryPlayback", "StoryEncode",
+                               "StoryRender"],
                 path: "Sources/StoryPlayer/Exports"),
 
         // MARK: - Command line
@@ -175,20 +182,22 @@ let package = Package(
         // StoryRender for the one test whose subject (a file cut short) reaches a render's notices.
         .testTarget(name: "StoryModelTests",
                     dependencies: ["StoryModel", "StoryMedia", "StoryRender", "Compositor", "StoryPlayerTestSupport"]),
-        // Live/ holds the tests of the HLS, DASH and WHEP readers, to move to a StoryLive target's
-        // tests with the readers. StoryPlayback for the tests that play a decoded source through
-        // its player; StoryRender, StoryTrace and StoryEncode for the five files with a test of
+        // StoryPlayback for the tests that play a decoded source through its player; StoryRender, StoryTrace and StoryEncode for the five files with a test of
         // what a render's frames, summary or clip show (tone mapping, faults, a phone video).
         .testTarget(name: "StoryMediaTests",
                     dependencies: ["StoryBase", "StoryModel", "StoryMedia", "StoryPlayback", "StoryRender", "StoryTrace", "StoryEncode",
-                                   "Compositor", "CFFmpeg", "CHEIF", "CLittleCMS", "CStoryWHEP", "StoryPlayerTestSupport"],
+                                   "Compositor", "CFFmpeg", "CHEIF", "CLittleCMS", "StoryPlayerTestSupport"],
                     swiftSettings: [.define("ENABLE_FFMPEG_FAULTS", .when(configuration: .debug))],
                     // The HEIF tests encode their photos with libheif, called directly.
                     linkerSettings: [.linkedLibrary("heif")]),
+        // The readers of the live protocols (playlists, manifests, the WHEP answer and signalling);
+        // StoryPlayback for a playlist watched beside a play.
+        .testTarget(name: "StoryLiveTests",
+                    dependencies: ["StoryModel", "StoryMedia", "StoryLive", "StoryPlayback", "CStoryWHEP", "StoryPlayerTestSupport"]),
         .testTarget(name: "StoryTraceTests",
                     dependencies: ["StoryBase", "StoryTrace", "Compositor", "StoryPlayerTestSupport"]),
         .testTarget(name: "StoryPlaybackTests",
-                    dependencies: ["StoryBase", "StoryModel", "StoryMedia", "StoryTrace", "StoryPlayback", "StoryEncode", "StoryRender",
+                    dependencies: ["StoryBase", "StoryModel", "StoryMedia", "StoryLive", "StoryTrace", "StoryPlayback", "StoryEncode", "StoryRender",
                                    "Compositor", "StoryPlayerTestSupport"]),
         .testTarget(name: "StoryEncodeTests", dependencies: ["StoryMedia", "StoryEncode"]),
         .testTarget(name: "StoryRenderTests",

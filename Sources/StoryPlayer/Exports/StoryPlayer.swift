@@ -3,6 +3,7 @@
 @_exported import StoryBase
 @_exported import StoryModel
 @_exported import StoryMedia
+@_exported import StoryLive
 @_exported import StoryTrace
 @_exported import StoryPlayback
 @_exported import StoryEncode

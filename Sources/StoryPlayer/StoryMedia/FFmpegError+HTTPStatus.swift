@@ -5,7 +5,7 @@ extension FFmpegError {
     /// Found"), in the words players and servers log it in rather than FFmpeg's ("Server
     /// returned 404 Not Found"); nil for any other failure. FFmpeg keeps the exact status only
     /// for 400, 401, 403 and 404, and the class of the others.
-    var httpStatus: String? {
+    package var httpStatus: String? {
         switch cffmpeg_http_status(code) {
         case 400: "HTTP 400 Bad Request"
         case 401: "HTTP 401 Unauthorized"
@@ -20,5 +20,5 @@ extension FFmpegError {
 
 extension MediaError {
     /// The HTTP status a fetch failed with (`FFmpegError.httpStatus`), if that is why.
-    var httpStatus: String? { ffmpegError?.httpStatus }
+    package var httpStatus: String? { ffmpegError?.httpStatus }
 }

@@ -22,7 +22,7 @@ package final class FeedPageStream {
 
     /// `avio_open2` of `url` for reading, under `gate`, FFmpeg's socket timeout set a second past
     /// `timeout` in case the gate is not polled.
-    init(url: String, timeout: Double, gate: InterruptGate) throws(MediaError) {
+    package init(url: String, timeout: Double, gate: InterruptGate) throws(MediaError) {
         FFmpegLogging.configureOnce()
         self.gate = gate
         var callback = gate.callback
@@ -43,7 +43,7 @@ package final class FeedPageStream {
     }
 
     /// Everything up to the end of the stream (`avio_read`), refusing more than `limit` bytes.
-    func readAll(limit: Int) throws(MediaError) -> Data {
+    package func readAll(limit: Int) throws(MediaError) -> Data {
         guard let pointer else { preconditionFailure("reading after close()") }
         var data = Data()
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
@@ -59,7 +59,7 @@ package final class FeedPageStream {
 
     /// Up to `limit` bytes, as soon as any have come (`avio_read_partial`): a body still being
     /// written (chunked transfer) is read as it arrives. Empty at the end of the body.
-    func readSome(limit: Int) throws(MediaError) -> [UInt8] {
+    package func readSome(limit: Int) throws(MediaError) -> [UInt8] {
         guard let pointer else { preconditionFailure("reading after close()") }
         var buffer = [UInt8](repeating: 0, count: limit)
         let count = FFmpegFaults.injected(.readPage)
@@ -71,7 +71,7 @@ package final class FeedPageStream {
     }
 
     /// `avio_closep`: closes the connection now.
-    func close() {
+    package func close() {
         if pointer != nil {
             avio_closep(&pointer)
             FeedPageStream.alive.subtract(1, ordering: .relaxed)

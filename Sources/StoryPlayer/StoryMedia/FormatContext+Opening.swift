@@ -10,9 +10,10 @@ extension FormatContext {
     /// protocols, narrowed by the storyboard; and `avformat_open_input` and
     /// `avformat_find_stream_info` run under `gate`, with the open timeout as their deadline.
     /// The context keeps `gate` alive: FFmpeg holds only an unretained pointer to it.
-    static func open(_ source: MediaSource, limits: DecodeLimits, gate: InterruptGate,
-                     isLive: Bool = false, reception: SourceReception? = nil) throws(MediaError) -> FormatContext {
-        if source.isWHEP { return try openWHEP(source, limits: limits, gate: gate, reception: reception) }
+    /// `notesOpenings`: the URLs the demuxer opens are noted (`DemuxerOpenings`), for a live
+    /// HLS source (StoryLive's `HLSLiveSource`).
+    package static func open(_ source: MediaSource, limits: DecodeLimits, gate: InterruptGate, isLive: Bool = false,
+                             reception: SourceReception? = nil, notesOpenings: Bool = false) throws(MediaError) -> FormatContext {
         let protocols = try permittedProtocols(source, limits: limits)
         var options = ["protocol_whitelist": protocols.joined(separator: ",")]
         if source.isRemote {
@@ -44,9 +45,9 @@ extension FormatContext {
         gate.arm(seconds: limits.timeouts.open)
         defer { gate.disarm() }
         let format: FormatContext
-        // A live HLS demuxer's segments are noted: where it started is where the live edge is
-        // measured from, and a timeout says which segment a server refused (`DemuxerOpenings`).
-        let openings = isLive && LiveSourceKind(source) == .hls ? DemuxerOpenings() : nil
+        // Where a live HLS demuxer started is where the live edge is measured from, and a
+        // timeout says which segment a server refused.
+        let openings = notesOpenings ? DemuxerOpenings() : nil
         do {
             format = try FormatContext(url: source.ffmpegURL, name: source.description, options: options, gate: gate,
                                        openings: openings)
@@ -66,14 +67,14 @@ extension FormatContext {
 
     /// Reads the stream information as `open` does, for a demuxer opened on an input of ours
     /// (`openDASH`).
-    func readStreamInfo(limits: DecodeLimits) throws(MediaError) {
+    package func readStreamInfo(limits: DecodeLimits) throws(MediaError) {
         let status = findStreamInfo(maxPixels: limits.maxPixels)
         guard status >= 0 else { throw MediaError(.streamInfo, "cannot read stream information", averror: status) }
     }
 
     /// The protocols FFmpeg may use for `source`: its own, narrowed by the storyboard. A refused
     /// source, or one the storyboard leaves no protocol, stops here, before FFmpeg sees it.
-    static func permittedProtocols(_ source: MediaSource, limits: DecodeLimits) throws(MediaError) -> [String] {
+    package static func permittedProtocols(_ source: MediaSource, limits: DecodeLimits) throws(MediaError) -> [String] {
         FFmpegLogging.configureOnce()
         if let refusal = source.refusal {
             throw MediaError(.open, "refused \(source.location)", cause: refusal)
@@ -88,7 +89,7 @@ extension FormatContext {
 
     /// Says "timed out" or "stopped" instead of FFmpeg's "Immediate exit requested" when the gate
     /// is why a call gave up.
-    static func explain(_ error: MediaError, gate: InterruptGate, waiting: String, seconds: Double,
+    package static func explain(_ error: MediaError, gate: InterruptGate, waiting: String, seconds: Double,
                                     timeoutDetail: String = "") -> MediaError {
         switch gate.reason {
         case .timedOut?: MediaError(.timeout, "no answer within \(ObjectReader.format(seconds)) s \(waiting)\(timeoutDetail)")

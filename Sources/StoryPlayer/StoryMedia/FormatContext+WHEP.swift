@@ -11,7 +11,7 @@ extension FormatContext {
     /// the endpoint, its answer set, and the tracks it receives read by a demuxer as MPEG-TS. An
     /// endpoint that refuses (4xx, 5xx) or cannot be reached fails here, with the server's
     /// answer; ICE that never connects gives no media, which the open timeout ends.
-    static func openWHEP(_ source: MediaSource, limits: DecodeLimits, gate: InterruptGate,
+    package static func openWHEP(_ source: MediaSource, limits: DecodeLimits, gate: InterruptGate,
                          reception: SourceReception?) throws(MediaError) -> FormatContext {
         let protocols = try permittedProtocols(source, limits: limits)
         let endpoint = source.whepEndpoint
@@ -66,7 +66,4 @@ extension FormatContext {
         let isLoopbackIPv4 = octets.count == 4 && octets.first == "127" && octets.allSatisfy { UInt8($0) != nil }
         return host == "localhost" || isLoopbackIPv4 ? "127.0.0.1" : nil
     }
-
-    /// The WebRTC session a WHEP play reads, for its figures; nil for every other source.
-    var whepSession: WHEPSession? { input?.feed as? WHEPSession }
 }

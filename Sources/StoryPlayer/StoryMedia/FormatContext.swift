@@ -1,4 +1,4 @@
-internal import CFFmpeg
+package import CFFmpeg
 import Synchronization
 
 // One owner per C resource, as in swift-system: each class frees its object in `deinit` and
@@ -9,7 +9,7 @@ import Synchronization
 /// Its calls are its methods (`readFrame(into:)`, `seek`, `bestStream`, `findStreamInfo`,
 /// `openDecoder`), and what it says of its streams comes out as Swift values
 /// (`FormatContext+Streams`): the pointer never leaves it.
-final class FormatContext {
+package final class FormatContext {
     private var pointer: UnsafeMutablePointer<AVFormatContext>?
     /// FFmpeg's interrupt callback holds this gate unretained; the context holds it strongly, so
     /// the gate lives as long as FFmpeg can call it.
@@ -36,7 +36,7 @@ final class FormatContext {
     /// `avformat_open_input` on `input` (`AVFMT_FLAG_CUSTOM_IO`), probing its format: a DASH
     /// representation's segments, read in order by this program rather than by FFmpeg's DASH
     /// demuxer (`DASHSegmentFeed`). Takes `input` over: closing this closes it.
-    convenience init(input: SegmentInput, name: String, options: [String: String], gate: InterruptGate) throws(MediaError) {
+    package convenience init(input: SegmentInput, name: String, options: [String: String], gate: InterruptGate) throws(MediaError) {
         try self.init(opening: "", input: input, name: name, options: options, gate: gate)
     }
 
@@ -76,7 +76,7 @@ final class FormatContext {
     }
 
     /// The URLs the demuxer opened, in order, when it was asked to note them.
-    var openedURLs: [String] { openings?.urls ?? [] }
+    package var openedURLs: [String] { openings?.urls ?? [] }
     /// Why the demuxer's last nested opening failed, when a server refused it (`DemuxerOpenings.refusalDetail`).
     var refusalDetail: String? { openings?.refusalDetail }
 
@@ -91,7 +91,7 @@ final class FormatContext {
     }
 
     /// `av_read_frame` into `packet`: 0, or a negative AVERROR code (end of file, a read error).
-    func readFrame(into packet: Packet) -> Int32 {
+    package func readFrame(into packet: Packet) -> Int32 {
         let context = context
         if let injected = FFmpegFaults.injected(.readFrame) { return injected }
         return packet.withUnsafeAVPacket { av_read_frame(context, $0) }
@@ -112,7 +112,7 @@ final class FormatContext {
     /// stream takes `heard`, the stream whose packet came first when the caller reads packets
     /// (not the first listed: with several, one that sends nothing would keep the story
     /// silent), else the first audio stream whose codec is known.
-    func soundStream(isLive: Bool, heard: Int32? = nil) -> Int32 {
+    package func soundStream(isLive: Bool, heard: Int32? = nil) -> Int32 {
         let best = bestStream(AVMEDIA_TYPE_AUDIO)
         guard best < 0, isLive else { return best }
         if let heard { return heard }
@@ -204,7 +204,7 @@ final class FormatContext {
     var streamCount: Int32 { pointer.map { Int32($0.pointee.nb_streams) } ?? 0 }
 
     /// The demuxer's name (`iformat->name`), e.g. "hls" or "flv".
-    var formatName: String {
+    package var formatName: String {
         pointer.map { String(cString: $0.pointee.iformat.pointee.name) } ?? ""
     }
 
@@ -275,7 +275,7 @@ final class FormatContext {
 
     /// Whether stream `index` is video, sound, …: what each packet read is asked, so it is
     /// cheaper than a whole `description(ofStream:)`. nil when there is no such stream.
-    func mediaType(ofStream index: Int32) -> AVMediaType? {
+    package func mediaType(ofStream index: Int32) -> AVMediaType? {
         stream(at: index)?.pointee.codecpar?.pointee.codec_type
     }
 
@@ -338,7 +338,7 @@ final class FormatContext {
     }
 
     /// `avformat_close_input`: closes the demuxer and its I/O now.
-    func close() {
+    package func close() {
         if pointer != nil {
             avformat_close_input(&pointer)
             FormatContext.alive.subtract(1, ordering: .relaxed)

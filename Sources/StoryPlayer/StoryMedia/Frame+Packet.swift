@@ -60,7 +60,7 @@ package final class Packet {
     }
 
     /// The stream the packet belongs to (`stream_index`).
-    var streamIndex: Int32 { withUnsafeAVPacket { $0.pointee.stream_index } }
+    package var streamIndex: Int32 { withUnsafeAVPacket { $0.pointee.stream_index } }
     /// Its presentation timestamp (`pts`), in its stream's time base.
     var presentationTimestamp: Int64 { withUnsafeAVPacket { $0.pointee.pts } }
     /// Whether it holds a keyframe (`AV_PKT_FLAG_KEY`).
@@ -80,9 +80,9 @@ package final class Packet {
     }
 
     /// `av_packet_unref`: drops the payload, keeping the packet for the next read.
-    func unref() { withUnsafeAVPacket { av_packet_unref($0) } }
+    package func unref() { withUnsafeAVPacket { av_packet_unref($0) } }
 
-    func close() {
+    package func close() {
         if pointer != nil {
             av_packet_free(&pointer)
             Packet.alive.subtract(1, ordering: .relaxed)

@@ -27,16 +27,22 @@ package final class ItemAudio {
     /// The decoder was told the input ended (`avcodec_send_packet(nil)`).
     private var draining = false
 
-    /// Whether a live DASH manifest read through our own input turned static (`FormatContext.inputEnded`).
+    /// Whether a live source read through our own input said it ended (`FormatContext.inputEnded`).
     package var inputEnded: Bool { format.inputEnded }
     /// The container's duration in seconds, when it says (`AVFormatContext.duration`).
     package var duration: Double? { format.duration }
 
-    /// Opens the item's source a second time for its audio; throws when it has none.
-    package init(source: MediaSource, limits: DecodeLimits, isLive: Bool = false, gate: InterruptGate = InterruptGate()) throws(MediaError) {
+    /// Opens the item's source a second time for its audio (a live one through `live`, its
+    /// protocol's opener); throws when it has none.
+    package init(source: MediaSource, limits: DecodeLimits, isLive: Bool = false, gate: InterruptGate = InterruptGate(),
+                 live: (any LiveOpener)? = nil) throws(MediaError) {
         self.gate = gate
         readTimeout = limits.timeouts.read
-        format = try FormatContext.open(source, limits: limits, gate: gate, isLive: isLive)
+        if let live {
+            format = try live.openSoundInput(limits: limits, gate: gate)
+        } else {
+            format = try FormatContext.open(source, limits: limits, gate: gate, isLive: isLive)
+        }
         let status = format.soundStream(isLive: isLive)
         guard status >= 0, let stream = format.description(ofStream: status) else {
             throw MediaError(.noAudioStream, "no audio stream in \(source)", averror: status)

@@ -39,25 +39,15 @@ public struct MediaProbe: Sendable {
     /// one. A photo with a profile other than sRGB is shown converted to sRGB.
     public var iccProfile: String? = nil
 
-    /// Opens `uri` (a path or URL) under the same protocol rules and timeouts as a render. A
-    /// source may send sound before its picture, so the first picture is awaited for the open
-    /// timeout; a source with sound and no picture by then is reported as sound, not an error.
-    public static func run(_ uri: String, timeouts: Timeouts = Timeouts()) throws(MediaError) -> MediaProbe {
-        let source = MediaSource(uri: uri, relativeTo: FileManager.default.currentDirectoryPath)
-        var limits = DecodeLimits()
-        limits.timeouts = timeouts
-        // Push protocols carry live streams by nature; a playlist or file says so only once open.
-        let liveByProtocol = MediaSource.scheme(of: uri).map(MediaSource.liveProtocols.contains) ?? false
-        return try run(source: source, limits: limits, isLive: liveByProtocol)
-    }
-
     /// `decodeFirstFrame` false reads stream information only (the preload window's metadata);
     /// the spans then stop at the open.
     /// `gate` lets another thread call the probe off (the end of a render).
+    /// `live`: how the source's protocol opens it, for a live source (StoryLive's `LiveSource`).
     package static func run(source: MediaSource, limits: DecodeLimits, isLive: Bool, decodeFirstFrame: Bool = true,
-                    gate: InterruptGate = InterruptGate()) throws(MediaError) -> MediaProbe {
+                    gate: InterruptGate = InterruptGate(), live: (any LiveOpener)? = nil) throws(MediaError) -> MediaProbe {
         let started = InterruptGate.now()
-        let decoder = try MediaDecoder(source: source, limits: limits, gate: gate, isLive: isLive, waitsForVideo: decodeFirstFrame)
+        let decoder = try MediaDecoder(source: source, limits: limits, gate: gate, isLive: isLive, waitsForVideo: decodeFirstFrame,
+                                       live: live)
         defer { decoder.close() }
         let opened = InterruptGate.now()
         var decoded = opened

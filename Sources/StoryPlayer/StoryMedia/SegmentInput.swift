@@ -4,7 +4,7 @@ import Foundation
 /// A live source read by this program piece by piece, as one byte stream for a demuxer: a DASH
 /// representation's segments (`DASHSegmentFeed`), a Low-Latency HLS playlist's parts
 /// (`HLSPartFeed`). Read by one thread at a time, from inside the demuxer's calls.
-protocol SegmentFeed: AnyObject {
+package protocol SegmentFeed: AnyObject {
     /// Copies up to `count` bytes into `buffer`: their count, `AVERROR_EOF` at the end, or an
     /// FFmpeg error code.
     func read(into buffer: UnsafeMutablePointer<UInt8>, count: Int) -> Int32
@@ -12,12 +12,19 @@ protocol SegmentFeed: AnyObject {
     var failure: MediaError? { get }
     /// Whether they stopped because the source says its presentation ended.
     var ended: Bool { get }
+    /// How long its packets wait in a jitter buffer (ms), as it says now (a WebRTC session's,
+    /// `WHEPSession`): ask seldom. Nil for a feed without one.
+    var jitterBufferMs: Double? { get }
+}
+
+extension SegmentFeed {
+    package var jitterBufferMs: Double? { nil }
 }
 
 /// Why a feed may not fetch `url`, a `piece` its playlist or manifest names ("an HLS part", "a
 /// DASH segment"): a list may name pieces anywhere, but only through the protocols the
 /// storyboard allows its source. Nil when it may.
-func segmentRefusal(of url: String, piece: String, protocols: [String]) -> MediaError? {
+package func segmentRefusal(of url: String, piece: String, protocols: [String]) -> MediaError? {
     guard let scheme = URL(string: url)?.scheme?.lowercased(), protocols.contains(scheme) else {
         return MediaError(.open, "refused \(piece) at \(url)", cause: "the storyboard's protocols do not allow it")
     }
@@ -26,23 +33,25 @@ func segmentRefusal(of url: String, piece: String, protocols: [String]) -> Media
 
 /// The bytes of the piece a `SegmentFeed` fetched last (a segment, a part, a chunk), handed to
 /// the demuxer as it reads.
-struct FetchedBytes {
+package struct FetchedBytes {
     private var bytes: [UInt8] = []
     private var position = 0
 
+    package init() {}
+
     /// Every byte has been handed on: the feed fetches what comes next.
-    var isUsedUp: Bool { position >= bytes.count }
+    package var isUsedUp: Bool { position >= bytes.count }
     /// How many bytes the piece had.
-    var count: Int { bytes.count }
+    package var count: Int { bytes.count }
 
     /// Starts handing on `piece`.
-    mutating func replace(with piece: [UInt8]) {
+    package mutating func replace(with piece: [UInt8]) {
         bytes = piece
         position = 0
     }
 
     /// Copies up to `count` of the bytes not yet handed on into `buffer`; how many it copied.
-    mutating func copy(into buffer: UnsafeMutablePointer<UInt8>, count: Int) -> Int32 {
+    package mutating func copy(into buffer: UnsafeMutablePointer<UInt8>, count: Int) -> Int32 {
         let copied = min(count, bytes.count - position)
         bytes.withUnsafeBufferPointer { source in
             buffer.update(from: source.baseAddress! + position, count: copied)
@@ -57,16 +66,16 @@ struct FetchedBytes {
 ///
 /// The demuxer is opened on it with `AVFMT_FLAG_CUSTOM_IO` (`FormatContext(input:)`), so
 /// closing the demuxer leaves it be: its `FormatContext` closes it right after.
-final class SegmentInput {
+package final class SegmentInput {
     private var pointer: UnsafeMutablePointer<AVIOContext>?
     /// Read by FFmpeg's callback, through this owner (held by its `FormatContext` for as long as
     /// the demuxer can call).
     let feed: any SegmentFeed
 
     /// The size of the buffer the demuxer reads through.
-    static let bufferSize = 64 * 1024
+    package static let bufferSize = 64 * 1024
 
-    init(feed: any SegmentFeed) throws(MediaError) {
+    package init(feed: any SegmentFeed) throws(MediaError) {
         self.feed = feed
         guard let buffer = av_malloc(SegmentInput.bufferSize) else { throw MediaError(.open, "cannot read the segments", cause: "out of memory") }
         let opaque = Unmanaged.passUnretained(self).toOpaque()

@@ -12,8 +12,8 @@ package struct SoundBlock: Sendable {
 /// always possible: an SRT publisher that listens takes one caller).
 ///
 /// Owned by the `MediaDecoder` of one play and freed with it, like the video track.
-final class SoundTrack {
-    let index: Int32
+package final class SoundTrack {
+    package let index: Int32
     private let codec: CodecContext
     private let resampler: ResampleContext
     private let frame = Frame()
@@ -23,7 +23,7 @@ final class SoundTrack {
     /// `avcodec_parameters_to_context` + `avcodec_open2` for stream `index`, and a resampler to
     /// 48 kHz stereo (`swr_init`), which follows the frames' own rate and format when the
     /// demuxer had not learnt them (a live HLS segment).
-    init(stream index: Int32, of format: FormatContext, limits: DecodeLimits) throws(MediaError) {
+    package init(stream index: Int32, of format: FormatContext, limits: DecodeLimits) throws(MediaError) {
         self.index = index
         guard let stream = format.description(ofStream: index) else { preconditionFailure("a packet's stream is the demuxer's") }
         times = SoundFrameTimes(StreamTimeline(unit: stream.timeline.unit, start: 0))
@@ -33,7 +33,7 @@ final class SoundTrack {
 
     /// Decodes one packet of the stream (`avcodec_send_packet`, `avcodec_receive_frame`) into
     /// blocks; a packet the decoder refuses is skipped, as a damaged video packet is.
-    func decode(_ packet: Packet) -> [SoundBlock] {
+    package func decode(_ packet: Packet) -> [SoundBlock] {
         guard codec.send(packet) >= 0 else { return [] }
         var blocks: [SoundBlock] = []
         while codec.receive(into: frame) >= 0 {
@@ -48,7 +48,7 @@ final class SoundTrack {
         return blocks
     }
 
-    func close() {
+    package func close() {
         resampler.close()
         frame.close()
         codec.close()

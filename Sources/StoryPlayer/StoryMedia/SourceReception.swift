@@ -10,7 +10,7 @@ import Synchronization
 /// a different fault from "video arrived but never decoded").
 package final class SourceReception: Sendable {
     /// How far the current connection got.
-    enum Stage: Int, Sendable, Comparable {
+    package enum Stage: Int, Sendable, Comparable {
         /// `avformat_open_input` has not returned yet.
         case connecting
         /// The protocol and container answered; stream information is being read.
@@ -18,7 +18,7 @@ package final class SourceReception: Sendable {
         /// Streams are known; packets are being read.
         case reading
 
-        static func < (a: Stage, b: Stage) -> Bool { a.rawValue < b.rawValue }
+        package static func < (a: Stage, b: Stage) -> Bool { a.rawValue < b.rawValue }
     }
 
     private let stageValue = Atomic<Int>(Stage.connecting.rawValue)
@@ -41,8 +41,8 @@ package final class SourceReception: Sendable {
 
     package init() {}
 
-    func reached(_ stage: Stage) { stageValue.store(stage.rawValue, ordering: .releasing) }
-    func countAudio() { audio.add(1, ordering: .relaxed) }
+    package func reached(_ stage: Stage) { stageValue.store(stage.rawValue, ordering: .releasing) }
+    package func countAudio() { audio.add(1, ordering: .relaxed) }
     /// When this play's first video packet came: a source that sent sound first may send its
     /// video long after opening.
     package var firstVideoPacketAt: Date? { firstVideo.withLock { $0 } }

@@ -1,5 +1,6 @@
 import Compositor
 import Foundation
+@testable import StoryLive
 @testable import StoryMedia
 @testable import StoryModel
 @testable import StoryPlayback
@@ -160,7 +161,8 @@ final class LiveClockTests: LiveServerTestCase {
             (PlaylistWatch.fetchMedia(url, gate: gate, timeout: 5)?.playlist.segments.last?.sequence ?? 0) > lastListed
         }, "the publisher lists a new segment")
         let source = MediaSource(uri: url, relativeTo: "/")
-        let decoder = try MediaDecoder(source: source, limits: DecodeLimits(), gate: gate, isLive: true)
+        let decoder = try MediaDecoder(source: source, limits: DecodeLimits(), gate: gate, isLive: true,
+                                       live: LiveSources.reading(source, isLive: true))
         defer { decoder.close() }
         let opened = decoder.openedURLs
         XCTAssertTrue(opened.first?.hasSuffix("live.m3u8") == true, "the playlist is opened first: \(opened)")

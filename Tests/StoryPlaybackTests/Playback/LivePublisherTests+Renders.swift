@@ -1,5 +1,6 @@
 import Compositor
 import Foundation
+@testable import StoryLive
 @testable import StoryMedia
 @testable import StoryModel
 @testable import StoryPlayback

@@ -9,7 +9,7 @@ import Synchronization
 /// callback, which FFmpeg polls while it waits for the network (about every 100 ms). The call
 /// gives up when the player is stopped, or when the current wait passes its deadline.
 package final class InterruptGate: Sendable {
-    enum Reason: Sendable, Equatable { case stopped, timedOut }
+    package enum Reason: Sendable, Equatable { case stopped, timedOut }
 
     private let stopped = Atomic<Bool>(false)
     /// CLOCK_MONOTONIC nanoseconds after which the current wait is abandoned.
@@ -23,16 +23,16 @@ package final class InterruptGate: Sendable {
     package var isStopped: Bool { stopped.load(ordering: .acquiring) }
 
     /// Starts a wait that may last `seconds`.
-    func arm(seconds: Double) {
+    package func arm(seconds: Double) {
         deadline.store(InterruptGate.now() &+ InterruptGate.nanoseconds(seconds), ordering: .releasing)
     }
 
     /// No deadline (work that does not wait for the network).
-    func disarm() { deadline.store(.max, ordering: .releasing) }
+    package func disarm() { deadline.store(.max, ordering: .releasing) }
 
     /// How long the current wait has left (seconds, 0 once past), nil when it has no deadline:
     /// what a feed retrying a piece may still spend before the call it serves times out.
-    var secondsLeft: Double? {
+    package var secondsLeft: Double? {
         let end = deadline.load(ordering: .acquiring)
         guard end != .max else { return nil }
         let now = InterruptGate.now()
@@ -40,7 +40,7 @@ package final class InterruptGate: Sendable {
     }
 
     /// Why the current call should stop, if it should.
-    var reason: Reason? {
+    package var reason: Reason? {
         if isStopped { return .stopped }
         return InterruptGate.now() > deadline.load(ordering: .acquiring) ? .timedOut : nil
     }

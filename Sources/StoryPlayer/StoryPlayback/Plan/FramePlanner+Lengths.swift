@@ -1,3 +1,4 @@
+import StoryLive
 import StoryMedia
 import StoryModel
 
@@ -35,8 +36,9 @@ public struct ItemLengths: Sendable, Equatable {
             itemLimits.latency = (item.latency ?? LiveLatency()).over(limits.latency)
             let found: Probe?
             do {
-                let decoder = try MediaDecoder(source: item.source, limits: itemLimits, isLive: item.isLive)
-                found = Probe(facts: MediaFacts(decoder, isLive: item.isLive), keyframes: item.isLive ? [] : decoder.keyframeTimes)
+                let live = LiveSources.reading(item.source, isLive: item.isLive)
+                let decoder = try MediaDecoder(source: item.source, limits: itemLimits, isLive: item.isLive, live: live)
+                found = Probe(facts: MediaFacts(decoder, isLive: item.isLive, live: live), keyframes: item.isLive ? [] : decoder.keyframeTimes)
                 decoder.close()
             } catch {
                 found = nil

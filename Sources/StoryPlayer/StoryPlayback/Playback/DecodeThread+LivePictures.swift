@@ -1,5 +1,6 @@
 import Compositor
 import StoryBase
+import StoryLive
 import StoryMedia
 import StoryModel
 
@@ -10,7 +11,7 @@ extension DecodeThread.Worker {
     /// one, was already passed on before the reconnect (`LiveReplay`). Pushed sources send only
     /// what is new, and a recorded play does not reconnect.
     func wasShown(written: Double, _ carried: Carried) -> Bool {
-        let replaysOnReopen = isLive && LiveSourceKind(source) != .push
+        let replaysOnReopen = live?.comesInSegments == true
         return replaysOnReopen && carried.timeline.awaitsFirstPictureAfterReconnect
             && carried.replay.wasShown(written: written, frame: carried.timeline.frameDuration,
                                        reach: LiveReplay.reach(suggested: edge.suggestedTarget, target: limits.latency.target))
@@ -52,7 +53,7 @@ extension DecodeThread.Worker {
         // A picture held from the opening burst belongs to the line before.
         guard queueAll(backlog.flush()) else { return false }
         let epoch = edge.newEpoch()
-        let returnGap = carried.discontinuity.returnGap(arrived: arrived, jumped: jumped, isPushed: LiveSourceKind(source) == .push)
+        let returnGap = carried.discontinuity.returnGap(arrived: arrived, jumped: jumped, isPushed: live?.isPushed == true)
         // Said in the source's own timestamps: the play's media time runs on
         // across a reconnect, and would say only that one picture followed another.
         let event = DecodedEvent.discontinuity(epoch: epoch, from: carried.replay.lastWritten ?? carried.timeline.lastTime, to: written,

@@ -1,20 +1,18 @@
 import Compositor
 import Foundation
 import StoryBase
+import StoryLive
 import StoryMedia
 import StoryModel
 
 extension DecodeThread.Worker {
-    /// Opens the source. A live HLS playlist is read once just before, so the segment the
-    /// demuxer starts at is known, and then watched beside it (`PlaylistWatch`).
+    /// Opens the source: a live one through its protocol (`LiveSource`), which may read what it
+    /// needs first (a playlist) and watches its edge beside the demuxer (`PlaylistWatch`).
     func open(epoch: Int) throws(MediaError) -> (MediaDecoder, PlaylistWatch?) {
-        // Bounded well inside the open timeout: a server too slow to answer within it gets no
-        // watch (the offset is then estimated from the pictures), not a doubled wait.
-        let playlist = isLive && source.isRemote && LiveSourceKind(source) == .hls ? try firstListing() : nil
-        let seen = LiveEdge.now()
+        try live?.prepare(limits: limits, gate: gate, watchGate: watchGate)
         // Opening reads the stream information, which decodes a few frames: decode work.
         let decoder = try clock.measure(.decode) { () throws(MediaError) in
-            try MediaDecoder(source: source, limits: limits, gate: gate, isLive: isLive, reception: reception, listing: playlist)
+            try MediaDecoder(source: source, limits: limits, gate: gate, isLive: isLive, reception: reception, live: live)
         }
         decoder.decodesSound = isLive && keepsSound
         if decoder.decodesSound {
@@ -26,39 +24,9 @@ extension DecodeThread.Worker {
                 for block in blocks { sound.append(block, epoch: LiveSound.beforeVideo) }
             }
         }
-        var watch = playlist.map {
-            PlaylistWatch(url: $0.url, first: $0.playlist, seenAt: seen,
-                          start: decoder.partStart?.sequence ?? $0.playlist.sequence(openedFirstAmong: decoder.openedURLs),
-                          offsetInSegment: decoder.partStart?.offsetInSegment ?? 0, epoch: epoch, edge: edge,
-                          gate: watchGate, timeout: limits.timeouts.open, name: playlistName)
-        }
-        if isLive, source.isRemote, LiveSourceKind(source) == .dash {
-            watch = PlaylistWatch(dash: source.ffmpegURL, clockOffset: decoder.dashClockOffset, edge: edge, gate: watchGate,
-                                  timeout: limits.timeouts.open, name: playlistName)
-        }
+        let watch = live?.watch(beside: decoder, epoch: epoch, edge: edge, gate: watchGate, timeout: limits.timeouts.open,
+                                name: playlistName)
         return (decoder, watch)
-    }
-
-    /// A live HLS playlist as FFmpeg will read it (`PlaylistWatch.fetchMedia`), or nil. One that
-    /// lists no segment yet, a broadcast about to start, is read again until it lists one, for
-    /// up to `timeouts.open`, as a phone's player waits: FFmpeg's demuxer takes it for a stream
-    /// without video that has ended, and the item failed after its reconnects, in under two
-    /// seconds, saying the stream was lost.
-    private func firstListing() throws(MediaError) -> (url: String, playlist: HLSPlaylist)? {
-        // Each read bounded well inside the open timeout: a server too slow to answer within it
-        // gets no watch (the offset is then estimated from the pictures), not a doubled wait.
-        let readLimit = min(limits.timeouts.open / 2, PlaylistWatch.firstFetchLimit)
-        let deadline = ContinuousClock.now + .seconds(limits.timeouts.open)
-        while true {
-            guard let fetched = PlaylistWatch.fetchMediaOrHead(source.ffmpegURL, gate: watchGate, timeout: readLimit) else { return nil }
-            guard fetched.playlist.awaitsFirstSegment else { return fetched.playlist.lists ? fetched : nil }
-            let wait = fetched.playlist.rereadInterval
-            guard ContinuousClock.now + .seconds(wait) < deadline else {
-                throw MediaError(.timeout, "no segment listed within \(ObjectReader.format(limits.timeouts.open)) s in \(source): "
-                                 + "the broadcast has not started")
-            }
-            guard gate.sleep(seconds: wait) else { return nil }
-        }
     }
 
     /// A source of sound only: its one picture (`SoundOnlyStill`), shown from media time 0 for
@@ -67,7 +35,7 @@ extension DecodeThread.Worker {
     /// spans are those of that picture, which shows when the sound starts.
     func show(_ still: SoundOnlyStill, over decoder: MediaDecoder) {
         let openMs = milliseconds(since: started)
-        var facts = MediaFacts(decoder, isLive: false)
+        var facts = MediaFacts(decoder, isLive: false, live: nil)
         let (choice, picture) = clock.measure(.decode) { still.picture(over: decoder, limits: limits, width: canvas.width, height: canvas.height) }
         facts.soundOnlyPicture = choice
         guard queue.put(.opened(facts)) else { return }

@@ -1,5 +1,6 @@
 import Compositor
 import StoryBase
+import StoryLive
 import StoryMedia
 import StoryModel
 
@@ -16,7 +17,7 @@ extension DecodeThread.Worker {
     /// Decodes the connection's pictures and queues them, until it ends.
     func decodeAll(from decoder: MediaDecoder, _ carried: inout Carried) -> ConnectionEnd {
         do {
-            var backlog = PushBacklog(isPushed: isLive && LiveSourceKind(source) == .push)
+            var backlog = PushBacklog(isPushed: live?.isPushed == true)
             defer { skip.count(passedOver: backlog.passedOver) }
             while !gate.isStopped {
                 // A recorded play decodes no picture past the first beyond its foreseen end.
@@ -51,7 +52,7 @@ extension DecodeThread.Worker {
     /// false once the play is over.
     private func pass(_ picture: DecodedPicture, decodeSeconds: Double, from decoder: MediaDecoder,
                       backlog: inout PushBacklog, carried: inout Carried) -> Bool {
-        let written = carried.timeline.written(picture.time, periodStart: decoder.periodStart, videoStart: decoder.videoStartSeconds)
+        let written = carried.timeline.written(picture.time, periodStart: live?.timelineStart, videoStart: decoder.videoStartSeconds)
         if wasShown(written: written, carried) {
             // Seen before the reconnect: neither the picture nor its sound again.
             _ = decoder.takeSound()

@@ -1,5 +1,6 @@
 import Compositor
 import StoryBase
+import StoryLive
 import StoryMedia
 import StoryModel
 
@@ -17,14 +18,11 @@ extension DecodeThread.Worker {
     }
 
     /// Whether a live source says it has ended: a playlist that says so (`#EXT-X-ENDLIST`, or a
-    /// DASH manifest that turned static). A local HLS playlist has no watch, so it is read once
-    /// more here (found in review, a finished one was reopened as a stall and its segments
-    /// played again at each try, then failed). A remote one is not: its watch says so, and a
-    /// server that stopped answering would hold the first reconnect up to two reads.
+    /// DASH manifest that turned static), through its watch, its input, or read again where
+    /// nothing watches it (`LiveSource.saysEnded(unwatched:)`).
     func hasEnded(_ decoder: MediaDecoder) -> Bool {
         edge.hasEnded || decoder.inputEnded
-            || (!source.isRemote && LiveSourceKind(source) == .hls
-                && PlaylistWatch.saysEnded(source, gate: gate, timeout: limits.timeouts.read))
+            || live?.saysEnded(unwatched: gate, timeout: limits.timeouts.read) == true
     }
 
     /// Opens a live source again after `failure` (nil: its data stopped): a live stream has no
@@ -32,7 +30,7 @@ extension DecodeThread.Worker {
     /// or the source lost (said to the player).
     func reconnect(_ connection: inout Connection, after failure: MediaError?, _ carried: inout Carried) -> Bool {
         let reason: any Error & Sendable = failure
-            ?? ErrorText(connection.decoder.formatName == "hls" ? "the playlist stopped changing (stalled)" : "the stream ended")
+            ?? ErrorText(live?.stallReason(after: connection.decoder) ?? "the stream ended")
         let outcome = carried.reconnection.reopen(after: reason, gate: gate) { attempt, reason in
             queue.put(.reconnect(attempt: attempt, reason: reason))
         } open: { () throws(MediaError) in

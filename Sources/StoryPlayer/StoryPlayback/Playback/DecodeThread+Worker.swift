@@ -1,5 +1,6 @@
 import Compositor
 import StoryBase
+import StoryLive
 import StoryMedia
 import StoryModel
 
@@ -14,6 +15,8 @@ extension DecodeThread {
     struct Worker {
         let source: MediaSource
         let isLive: Bool
+        /// How a live source's protocol reads it (`LiveSource`); nil for a recorded one.
+        let live: (any LiveSource)?
         /// Whether a live source's sound is decoded for `sound` (not for a room's video player: the
         /// room hears each participant on a thread of its own, `ParticipantSound`).
         let keepsSound: Bool
@@ -96,7 +99,7 @@ extension DecodeThread {
             }
             guard let forward = seekToStart(of: connection.decoder) else { return }
             let openMs = milliseconds(since: started)
-            let facts = MediaFacts(connection.decoder, isLive: isLive)
+            let facts = MediaFacts(connection.decoder, isLive: isLive, live: live)
             var carried = Carried(openMs: openMs, forward: forward, reconnection: LiveReconnection(limit: limits.timeouts.retries),
                                   timeline: PlayTimeline(frameDuration: facts.frameDuration))
             defer {

@@ -1,6 +1,7 @@
 import Compositor
 import Foundation
 import StoryBase
+import StoryLive
 import StoryMedia
 import StoryModel
 import Synchronization
@@ -70,7 +71,7 @@ final class DecodeThread: Sendable {
             // Named from inside: Foundation's `Thread.name` does not reach the kernel here, and
             // the decoder's own threads are told apart by this name (`DecoderWorkers`).
             DecoderWorkers.nameThisThread(name)
-            let worker = Worker(source: source, isLive: isLive, keepsSound: keepsSound, limits: playing, clock: clock, gate: gate,
+            let worker = Worker(source: source, isLive: isLive, live: LiveSources.reading(source, isLive: isLive), keepsSound: keepsSound, limits: playing, clock: clock, gate: gate,
                                 reception: reception, edge: edge, jitterBuffer: jitterBuffer, sound: sound, skip: skip, reach: reach, queue: decoded, started: started, startAt: startAt,
                                 playlistName: "playlist" + name.drop { $0 != " " }, watchGate: watchGate, still: still,
                                 canvas: (width, height))

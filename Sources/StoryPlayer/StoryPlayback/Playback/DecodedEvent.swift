@@ -1,5 +1,6 @@
 import Compositor
 import StoryBase
+import StoryLive
 import StoryMedia
 
 /// What the player learned when its source opened.
@@ -18,7 +19,7 @@ struct MediaFacts: Sendable {
     /// that starts before or after its pictures stays in step with them. 0 for live sources,
     /// whose sound the decode thread times itself.
     let soundOffset: Double
-    /// How a live source is delivered, for the trace (`MediaDecoder.deliveredBy`); empty otherwise.
+    /// How a live source is delivered, for the trace (`LiveSource.protocolName`); empty otherwise.
     let deliveredBy: String
     /// The target the source suggests at its opening (Low-Latency HLS's `PART-HOLD-BACK`).
     let suggestedTarget: Double?
@@ -26,14 +27,15 @@ struct MediaFacts: Sendable {
     /// A frame's duration when the stream does not declare its rate.
     static let assumedFrameDuration = 1.0 / 30
 
-    init(_ decoder: MediaDecoder, isLive: Bool) {
+    /// The facts of `decoder`, just opened; a live one's also from `live`, its protocol.
+    init(_ decoder: MediaDecoder, isLive: Bool, live: (any LiveSource)?) {
         isStill = decoder.isStill
         isSoundOnly = decoder.isSoundOnly
-        duration = isLive && !["hls", "dash"].contains(decoder.formatName) ? nil : decoder.duration
+        duration = isLive && live?.keepsDuration(of: decoder) != true ? nil : decoder.duration
         frameDuration = decoder.frameRate > 0 ? 1 / decoder.frameRate : MediaFacts.assumedFrameDuration
         soundOffset = isLive ? 0 : decoder.soundOffset
-        deliveredBy = isLive ? decoder.deliveredBy : ""
-        suggestedTarget = isLive ? decoder.suggestedTarget : nil
+        deliveredBy = isLive ? live?.protocolName ?? "" : ""
+        suggestedTarget = isLive ? live?.suggestedTarget : nil
     }
 }
 

@@ -1,5 +1,6 @@
 import Compositor
 import Foundation
+import StoryLive
 import StoryMedia
 import StoryModel
 import StoryTrace
@@ -11,11 +12,19 @@ extension ItemPlayer {
     static func livePlayback(for item: StoryItem, limits: DecodeLimits, waits: Bool) -> LivePlayback? {
         guard item.isLive, item.room == nil else { return nil }
         let given = (item.latency ?? LiveLatency()).over(limits.latency)
-        let kind = LiveSourceKind(item.source)
-        var live = LivePlayback(playhead: LivePlayhead(latency: given.resolved(kind: kind), controlsSpeed: !waits))
-        live.comesInSegments = kind != .push
+        guard let source = LiveSources.reading(item.source, isLive: true) else { return nil }
+        var live = LivePlayback(playhead: LivePlayhead(latency: given.resolved(kind: source.kind), controlsSpeed: !waits))
+        live.comesInSegments = source.comesInSegments
         live.takesSuggestedTarget = given.target == nil
         return live
+    }
+
+    /// Opens `item`'s source (a live one through its protocol, `LiveSource`) for what it is, as
+    /// a play opens it; the caller closes the decoder.
+    static func openForFacts(_ item: StoryItem, limits: DecodeLimits) throws(MediaError) -> (MediaDecoder, MediaFacts) {
+        let live = LiveSources.reading(item.source, isLive: item.isLive)
+        let decoder = try MediaDecoder(source: item.source, limits: limits, isLive: item.isLive, live: live)
+        return (decoder, MediaFacts(decoder, isLive: item.isLive, live: live))
     }
 
     /// Takes the pictures whose time has come on the live clock at media time `local`. With the

@@ -162,8 +162,7 @@ public final class ItemPlayer {
             if let known = item.isLive ? nil : factsBook?.facts(of: item.source) {
                 media = known
             } else {
-                let decoder = try MediaDecoder(source: item.source, limits: limits, isLive: item.isLive)
-                let facts = MediaFacts(decoder, isLive: item.isLive)
+                let (decoder, facts) = try ItemPlayer.openForFacts(item, limits: limits)
                 media = facts
                 if !item.isLive { factsBook?.keep(facts, of: item.source) }
                 clock?.addShardCost(.opening, seconds: StageClock.threadCPUSeconds() - openingFrom + decoder.takeWorkerCPUSeconds())

@@ -1,3 +1,4 @@
+import StoryLive
 import StoryMedia
 import Synchronization
 

@@ -1,6 +1,7 @@
 import Compositor
 import Foundation
 import StoryBase
+import StoryLive
 import StoryMedia
 import StoryModel
 import Synchronization
@@ -115,11 +116,12 @@ final class ParticipantSound {
         channel.avatar.withLock { $0 = facts.avatar }
         var probeLimits = limits
         probeLimits.timeouts.retries = 0
+        let live = LiveSources.reading(participant.source, isLive: participant.isLive)
         let audio: ItemAudio?
         do throws(MediaError) {
             do throws(MediaError) {
                 let probe = try MediaProbe.run(source: participant.source, limits: probeLimits, isLive: participant.isLive,
-                                               decodeFirstFrame: false, gate: channel.gate)
+                                               decodeFirstFrame: false, gate: channel.gate, live: live)
                 // A live publisher may send its sound before its first picture, so a live
                 // participant counts as having video until its player finds out.
                 facts.hasVideo = probe.kind != .sound || participant.isLive
@@ -130,7 +132,8 @@ final class ParticipantSound {
                 guard error.code == .noVideoStream else { throw error }
             }
             do throws(MediaError) {
-                audio = try ItemAudio(source: participant.source, limits: limits, isLive: participant.isLive, gate: channel.gate)
+                audio = try ItemAudio(source: participant.source, limits: limits, isLive: participant.isLive, gate: channel.gate,
+                                      live: live)
             } catch {
                 // Video without sound is shown muted, not failed.
                 guard error.code == .noAudioStream else { throw error }
@@ -144,12 +147,12 @@ final class ParticipantSound {
         // The whole file's length: a recording whose sound outlasts its picture is still there.
         if !participant.isLive, let whole = audio?.duration { facts.duration = whole }
         guard channel.queue.put(.opened(facts)), let audio else { return }
-        read(audio, of: participant, limits: limits, waits: waits, roomStart: roomStart, channel: channel)
+        read(audio, of: participant, live: live, limits: limits, waits: waits, roomStart: roomStart, channel: channel)
     }
 
     /// Reads `audio` block by block into the queue, each block at its time on the room's clock;
     /// a live participant's dropped connection is opened again, up to `timeouts.retries` times.
-    private static func read(_ opened: ItemAudio, of participant: RoomParticipant, limits: DecodeLimits, waits: Bool,
+    private static func read(_ opened: ItemAudio, of participant: RoomParticipant, live: (any LiveSource)?, limits: DecodeLimits, waits: Bool,
                              roomStart: ContinuousClock.Instant, channel: Channel) {
         var audio = opened
         defer { audio.close() }
@@ -193,8 +196,8 @@ final class ParticipantSound {
             // A recorded source ends or fails; so does a playlist or manifest that says it has
             // ended (`#EXT-X-ENDLIST`, a DASH presentation that turned static): the broadcast is
             // over, and opening it again would play its last segments twice.
-            let kind = LiveSourceKind(participant.source)
-            guard participant.isLive, failure != nil || !hasEnded(kind, participant.source, audio: audio, limits: limits, gate: channel.gate) else {
+            guard participant.isLive,
+                  failure != nil || live?.saysEnded(sound: audio, gate: channel.gate, timeout: limits.timeouts.read) != true else {
                 channel.queue.put(failure.map { .failed($0) } ?? .end)
                 return
             }
@@ -203,11 +206,11 @@ final class ParticipantSound {
             // (FFmpeg's HLS reader ends cleanly on both). Reconnect (`LiveReconnection`), and
             // fail after the last try.
             let reason: any Error & Sendable = failure
-                ?? ErrorText(kind == .hls ? "the playlist stopped changing (stalled)" : "the stream ended")
+                ?? ErrorText(live?.stallReason(after: nil) ?? "the stream ended")
             let outcome = reconnection.reopen(after: reason, gate: channel.gate) { attempt, reason in
                 channel.queue.put(.reconnect(attempt: attempt, reason: reason))
             } open: { () throws(MediaError) in
-                try ItemAudio(source: participant.source, limits: limits, isLive: true, gate: channel.gate)
+                try ItemAudio(source: participant.source, limits: limits, isLive: true, gate: channel.gate, live: live)
             }
             let next: ItemAudio
             switch outcome {
@@ -220,18 +223,6 @@ final class ParticipantSound {
             audio.close()
             audio = next
             shift = nil
-        }
-    }
-
-    /// Whether a live source that came to a clean end says it has ended: an HLS playlist read
-    /// again lists `#EXT-X-ENDLIST` (one that cannot be read has not said so), a DASH manifest
-    /// turned static. A pushed stream never says so.
-    private static func hasEnded(_ kind: LiveSourceKind, _ source: MediaSource, audio: ItemAudio, limits: DecodeLimits,
-                                 gate: InterruptGate) -> Bool {
-        switch kind {
-        case .push: false
-        case .hls: PlaylistWatch.saysEnded(source, gate: gate, timeout: limits.timeouts.read)
-        case .dash: audio.inputEnded
         }
     }
 

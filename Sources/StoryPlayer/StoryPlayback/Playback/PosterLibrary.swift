@@ -1,6 +1,7 @@
 import Compositor
 import Foundation
 import StoryBase
+import StoryLive
 import StoryMedia
 import StoryModel
 import Synchronization
@@ -308,7 +309,7 @@ package final class PosterLibrary: Sendable {
         do {
             entry.probe = try clock.measure(.preload) { () throws(MediaError) in
                 try MediaProbe.run(source: first.source, limits: limits, isLive: first.isLive, decodeFirstFrame: false,
-                                   gate: probeGate)
+                                   gate: probeGate, live: LiveSources.reading(first.source, isLive: first.isLive))
             }
             entry.loaded.append("probe")
         } catch {

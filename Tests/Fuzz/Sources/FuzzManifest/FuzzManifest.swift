@@ -1,5 +1,6 @@
 import CFuzzerDriver
 import Foundation
+@testable import StoryLive
 @testable import StoryMedia
 @testable import StoryPlayback
 

@@ -1,4 +1,5 @@
 import Foundation
+import StoryMedia
 
 /// What a live DASH manifest (MPD) says about its live edge: where its newest video segment ends,
 /// when the manifest was written, and the delay it suggests players keep.

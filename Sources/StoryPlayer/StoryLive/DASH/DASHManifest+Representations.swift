@@ -1,4 +1,5 @@
 import Foundation
+import StoryMedia
 
 /// One representation of a live DASH manifest, and the segments it lists: what `DASHSegmentFeed`
 /// fetches, in order, instead of FFmpeg's DASH demuxer.

@@ -1,5 +1,6 @@
 internal import CFFmpeg
 import Foundation
+import StoryMedia
 import Synchronization
 
 /// The sound of a live DASH story, opened, read and decoded on a thread of its own from the
@@ -15,7 +16,7 @@ import Synchronization
 /// Started by `MediaDecoder` when the play decodes sound, and freed whole by its `close()`: the
 /// thread is stopped through its own gate (which interrupts an open or a read under way) and
 /// waited for, so that a stopped player leaves no demuxer or decoder behind.
-final class DASHSound: Sendable {
+final class DASHSound: Sendable, LiveSoundReader {
     /// Where the sound comes from and where it starts.
     struct Plan: Sendable {
         var manifestURL: String

@@ -1,4 +1,5 @@
 import Foundation
+import StoryMedia
 
 /// When a live feed (`HLSPartFeed`, `DASHSegmentFeed`) asks again for a piece its playlist or
 /// manifest lists but its server did not give (a 404 from an origin or CDN that lost it or has

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+@testable import StoryLive
 @testable import StoryMedia
 @testable import StoryModel
 import StoryPlayerTestSupport

@@ -1,4 +1,5 @@
 import Foundation
+import StoryMedia
 
 // MARK: - Low-Latency HLS (RFC 8216bis)
 
@@ -151,5 +152,40 @@ extension HLSPlaylist {
         whole.skippedSegments = 0
         if whole.mapURI == nil { whole.mapURI = earlier.mapURI }
         return whole
+    }
+}
+
+extension HLSPlaylist {
+    /// Reads `line` if it is one of Low-Latency HLS's tags (a part, the server's offers, the part
+    /// target, the preload hint, a delta update's skip), for `init(text:)`: `sequence` and
+    /// `parts` are that reading's. False for any other line.
+    mutating func readLowLatencyTag(_ line: String, sequence: inout Int, parts: inout [Part]) -> Bool {
+        if let value = HLSPlaylist.value(of: "#EXT-X-PART:", in: line) {
+            let list = HLSPlaylist.attributes(value)
+            if let uri = list["URI"], let length = list["DURATION"].flatMap(Double.init), length.isFinite, length >= 0, length < 600 {
+                parts.append(Part(duration: length, uri: uri, independent: list["INDEPENDENT"] == "YES", gap: list["GAP"] == "YES",
+                                  isByteRange: list["BYTERANGE"] != nil))
+            }
+        } else if let value = HLSPlaylist.value(of: "#EXT-X-SERVER-CONTROL:", in: line) {
+            serverControl = ServerControl(HLSPlaylist.attributes(value))
+        } else if let value = HLSPlaylist.value(of: "#EXT-X-PART-INF:", in: line) {
+            // A target is a few tenths of a second: one that is no such number says nothing.
+            partTarget = HLSPlaylist.attributes(value)["PART-TARGET"].flatMap(Double.init).flatMap { $0.isFinite && $0 > 0 && $0 < 60 ? $0 : nil }
+        } else if let value = HLSPlaylist.value(of: "#EXT-X-PRELOAD-HINT:", in: line) {
+            let list = HLSPlaylist.attributes(value)
+            // A hint of a byte range of a growing file would need ranged requests: not taken.
+            if list["TYPE"] == "PART", list["BYTERANGE-START"] == nil { preloadHint = list["URI"] }
+        } else if let value = HLSPlaylist.value(of: "#EXT-X-SKIP:", in: line) {
+            // A delta update: the oldest segments are left out, and the first listed one's
+            // number is counted past them.
+            let skipped = min(max(0, HLSPlaylist.attributes(value)["SKIPPED-SEGMENTS"].flatMap { Int($0) } ?? 0), HLSPlaylist.largestSequence)
+            if segments.isEmpty, parts.isEmpty, skippedSegments == 0 {
+                skippedSegments = skipped
+                sequence = min(sequence + skipped, HLSPlaylist.largestSequence)
+            }
+        } else {
+            return false
+        }
+        return true
     }
 }

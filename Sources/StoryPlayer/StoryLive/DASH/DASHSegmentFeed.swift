@@ -1,5 +1,6 @@
 internal import CFFmpeg
 import Foundation
+import StoryMedia
 
 /// One representation of a live DASH manifest as one byte stream, for a demuxer to read: its
 /// initialization segment, then its media segments in order, each fetched when the demuxer

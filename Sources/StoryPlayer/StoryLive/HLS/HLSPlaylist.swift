@@ -1,4 +1,5 @@
 import Foundation
+import StoryMedia
 
 /// What a live HLS media playlist says about its live edge: its segments in order, with their
 /// durations and, where the publisher writes them, `EXT-X-PROGRAM-DATE-TIME`.
@@ -109,31 +110,10 @@ package struct HLSPlaylist: Sendable, Equatable {
                 if list["TYPE"] == "AUDIO", list["URI"] != nil { hasAlternateAudio = true }
             } else if let value = HLSPlaylist.value(of: "#EXT-X-STREAM-INF:", in: line) {
                 bandwidth = HLSPlaylist.attributes(value)["BANDWIDTH"].flatMap { Int($0) } ?? 0
-            } else if let value = HLSPlaylist.value(of: "#EXT-X-PART:", in: line) {
-                let list = HLSPlaylist.attributes(value)
-                if let uri = list["URI"], let length = list["DURATION"].flatMap(Double.init), length.isFinite, length >= 0, length < 600 {
-                    parts.append(Part(duration: length, uri: uri, independent: list["INDEPENDENT"] == "YES", gap: list["GAP"] == "YES",
-                                      isByteRange: list["BYTERANGE"] != nil))
-                }
-            } else if let value = HLSPlaylist.value(of: "#EXT-X-SERVER-CONTROL:", in: line) {
-                serverControl = ServerControl(HLSPlaylist.attributes(value))
-            } else if let value = HLSPlaylist.value(of: "#EXT-X-PART-INF:", in: line) {
-                // A target is a few tenths of a second: one that is no such number says nothing.
-                partTarget = HLSPlaylist.attributes(value)["PART-TARGET"].flatMap(Double.init).flatMap { $0.isFinite && $0 > 0 && $0 < 60 ? $0 : nil }
-            } else if let value = HLSPlaylist.value(of: "#EXT-X-PRELOAD-HINT:", in: line) {
-                let list = HLSPlaylist.attributes(value)
-                // A hint of a byte range of a growing file would need ranged requests: not taken.
-                if list["TYPE"] == "PART", list["BYTERANGE-START"] == nil { preloadHint = list["URI"] }
+            } else if readLowLatencyTag(line, sequence: &sequence, parts: &parts) {
+                continue
             } else if let value = HLSPlaylist.value(of: "#EXT-X-MAP:", in: line) {
                 if mapURI == nil { mapURI = HLSPlaylist.attributes(value)["URI"] }
-            } else if let value = HLSPlaylist.value(of: "#EXT-X-SKIP:", in: line) {
-                // A delta update: the oldest segments are left out, and the first listed one's
-                // number is counted past them.
-                let skipped = min(max(0, HLSPlaylist.attributes(value)["SKIPPED-SEGMENTS"].flatMap { Int($0) } ?? 0), HLSPlaylist.largestSequence)
-                if segments.isEmpty, parts.isEmpty, skippedSegments == 0 {
-                    skippedSegments = skipped
-                    sequence = min(sequence + skipped, HLSPlaylist.largestSequence)
-                }
             } else if !line.hasPrefix("#") {
                 if let bandwidth {
                     variants.append((line, bandwidth))
@@ -173,7 +153,7 @@ package struct HLSPlaylist: Sendable, Equatable {
         return first.sequence + Swift.max(segments.count + liveStartIndex, 0)
     }
 
-    private static func value(of tag: String, in line: String) -> String? {
+    static func value(of tag: String, in line: String) -> String? {
         line.hasPrefix(tag) ? String(line.dropFirst(tag.count)) : nil
     }
 

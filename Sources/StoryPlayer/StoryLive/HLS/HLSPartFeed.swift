@@ -1,5 +1,6 @@
 internal import CFFmpeg
 import Foundation
+import StoryMedia
 
 /// A Low-Latency HLS media playlist (RFC 8216bis) as one byte stream for a demuxer: its
 /// initialization section (`EXT-X-MAP`), then its parts in order, each fetched the moment the
@@ -103,19 +104,7 @@ final class HLSPartFeed: SegmentFeed {
             guard let map = playlist.mapURI else { return .data }
             return fetch(map)
         }
-        if let hint = fetchedHint {
-            // Where did the hinted part stand? The reload is held until the place it was fetched
-            // for is listed; it is found there by its URL, or as the piece listed at that place.
-            guard reload(waitingFor: next) else { return .wait }
-            let pieces = playlist.pieces
-            if let piece = pieces.first(where: { resolved($0.uri) == hint }) ?? pieces.first(where: { $0.position == next }) {
-                fetchedHint = nil
-                next = after(piece)
-                return .data
-            }
-            // Not listed yet (a server that does not hold reloads): asked again after a pause.
-            return playlist.hasEnded ? .ended : .wait
-        }
+        if let hint = fetchedHint { return placeFetchedHint(hint) }
         let pieces = playlist.pieces
         guard let first = pieces.min(by: { $0.position < $1.position }) else {
             if playlist.hasEnded { return .ended }
@@ -144,19 +133,7 @@ final class HLSPartFeed: SegmentFeed {
             }
         }
         if playlist.hasEnded { return .ended }
-        if next == playlist.nextPosition, let hint = playlist.preloadHint {
-            // Being written now: the server holds the request until the part is whole.
-            guard let url = resolved(hint) else { return .failed(refused(hint)) }
-            if let refusal = refusal(of: url) { return .failed(refusal) }
-            switch fetch(url: url) {
-            case .data where fetched.count > 0:
-                arrived()
-                fetchedHint = url
-                return .data
-            default:
-                return reloadMovedOn(waitingFor: next) ? .data : .wait
-            }
-        }
+        if next == playlist.nextPosition, let hint = playlist.preloadHint { return fetchHinted(hint) }
         if next.sequence > playlist.nextSequence + 2 {
             // The playlist's numbers went back (a publisher that started again): its new time line
             // needs a new demuxer, which the player's reconnect opens near the new edge.
@@ -170,6 +147,35 @@ final class HLSPartFeed: SegmentFeed {
             return .data
         }
         return reloadMovedOn(waitingFor: next) ? .data : .wait
+    }
+
+    /// Where the hinted part just read stood: the reload is held until the place it was fetched
+    /// for is listed; it is found there by its URL, or as the piece listed at that place.
+    private func placeFetchedHint(_ hint: String) -> Step {
+        guard reload(waitingFor: next) else { return .wait }
+        let pieces = playlist.pieces
+        if let piece = pieces.first(where: { resolved($0.uri) == hint }) ?? pieces.first(where: { $0.position == next }) {
+            fetchedHint = nil
+            next = after(piece)
+            return .data
+        }
+        // Not listed yet (a server that does not hold reloads): asked again after a pause.
+        return playlist.hasEnded ? .ended : .wait
+    }
+
+    /// The part the preload hint names, being written now: the server holds the request until
+    /// the part is whole.
+    private func fetchHinted(_ hint: String) -> Step {
+        guard let url = resolved(hint) else { return .failed(refused(hint)) }
+        if let refusal = refusal(of: url) { return .failed(refusal) }
+        switch fetch(url: url) {
+        case .data where fetched.count > 0:
+            arrived()
+            fetchedHint = url
+            return .data
+        default:
+            return reloadMovedOn(waitingFor: next) ? .data : .wait
+        }
     }
 
     /// Fetches `piece`, which the playlist lists (`newest` the last it lists). One listed but not

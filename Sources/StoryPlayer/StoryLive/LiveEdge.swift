@@ -1,4 +1,5 @@
 import Foundation
+import StoryMedia
 import Synchronization
 
 /// Where a live stream's edge is now, in the stream's own time: what the player measures its

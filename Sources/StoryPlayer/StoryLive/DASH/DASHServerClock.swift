@@ -1,4 +1,5 @@
 import Foundation
+import StoryMedia
 import Synchronization
 
 /// How far a DASH publisher's clock is from this machine's, read from the manifest's `UTCTiming`

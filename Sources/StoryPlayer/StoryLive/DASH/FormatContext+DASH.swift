@@ -1,4 +1,5 @@
 import Foundation
+import StoryMedia
 import StoryModel
 
 /// A live DASH source opened by this program's own segment reader: the shown representation's
@@ -9,15 +10,20 @@ struct DASHOpening {
     let main: FormatContext
     /// The audio representation, opened and read on a thread of its own once started.
     let sound: DASHSound?
-    /// Where the first segment read starts, in seconds of the period: the first picture's
-    /// place on the manifest's time line, against which the edge is measured.
-    let periodStart: Double
-    /// The publisher's clock less this machine's (`DASHServerClock`).
-    let clockOffset: Double
-    /// Segments are out before they are whole (`availabilityTimeOffset`): low-latency DASH.
-    let isChunked: Bool
-    /// The target the manifest asks for (`ServiceDescription`, else `suggestedPresentationDelay`).
-    let suggestedTarget: Double?
+    let facts: Facts
+
+    /// What the opening found, which the play keeps (`DASHLiveSource`).
+    struct Facts {
+        /// Where the first segment read starts, in seconds of the period: the first picture's
+        /// place on the manifest's time line, against which the edge is measured.
+        let periodStart: Double
+        /// The publisher's clock less this machine's (`DASHServerClock`).
+        let clockOffset: Double
+        /// Segments are out before they are whole (`availabilityTimeOffset`): low-latency DASH.
+        let isChunked: Bool
+        /// The target the manifest asks for (`ServiceDescription`, else `suggestedPresentationDelay`).
+        let suggestedTarget: Double?
+    }
 }
 
 extension FormatContext {
@@ -33,17 +39,7 @@ extension FormatContext {
         gate.arm(seconds: limits.timeouts.open)
         defer { gate.disarm() }
         let url = source.ffmpegURL
-        let text: String
-        do {
-            let stream = try FeedPageStream(url: url, timeout: limits.timeouts.open, gate: gate)
-            defer { stream.close() }
-            text = String(decoding: try stream.readAll(limit: 4 << 20), as: UTF8.self)
-        } catch {
-            throw explain(error, gate: gate, waiting: "opening \(source)", seconds: limits.timeouts.open)
-        }
-        guard let manifest = DASHManifest(text: text) else {
-            throw MediaError(.open, "cannot open \(source)", cause: "not a DASH manifest")
-        }
+        let manifest = try readManifest(source, limits: limits, gate: gate)
         reception?.reached(.answered)
         // A manifest of sound only (a radio station, an audio room) is read as its audio
         // representation alone, as an HLS playlist of sound only is: the play shows its poster
@@ -84,16 +80,43 @@ extension FormatContext {
         // The sound, from the audio segment that holds the first picture's time, opened on a
         // thread of its own when the play decodes sound. Without it the story plays silent rather
         // than failing: the pictures are what a viewer waits for.
-        var sound: DASHSound?
-        if shown.kind == .video, let representation = manifest.audio, representation.template.media != nil,
-           let audioWindow = DASHLiveWindow(representation, manifest: manifest, unixNow: unixNow),
-           let audioStart = audioWindow.segments.last(where: { audioWindow.start(of: $0) <= periodStart + 1e-3 }) ?? audioWindow.segments.first {
-            sound = DASHSound(DASHSound.Plan(manifestURL: url, manifest: manifest, representation: representation,
-                                             start: audioStart.number, behind: behind, protocols: protocolNames,
-                                             clockOffset: clockOffset))
+        let sound = shown.kind == .video
+            ? dashSound(manifestURL: url, manifest: manifest, unixNow: unixNow, from: periodStart, behind: behind,
+                        protocols: protocolNames, clockOffset: clockOffset)
+            : nil
+        return DASHOpening(main: format, sound: sound,
+                           facts: DASHOpening.Facts(periodStart: periodStart, clockOffset: clockOffset,
+                                                    isChunked: shown.template.availabilityTimeOffset > 0,
+                                                    suggestedTarget: manifest.suggestedTarget))
+    }
+
+    /// The manifest at `source`, read under `gate` (armed by the caller).
+    private static func readManifest(_ source: MediaSource, limits: DecodeLimits, gate: InterruptGate) throws(MediaError) -> DASHManifest {
+        let text: String
+        do {
+            let stream = try FeedPageStream(url: source.ffmpegURL, timeout: limits.timeouts.open, gate: gate)
+            defer { stream.close() }
+            text = String(decoding: try stream.readAll(limit: 4 << 20), as: UTF8.self)
+        } catch {
+            throw explain(error, gate: gate, waiting: "opening \(source)", seconds: limits.timeouts.open)
         }
-        return DASHOpening(main: format, sound: sound, periodStart: periodStart, clockOffset: clockOffset,
-                           isChunked: shown.template.availabilityTimeOffset > 0, suggestedTarget: manifest.suggestedTarget)
+        guard let manifest = DASHManifest(text: text) else {
+            throw MediaError(.open, "cannot open \(source)", cause: "not a DASH manifest")
+        }
+        return manifest
+    }
+
+    /// The sound beside the pictures: the manifest's audio representation from the segment that
+    /// holds `periodStart`, the first picture's time; nil when it lists none this reader reads.
+    private static func dashSound(manifestURL url: String, manifest: DASHManifest, unixNow: Double, from periodStart: Double,
+                                  behind: Double, protocols: [String], clockOffset: Double) -> DASHSound? {
+        guard let representation = manifest.audio, representation.template.media != nil,
+              let audioWindow = DASHLiveWindow(representation, manifest: manifest, unixNow: unixNow),
+              let audioStart = audioWindow.segments.last(where: { audioWindow.start(of: $0) <= periodStart + 1e-3 })
+                ?? audioWindow.segments.first else { return nil }
+        return DASHSound(DASHSound.Plan(manifestURL: url, manifest: manifest, representation: representation,
+                                        start: audioStart.number, behind: behind, protocols: protocols,
+                                        clockOffset: clockOffset))
     }
 
     /// How a DASH representation's demuxer reads its first segments: 0.1 s of analysis, as for

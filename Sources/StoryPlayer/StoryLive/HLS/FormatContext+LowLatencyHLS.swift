@@ -1,4 +1,5 @@
 import Foundation
+import StoryMedia
 import StoryModel
 
 /// A Low-Latency HLS playlist opened by this program's part reader (`HLSPartFeed`): its demuxer,
