@@ -18,7 +18,8 @@ let package = Package(
     name: "live-stories",
     products: [
         .library(name: "StoryPlayer", targets: ["StoryPlayer"]),
-        // StoryBase with it: the stage clocks and shard costs it offered before they moved there.
+        // StoryBase with it: the stage clocks, shard costs and file helpers (atomic files, output
+        // folders, temporary files) it offered before they moved there.
         .library(name: "Compositor", targets: ["Compositor", "StoryBase"]),
         .executable(name: "render-stories", targets: ["render-stories"]),
     ],
@@ -31,6 +32,9 @@ let package = Package(
         // (a quiet logger, custom response headers).
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
+        // Hummingbird's too: the studio runs its server in a service group of its own, so that
+        // the CLI's signal helper, not Hummingbird, decides when it stops.
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
     ] : []),
     targets: [
         // MARK: - C shims

@@ -3,6 +3,7 @@ import Dispatch
 #if canImport(Glibc)
 import Glibc
 #endif
+import StoryPlayer
 
 /// SIGINT and SIGTERM taken by the program instead of ending it, until `cancel()`: the one
 /// place the CLI sets signals up. `render` stops at the next frame (a second signal at once),

@@ -1,6 +1,7 @@
 internal import CFFmpeg
 import Compositor
 import Foundation
+import StoryBase
 import StoryMedia
 
 /// Writes the rendered frames, and the mixed sound where the format carries it, as one file of

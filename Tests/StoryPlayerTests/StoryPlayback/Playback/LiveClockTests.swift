@@ -6,6 +6,7 @@ import Foundation
 @testable import StoryRender
 @testable import StoryTrace
 @testable import StoryEncode
+import StoryBase
 import XCTest
 
 /// Live pictures on their stream's clock, checked on what reaches the frames: clock-coded
