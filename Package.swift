@@ -81,7 +81,8 @@ let package = Package(
         // MARK: - Libraries
         // What every layer needs and none of them owns, in pure Swift (no C, no dependency): the
         // bounded queue between threads, the render's interruption, the stage clocks and a
-        // shard's cost, the first-frame spans. Below everything, the drawing library included.
+        // shard's cost, the first-frame spans, and files written whole (`AtomicFile`, `OutputFolder`,
+        // `TemporaryFiles`, their `FileError`). Below everything, the drawing library included.
         .target(name: "StoryBase"),
         .target(
             name: "Compositor",
@@ -174,6 +175,7 @@ if withStudio {
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             resources: [.embedInCode("Page/studio.html")]
         ),

@@ -49,6 +49,7 @@ public final class StudioServer: Sendable {
     let job: StudioRenderJob
     let variant: StudioVariant
     private let boundPort = Atomic<Int>(0)
+    private let stopping = StudioStopping()
 
     public init(_ configuration: Configuration) {
         var configuration = configuration
@@ -88,7 +89,8 @@ public final class StudioServer: Sendable {
 
     var boardFolder: String { (configuration.boardPath as NSString).deletingLastPathComponent }
 
-    /// Serves until SIGINT or SIGTERM. `started` gets the page's URL once the server listens.
+    /// Serves until `stop()`. `started` gets the page's URL once the server listens. Returns
+    /// once the server has stopped and a render the Render button started has ended.
     public func run(started: @escaping @Sendable (String) -> Void) async throws {
         session.reload()
         session.watch()
@@ -115,7 +117,17 @@ public final class StudioServer: Sendable {
             },
             logger: logger
         )
-        try await app.runService()
+        try await stopping.run(app, logger: logger)
+    }
+
+    /// Stops serving (the CLI calls it on SIGINT and SIGTERM; the server takes no signal of its
+    /// own): a render running is sent SIGINT, on which it stops at its next frame and finishes
+    /// its clips, as a render's Ctrl-C stops it; the server finishes what it is answering and
+    /// closes its pages' connections. Called again, the render gets a second SIGINT, which stops
+    /// it at once, as a second Ctrl-C does.
+    public func stop() {
+        _ = job.cancel()
+        stopping.stop()
     }
 
     /// `WxH` within the sides a canvas may have.
