@@ -20,7 +20,8 @@ let package = Package(
     name: "live-stories",
     products: [
         .library(name: "StoryPlayer", targets: ["StoryPlayer"]),
-        // StoryBase with it: the stage clocks and shard costs it offered before they moved there.
+        // StoryBase with it: the stage clocks, shard costs and file helpers (atomic files, output
+        // folders, temporary files) it offered before they moved there.
         .library(name: "Compositor", targets: ["Compositor", "StoryBase"]),
         .executable(name: "render-stories", targets: ["render-stories"]),
     ],
@@ -33,6 +34,9 @@ let package = Package(
         // (a quiet logger, custom response headers).
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
+        // Hummingbird's too: the studio runs its server in a service group of its own, so that
+        // the CLI's signal helper, not Hummingbird, decides when it stops.
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
     ] : []),
     targets: [
         // MARK: - C shims
@@ -91,7 +95,8 @@ let package = Package(
         // MARK: - Libraries
         // What every layer needs and none of them owns, in pure Swift (no C, no dependency): the
         // bounded queue between threads, the render's interruption, the stage clocks and a
-        // shard's cost, the first-frame spans. Below everything, the drawing library included.
+        // shard's cost, the first-frame spans, and files written whole (`AtomicFile`, `OutputFolder`,
+        // `TemporaryFiles`, their `FileError`). Below everything, the drawing library included.
         .target(name: "StoryBase"),
         .target(
             name: "Compositor",
@@ -223,6 +228,7 @@ if withStudio {
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             // The page and its scripts, put together by `StudioPage` into the one page served.
             resources: [.embedInCode("Page/studio.html"), .embedInCode("Page/studio-frames.js"),

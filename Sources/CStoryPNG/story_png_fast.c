@@ -259,36 +259,32 @@ static inline void prefetch_row(const uint8_t *row, size_t bytes) {
 /// Room the row scanners read around a row: one byte before it, 32 after.
 enum { ROW_BEFORE = 32, ROW_AFTER = 96 };
 
-int story_png_encode_fast(const uint8_t *rgba, int width, int height, size_t stride,
-                          int keep_alpha, story_png_filter filter, story_png_strategy strategy,
-                          story_png_buffer *out, char *error, size_t error_size) {
-    if (!rgba || width <= 0 || height <= 0 || !out || stride < (size_t)width * 4 ||
-        filter == STORY_PNG_FILTER_ADAPTIVE) {
-        set_error(error, error_size, "invalid image for PNG encoding");
-        return 1;
-    }
-    size_t row_bytes = (size_t)width * (keep_alpha ? 4 : 3) + 1;
-    int find_runs = strategy == STORY_PNG_STRATEGY_RLE;
-    uint8_t *row_buffer = calloc(ROW_BEFORE + row_bytes + ROW_AFTER, 1), *row = row_buffer + ROW_BEFORE;
-    uint8_t *zeros = calloc((size_t)width, 4);
-    story_symbol_counts *counts = calloc(1, sizeof(story_symbol_counts));
-    story_frame_code *code = malloc(sizeof(story_frame_code));
+/// The working memory of one encode: the filtered row (with room around it for the row
+/// scanners), a row of zeros (the row above the first), the sample's counts and the code.
+typedef struct {
+    uint8_t *row_buffer, *row, *zeros;
+    story_symbol_counts *counts;
+    story_frame_code *code;
+} fast_work;
+
+static void fast_work_free(fast_work *work) {
+    free(work->row_buffer), free(work->zeros), free(work->counts), free(work->code);
+}
+
+/// Allocates the working memory and room in `out` for the whole file; 0 when out of memory.
+static int fast_work_make(fast_work *work, int width, int height, size_t row_bytes, story_png_buffer *out) {
+    work->row_buffer = calloc(ROW_BEFORE + row_bytes + ROW_AFTER, 1);
+    work->row = work->row_buffer + ROW_BEFORE;
+    work->zeros = calloc((size_t)width, 4);
+    work->counts = calloc(1, sizeof(story_symbol_counts));
+    work->code = malloc(sizeof(story_frame_code));
     // The stream's worst case: 12 bits per byte, plus headers and the 8-byte stores' overrun.
     size_t total = row_bytes * (size_t)height, worst = total + total / 2 + 1024;
-    if (!row_buffer || !zeros || !counts || !code || !reserve(out, 8 + 25 + 8 + 2 + worst + 64)) {
-        free(row_buffer), free(zeros), free(counts), free(code);
-        story_png_buffer_free(out);
-        set_error(error, error_size, "out of memory while encoding PNG");
-        return 1;
-    }
+    return work->row_buffer && work->zeros && work->counts && work->code && reserve(out, 8 + 25 + 8 + 2 + worst + 64);
+}
 
-    // The sample: every SAMPLE_EVERY-th row, from the middle of the first stretch, so a picture
-    // of a few rows is still sampled.
-    for (int y = (height < SAMPLE_EVERY ? height : SAMPLE_EVERY) / 2; y < height; y += SAMPLE_EVERY) {
-        filter_rows(row, rgba, zeros, stride, y, 1, width, keep_alpha, filter);
-        story_rows_count(row, row_bytes, find_runs, counts);
-    }
-
+/// The signature and the IHDR chunk.
+static void append_signature_and_header(story_png_buffer *out, int width, int height, int keep_alpha) {
     static const uint8_t signature[8] = {137, 80, 78, 71, 13, 10, 26, 10};
     memcpy(out->bytes + out->count, signature, 8);
     out->count += 8;
@@ -302,31 +298,63 @@ int story_png_encode_fast(const uint8_t *rgba, int width, int height, size_t str
     ihdr[10] = ihdr[11] = ihdr[12] = 0; // deflate, adaptive-filter method 0, no interlace
     out->count += 13;
     append_chunk_crc(out, start);
+}
 
-    // One IDAT holding one dynamic block: its length is patched in once the stream is written.
+/// One IDAT holding one dynamic block, coded with the code the sample's counts shape: its
+/// length is patched in once the stream is written.
+static void append_image_data(story_png_buffer *out, const fast_work *work, const uint8_t *rgba, int width,
+                              int height, size_t stride, int keep_alpha, story_png_filter filter, int find_runs,
+                              size_t row_bytes) {
     size_t idat = out->count;
     append_chunk_header(out, 0, "IDAT");
     out->bytes[out->count++] = 0x78; // deflate, 32 KiB window
     out->bytes[out->count++] = 0x01; // fastest; (0x78 << 8 | 0x01) % 31 == 0
     story_bit_sender s = {0, 0, out->bytes + out->count};
-    story_frame_code_build(counts, 1, &s, code);
+    story_frame_code_build(work->counts, 1, &s, work->code);
     uint32_t adler = 1;
     for (int y = 0; y < height; y++) {
-        filter_rows(row, rgba, zeros, stride, y, 1, width, keep_alpha, filter);
+        filter_rows(work->row, rgba, work->zeros, stride, y, 1, width, keep_alpha, filter);
         if (y + 1 < height) prefetch_row(rgba + (size_t)(y + 1) * stride, (size_t)width * 4);
-        adler = story_png_adler32(adler, row, row_bytes);
-        story_rows_send(row, row_bytes, find_runs, code, &s);
+        adler = story_png_adler32(adler, work->row, row_bytes);
+        story_rows_send(work->row, row_bytes, find_runs, work->code, &s);
     }
-    story_send_entry(&s, code->end_of_block);
+    story_send_entry(&s, work->code->end_of_block);
     if (s.count) story_send(&s, 0, 8 - s.count); // to a whole byte
     out->count = (size_t)(s.out - out->bytes);
     put_u32_be(out->bytes + out->count, adler);
     out->count += 4;
     put_u32_be(out->bytes + idat, (uint32_t)(out->count - idat - 8));
     append_chunk_crc(out, idat);
+}
+
+int story_png_encode_fast(const uint8_t *rgba, int width, int height, size_t stride,
+                          int keep_alpha, story_png_filter filter, story_png_strategy strategy,
+                          story_png_buffer *out, char *error, size_t error_size) {
+    if (!rgba || width <= 0 || height <= 0 || !out || stride < (size_t)width * 4 ||
+        filter == STORY_PNG_FILTER_ADAPTIVE) {
+        set_error(error, error_size, "invalid image for PNG encoding");
+        return 1;
+    }
+    size_t row_bytes = (size_t)width * (keep_alpha ? 4 : 3) + 1;
+    int find_runs = strategy == STORY_PNG_STRATEGY_RLE;
+    fast_work work;
+    if (!fast_work_make(&work, width, height, row_bytes, out)) {
+        fast_work_free(&work);
+        story_png_buffer_free(out);
+        set_error(error, error_size, "out of memory while encoding PNG");
+        return 1;
+    }
+    // The sample: every SAMPLE_EVERY-th row, from the middle of the first stretch, so a picture
+    // of a few rows is still sampled.
+    for (int y = (height < SAMPLE_EVERY ? height : SAMPLE_EVERY) / 2; y < height; y += SAMPLE_EVERY) {
+        filter_rows(work.row, rgba, work.zeros, stride, y, 1, width, keep_alpha, filter);
+        story_rows_count(work.row, row_bytes, find_runs, work.counts);
+    }
+    append_signature_and_header(out, width, height, keep_alpha);
+    append_image_data(out, &work, rgba, width, height, stride, keep_alpha, filter, find_runs, row_bytes);
     size_t end = out->count;
     append_chunk_header(out, 0, "IEND");
     append_chunk_crc(out, end);
-    free(row_buffer), free(zeros), free(counts), free(code);
+    fast_work_free(&work);
     return 0;
 }

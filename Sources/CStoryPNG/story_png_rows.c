@@ -101,16 +101,18 @@ static inline size_t next_run_avx2(const uint8_t *data, size_t i, size_t n, size
     return starts ? (size_t)__builtin_ctz(starts) : window;
 }
 
-/// Sends `count` (1-32) literals: codes and lengths looked up 32 at a time from the shaped
-/// code's nibble tables, then merged in vector lanes, pairs into 32 bits, fours and then eights
-/// into 64, so that four sends carry them. There is one path for near and far literals alike:
-/// a branch between a near-only path and this one was mispredicted in a third of the windows,
-/// and cost more than the far path's extra work (the coder went 1.2× faster without it).
-__attribute__((target("avx2,bmi2")))
-static inline void send_literals_avx2(const uint8_t *data, size_t count, const story_frame_code *code,
-                                      story_bit_sender *s) {
+/// The first `count` (1-32) literals' codes as bytes, one lane each (the rest zero): `first`,
+/// a near literal's whole code or a far one's prefix by its high nibble; `second`, a far
+/// literal's low nibble reversed; `lengths`, each code's length in bits. Looked up 32 at a time
+/// from the shaped code's nibble tables.
+typedef struct {
+    __m256i first, second, lengths;
+} literal_codes;
+
+__attribute__((target("avx2,bmi2"), always_inline))
+static inline literal_codes look_up_literals_avx2(const uint8_t *data, size_t count, const story_frame_code *code) {
 #define TABLE(name) _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)code->name))
-    const __m256i nibble = _mm256_set1_epi8(0x0f), zero = _mm256_setzero_si256();
+    const __m256i nibble = _mm256_set1_epi8(0x0f);
     const __m256i reversed_nibble = _mm256_setr_epi8(0, 8, 4, 12, 2, 10, 6, 14, 1, 9, 5, 13, 3, 11, 7, 15,
                                                      0, 8, 4, 12, 2, 10, 6, 14, 1, 9, 5, 13, 3, 11, 7, 15);
     const __m256i index = _mm256_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18,
@@ -126,21 +128,30 @@ static inline void send_literals_avx2(const uint8_t *data, size_t count, const s
     __m256i shifted = _mm256_add_epi8(bytes, _mm256_set1_epi8(16)); // near ⇔ below 32
     __m256i is_near = _mm256_cmpeq_epi8(_mm256_min_epu8(shifted, _mm256_set1_epi8(31)), shifted);
     __m256i keep = _mm256_cmpgt_epi8(_mm256_set1_epi8((char)count), index);
+    literal_codes codes;
     // A far literal's code: the prefix by its high nibble, then its low nibble reversed.
-    __m256i first = _mm256_and_si256(
+    codes.first = _mm256_and_si256(
         _mm256_blendv_epi8(_mm256_shuffle_epi8(TABLE(far_prefix_bits), high), near_bits, is_near), keep);
-    __m256i second = _mm256_and_si256(_mm256_andnot_si256(is_near, _mm256_shuffle_epi8(reversed_nibble, low)), keep);
-    __m256i lengths = _mm256_and_si256(
+    codes.second = _mm256_and_si256(_mm256_andnot_si256(is_near, _mm256_shuffle_epi8(reversed_nibble, low)), keep);
+    codes.lengths = _mm256_and_si256(
         _mm256_blendv_epi8(_mm256_set1_epi8((char)(code->far_depth + 4)), near_lengths, is_near), keep);
 #undef TABLE
+    return codes;
+}
+
+/// Sends the looked-up codes: merged in vector lanes, pairs into 32 bits, fours and then eights
+/// into 64, so that four sends carry them.
+__attribute__((target("avx2,bmi2"), always_inline))
+static inline void send_literal_codes_avx2(literal_codes codes, unsigned far_depth, story_bit_sender *s) {
+    const __m256i zero = _mm256_setzero_si256();
     // 16-bit codes: unpacking interleaves within each 128-bit lane, so `a` holds literals 0-7
     // and 16-23, `b` 8-15 and 24-31.
-    const __m128i depth = _mm_cvtsi32_si128((int)code->far_depth);
-    __m256i code_a = _mm256_or_si256(_mm256_unpacklo_epi8(first, zero),
-                                     _mm256_sll_epi16(_mm256_unpacklo_epi8(second, zero), depth));
-    __m256i code_b = _mm256_or_si256(_mm256_unpackhi_epi8(first, zero),
-                                     _mm256_sll_epi16(_mm256_unpackhi_epi8(second, zero), depth));
-    __m256i length_a = _mm256_unpacklo_epi8(lengths, zero), length_b = _mm256_unpackhi_epi8(lengths, zero);
+    const __m128i depth = _mm_cvtsi32_si128((int)far_depth);
+    __m256i code_a = _mm256_or_si256(_mm256_unpacklo_epi8(codes.first, zero),
+                                     _mm256_sll_epi16(_mm256_unpacklo_epi8(codes.second, zero), depth));
+    __m256i code_b = _mm256_or_si256(_mm256_unpackhi_epi8(codes.first, zero),
+                                     _mm256_sll_epi16(_mm256_unpackhi_epi8(codes.second, zero), depth));
+    __m256i length_a = _mm256_unpacklo_epi8(codes.lengths, zero), length_b = _mm256_unpackhi_epi8(codes.lengths, zero);
     // Pairs into 32 bits: the second code shifted past the first.
     const __m256i low16 = _mm256_set1_epi32(0xffff), ones16 = _mm256_set1_epi16(1);
     code_a = _mm256_or_si256(_mm256_and_si256(code_a, low16),
@@ -165,18 +176,28 @@ static inline void send_literals_avx2(const uint8_t *data, size_t count, const s
     // Eight small residuals take 40-50 bits; only where several far literals meet (an edge in
     // the picture) do eight codes pass what one send takes, and the fours are sent instead.
     if (__builtin_expect(!_mm256_movemask_epi8(_mm256_cmpgt_epi64(eight_length, _mm256_set1_epi64x(56))), 1)) {
-        uint64_t codes[4], counts[4];
-        _mm256_storeu_si256((__m256i *)codes, _mm256_unpacklo_epi64(eight_a, eight_b));
+        uint64_t words[4], counts[4];
+        _mm256_storeu_si256((__m256i *)words, _mm256_unpacklo_epi64(eight_a, eight_b));
         _mm256_storeu_si256((__m256i *)counts, eight_length);
-        for (int w = 0; w < 4; w++) story_send(s, codes[w], (unsigned)counts[w]);
+        for (int w = 0; w < 4; w++) story_send(s, words[w], (unsigned)counts[w]);
         return;
     }
-    uint64_t codes[8], counts[8];
-    _mm256_storeu_si256((__m256i *)codes, _mm256_permute2x128_si256(code_a, code_b, 0x20));
-    _mm256_storeu_si256((__m256i *)(codes + 4), _mm256_permute2x128_si256(code_a, code_b, 0x31));
+    uint64_t words[8], counts[8];
+    _mm256_storeu_si256((__m256i *)words, _mm256_permute2x128_si256(code_a, code_b, 0x20));
+    _mm256_storeu_si256((__m256i *)(words + 4), _mm256_permute2x128_si256(code_a, code_b, 0x31));
     _mm256_storeu_si256((__m256i *)counts, _mm256_permute2x128_si256(length_a, length_b, 0x20));
     _mm256_storeu_si256((__m256i *)(counts + 4), _mm256_permute2x128_si256(length_a, length_b, 0x31));
-    for (int w = 0; w < 8; w++) story_send(s, codes[w], (unsigned)counts[w]); // empty words send nothing
+    for (int w = 0; w < 8; w++) story_send(s, words[w], (unsigned)counts[w]); // empty words send nothing
+}
+
+/// Sends `count` (1-32) literals: their codes looked up, then merged and sent. There is one
+/// path for near and far literals alike: a branch between a near-only path and this one was
+/// mispredicted in a third of the windows, and cost more than the far path's extra work (the
+/// coder went 1.2× faster without it).
+__attribute__((target("avx2,bmi2")))
+static inline void send_literals_avx2(const uint8_t *data, size_t count, const story_frame_code *code,
+                                      story_bit_sender *s) {
+    send_literal_codes_avx2(look_up_literals_avx2(data, count, code), (unsigned)code->far_depth, s);
 }
 #endif
 

@@ -1,3 +1,5 @@
+import StoryBase
+
 /// A failure the environment caused while encoding, decoding or writing pictures.
 public struct CompositorError: Error, Sendable, CustomStringConvertible {
     public enum Code: String, Sendable {
@@ -17,5 +19,11 @@ public struct CompositorError: Error, Sendable, CustomStringConvertible {
 
     public var description: String {
         cause.map { "\(message): \($0)" } ?? message
+    }
+
+    /// A file the picture was read from or written to, as the drawing library said it before
+    /// files moved to StoryBase: the same code, words and cause.
+    public init(_ error: FileError) {
+        self.init(error.code == .write ? .fileWrite : .fileRead, error.message, cause: error.cause)
     }
 }

@@ -1,4 +1,5 @@
 import CStoryPNG
+import StoryBase
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -92,7 +93,9 @@ public final class PNGEncoder {
 
     /// Writes `image` as a PNG file, whole or not at all.
     public func write(_ image: RGBAImage, to path: String) throws(CompositorError) {
-        try withEncoded(image) { (bytes) throws(CompositorError) in try AtomicFile.write(bytes, to: path) }
+        try withEncoded(image) { (bytes) throws(CompositorError) in
+            do throws(FileError) { try AtomicFile.write(bytes, to: path) } catch { throw CompositorError(error) }
+        }
     }
 }
 
@@ -121,7 +124,9 @@ extension RGBAImage {
 
     /// Reads a PNG file.
     public init(contentsOfPNG path: String) throws(CompositorError) {
-        try self.init(pngData: try AtomicFile.read(path))
+        let bytes: [UInt8]
+        do throws(FileError) { bytes = try AtomicFile.read(path) } catch { throw CompositorError(error) }
+        try self.init(pngData: bytes)
     }
 
     /// Writes the picture as a PNG file, whole or not at all.

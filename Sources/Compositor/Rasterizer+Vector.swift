@@ -18,86 +18,150 @@ extension PreparedFace {
             draw(rows: rows, into: canvas, background: background)
             return
         }
-        let sampler = BilinearSampler(texture: texture)
-        let m = inverse
-        let m0 = m[0], m3 = m[3], m6 = m[6]
-        let background4 = SIMD4<Float>(Float(background.red), Float(background.green), Float(background.blue), 0)
-        let transparent = TransparentBackground(background)
-        let shade = brightness
-        let scale = BilinearSampler.weightOne * min(max(shade, 0), 1)
-        let lanes = SIMD8<Float>(0.5, 1.5, 2.5, 3.5, 4.5, 5.5, 6.5, 7.5)
+        let paint = VectorPaint(face: self, background: background)
         texture.pixels.withUnsafeBufferPointer { pixels in
-            let base = UnsafeRawPointer(pixels.baseAddress!)
+            let texels = UnsafeRawPointer(pixels.baseAddress!)
             for y in visibleRows {
                 let outer = span(row: y, width: canvas.width)
                 guard !outer.isEmpty else { continue }
                 let inner = span(row: y, width: canvas.width, distance: 0.5).clamped(to: outer)
-                let py = Float(y) + 0.5
-                let rowU = m[1] * py + m[2], rowV = m[4] * py + m[5], rowW = m[7] * py + m[8]
-                let rest = edgeB * py + edgeC
-                let out = UnsafeMutableRawPointer(canvas.base + y * canvas.width * 4)
-
-                @inline(__always) func edgePixel(_ x: Int) {
-                    let px = Float(x) + 0.5
-                    let distance = edgeA * px + rest + 0.5
-                    let coverage = min(max(min(min(distance.x, distance.y), min(distance.z, distance.w)), 0), 1)
-                    guard coverage > 0 else { return }
-                    let w = m6 * px + rowW
-                    let texel = sampler.sample(base, u: (m0 * px + rowU) / w, v: (m3 * px + rowV) / w)
-                    let slot = out + x * 4
-                    if let transparent {
-                        PreparedFace.addEdge(texel * shade, coverage: coverage, over: transparent, at: slot)
-                        return
-                    }
-                    let word = slot.load(as: UInt32.self)
-                    let current = SIMD4<Float>(Float(word & 0xFF), Float(word >> 8 & 0xFF), Float(word >> 16 & 0xFF), 0)
-                    let value = current + texel * (coverage * shade) - background4 * coverage
-                    slot.storeBytes(of: BilinearSampler.pack(value), as: UInt32.self)
-                }
-
-                let edgeEnd = inner.isEmpty ? outer.upperBound : inner.lowerBound
-                for x in outer.lowerBound..<edgeEnd { edgePixel(x) }
-                if !inner.isEmpty {
-                    var x = inner.lowerBound
-                    // Texel space directly: u·W − ½ and v·H − ½ are the sample positions.
-                    let su = m0 * sampler.widthF, sv = m3 * sampler.heightF
-                    let rowSU = rowU * sampler.widthF, rowSV = rowV * sampler.heightF
-                    if spanKernel {
-                        let span = raster_span(su: su, row_su: rowSU, sv: sv, row_sv: rowSV, sw: m6, row_w: rowW,
-                                               shade: min(max(shade, 0), 1))
-                        raster_draw_span(out.assumingMemoryBound(to: UInt32.self), Int32(inner.lowerBound),
-                                         Int32(inner.upperBound), base.assumingMemoryBound(to: UInt8.self),
-                                         Int32(sampler.width), Int32(sampler.height), span)
-                        x = inner.upperBound
-                    }
-                    while x + 8 <= inner.upperBound {
-                        let px = lanes + Float(x)
-                        let reciprocal = 1 / (m6 * px + rowW)
-                        let sx = (su * px + rowSU) * reciprocal - 0.5
-                        let sy = (sv * px + rowSV) * reciprocal - 0.5
-                        let pixel = out + x * 4
-                        // The next screen row reads the texture one or two rows further down.
-                        // Start fetching those lines now: following a slanted line through the
-                        // texture, the hardware prefetcher falls behind.
-                        sampler.prefetch(base, sx: sx[0], sy: sy[0])
-                        @inline(__always) func put(_ lane: Int) {
-                            pixel.storeBytes(of: sampler.blend(base, sx: sx[lane], sy: sy[lane], scale: scale),
-                                             toByteOffset: lane * 4, as: UInt32.self)
-                        }
-                        put(0); put(1); put(2); put(3); put(4); put(5); put(6); put(7)
-                        x += 8
-                    }
-                    while x < inner.upperBound {
-                        let px = Float(x) + 0.5
-                        let reciprocal = 1 / (m6 * px + rowW)
-                        let pixel = sampler.blend(base, sx: (su * px + rowSU) * reciprocal - 0.5,
-                                                  sy: (sv * px + rowSV) * reciprocal - 0.5, scale: scale)
-                        (out + x * 4).storeBytes(of: pixel, as: UInt32.self)
-                        x += 1
-                    }
-                    for x in inner.upperBound..<outer.upperBound { edgePixel(x) }
-                }
+                let row = VectorRow(y: y, paint: paint, texels: texels,
+                                    out: UnsafeMutableRawPointer(canvas.base + y * canvas.width * 4))
+                row.draw(outer: outer, inner: inner, spanKernel: spanKernel)
             }
+        }
+    }
+}
+
+/// What every row of a face is drawn with: the inverse mapping (screen to texture), the edges,
+/// the texture's sampler, the background and the shade.
+private struct VectorPaint {
+    let sampler: BilinearSampler
+    let m0: Float, m1: Float, m2: Float, m3: Float, m4: Float, m5: Float, m6: Float, m7: Float, m8: Float
+    let edgeA: SIMD4<Float>, edgeB: SIMD4<Float>, edgeC: SIMD4<Float>
+    let background4: SIMD4<Float>
+    let transparent: TransparentBackground?
+    let shade: Float
+    /// The shade, clamped, in the integer blend's 1/8192ths.
+    let scale: Float
+
+    init(face: PreparedFace, background: RGBAColor) {
+        sampler = BilinearSampler(texture: face.texture)
+        let m = face.inverse
+        (m0, m1, m2, m3, m4, m5, m6, m7, m8) = (m[0], m[1], m[2], m[3], m[4], m[5], m[6], m[7], m[8])
+        (edgeA, edgeB, edgeC) = (face.edgeA, face.edgeB, face.edgeC)
+        background4 = SIMD4<Float>(Float(background.red), Float(background.green), Float(background.blue), 0)
+        transparent = TransparentBackground(background)
+        shade = face.brightness
+        scale = BilinearSampler.weightOne * min(max(shade, 0), 1)
+    }
+}
+
+/// One screen row of a face: its edge pixels anti-aliased, its inside (coverage exactly 1) by
+/// the C span kernel or eight pixels at a time.
+private struct VectorRow {
+    let paint: VectorPaint
+    let texels: UnsafeRawPointer
+    let out: UnsafeMutableRawPointer
+    let rowU: Float, rowV: Float, rowW: Float
+    /// The edges' distances at x = 0 on this row.
+    let rest: SIMD4<Float>
+    /// Texel space directly: u·W − ½ and v·H − ½ are the sample positions.
+    let su: Float, sv: Float, rowSU: Float, rowSV: Float
+
+    @inline(__always)
+    init(y: Int, paint: VectorPaint, texels: UnsafeRawPointer, out: UnsafeMutableRawPointer) {
+        self.paint = paint
+        self.texels = texels
+        self.out = out
+        let py = Float(y) + 0.5
+        rowU = paint.m1 * py + paint.m2
+        rowV = paint.m4 * py + paint.m5
+        rowW = paint.m7 * py + paint.m8
+        rest = paint.edgeB * py + paint.edgeC
+        su = paint.m0 * paint.sampler.widthF
+        sv = paint.m3 * paint.sampler.heightF
+        rowSU = rowU * paint.sampler.widthF
+        rowSV = rowV * paint.sampler.heightF
+    }
+
+    /// The row's pixels in `outer`, those in `inner` fully covered.
+    @inline(__always)
+    func draw(outer: Range<Int>, inner: Range<Int>, spanKernel: Bool) {
+        let edgeEnd = inner.isEmpty ? outer.upperBound : inner.lowerBound
+        for x in outer.lowerBound..<edgeEnd { edgePixel(x) }
+        guard !inner.isEmpty else { return }
+        var x = inner.lowerBound
+        if spanKernel {
+            drawWithKernel(inner)
+            x = inner.upperBound
+        }
+        drawInside(x..<inner.upperBound)
+        for x in inner.upperBound..<outer.upperBound { edgePixel(x) }
+    }
+
+    /// A pixel along an edge: the texel weighted by the face's coverage of the pixel, over what
+    /// is there.
+    @inline(__always)
+    func edgePixel(_ x: Int) {
+        let px = Float(x) + 0.5
+        let distance = paint.edgeA * px + rest + 0.5
+        let coverage = min(max(min(min(distance.x, distance.y), min(distance.z, distance.w)), 0), 1)
+        guard coverage > 0 else { return }
+        let w = paint.m6 * px + rowW
+        let texel = paint.sampler.sample(texels, u: (paint.m0 * px + rowU) / w, v: (paint.m3 * px + rowV) / w)
+        let slot = out + x * 4
+        if let transparent = paint.transparent {
+            PreparedFace.addEdge(texel * paint.shade, coverage: coverage, over: transparent, at: slot)
+            return
+        }
+        let word = slot.load(as: UInt32.self)
+        let current = SIMD4<Float>(Float(word & 0xFF), Float(word >> 8 & 0xFF), Float(word >> 16 & 0xFF), 0)
+        let value = current + texel * (coverage * paint.shade) - paint.background4 * coverage
+        slot.storeBytes(of: BilinearSampler.pack(value), as: UInt32.self)
+    }
+
+    /// The inside by the C span kernel (`raster_draw_span`).
+    @inline(__always)
+    func drawWithKernel(_ inside: Range<Int>) {
+        let span = raster_span(su: su, row_su: rowSU, sv: sv, row_sv: rowSV, sw: paint.m6, row_w: rowW,
+                               shade: min(max(paint.shade, 0), 1))
+        raster_draw_span(out.assumingMemoryBound(to: UInt32.self), Int32(inside.lowerBound),
+                         Int32(inside.upperBound), texels.assumingMemoryBound(to: UInt8.self),
+                         Int32(paint.sampler.width), Int32(paint.sampler.height), span)
+    }
+
+    /// The inside in Swift: eight pixels' texel positions as SIMD8 lanes, then each pixel's
+    /// integer blend; the last few one at a time.
+    @inline(__always)
+    func drawInside(_ inside: Range<Int>) {
+        let sampler = paint.sampler, scale = paint.scale, m6 = paint.m6
+        let lanes = SIMD8<Float>(0.5, 1.5, 2.5, 3.5, 4.5, 5.5, 6.5, 7.5)
+        var x = inside.lowerBound
+        while x + 8 <= inside.upperBound {
+            let px = lanes + Float(x)
+            let reciprocal = 1 / (m6 * px + rowW)
+            let sx = (su * px + rowSU) * reciprocal - 0.5
+            let sy = (sv * px + rowSV) * reciprocal - 0.5
+            let pixel = out + x * 4
+            // The next screen row reads the texture one or two rows further down. Start
+            // fetching those lines now: following a slanted line through the texture, the
+            // hardware prefetcher falls behind.
+            sampler.prefetch(texels, sx: sx[0], sy: sy[0])
+            @inline(__always) func put(_ lane: Int) {
+                pixel.storeBytes(of: sampler.blend(texels, sx: sx[lane], sy: sy[lane], scale: scale),
+                                 toByteOffset: lane * 4, as: UInt32.self)
+            }
+            put(0); put(1); put(2); put(3); put(4); put(5); put(6); put(7)
+            x += 8
+        }
+        while x < inside.upperBound {
+            let px = Float(x) + 0.5
+            let reciprocal = 1 / (m6 * px + rowW)
+            let pixel = sampler.blend(texels, sx: (su * px + rowSU) * reciprocal - 0.5,
+                                      sy: (sv * px + rowSV) * reciprocal - 0.5, scale: scale)
+            (out + x * 4).storeBytes(of: pixel, as: UInt32.self)
+            x += 1
         }
     }
 }

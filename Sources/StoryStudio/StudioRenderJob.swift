@@ -127,9 +127,11 @@ final class StudioRenderJob: Sendable {
         }
     }
 
-    /// Waits for the render to end (the server is stopping: it is cancelled first).
+    /// Waits for the render to end (the server is stopping): asked to stop first, unless it
+    /// already was (`StudioServer.stop()` asks at once), since a second SIGINT would stop it at
+    /// once without its clips.
     func stop() {
-        _ = cancel()
+        if !running.withLock({ $0.cancelled }) { _ = cancel() }
         while isRunning { Thread.sleep(forTimeInterval: 0.02) }
     }
 }

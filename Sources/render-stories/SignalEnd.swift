@@ -3,11 +3,13 @@ import Dispatch
 #if canImport(Glibc)
 import Glibc
 #endif
+import StoryPlayer
 
 /// SIGINT and SIGTERM taken by the program instead of ending it, until `cancel()`: the one
 /// place the CLI sets signals up. `render` stops at the next frame (a second signal at once),
-/// `batch` passes the signal on to its rows' renders, the short commands end at once after
-/// removing their temporary files (`SignalEnd`).
+/// `batch` passes the signal on to its rows' renders, `studio` stops its server and its render
+/// (`Studio.handleSignals`), the short commands end at once after removing their temporary
+/// files (`SignalEnd`).
 struct SignalWatch {
     private let sources: [any DispatchSourceSignal]
 

@@ -47,29 +47,14 @@ struct Studio: ParsableCommand {
     }
 
     /// The root command is synchronous (its `main` maps errors to exit codes), so the server runs
-    /// in a task this thread waits for; Hummingbird ends it on SIGINT or SIGTERM.
+    /// in a task this thread waits for. SIGINT and SIGTERM stop it (`handleSignals`).
     func run() throws {
         let name = ((storyboard as NSString).lastPathComponent as NSString).deletingPathExtension
-        var rows: BatchData?
-        if let data {
-            do {
-                rows = try BatchData(contentsOf: data)
-            } catch {
-                printError("error: \(error)")
-                throw ExitCode(2)
-            }
-            // A row the data could not give is named, every one, as batch names them.
-            if let problems = rows?.problems, !problems.isEmpty {
-                problems.forEach { printError("error: \($0)") }
-                throw ExitCode(2)
-            }
-            if let nameFrom, let rows, !rows.columns.contains(nameFrom) {
-                printError("error: --name-from \(nameFrom): the data has no such column (it has \(rows.columns.joined(separator: ", ")))")
-                throw ExitCode(2)
-            }
-        }
+        let rows = try readRows()
         let server = StudioServer(.init(boardPath: storyboard, port: port, outputFolder: output ?? "out/\(name)",
                                         executable: Studio.executable, parameters: parameters.values, data: rows, nameFrom: nameFrom))
+        let signals = Studio.handleSignals(server)
+        defer { signals.cancel() }
         let open = self.open, storyboard = self.storyboard
         let finished = DispatchSemaphore(value: 0)
         let failure = Mutex<String?>(nil)
@@ -89,6 +74,47 @@ struct Studio: ParsableCommand {
         if let failure = failure.withLock({ $0 }) {
             printError("error: " + Studio.serveFailure(failure, port: port))
             throw ExitCode(1)
+        }
+    }
+
+    /// `--data`'s rows, every problem in them said as batch says them (exit 2).
+    private func readRows() throws -> BatchData? {
+        guard let data else { return nil }
+        let rows: BatchData
+        do {
+            rows = try BatchData(contentsOf: data)
+        } catch {
+            printError("error: \(error)")
+            throw ExitCode(2)
+        }
+        // A row the data could not give is named, every one, as batch names them.
+        if !rows.problems.isEmpty {
+            rows.problems.forEach { printError("error: \($0)") }
+            throw ExitCode(2)
+        }
+        if let nameFrom, !rows.columns.contains(nameFrom) {
+            printError("error: --name-from \(nameFrom): the data has no such column (it has \(rows.columns.joined(separator: ", ")))")
+            throw ExitCode(2)
+        }
+        return rows
+    }
+
+    /// SIGINT or SIGTERM stops the studio (`StudioServer.stop()`): a render its Render button
+    /// started stops at its next frame and finishes its clips, as a render's Ctrl-C stops it,
+    /// then the studio exits 0. A second signal ends it at once (128 + the signal), its render
+    /// stopped at once too, after removing the temporary files still open.
+    static func handleSignals(_ server: StudioServer) -> SignalWatch {
+        let first = RenderInterruption()
+        return SignalWatch { number, count in
+            let again = first.requested != nil
+            first.request(signal: number)
+            server.stop()
+            // Two signals close together may reach the handler as one, with a count of two: the
+            // render gets its second SIGINT too.
+            guard again || count > 1 else { return }
+            if !again { server.stop() }
+            TemporaryFiles.removeAll()
+            _exit(128 + number)
         }
     }
 

@@ -148,6 +148,12 @@ struct RawHTTP {
 
     /// Throws when the connection is refused (nothing listens at that address).
     func get(_ target: String, host: String? = nil, headers: [String] = []) throws -> Reply {
+        try request("GET", target, host: host, headers: headers)
+    }
+
+    /// A request of any method, with `body` (its length said in Content-Length when not empty).
+    func request(_ method: String, _ target: String, host: String? = nil, headers: [String] = [],
+                 body: Data = Data()) throws -> Reply {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw StudioTestFailure("socket") }
         defer { close(fd) }
@@ -161,10 +167,11 @@ struct RawHTTP {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard connected == 0 else { throw StudioTestFailure("cannot connect to \(address):\(port): errno \(errno)") }
-        var request = "GET \(target) HTTP/1.1\r\nHost: \(host ?? "127.0.0.1:\(port)")\r\nConnection: close\r\n"
-        for header in headers { request += header + "\r\n" }
+        var request = "\(method) \(target) HTTP/1.1\r\nHost: \(host ?? "127.0.0.1:\(port)")\r\nConnection: close\r\n"
+        for header in headers + (body.isEmpty ? [] : ["Content-Length: \(body.count)"]) { request += header + "\r\n" }
         request += "\r\n"
-        _ = request.withCString { send(fd, $0, strlen($0), 0) }
+        let bytes = Data(request.utf8) + body
+        _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
         var data = Data()
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {

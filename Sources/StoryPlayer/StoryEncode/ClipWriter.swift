@@ -1,6 +1,7 @@
 internal import CFFmpeg
 import Compositor
 import Foundation
+import StoryBase
 import StoryMedia
 
 /// Writes the rendered frames, and the mixed sound where the format carries it, as one file of
@@ -49,79 +50,30 @@ package final class ClipWriter {
         colour = ClipColour.of(width: width, height: height)
         temporary = AtomicFile.temporaryPath(for: options.path)
         muxer = try MuxerContext(format: format.muxer, path: temporary)
-        let rate = av_d2q(fps, 100_000)
-        let globalHeader = muxer.wantsGlobalHeader
+        let pictures = try Self.videoEncoder(options, width: width, height: height, fps: fps, colour: colour,
+                                             globalHeader: muxer.wantsGlobalHeader)
+        video = pictures.codec
+        animation = pictures.animation
+        videoStream = try Self.addVideoStream(pictures.codec, format: format, to: muxer)
+        let soundTrack = try Self.soundEncoder(options, globalHeader: muxer.wantsGlobalHeader, muxer: muxer)
+        audio = soundTrack?.codec
+        audioStream = soundTrack?.stream ?? -1
+        try startFile(options)
+        try allocateFrames(width: width, height: height)
+    }
 
-        guard let encoder = avcodec_find_encoder_by_name(format.videoEncoder) else {
-            throw MediaError(.missingEncoder, "this FFmpeg has no \(format.videoEncoder) encoder, which the \(format.name) needs")
-        }
-        var videoSettings: EncoderSettings
-        if format.isAnimation {
-            let size = options.animationSize(canvasWidth: width, height: height)
-            let graph = try FilterGraph(filters: Self.animationFilters(format, width: size.width, height: size.height,
-                                                                       fps: options.animationFPS),
-                                        width: Int32(width), height: Int32(height),
-                                        pixelFormat: AV_PIX_FMT_RGBA.rawValue,
-                                        sampleAspectRatio: AVRational(num: 1, den: 1), threads: 0,
-                                        timeBase: AVRational(num: rate.den, den: rate.num), frameRate: rate)
-            animation = graph
-            videoSettings = EncoderSettings(timeBase: graph.outputTimeBase)
-            videoSettings.width = Int32(size.width)
-            videoSettings.height = Int32(size.height)
-            videoSettings.frameRate = av_d2q(options.animationFPS, 100_000)
-        } else {
-            animation = nil
-            videoSettings = EncoderSettings(timeBase: AVRational(num: rate.den, den: rate.num))
-            videoSettings.width = Int32(width)
-            videoSettings.height = Int32(height)
-            // BT.709 for HD, BT.601 for SD (`ClipColour`): the matrix swscale converts with
-            // and the tags agree, and agree with what a player that ignores the tags guesses.
-            videoSettings.colourSpace = colour.matrix
-            videoSettings.colourPrimaries = colour.primaries
-            videoSettings.colourTransfer = colour.transfer
-            videoSettings.colourRange = AVCOL_RANGE_MPEG
-            videoSettings.frameRate = rate
-            Self.applyVideoCodec(options, fps: fps, to: &videoSettings)
-        }
-        videoSettings.pixelFormat = format.pixelFormat
-        videoSettings.globalHeader = globalHeader
-        video = try CodecContext(encoder: encoder, settings: videoSettings, failure: "cannot open \(format.videoEncoder)")
-        // Apple's players take HEVC in MP4 only under the `hvc1` tag (libavformat's default is `hev1`).
-        videoStream = muxer.addStream(from: video, tag: format == .mp4HEVC ? "hvc1" : nil)
-        guard videoStream >= 0 else {
-            throw MediaError(.open, "cannot add the video stream to the \(format.kind)", averror: videoStream)
-        }
-
-        // Sound: AAC (MP4) or Opus (WebM), 48 kHz stereo; none in an animation.
-        if let audioEncoder = format.audioEncoder {
-            guard let codec = avcodec_find_encoder_by_name(audioEncoder) else {
-                throw MediaError(.missingEncoder, "this FFmpeg has no \(audioEncoder) encoder, which the \(format.name) needs")
-            }
-            var audioSettings = EncoderSettings(timeBase: AVRational(num: 1, den: Int32(ItemAudio.rate)))
-            audioSettings.sampleRate = Int32(ItemAudio.rate)
-            audioSettings.sampleFormat = Self.interleavedSound(format) ? AV_SAMPLE_FMT_FLT : AV_SAMPLE_FMT_FLTP
-            audioSettings.bitRate = Int64(options.audioBitRate)
-            audioSettings.stereo = true
-            audioSettings.globalHeader = globalHeader
-            let encoder = try CodecContext(encoder: codec, settings: audioSettings, failure: "cannot open the \(audioEncoder == "aac" ? "AAC" : audioEncoder) encoder")
-            audio = encoder
-            audioStream = muxer.addStream(from: encoder)
-            guard audioStream >= 0 else {
-                throw MediaError(.open, "cannot add the audio stream to the \(format.kind)", averror: audioStream)
-            }
-        } else {
-            audio = nil
-            audioStream = -1
-        }
-
+    /// Opens the temporary file and writes the header.
+    private func startFile(_ options: ClipOptions) throws(MediaError) {
         var status = muxer.openFile(temporary)
         guard status >= 0 else { throw MediaError(.open, "cannot write \(temporary)", averror: status) }
         status = muxer.writeHeader(options: format.muxerOptions.merging(options.soundAfterFrames ? ["max_interleave_delta": "0"] : [:]) { $1 })
         guard status >= 0 else { throw MediaError(.open, "cannot start the \(format.kind)", averror: status) }
+    }
 
-        // The reusable frames: the canvas as the animation graph takes it (RGBA at the canvas's
-        // size), or the encoder's picture.
-        status = format.isAnimation
+    /// The reusable frames: the canvas as the animation graph takes it (RGBA at the canvas's
+    /// size), or the encoder's picture; and the sound's.
+    private func allocateFrames(width: Int, height: Int) throws(MediaError) {
+        var status = format.isAnimation
             ? picture.allocatePicture(width: Int32(width), height: Int32(height), format: AV_PIX_FMT_RGBA)
             : picture.allocatePicture(width: Int32(width), height: Int32(height), format: format.pixelFormat)
         guard status >= 0 else { throw MediaError(.convert, "cannot allocate a video frame", averror: status) }
@@ -250,7 +202,7 @@ package final class ClipWriter {
     }
 
     /// libopus takes interleaved samples only; AAC takes planar ones.
-    private static func interleavedSound(_ format: ExportFormat) -> Bool { format.audioEncoder == "libopus" }
+    static func interleavedSound(_ format: ExportFormat) -> Bool { format.audioEncoder == "libopus" }
 
     private func encode(_ frame: Frame?, with codec: CodecContext, into stream: Int32) throws(MediaError) {
         var status = codec.send(frame: frame)

@@ -8,6 +8,7 @@ import Foundation
 @testable import StoryTrace
 @testable import StoryEncode
 import StoryPlayerTestSupport
+import StoryBase
 import XCTest
 
 /// Live pictures on their stream's clock, checked on what reaches the frames: clock-coded

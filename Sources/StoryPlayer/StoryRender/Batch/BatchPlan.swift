@@ -1,5 +1,6 @@
 import Compositor
 import Foundation
+import StoryBase
 import StoryModel
 import StoryTrace
 

@@ -1,5 +1,6 @@
 import Compositor
 import Foundation
+import StoryBase
 
 /// One row's `render-stories render`, in a process of its own: a row that crashes, or a render
 /// that fails, takes no other row with it. Its arguments are a `RenderInvocation` (the files

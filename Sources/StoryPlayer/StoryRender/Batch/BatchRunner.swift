@@ -1,5 +1,6 @@
 import Compositor
 import Foundation
+import StoryBase
 import Synchronization
 
 /// A batch's rows rendered (`render-stories batch`): each row's `render` in a process of its

@@ -1,5 +1,6 @@
 import Compositor
 import Foundation
+import StoryBase
 import StoryTrace
 
 // MARK: - Frames as PNG
@@ -48,7 +49,7 @@ struct PNGFrames: FrameSink {
     /// A frame the realtime clock had no time to draw is the frame before it again, as a phone
     /// keeps its last picture on screen: the numbering has no hole, so `ffmpeg -i frame-%06d.png`
     /// reads the whole render. They stay listed in `late_frames`.
-    private func fillLateFrames(_ late: [Int]) throws(CompositorError) {
+    private func fillLateFrames(_ late: [Int]) throws(FileError) {
         for n in late where n > 0 {
             let previous = StoryRenderer.framePath(folder, n - 1)
             guard FileManager.default.fileExists(atPath: previous) else { continue }

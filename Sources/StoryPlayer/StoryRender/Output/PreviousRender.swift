@@ -1,5 +1,6 @@
 import Compositor
 import Foundation
+import StoryBase
 
 /// The files of an earlier render in the output folder that describe it as finished, removed
 /// before this render writes its first frame.

@@ -1,5 +1,6 @@
 import Compositor
 import Foundation
+import StoryBase
 import StoryModel
 
 /// Why a report could not be made from a folder: errors as data, for `render-stories report`.

@@ -1,5 +1,6 @@
 import Compositor
 import Foundation
+import StoryBase
 import StoryModel
 import StoryTrace
 
@@ -128,7 +129,7 @@ public struct ReportPage: Sendable {
     /// Writes `report.html` into `folder`, whole or not at all.
     public func write(toFolder folder: String) throws(CompositorError) -> String {
         let path = (folder as NSString).appendingPathComponent(ReportPage.fileName)
-        try AtomicFile.write(Array(html.utf8), to: path)
+        do throws(FileError) { try AtomicFile.write(Array(html.utf8), to: path) } catch { throw CompositorError(error) }
         return path
     }
 }

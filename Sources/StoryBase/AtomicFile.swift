@@ -7,10 +7,10 @@ import Glibc
 /// A reader (or a crash) never sees a half-written frame: the target path either does not
 /// exist yet or holds the complete file.
 public enum AtomicFile {
-    public static func write(_ bytes: [UInt8], to path: String) throws(CompositorError) {
+    public static func write(_ bytes: [UInt8], to path: String) throws(FileError) {
         // withUnsafeBytes rethrows untyped errors; Result keeps the type.
         try bytes.withUnsafeBytes { raw in
-            Result { () throws(CompositorError) in try write(raw, to: path) }
+            Result { () throws(FileError) in try write(raw, to: path) }
         }.get()
     }
 
@@ -18,11 +18,11 @@ public enum AtomicFile {
     ///
     /// Errors name `path`, the file the caller asked for, never the temporary one, and say why
     /// in plain words.
-    public static func write(_ raw: UnsafeRawBufferPointer, to path: String) throws(CompositorError) {
+    public static func write(_ raw: UnsafeRawBufferPointer, to path: String) throws(FileError) {
         let temporary = name(besides: path)
         let fd = TemporaryFiles.create(temporary)
         guard fd >= 0 else {
-            throw CompositorError(.fileWrite, "cannot write \(path)", cause: OutputFolder.reason(errno, creating: path))
+            throw FileError(.write, "cannot write \(path)", cause: OutputFolder.reason(errno, creating: path))
         }
         var written = 0
         var failure: String?
@@ -38,12 +38,12 @@ public enum AtomicFile {
         if close(fd) != 0 || failure != nil {
             let message = failure ?? OutputFolder.reason(errno, creating: path)
             remove(temporary)
-            throw CompositorError(.fileWrite, "cannot write \(path)", cause: message)
+            throw FileError(.write, "cannot write \(path)", cause: message)
         }
         guard TemporaryFiles.place(temporary, at: path) == 0 else {
             let message = OutputFolder.reason(errno, creating: path)
             remove(temporary)
-            throw CompositorError(.fileWrite, "cannot write \(path)", cause: message)
+            throw FileError(.write, "cannot write \(path)", cause: message)
         }
     }
 
@@ -53,9 +53,9 @@ public enum AtomicFile {
     }
 
     /// Reads a whole file.
-    public static func read(_ path: String) throws(CompositorError) -> [UInt8] {
+    public static func read(_ path: String) throws(FileError) -> [UInt8] {
         guard let file = fopen(path, "rb") else {
-            throw CompositorError(.fileRead, "cannot open \(path)", cause: systemMessage())
+            throw FileError(.read, "cannot open \(path)", cause: systemMessage())
         }
         defer { fclose(file) }
         var bytes: [UInt8] = []
@@ -65,7 +65,7 @@ public enum AtomicFile {
             if n > 0 { bytes.append(contentsOf: chunk[0..<n]) }
             if n < chunk.count {
                 if ferror(file) != 0 {
-                    throw CompositorError(.fileRead, "cannot read \(path)", cause: systemMessage())
+                    throw FileError(.read, "cannot read \(path)", cause: systemMessage())
                 }
                 return bytes
             }

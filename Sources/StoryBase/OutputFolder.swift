@@ -11,7 +11,7 @@ public enum OutputFolder {
     // MARK: - Making folders
 
     /// Makes `folder` and the folders above it, and checks that a file can be created in it.
-    public static func make(_ folder: String) throws(CompositorError) {
+    public static func make(_ folder: String) throws(FileError) {
         let folder = folder.isEmpty ? "." : folder
         var prefix = folder.hasPrefix("/") ? "/" : ""
         for part in folder.split(separator: "/") {
@@ -19,7 +19,7 @@ public enum OutputFolder {
             var info = stat()
             if stat(prefix, &info) == 0 {
                 guard info.st_mode & S_IFMT == S_IFDIR else {
-                    throw CompositorError(.fileWrite, "cannot create the folder \(folder)", cause: "\(prefix) is a file, not a folder")
+                    throw FileError(.write, "cannot create the folder \(folder)", cause: "\(prefix) is a file, not a folder")
                 }
                 continue
             }
@@ -27,13 +27,13 @@ public enum OutputFolder {
             let number = errno
             // Made by another process meanwhile.
             if number == EEXIST, stat(prefix, &info) == 0, info.st_mode & S_IFMT == S_IFDIR { continue }
-            throw CompositorError(.fileWrite, "cannot create the folder \(folder)", cause: reason(number, creating: prefix))
+            throw FileError(.write, "cannot create the folder \(folder)", cause: reason(number, creating: prefix))
         }
         try checkWritable(folder)
     }
 
     /// Makes the folder a file at `path` goes into.
-    public static func make(forFile path: String) throws(CompositorError) {
+    public static func make(forFile path: String) throws(FileError) {
         try make(folder(of: path))
     }
 
@@ -46,11 +46,11 @@ public enum OutputFolder {
     // MARK: - Checks
 
     /// A folder that exists may still refuse files (read-only, another user's, `/proc`).
-    static func checkWritable(_ folder: String) throws(CompositorError) {
+    static func checkWritable(_ folder: String) throws(FileError) {
         let probe = (folder.hasSuffix("/") ? folder : folder + "/") + ".write-test-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
         let fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
-            throw CompositorError(.fileWrite, "cannot write in the folder \(folder)", cause: reason(errno, creating: probe))
+            throw FileError(.write, "cannot write in the folder \(folder)", cause: reason(errno, creating: probe))
         }
         close(fd)
         unlink(probe)
