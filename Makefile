@@ -32,7 +32,11 @@ demo: build
 # (matched against `Target.Class/testName`). `make test` runs the others with --skip and the slow
 # ones with --filter, so every test runs exactly once; docs/testing.md says how to choose.
 plan = $(shell scripts/test-plan.sh $(1))
+# Before the tests, the shape of the code (issue 62): no function over 60 lines, no file over 400
+# in Sources/, and docs/ARCHITECTURE.md's import table equal to Package.swift's.
 test: test-deps
+	@python3 scripts/check-shape.py
+	@python3 scripts/check-architecture.py
 	$(SWIFT) build --build-tests
 	@$(SWIFT) test --skip-build list > .build/test-list.txt && scripts/test-plan.sh --check .build/test-list.txt
 	@start=$$(date +%s); $(SWIFT) test --skip-build --disable-swift-testing --skip '$(call plan,slow)'; status=$$?; \
