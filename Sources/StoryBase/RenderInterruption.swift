@@ -5,9 +5,10 @@ import Synchronization
 /// leaves no temporary file behind. The CLI sets it on SIGINT and SIGTERM.
 ///
 /// It lives in the base, below the players, because a player waiting for a live source's
-/// picture on the virtual clock (`DecodeLimits.interruption`) stops waiting once it is
-/// requested: a source that accepts a connection and never answers would otherwise hold the
-/// frame, and the stop, for the whole open timeout.
+/// picture on the virtual clock (each player is given it beside its decode limits:
+/// `ItemPlayer.interruption`) stops waiting once it is requested: a source that accepts a
+/// connection and never answers would otherwise hold the frame, and the stop, for the whole
+/// open timeout.
 public final class RenderInterruption: Sendable {
     private let signal = Atomic<Int32>(0)
 

@@ -63,9 +63,6 @@ public struct DecodeLimits: Sendable {
     public var protocols: [String]?
     /// The storyboard's `latency`, under each live item's own.
     public var latency = LiveLatency()
-    /// The render's interruption, set by the render: a player waiting for a live picture stops
-    /// waiting once it is requested, so the render stops at its next frame.
-    package var interruption: RenderInterruption?
 
     public init() {}
 }

@@ -66,7 +66,7 @@ extension ItemPlayer {
             let deadline = firstPictureWait(thread)
             let slice = min(deadline, Date(timeIntervalSinceNow: ItemPlayer.soundOnlyLook))
             if let event = waitForEvent(from: thread, until: slice) { return event }
-            if slice >= deadline || limits.interruption?.requested != nil { return nil }
+            if slice >= deadline || interruption?.requested != nil { return nil }
         }
     }
 
@@ -104,8 +104,8 @@ extension ItemPlayer {
     /// open timeout, and the source is not failed for a wait that was called off.
     func waitForEvent(from thread: DecodeThread, until deadline: Date?) -> DecodedEvent? {
         // Without a deadline or an interruption, as before: `.end` once the queue has closed.
-        if deadline == nil && limits.interruption == nil { return thread.peek() }
-        return thread.peek(until: deadline, unless: limits.interruption)
+        if deadline == nil && interruption == nil { return thread.peek() }
+        return thread.peek(until: deadline, unless: interruption)
     }
 
     func handle(_ event: DecodedEvent, at t: Double) {

@@ -116,7 +116,7 @@ extension ItemPlayer {
         live.soundWaitedAt = local
         let deadline = Date(timeIntervalSinceNow: limits.timeouts.read)
         while (thread.sound.extent(epoch: LiveSound.beforeVideo)?.newest.end ?? -.infinity) < position, Date() < deadline,
-              limits.interruption?.requested == nil, thread.reception.videoPackets == 0, thread.peekNow() == nil {
+              interruption?.requested == nil, thread.reception.videoPackets == 0, thread.peekNow() == nil {
             Thread.sleep(forTimeInterval: 0.005)
         }
     }

@@ -57,6 +57,9 @@ public final class ItemPlayer {
     var tracedItem: Int? { participant == nil ? itemIndex : nil }
     let trace: LifecycleTrace
     let waits: Bool
+    /// The render's interruption (SIGINT, SIGTERM): a wait for a picture ends when it is requested,
+    /// so the render stops at its next frame.
+    let interruption: RenderInterruption?
     /// What a recorded item of sound only shows over its sound (`SoundOnlyStill`).
     let still: SoundOnlyStill?
     var decodeThread: DecodeThread?
@@ -115,7 +118,7 @@ public final class ItemPlayer {
 
     package init(id: Int, itemIndex: Int, item: StoryItem, storyID: String, startedAt: Double, joinsAt mediaOffset: Double = 0,
          size: (width: Int, height: Int), fitsWhole: Bool = false, limits: DecodeLimits, clock: StageClock?, waits: Bool,
-         deferred: Bool = false, factsBook: MediaFactsBook? = nil, roomPins: [String: Bool] = [:], pinOrder: [String] = [],
+         interruption: RenderInterruption? = nil, deferred: Bool = false, factsBook: MediaFactsBook? = nil, roomPins: [String: Bool] = [:], pinOrder: [String] = [],
          roomView: RoomView = RoomView(), participant: String? = nil, storyPoster: MediaSource? = nil, trace: LifecycleTrace) {
         self.id = id
         // A room's video player shows a participant of sound only by its avatar, not a still.
@@ -128,6 +131,7 @@ public final class ItemPlayer {
         self.mediaOffset = mediaOffset
         self.trace = trace
         self.waits = waits
+        self.interruption = interruption
         self.size = size
         self.fitsWhole = fitsWhole
         // The item's own latency over the storyboard's: where a live DASH item's reader starts.
@@ -142,7 +146,7 @@ public final class ItemPlayer {
             // A room is its participants' players; the room itself decodes nothing and is not
             // traced (its stage records the players it makes).
             stage = RoomStage(room: room, storyID: storyID, at: startedAt, canvas: size, limits: limits, clock: clock,
-                              waits: waits, deferred: deferred, pins: roomPins, pinOrder: pinOrder, view: roomView, trace: trace)
+                              waits: waits, interruption: interruption, deferred: deferred, pins: roomPins, pinOrder: pinOrder, view: roomView, trace: trace)
             state = .showing
             return
         }

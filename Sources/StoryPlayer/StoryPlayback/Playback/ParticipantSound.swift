@@ -87,9 +87,9 @@ final class ParticipantSound {
 
     /// Starts the thread for `participant` as the room comes on screen (the room's media time
     /// 0); `open(waiting:)` then says what it found.
-    init(participant: RoomParticipant, limits: DecodeLimits, waits: Bool, name: String) {
+    init(participant: RoomParticipant, limits: DecodeLimits, waits: Bool, interruption: RenderInterruption?, name: String) {
         self.waits = waits
-        interruption = limits.interruption
+        self.interruption = interruption
         let channel = channel
         let roomStart = ContinuousClock.now
         let thread = Thread {

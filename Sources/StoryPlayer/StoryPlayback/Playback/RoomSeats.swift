@@ -57,14 +57,15 @@ struct RoomSeats {
     /// so its first decisions are those of every run; with the realtime clock it never waits: a
     /// participant joins the order when its thread has opened it.
     init(_ participants: [RoomParticipant], storyID: String, at t: Double, limits: DecodeLimits, waits: Bool,
-         pins: [String: Bool], pinOrder: [String], trace: LifecycleTrace) {
+         interruption: RenderInterruption?, pins: [String: Bool], pinOrder: [String], trace: LifecycleTrace) {
         self.storyID = storyID
         self.trace = trace
         self.waits = waits
         all = participants.map { participant in
             let id = trace.nextPlayerID()
             trace.record(.play, t: t, story: storyID, player: id, participant: participant.id, media: "audio")
-            let sound = ParticipantSound(participant: participant, limits: limits, waits: waits, name: "sound #\(id) \(storyID)")
+            let sound = ParticipantSound(participant: participant, limits: limits, waits: waits, interruption: interruption,
+                                         name: "sound #\(id) \(storyID)")
             return Seat(participant: participant, audioPlayer: id, sound: sound, pinned: pins[participant.id] ?? participant.pinned)
         }
         for (serial, participant) in pinOrder.enumerated() {

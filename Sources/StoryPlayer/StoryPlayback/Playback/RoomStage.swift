@@ -37,17 +37,18 @@ package final class RoomStage {
     private(set) var lastLocal = 0.0
 
     init(room: Room, storyID: String, at t: Double, canvas: (width: Int, height: Int), limits: DecodeLimits,
-         clock: StageClock?, waits: Bool, deferred: Bool = false, pins: [String: Bool], pinOrder: [String] = [],
+         clock: StageClock?, waits: Bool, interruption: RenderInterruption? = nil, deferred: Bool = false, pins: [String: Bool], pinOrder: [String] = [],
          view: RoomView = RoomView(), trace: LifecycleTrace) {
         layout = RoomLayout(width: canvas.width, height: canvas.height)
         self.clock = clock
         lastTime = t
         arrangement = RoomArrangement(room: room, layout: layout, view: view, storyID: storyID, trace: trace)
-        video = RoomVideo(storyID: storyID, limits: limits, clock: clock, waits: waits, deferred: deferred, trace: trace)
+        video = RoomVideo(storyID: storyID, limits: limits, clock: clock, waits: waits, interruption: interruption,
+                          deferred: deferred, trace: trace)
         listening = RoomListening(storyID: storyID, waits: waits, trace: trace)
         frames = RoomFrames(layout: layout)
-        seats = RoomSeats(room.participants, storyID: storyID, at: t, limits: limits, waits: waits, pins: pins,
-                          pinOrder: pinOrder, trace: trace)
+        seats = RoomSeats(room.participants, storyID: storyID, at: t, limits: limits, waits: waits,
+                          interruption: interruption, pins: pins, pinOrder: pinOrder, trace: trace)
         seats.admitOpened(at: t)
     }
 

@@ -28,12 +28,15 @@ struct RoomVideo {
     private let limits: DecodeLimits
     private let clock: StageClock?
     private let waits: Bool
+    private let interruption: RenderInterruption?
 
-    init(storyID: String, limits: DecodeLimits, clock: StageClock?, waits: Bool, deferred: Bool, trace: LifecycleTrace) {
+    init(storyID: String, limits: DecodeLimits, clock: StageClock?, waits: Bool, interruption: RenderInterruption?,
+         deferred: Bool, trace: LifecycleTrace) {
         self.storyID = storyID
         self.limits = limits
         self.clock = clock
         self.waits = waits
+        self.interruption = interruption
         defers = deferred
         self.trace = trace
     }
@@ -130,6 +133,6 @@ struct RoomVideo {
         let item = StoryItem(source: participant.source, duration: nil, isLive: participant.isLive)
         return ItemPlayer(id: id, itemIndex: 0, item: item, storyID: storyID, startedAt: t,
                           joinsAt: participant.isLive ? 0 : max(0, local), size: size, fitsWhole: fitsWhole, limits: limits,
-                          clock: clock, waits: waits, deferred: defers, participant: participant.id, trace: trace)
+                          clock: clock, waits: waits, interruption: interruption, deferred: defers, participant: participant.id, trace: trace)
     }
 }

@@ -20,11 +20,14 @@ public final class StoryPlaybackController {
     private let limits: DecodeLimits
     private let clock: StageClock?
     private let waits: Bool
+    private let interruption: RenderInterruption?
 
-    /// `playback` decides whether players wait for their decoders (virtual) or never do (realtime).
+    /// `playback` decides whether players wait for their decoders (virtual) or never do
+    /// (realtime); `interruption` (the render's SIGINT) calls a player's wait off.
     public init(story: Story, canvas: Canvas, limits: DecodeLimits = DecodeLimits(), clock: StageClock? = nil,
-                playback: PlaybackClock = .virtual, trace: LifecycleTrace) {
+                playback: PlaybackClock = .virtual, interruption: RenderInterruption? = nil, trace: LifecycleTrace) {
         self.story = story
+        self.interruption = interruption
         self.clock = clock
         self.waits = playback == .virtual
         self.trace = trace
@@ -74,7 +77,8 @@ public final class StoryPlaybackController {
         // A room is traced as its participants' players (RoomStage), not as one of its own.
         if !isRoom { trace.record(.play, t: t, story: story.id, item: item, player: id) }
         let player = ItemPlayer(id: id, itemIndex: item, item: story.items[item], storyID: story.id, startedAt: t,
-                                size: size, limits: limits, clock: clock, waits: waits, deferred: defersDecoding,
+                                size: size, limits: limits, clock: clock, waits: waits, interruption: interruption,
+                                deferred: defersDecoding,
                                 factsBook: factsBook, roomPins: roomPins, pinOrder: pinOrder, roomView: roomView,
                                 storyPoster: story.poster, trace: trace)
         current = player

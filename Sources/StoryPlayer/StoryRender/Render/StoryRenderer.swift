@@ -99,9 +99,7 @@ public final class StoryRenderer {
         // The render's items end when its players say so, so the planner needs no lengths.
         planner = FramePlanner(storyboard: storyboard,
                                lengths: ItemLengths(lengths: storyboard.stories.map { $0.items.map { _ in nil } }))
-        var limits = StoryRenderer.limits(options.limits, for: storyboard)
-        limits.interruption = options.interruption
-        self.limits = limits
+        limits = StoryRenderer.limits(options.limits, for: storyboard)
         let playback = options.clock ?? storyboard.clock
         self.playback = playback
         stories = storyboard.stories
@@ -122,7 +120,8 @@ public final class StoryRenderer {
     func addPlayers(for newStories: [Story]) {
         let clock = self.clock
         players += newStories.map {
-            let player = StoryPlaybackController(story: $0, canvas: storyboard.canvas, limits: limits, clock: clock, playback: playback, trace: trace)
+            let player = StoryPlaybackController(story: $0, canvas: storyboard.canvas, limits: limits, clock: clock, playback: playback,
+                                                 interruption: options.interruption, trace: trace)
             player.defersDecoding = defersNewPlayers
             player.factsBook = factsBook
             return player
