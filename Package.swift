@@ -112,7 +112,7 @@ let package = Package(
         // interrupt gate, the picture pool). Every C object is owned here.
         .target(
             name: "StoryMedia",
-            dependencies: ["StoryBase", "StoryModel", "CFFmpeg", "CHEIF", "CLittleCMS", "CLibass", "CStoryWHEP", "Compositor"],
+            dependencies: ["StoryBase", "StoryModel", "CFFmpeg", "CHEIF", "CLittleCMS", "CLibass", "Compositor"],
             path: "Sources/StoryPlayer/StoryMedia",
             // The fault seam (`FFmpegFaults`) exists in debug builds only, which is what the
             // tests run; a release build (the CLI users run) has none of it, as swift-system
@@ -122,8 +122,9 @@ let package = Package(
         // The live protocols, a folder each (HLS, DASH, WHEP, Push), behind one `LiveSource`
         // that opens a source for its decoder and says what playback asks of its protocol
         // (docs/ARCHITECTURE.md, "Where to add a live protocol"). FFmpeg for its error codes and
-        // types only: the C objects it reads through are owned in StoryMedia.
-        .target(name: "StoryLive", dependencies: ["StoryBase", "StoryModel", "StoryMedia", "CFFmpeg"],
+        // types only: the C objects it reads through are owned in StoryMedia. CStoryWHEP, the
+        // WHEP protocol's own C, is owned here (`WHEPSession`).
+        .target(name: "StoryLive", dependencies: ["StoryBase", "StoryModel", "StoryMedia", "CFFmpeg", "CStoryWHEP"],
                 path: "Sources/StoryPlayer/StoryLive"),
         // The lifecycle trace: the events players record, reading them back, and `check`.
         .target(name: "StoryTrace", dependencies: ["StoryBase", "StoryModel", "Compositor"],

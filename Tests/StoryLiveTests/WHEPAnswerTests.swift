@@ -1,5 +1,6 @@
 internal import CStoryWHEP
-@testable import StoryMedia
+@testable import StoryLive
+import StoryMedia
 import XCTest
 
 /// The WHEP server's SDP answer read as servers write it (pure: no server): the video codec

@@ -1,4 +1,5 @@
 import Foundation
+@testable import StoryLive
 @testable import StoryMedia
 @testable import StoryModel
 import StoryPlayerTestSupport

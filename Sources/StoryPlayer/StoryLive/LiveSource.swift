@@ -64,7 +64,7 @@ extension LiveSource {
 
     /// The sound read alone: as any source, with the live options (`FormatContext.open`).
     package func openSoundInput(limits: DecodeLimits, gate: InterruptGate) throws(MediaError) -> FormatContext {
-        try FormatContext.open(source, limits: limits, gate: gate, isLive: true)
+        try FormatContext.open(source, limits: limits, gate: gate, isLive: true, demuxerOptions: LiveSources.demuxerOptions)
     }
 }
 
@@ -85,4 +85,17 @@ package enum LiveSources {
     }
 
     static let stalledPlaylist = "the playlist stopped changing (stalled)"
+
+    /// Reloads of a live HLS playlist without a new segment after which it is stalled.
+    static let stalledPlaylistReloads = 3
+
+    /// What every live source FFmpeg demuxes is opened with. A live HLS playlist that stops
+    /// changing is a stall. FFmpeg's demuxer would reload it a thousand times; after three
+    /// reloads without a new segment (a target duration, then half of one each) it ends the
+    /// stream instead, and the player reconnects as after a read timeout. Playing three
+    /// segments behind the live edge, that is about five target durations after the playlist
+    /// last changed (measured: 5.3 s at 1 s). Given to every protocol's FFmpeg opening, not
+    /// HLS's alone: FFmpeg picks its demuxer by what the server sends, so a playlist at a URL
+    /// without `.m3u8` (read as `Push`) is demuxed as HLS too. Other demuxers ignore it.
+    static let demuxerOptions = ["m3u8_hold_counters": String(stalledPlaylistReloads)]
 }

@@ -2,18 +2,17 @@ internal import CFFmpeg
 import StoryModel
 
 extension FormatContext {
-    /// Reloads of a live HLS playlist without a new segment after which it is stalled.
-    static let stalledPlaylistReloads = 3
-
     /// Opens a story source the one way every demuxer here is opened (players, audio, posters,
     /// probes): a refused source stops before FFmpeg sees it; FFmpeg may use only the source's
     /// protocols, narrowed by the storyboard; and `avformat_open_input` and
     /// `avformat_find_stream_info` run under `gate`, with the open timeout as their deadline.
     /// The context keeps `gate` alive: FFmpeg holds only an unretained pointer to it.
     /// `notesOpenings`: the URLs the demuxer opens are noted (`DemuxerOpenings`), for a live
-    /// HLS source (StoryLive's `HLSLiveSource`).
+    /// HLS source (StoryLive's `HLSLiveSource`). `demuxerOptions`: what a live protocol tells
+    /// FFmpeg's demuxer besides (StoryLive's `LiveSources.demuxerOptions`).
     package static func open(_ source: MediaSource, limits: DecodeLimits, gate: InterruptGate, isLive: Bool = false,
-                             reception: SourceReception? = nil, notesOpenings: Bool = false) throws(MediaError) -> FormatContext {
+                             demuxerOptions: [String: String] = [:], reception: SourceReception? = nil,
+                             notesOpenings: Bool = false) throws(MediaError) -> FormatContext {
         let protocols = try permittedProtocols(source, limits: limits)
         var options = ["protocol_whitelist": protocols.joined(separator: ",")]
         if source.isRemote {
@@ -34,14 +33,8 @@ extension FormatContext {
             // publisher's sound before its first keyframe): the decoder picks it up from its
             // first packet (`VideoTrack`), so this is a matter of speed, never of finding it.
             options["analyzeduration"] = "100000"
-            // A live HLS playlist that stops changing is a stall. FFmpeg's demuxer would reload it
-            // a thousand times; after three reloads without a new segment (a target duration,
-            // then half of one each) it ends the stream instead, and the player reconnects as
-            // after a read timeout. Playing three segments behind the live edge, that is about
-            // five target durations after the playlist last changed (measured: 5.3 s at 1 s).
-            // Other demuxers ignore the option.
-            options["m3u8_hold_counters"] = String(FormatContext.stalledPlaylistReloads)
         }
+        options.merge(demuxerOptions) { _, given in given }
         gate.arm(seconds: limits.timeouts.open)
         defer { gate.disarm() }
         let format: FormatContext

@@ -21,7 +21,8 @@ package final class DASHLiveSource: LiveSource {
     package func openInput(limits: DecodeLimits, gate: InterruptGate, reception: SourceReception) throws(MediaError) -> LiveInput {
         opening = nil
         guard source.isRemote else {
-            return LiveInput(format: try FormatContext.open(source, limits: limits, gate: gate, isLive: true, reception: reception))
+            return LiveInput(format: try FormatContext.open(source, limits: limits, gate: gate, isLive: true,
+                                                            demuxerOptions: LiveSources.demuxerOptions, reception: reception))
         }
         let opened = try FormatContext.openDASH(source, limits: limits, gate: gate, reception: reception)
         opening = opened.facts

@@ -48,7 +48,8 @@ package final class HLSLiveSource: LiveSource {
     /// FFmpeg's HLS demuxer, its segments noted: where it started is where the live edge is
     /// measured from, and a timeout says which segment a server refused (`DemuxerOpenings`).
     private func openedByFFmpeg(limits: DecodeLimits, gate: InterruptGate, reception: SourceReception?) throws(MediaError) -> FormatContext {
-        try FormatContext.open(source, limits: limits, gate: gate, isLive: true, reception: reception, notesOpenings: true)
+        try FormatContext.open(source, limits: limits, gate: gate, isLive: true, demuxerOptions: LiveSources.demuxerOptions,
+                               reception: reception, notesOpenings: true)
     }
 
     package func watch(beside decoder: MediaDecoder, epoch: Int, edge: LiveEdge, gate: InterruptGate, timeout: Double,

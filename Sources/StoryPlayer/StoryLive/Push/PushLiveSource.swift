@@ -16,6 +16,7 @@ package final class PushLiveSource: LiveSource {
     package var protocolName: String { MediaSource.scheme(of: source.location)?.lowercased() ?? "file" }
 
     package func openInput(limits: DecodeLimits, gate: InterruptGate, reception: SourceReception) throws(MediaError) -> LiveInput {
-        LiveInput(format: try FormatContext.open(source, limits: limits, gate: gate, isLive: true, reception: reception))
+        LiveInput(format: try FormatContext.open(source, limits: limits, gate: gate, isLive: true,
+                                                 demuxerOptions: LiveSources.demuxerOptions, reception: reception))
     }
 }

@@ -38,49 +38,11 @@ extension ItemPlayer {
             guard let event = nextEvent(from: thread) else { break }
             switch event {
             case .picture(let time, _, _):
-                if live.isRebuffering {
-                    // The stream is back: the clock goes on. A picture ahead of the held clock
-                    // (the publisher's timestamps moved on meanwhile) is due now, not never. A
-                    // segment source's clock goes on from the picture that came back, as a
-                    // player's does from its buffer: it held at most a frame past it, which is
-                    // not worth passing the picture over for. A pushed source's coasted 0.1 s
-                    // on, whose sound would be heard twice if the clock went back that far.
-                    live.isRebuffering = false
-                    live.playhead.dataResumed(at: local)
-                    if let position = live.playhead.position, time > position || live.comesInSegments {
-                        live.playhead.anchor(at: time + 0.5 * frameDuration)
-                    }
-                }
-                if let position = live.playhead.position, shown != nil, !PictureTime.isShown(time, by: position) { return finishLiveStep(&live, thread, local) }
-                // Anchored half a picture late, so a timestamp rounded to the container's unit
-                // (FLV counts milliseconds) is never a hair past its frame and shown a frame late,
-                // two pictures then falling due at once.
-                if live.playhead.position == nil { live.playhead.anchor(at: time + 0.5 * frameDuration) }
-                if let old = shown {
-                    if old.time != countedPictureTime { live.passedOver += 1 }
-                    // Let go of the old picture before the thread wakes, so its storage is free to reuse.
-                    shown = nil
-                    thread.recycle(old.image)
-                }
-                live.newest = time
-                if live.isCatchingUp, let position = live.playhead.position, time >= position - 1.5 * frameDuration {
-                    // Caught up: the clock goes on from the picture the jump landed on, up to a
-                    // picture and a half behind where it aimed, rather than finding the next one
-                    // overdue before the decoder has reached it.
-                    live.isCatchingUp = false
-                    if time + 0.5 * frameDuration < position { live.playhead.anchor(at: time + 0.5 * frameDuration) }
+                guard takeLivePicture(at: time, into: &live, from: thread, local: local) else {
+                    return finishLiveStep(&live, thread, local)
                 }
             case .discontinuity(let epoch, let from, let to, let reconnected, let returnGap):
-                live.epoch = epoch
-                live.newest = nil
-                live.playhead.unanchor()
-                let detail = reconnected ? "a new connection: the source's timestamps went from \(format(from)) s to \(format(to)) s"
-                    : "timestamps jumped from \(format(from)) s to \(format(to)) s"
-                trace.record(.discontinuity, t: t, story: storyID, item: tracedItem, player: id, detail: detail, participant: participant)
-                // A new session (the decode thread's word): the controller starts afresh.
-                if let returnGap {
-                    live.startSession(gap: returnGap, detail: detail, attempt: reconnected ? live.lastAttempt : nil)
-                }
+                restartLiveClock(&live, epoch: epoch, from: from, to: to, reconnected: reconnected, returnGap: returnGap, at: t)
             case .reconnect(let attempt, _):
                 live.lastAttempt = attempt
             case .cadence(let change):
@@ -94,6 +56,61 @@ extension ItemPlayer {
         finishLiveStep(&live, thread, local)
         followSoundBeforeVideo(&live, thread, local)
         failIfVideoNeverDecodes(at: t)
+    }
+
+    /// The decode thread's next picture, at `time`, taken on the live clock at media time
+    /// `local` (the picture before let go); false when it is not due yet, and stays for a
+    /// later step.
+    private func takeLivePicture(at time: Double, into live: inout LivePlayback, from thread: DecodeThread, local: Double) -> Bool {
+        if live.isRebuffering {
+            // The stream is back: the clock goes on. A picture ahead of the held clock
+            // (the publisher's timestamps moved on meanwhile) is due now, not never. A
+            // segment source's clock goes on from the picture that came back, as a
+            // player's does from its buffer: it held at most a frame past it, which is
+            // not worth passing the picture over for. A pushed source's coasted 0.1 s
+            // on, whose sound would be heard twice if the clock went back that far.
+            live.isRebuffering = false
+            live.playhead.dataResumed(at: local)
+            if let position = live.playhead.position, time > position || live.comesInSegments {
+                live.playhead.anchor(at: time + 0.5 * frameDuration)
+            }
+        }
+        if let position = live.playhead.position, shown != nil, !PictureTime.isShown(time, by: position) { return false }
+        // Anchored half a picture late, so a timestamp rounded to the container's unit
+        // (FLV counts milliseconds) is never a hair past its frame and shown a frame late,
+        // two pictures then falling due at once.
+        if live.playhead.position == nil { live.playhead.anchor(at: time + 0.5 * frameDuration) }
+        if let old = shown {
+            if old.time != countedPictureTime { live.passedOver += 1 }
+            // Let go of the old picture before the thread wakes, so its storage is free to reuse.
+            shown = nil
+            thread.recycle(old.image)
+        }
+        live.newest = time
+        if live.isCatchingUp, let position = live.playhead.position, time >= position - 1.5 * frameDuration {
+            // Caught up: the clock goes on from the picture the jump landed on, up to a
+            // picture and a half behind where it aimed, rather than finding the next one
+            // overdue before the decoder has reached it.
+            live.isCatchingUp = false
+            if time + 0.5 * frameDuration < position { live.playhead.anchor(at: time + 0.5 * frameDuration) }
+        }
+        return true
+    }
+
+    /// The source's timestamps jumped, or a new connection began (`reconnected`): the clock
+    /// lets go of its anchor, and a new session (`returnGap`, the decode thread's word) starts
+    /// the controller afresh.
+    private func restartLiveClock(_ live: inout LivePlayback, epoch: Int, from: Double, to: Double, reconnected: Bool,
+                                  returnGap: Double?, at t: Double) {
+        live.epoch = epoch
+        live.newest = nil
+        live.playhead.unanchor()
+        let detail = reconnected ? "a new connection: the source's timestamps went from \(format(from)) s to \(format(to)) s"
+            : "timestamps jumped from \(format(from)) s to \(format(to)) s"
+        trace.record(.discontinuity, t: t, story: storyID, item: tracedItem, player: id, detail: detail, participant: participant)
+        if let returnGap {
+            live.startSession(gap: returnGap, detail: detail, attempt: reconnected ? live.lastAttempt : nil)
+        }
     }
 
     /// A source that has sent sound and no video yet plays that sound on a clock of its own

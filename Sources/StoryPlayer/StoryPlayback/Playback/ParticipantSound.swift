@@ -150,41 +150,20 @@ final class ParticipantSound {
         read(audio, of: participant, live: live, limits: limits, waits: waits, roomStart: roomStart, channel: channel)
     }
 
-    /// Reads `audio` block by block into the queue, each block at its time on the room's clock;
-    /// a live participant's dropped connection is opened again, up to `timeouts.retries` times.
+    /// Reads `audio` block by block into the queue, each block at its time on the room's clock
+    /// (`SoundPlacement`); a live participant's dropped connection is opened again, up to
+    /// `timeouts.retries` times.
     private static func read(_ opened: ItemAudio, of participant: RoomParticipant, live: (any LiveSource)?, limits: DecodeLimits, waits: Bool,
                              roomStart: ContinuousClock.Instant, channel: Channel) {
         var audio = opened
         defer { audio.close() }
         var reconnection = LiveReconnection(limit: limits.timeouts.retries)
-        // Where this connection's sound goes on the room's clock, set by its first block:
-        // - live, realtime clock: where it arrived, plus the playout delay. Its timestamps say
-        //   nothing of the room's clock, which ran while the source opened; placed by them, the
-        //   sound lay behind what the room mixed and was never heard.
-        // - live, virtual clock: at the room's start (the room waited for it to open), and after
-        //   a reconnect where the last connection's sound ended. Its timestamps are the
-        //   publisher's (an HLS stream's run on from its first segment), so placed by them the
-        //   sound lay seconds ahead of the room, later the older the stream: an audit's loud
-        //   participant was never heard, or heard from 4.4 s in one run of three.
-        // - recorded: at its timestamps, and after a reconnect where the last sound ended.
-        var shift: Double?
-        var soundEnd: Double?
+        var placement = SoundPlacement(isLive: participant.isLive, waits: waits, roomStart: roomStart)
         while !channel.gate.isStopped {
             let failure: MediaError?
             do throws(MediaError) {
                 if var block = try audio.nextBlock() {
-                    if shift == nil {
-                        if participant.isLive && !waits {
-                            let arrived = (ContinuousClock.now - roomStart).seconds + playoutDelay
-                            shift = max(arrived, soundEnd ?? -.infinity) - block.time
-                        } else if participant.isLive {
-                            shift = (soundEnd ?? 0) - block.time
-                        } else {
-                            shift = (soundEnd ?? block.time) - block.time
-                        }
-                    }
-                    block.time += shift ?? 0
-                    soundEnd = block.time + Double(block.samples.count / 2) / Double(ItemAudio.rate)
+                    placement.place(&block)
                     guard block.samples.isEmpty || channel.queue.put(.sound(block)) else { return }
                     continue
                 }
@@ -192,37 +171,44 @@ final class ParticipantSound {
             } catch {
                 failure = error
             }
-            if channel.gate.isStopped { return }
-            // A recorded source ends or fails; so does a playlist or manifest that says it has
-            // ended (`#EXT-X-ENDLIST`, a DASH presentation that turned static): the broadcast is
-            // over, and opening it again would play its last segments twice.
-            guard participant.isLive,
-                  failure != nil || live?.saysEnded(sound: audio, gate: channel.gate, timeout: limits.timeouts.read) != true else {
-                channel.queue.put(failure.map { .failed($0) } ?? .end)
-                return
-            }
-            // Anything else is a dropped stream, as a live item takes it: a pushed one's publisher
-            // stopped or its connection broke, or a playlist stopped changing or went away
-            // (FFmpeg's HLS reader ends cleanly on both). Reconnect (`LiveReconnection`), and
-            // fail after the last try.
-            let reason: any Error & Sendable = failure
-                ?? ErrorText(live?.stallReason(after: nil) ?? "the stream ended")
-            let outcome = reconnection.reopen(after: reason, gate: channel.gate) { attempt, reason in
-                channel.queue.put(.reconnect(attempt: attempt, reason: reason))
-            } open: { () throws(MediaError) in
-                try ItemAudio(source: participant.source, limits: limits, isLive: true, gate: channel.gate, live: live)
-            }
-            let next: ItemAudio
-            switch outcome {
-            case .reopened(let reopened): next = reopened
-            case .stopped: return
-            case .lost(let lost):
-                channel.queue.put(.failed(lost))
-                return
-            }
+            guard let next = reopen(after: failure, of: audio, participant: participant, live: live, limits: limits,
+                                    reconnection: &reconnection, channel: channel) else { return }
             audio.close()
             audio = next
-            shift = nil
+            placement.reconnected()
+        }
+    }
+
+    /// After `audio` ended (`failure` nil) or failed: the participant's source opened again, or
+    /// nil when its sound is over (the end or the failure sent on the queue).
+    private static func reopen(after failure: MediaError?, of audio: ItemAudio, participant: RoomParticipant, live: (any LiveSource)?,
+                               limits: DecodeLimits, reconnection: inout LiveReconnection, channel: Channel) -> ItemAudio? {
+        if channel.gate.isStopped { return nil }
+        // A recorded source ends or fails; so does a playlist or manifest that says it has
+        // ended (`#EXT-X-ENDLIST`, a DASH presentation that turned static): the broadcast is
+        // over, and opening it again would play its last segments twice.
+        guard participant.isLive,
+              failure != nil || live?.saysEnded(sound: audio, gate: channel.gate, timeout: limits.timeouts.read) != true else {
+            channel.queue.put(failure.map { .failed($0) } ?? .end)
+            return nil
+        }
+        // Anything else is a dropped stream, as a live item takes it: a pushed one's publisher
+        // stopped or its connection broke, or a playlist stopped changing or went away
+        // (FFmpeg's HLS reader ends cleanly on both). Reconnect (`LiveReconnection`), and
+        // fail after the last try.
+        let reason: any Error & Sendable = failure
+            ?? ErrorText(live?.stallReason(after: nil) ?? "the stream ended")
+        let outcome = reconnection.reopen(after: reason, gate: channel.gate) { attempt, reason in
+            channel.queue.put(.reconnect(attempt: attempt, reason: reason))
+        } open: { () throws(MediaError) in
+            try ItemAudio(source: participant.source, limits: limits, isLive: true, gate: channel.gate, live: live)
+        }
+        switch outcome {
+        case .reopened(let reopened): return reopened
+        case .stopped: return nil
+        case .lost(let lost):
+            channel.queue.put(.failed(lost))
+            return nil
         }
     }
 

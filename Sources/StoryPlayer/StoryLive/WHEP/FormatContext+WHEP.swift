@@ -1,4 +1,5 @@
 import Foundation
+import StoryMedia
 import StoryModel
 
 extension FormatContext {

@@ -1,4 +1,5 @@
 internal import CStoryWHEP
+import StoryMedia
 
 /// The WHEP server's SDP answer (the 201's body), read for what the WebRTC session must know
 /// before webrtcbin takes it: which video codec the server picked, which decides the container

@@ -1,6 +1,7 @@
 internal import CFFmpeg
 internal import CStoryWHEP
 import Foundation
+import StoryMedia
 import Synchronization
 
 /// Owns one WebRTC session of a WHEP play (`story_whep_session`, CStoryWHEP: GStreamer's

@@ -1,11 +1,11 @@
-internal import CFFmpeg
 import Foundation
+import StoryMedia
 import StoryModel
 
 /// The HTTP half of WHEP (RFC 9725): the offer POSTed to the endpoint, the answer and the
 /// session's URL (`Location`) read from its 201, and that URL DELETEd when the play ends.
 ///
-/// Written over FFmpeg's `tcp` and `tls` protocols (`avio_open2`, read and write) rather than
+/// Written over FFmpeg's `tcp` and `tls` protocols (StoryMedia's `NetworkConnection`) rather than
 /// its `http`: FFmpeg 5.1's HTTP client keeps no `Location` of a 201 (its `location` option
 /// stays the URL asked for; measured), and without it a session cannot be ended, so the server
 /// sends on until its ICE consent runs out. One request a connection (`Connection: close`); a
@@ -42,10 +42,10 @@ enum WHEPSignalling {
         if let contentType { request += "Content-Type: \(contentType)\r\n" }
         if method != "GET" { request += "Content-Length: \(payload.count)\r\n" }
         request += "\r\n"
-        let connection = try Connection(scheme == "https" ? "tls://\(bracketed):\(port)" : "tcp://\(bracketed):\(port)",
-                                        timeout: timeout, gate: gate)
+        let connection = try NetworkConnection(scheme == "https" ? "tls://\(bracketed):\(port)" : "tcp://\(bracketed):\(port)",
+                                               peer: "the WHEP endpoint", timeout: timeout, gate: gate)
         try connection.write(Array(request.utf8) + payload)
-        return try parse(connection.readAll(limit: responseLimit), url: url)
+        return try parse(connection.readAll(limit: responseLimit, isWhole: isWhole), url: url)
     }
 
     /// The status line, headers and body of a response.
@@ -118,59 +118,5 @@ enum WHEPSignalling {
     static func location(of response: Response, from url: String) -> String? {
         guard let location = response.headers["location"], !location.isEmpty else { return nil }
         return URL(string: location, relativeTo: URL(string: url))?.absoluteString
-    }
-
-    // MARK: - The connection
-
-    /// Owns an `AVIOContext` opened by `avio_open2` for reading and writing a `tcp` or `tls`
-    /// connection; closes it with `avio_closep`.
-    private final class Connection {
-        private var pointer: UnsafeMutablePointer<AVIOContext>?
-
-        init(_ url: String, timeout: Double, gate: InterruptGate) throws(MediaError) {
-            FFmpegLogging.configureOnce()
-            var callback = gate.callback
-            var options = FFmpegDictionary([
-                "protocol_whitelist": "tcp,tls",
-                "rw_timeout": String(InterruptGate.nanoseconds(timeout + 1) / 1000),
-                // The endpoint's certificate is checked, as every HTTPS source's is.
-                "tls_verify": "1",
-            ])
-            var context: UnsafeMutablePointer<AVIOContext>?
-            let status = options.withUnsafeDictionary { avio_open2(&context, url, AVIO_FLAG_READ_WRITE, &callback, $0) }
-            guard status >= 0, let context else {
-                throw MediaError(.open, "cannot reach the WHEP endpoint", averror: status)
-            }
-            pointer = context
-        }
-
-        /// `avio_write` and `avio_flush`.
-        func write(_ bytes: [UInt8]) throws(MediaError) {
-            guard let pointer else { preconditionFailure("writing after close") }
-            bytes.withUnsafeBufferPointer { avio_write(pointer, $0.baseAddress, Int32($0.count)) }
-            avio_flush(pointer)
-            if pointer.pointee.error < 0 {
-                throw MediaError(.open, "cannot send to the WHEP endpoint", averror: pointer.pointee.error)
-            }
-        }
-
-        /// `avio_read_partial` until the response is whole: its `Content-Length` read, its last
-        /// chunk, or the server's close (a server may keep the connection open after a response,
-        /// whatever the request's `Connection: close` asked).
-        func readAll(limit: Int) throws(MediaError) -> [UInt8] {
-            guard let pointer else { preconditionFailure("reading after close") }
-            var data: [UInt8] = []
-            var buffer = [UInt8](repeating: 0, count: 16 << 10)
-            while !WHEPSignalling.isWhole(data) {
-                let count = buffer.withUnsafeMutableBufferPointer { avio_read_partial(pointer, $0.baseAddress, Int32($0.count)) }
-                if count == FFmpegError.endOfFile || count == 0 { return data }
-                guard count > 0 else { throw MediaError(.read, "cannot read the WHEP endpoint's answer", averror: count) }
-                data += buffer[..<Int(count)]
-                guard data.count <= limit else { throw MediaError(.read, "the WHEP endpoint answered more than \(limit >> 20) MB") }
-            }
-            return data
-        }
-
-        deinit { avio_closep(&pointer) }
     }
 }
