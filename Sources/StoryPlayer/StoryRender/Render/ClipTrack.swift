@@ -62,7 +62,10 @@ struct ClipTrack {
 
     /// Queues frame `n` and its sound. `mix` gives the sound of `count` samples at the frame's
     /// time; the counts are rounded per frame from the clip's start, so they never drift.
-    mutating func submit(_ canvas: RGBAImage, frame n: Int, fps: Double, mix: (Int) -> FrameSound) throws(RenderError) {
+    /// A recording's frames skipped as late take their sound from `soundAt` (their own time);
+    /// a render's are silent, as its clip has no picture for them.
+    mutating func submit(_ canvas: RGBAImage, frame n: Int, fps: Double, mix: (Int) -> FrameSound,
+                         soundAt: (Double, Int) -> FrameSound = { FrameSound(count: $1) }) throws(RenderError) {
         guard !queues.isEmpty else { return }
         let first = firstFrame ?? n
         firstFrame = first
@@ -70,10 +73,12 @@ struct ClipTrack {
         if wantsSound {
             let samples = { (k: Int) in Int((Double(k) * Double(ItemAudio.rate) / fps).rounded()) }
             // Frames a realtime render drew too late are not in the clip, but their time is: their
-            // sound is silence, so the sound after them stays with its pictures.
+            // sound is silence, so the sound after them stays with its pictures. A recording
+            // repeats the picture before them instead, and gives them their own sound.
             if let last = lastFrame, n > last + 1 {
                 for skipped in (last + 1)..<n {
-                    waitingSound.append((skipped, FrameSound(count: samples(skipped + 1 - first) - samples(skipped - first))))
+                    let count = samples(skipped + 1 - first) - samples(skipped - first)
+                    waitingSound.append((skipped, repeatsSkippedFrames ? soundAt(Double(skipped) / fps, count) : FrameSound(count: count)))
                 }
             }
             waitingSound.append((n, mix(samples(n + 1 - first) - samples(n - first))))

@@ -99,9 +99,10 @@ extension StoryRenderer {
         // The guides are the screen's, over the whole frame; only when asked for in an export.
         if options.burnGuides, let platform = options.captionZones { canvas.drawSafeZoneGuides(platform) }
         let opaque = flattenedForOpaqueOutputs(&canvas)
-        let frame = DrawnFrame(index: n, time: t, fps: range.fps, canvas: canvas, opaque: opaque) { count in
+        var frame = DrawnFrame(index: n, time: t, fps: range.fps, canvas: canvas, opaque: opaque) { count in
             self.mix(at: t, count: count)
         }
+        if options.record != nil { frame.soundAt = { time, count in self.mix(at: time, count: count) } }
         for index in sinks.indices { try sinks[index].take(frame) }
     }
 }
