@@ -110,6 +110,8 @@ final class SlurmRecordTests: XCTestCase {
         let record = summary?["record"] as? [String: Any]
         XCTAssertEqual(record?["running"] as? Bool, false, "\(summary ?? [:])")
         XCTAssertEqual(record?["frames"] as? Int, frames, "\(record ?? [:])")
+        let segments = playlist.split(separator: "\n").filter { $0.hasSuffix(".m4s") }.count
+        print("recorded \(frames) frames: \(files.count) MP4 segments (\(files.joined(separator: " "))), \(segments) HLS segments; \(record?["late_frames"] ?? "?") late")
         return frames
     }
 
