@@ -28,7 +28,7 @@ extension StoryRenderer {
                 continue
             }
             guard stepToDrawnFrame(n, range, &progress) else { break }
-            if roomEmptied(at: range.time(n)) {
+            if options.record != nil, followRooms(at: range.time(n)) {
                 progress.emptied = true
                 break
             }
