@@ -71,6 +71,7 @@ extension ClipTrack: FrameSink {
     }
 
     mutating func endFrames(_ ending: FramesEnding) throws(RenderError) {
+        try repeatSkippedLastFrames(ending.lateFrames)
         try finish()
     }
 

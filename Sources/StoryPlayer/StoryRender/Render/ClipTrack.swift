@@ -29,6 +29,8 @@ struct ClipTrack {
     private var repeatsSkippedFrames = false
     /// The last frame submitted, for `repeatsSkippedFrames`.
     private var lastCanvas: RGBAImage?
+    /// The frame rate of the frames submitted, for the skipped frames at the end.
+    private var fps: Double?
 
     /// A recording's track: one queue, the recording's encoder, whose frames never skip.
     init(recordingInto queue: ClipQueue) {
@@ -103,7 +105,17 @@ struct ClipTrack {
         }
         if repeatsSkippedFrames { lastCanvas = canvas }
         lastFrame = n
+        self.fps = fps
         for queue in queues { queue.submit(frame: canvas, index: n - first, audio: audio) }
+    }
+
+    /// A recording's last frames that the realtime clock was too late to draw have no later
+    /// frame to bring them in (`repeatsSkippedFrames`): they are the last drawn frame again,
+    /// with silence, so the stream holds every frame the recording counts.
+    mutating func repeatSkippedLastFrames(_ late: [Int]) throws(RenderError) {
+        guard repeatsSkippedFrames, let previous = lastCanvas, let last = lastFrame, let fps,
+              let end = late.max(), end > last else { return }
+        try submit(previous, frame: end, fps: fps) { FrameSound(count: $0) }
     }
 
     /// Removes every file not yet finished, once its queue is idle (`ClipQueue.abandon`).
