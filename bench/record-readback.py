@@ -21,6 +21,7 @@ against the picture it belongs to. Tones are multiples of 300 Hz: a 10 ms window
   record-readback.py hls-lag PLAYLIST SECONDS           polls a playlist every 0.25 s: how far its newest
                                                         segment's end (PROGRAM-DATE-TIME + EXTINF) is
                                                         behind the wall clock, in segments (JSON)
+  record-readback.py segments PLAYLIST                   its segments as [uri, EXTINF, PROGRAM-DATE-TIME] (JSON)
   record-readback.py packets PATH...                    each file read whole by ffprobe: frames, errors,
                                                         largest video pts step; then across the files in
                                                         order as one stream when they share a timeline (JSON)
@@ -289,20 +290,33 @@ def av_offsets(path, seek, first_shown):
 
 # MARK: - HLS playlist lag
 
-def playlist_end(path):
-    """The newest segment's end on the wall clock (its PROGRAM-DATE-TIME plus its EXTINF), and its duration."""
-    try:
-        lines = open(path).read().splitlines()
-    except OSError:
-        return None
-    date, end = None, None
-    for n, line in enumerate(lines):
+def playlist_segments(path):
+    """The playlist's segments as (uri, EXTINF, PROGRAM-DATE-TIME or None): each tag belongs to the
+    next URI line, whichever order the tags come in."""
+    lines = open(path).read().splitlines()
+    segments, duration, date = [], None, None
+    for line in lines:
         if line.startswith("#EXT-X-PROGRAM-DATE-TIME:"):
             date = datetime.fromisoformat(line.split(":", 1)[1].replace("Z", "+00:00")).timestamp()
-        elif line.startswith("#EXTINF:") and date is not None:
+        elif line.startswith("#EXTINF:"):
             duration = float(line.split(":", 1)[1].split(",")[0])
-            end = (date + duration, duration)
-            date += duration
+        elif line and not line.startswith("#") and duration is not None:
+            segments.append((line, duration, date))
+            duration, date = None, None
+    return segments
+
+
+def playlist_end(path):
+    """The newest segment's end on the wall clock (its PROGRAM-DATE-TIME, or the one before's end,
+    plus its EXTINF)."""
+    try:
+        segments = playlist_segments(path)
+    except (OSError, ValueError):
+        return None
+    end = None
+    for _, duration, date in segments:
+        start = date if date is not None else end
+        end = start + duration if start is not None else None
     return end
 
 
@@ -311,7 +325,7 @@ def hls_lag(playlist, seconds, segment):
     while time.time() < stop:
         end = playlist_end(playlist)
         if end:
-            lags.append((time.time() - end[0]) / segment)
+            lags.append((time.time() - end) / segment)
         time.sleep(0.25)
     lags.sort()
     return {"polls": len(lags), "segments_behind": {"p50": percentile(lags, 0.5) and round(percentile(lags, 0.5), 2),
@@ -334,7 +348,7 @@ def packets(paths):
         files.append({"file": os.path.basename(path), "frames": len(pts), "first": pts[0] if pts else None,
                       "last": pts[-1] if pts else None, "max_step_ms": round(1000 * max(steps), 1) if steps else None,
                       "min_step_ms": round(1000 * min(steps), 1) if steps else None,
-                      "errors": (probe.stderr + decode.stderr).strip()[:300]})
+                      "errors": " / ".join((probe.stderr + decode.stderr).split("\n")).strip(" /")[:300]})
         if previous is not None and pts and previous[-1] is not None and pts[0] > previous[-1]:
             across = max(across, pts[0] - previous[-1])
         previous = pts or previous
@@ -353,6 +367,8 @@ def main():
         result = file_stats(args[0], last=option("--last", None), skip=option("--skip", 2.0), whole="--whole" in args)
     elif command == "hls-lag":
         result = hls_lag(args[0], float(args[1]), float(args[2]) if len(args) > 2 else 2.0)
+    elif command == "segments":
+        result = playlist_segments(args[0])
     elif command == "packets":
         result = packets(args)
     else:
