@@ -13,7 +13,7 @@ against the picture it belongs to. Tones are multiples of 300 Hz: a 10 ms window
   record-readback.py live URL SECONDS                   ffmpeg's low-delay decode of a pushed room: each
                                                         tile's distinct pictures a second, and how old
                                                         each picture is when it comes out (JSON)
-  record-readback.py file PATH [--last S] [--skip S] [--whole]
+  record-readback.py file PATH [--last S] [--skip S] [--whole] [--base EPOCH|arrival] [--no-sound]
                                                         a recorded file or playlist: distinct pictures a
                                                         second per participant, and the A/V offset of each
                                                         beep against its picture (JSON); --whole: a
@@ -247,9 +247,12 @@ def onsets(samples, tone):
     return [int(s) for s in starts if not loud[max(0, s - window * 3):s].any()]
 
 
-def file_stats(path, last=None, skip=2.0, whole=False):
+def file_stats(path, last=None, skip=2.0, whole=False, base=None):
     """Per participant (found from its pictures' numbers, whatever tile it sits in): distinct pictures
-    a second from `skip` s after the first coded frame, and the A/V offset of its beeps."""
+    a second from `skip` s after the first coded frame, and the A/V offset of its beeps. With `base`,
+    how old each picture was at its frame's time: base + the frame's time, where base is the
+    recording's clock_started_at (its frame 0 due then), or "arrival" for a copy stamped with the
+    wall clock as it arrived (-use_wallclock_as_timestamps -copyts: base is the file's start time)."""
     seek = ["-sseof", str(-last)] if last else []
     times = video_times(path, seek)
     reader = TileReader(1 if whole else int(os.environ.get("TILES", "4")), whole)
@@ -267,8 +270,14 @@ def file_stats(path, last=None, skip=2.0, whole=False):
             if code:
                 first_shown.setdefault(code[0] >> 14, {}).setdefault(code[0], times[i])
     result["seconds"] = round(span, 2)
+    if base is not None:
+        zero = stream_start(path) if base == "arrival" else float(base)
+        ages = [int(1000 * (zero + times[i])) - made_ms(code, int(1000 * (zero + times[i])))
+                for i in window for code in per_frame[i] if code]
+        result["latency_ms"] = {"p50": percentile(ages, 0.5), "p95": percentile(ages, 0.95), "n": len(ages)}
     result["distinct_per_second"] = {f"p{p + 1}": round(len(f) / span, 2) for p, f in sorted(first_shown.items())} if span else {}
-    result["av_offset_ms"] = av_offsets(path, seek, first_shown)
+    if "--no-sound" not in sys.argv:
+        result["av_offset_ms"] = av_offsets(path, seek, first_shown)
     return result
 
 
@@ -364,7 +373,8 @@ def main():
         result = live(args[0], float(args[1]))
     elif command == "file":
         option = lambda name, default: float(args[args.index(name) + 1]) if name in args else default
-        result = file_stats(args[0], last=option("--last", None), skip=option("--skip", 2.0), whole="--whole" in args)
+        result = file_stats(args[0], last=option("--last", None), skip=option("--skip", 2.0), whole="--whole" in args,
+                            base=args[args.index("--base") + 1] if "--base" in args else None)
     elif command == "hls-lag":
         result = hls_lag(args[0], float(args[1]), float(args[2]) if len(args) > 2 else 2.0)
     elif command == "segments":
