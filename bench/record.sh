@@ -307,14 +307,14 @@ PY
 
 crash() {
   local out="$work/crash" killed_at closed
-  start_recorder "$out" --segments "$out/seg" --segment-time 20 --hls "$out/hls"
+  start_recorder "$out" --segments "$out/seg" --segment-time 20 --hls "$out/hls" --hls-window 0
   # The first cut comes at the next UTC multiple of 20 s; kill 10 s into the segment after it.
-  wait_for_long "grep -q segment_closed '$out/lifecycle.jsonl' 2>/dev/null" 50
+  wait_for_long "grep segment_closed '$out/lifecycle.jsonl' 2>/dev/null | grep -q '\"segments\"'" 50
   sleep 10
   killed_at=$(now)
   kill -9 "$recorder"
   wait "$recorder" 2>/dev/null || true
-  closed=$(grep -c segment_closed "$out/lifecycle.jsonl" || true)
+  closed=$(grep segment_closed "$out/lifecycle.jsonl" | grep -c '"segments"' || true)
   python3 - "$out" "$killed_at" "$closed" "$($readback segments "$out/hls/index.m3u8")" > "$work/crash.txt" <<'PY'
 import glob, json, os, subprocess, sys
 out, killed_at, closed = sys.argv[1], float(sys.argv[2]), int(sys.argv[3])
@@ -328,14 +328,16 @@ files = sorted(glob.glob(out + "/seg/*.mp4"))
 rows = [(os.path.basename(f),) + read_whole(f) for f in files]
 closed_rows, open_row = rows[:-1], rows[-1] if rows else None
 closed_ok = all(frames > 0 and not err for _, frames, err in closed_rows)
-summary = json.load(open(out + "/summary.json"))
-started = summary.get("clock_started_at")
+# Frame 0's wall time: the first HLS segment's PROGRAM-DATE-TIME (the running summary.json has no
+# clock_started_at; the EVENT playlist keeps segment 0).
+listing = json.loads(sys.argv[4])
+started = listing[0][2] if listing else None
 total = sum(frames for _, frames, _ in rows)
 lost = killed_at - (started + total / 30) if started else None
 # The playlist: each listed segment read whole (init + segment), its frames against its EXTINF.
 hls = out + "/hls"
 listed, bad = [], []
-for name, duration, _ in json.loads(sys.argv[4]):
+for name, duration, _ in listing:
     whole = out + "/whole-" + name + ".mp4"
     with open(whole, "wb") as w:
         w.write(open(hls + "/init.mp4", "rb").read()); w.write(open(hls + "/" + name, "rb").read())
@@ -347,10 +349,10 @@ print("PASS" if closed_ok and len(closed_rows) >= 1 else "FAIL",
       f"{len(closed_rows)} closed segment(s) ({closed} segment_closed events) read whole: " + ", ".join(f"{n} {f} frames{' ERR ' + e[:80] if e else ''}" for n, f, e in closed_rows))
 print("PASS" if open_row and open_row[1] > 0 and lost is not None and lost <= 1.0 else "FAIL",
       f"open {open_row[0] if open_row else '-'}: {open_row[1] if open_row else 0} frames{' ERR ' + open_row[2][:120] if open_row and open_row[2] else ''}; "
-      f"{total} frames in all = {total / 30:.2f} s from clock start; lost before the kill {lost if lost is None else round(lost, 3)} s")
+      f"{total} frames in all segment files = {total / 30:.2f} s from frame 0 (first PROGRAM-DATE-TIME); lost before the kill {lost if lost is None else round(lost, 3)} s")
 print("PASS" if listed and not bad else "FAIL", f"{len(listed)} listed, each read whole: {'yes' if not bad else 'no: ' + '; '.join(bad)}")
 PY
-  echo "crash (kill -9 at $killed_at, 10 s after the first segment_closed):"
+  echo "crash (kill -9 at $killed_at, 10 s after the first MP4 segment closed; recorder: $(json "$out/summary.json" '{k: v for k, v in d["record"].items() if k not in ("participants", "outputs")}'), as last rewritten):"
   local verdicts=() figures=() line
   while read -r line; do verdicts+=("${line%% *}"); figures+=("${line#* }"); done < "$work/crash.txt"
   target crash-closed-segments "${verdicts[0]:-FAIL}" "${figures[0]:-no output}"
