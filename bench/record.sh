@@ -171,24 +171,19 @@ far_end() {
   wait_for "[[ -s '$out/hls/index.m3u8' ]]" || true
   $readback live "rtmp://127.0.0.1:$ingest_port/out/room" "$seconds" > "$out.push.json" & local reader=$!
   ffmpeg -v error -rw_timeout 5000000 -i "$(push_url)" -c copy -t "$seconds" -f flv "$out.push.flv" </dev/null & local copy=$!
-  # The same stream stamped with the wall clock as its packets arrive: latency without the live decode's own lag.
-  ffmpeg -v error -rw_timeout 5000000 -use_wallclock_as_timestamps 1 -i "$(push_url)" -map 0:v -c copy -copyts -t "$seconds" \
-    -f matroska "$out.arrival.mkv" </dev/null & local arrival=$!
   $readback hls-lag "$out/hls/index.m3u8" "$seconds" 2 > "$out.lag.json" & local lag=$!
   # The publishers' own A/V offset, as ffmpeg reads their streams from nginx: the baseline.
   local inputs=() n
   for n in 1 2 3 4; do ffmpeg -v error -i "$(input_url "$n")" -c copy -t 10 -f flv "$out.input$n.flv" </dev/null & inputs+=($!); done
-  wait "$reader" "$copy" "$arrival" "$lag" "${inputs[@]}" || true
+  wait "$reader" "$copy" "$lag" "${inputs[@]}" || true
   wait "$recorder" || true
   $readback file "$out/hls/index.m3u8" --base "$(json "$out/summary.json" 'd["clock_started_at"]')" > "$out.hls.json"
-  $readback file "$out.arrival.mkv" --base arrival --no-sound > "$out.arrival.json"
   $readback file "$out.push.flv" > "$out.pushfile.json"
   for n in 1 2 3 4; do $readback file "$out.input$n.flv" --whole; done > "$out.inputs.json"
   echo "far end ($seconds s read back; recorder log: $(tail -c 300 "$out.log" | tr "\n" " ")):"
   echo "  push live: $(cat "$out.push.json")"
   echo "  push file: $(cat "$out.pushfile.json")"
   echo "  hls file:  $(cat "$out.hls.json")"
-  echo "  push as it arrived: $(cat "$out.arrival.json")"
   echo "  hls lag:   $(cat "$out.lag.json")"
   echo "  recorder: $(json "$out/summary.json" '{k: v for k, v in d["record"].items() if k != "participants"}'), late frames $(json "$out/summary.json" 'len(d.get("late_frames", []))')"
   far_end_targets "$out"
@@ -207,7 +202,7 @@ PY
   target far-end-distinct "$(verdict "min($live_d, $hls_d) >= 29.5")" "push (live decode) least of the 4 participants $live_d/s, hls $hls_d/s (push recorded $file_d/s); per participant: push $(json "$push" 'd.get("distinct_per_second")') hls $(json "$hls" 'd.get("distinct_per_second")')"
   local p50
   p50=$(json "$push" 'd["latency_ms"]["p50"]')
-  target far-end-latency "$(verdict "'$p50' != 'None' and $p50 <= 600")" "push p50 $p50 ms, p95 $(json "$push" 'd["latency_ms"]["p95"]') ms over $(json "$push" 'd["latency_ms"]["n"]') tile pictures (publisher clock -> ffmpeg low-delay decode of rtmp out); beside it: packets as they arrived p50 $(json "$1.arrival.json" 'd.get("latency_ms", {}).get("p50")') ms, in the recording (frame due) p50 $(json "$1.hls.json" 'd.get("latency_ms", {}).get("p50")') p95 $(json "$1.hls.json" 'd.get("latency_ms", {}).get("p95")') ms"
+  target far-end-latency "$(verdict "'$p50' != 'None' and $p50 <= 600")" "push p50 $p50 ms, p95 $(json "$push" 'd["latency_ms"]["p95"]') ms over $(json "$push" 'd["latency_ms"]["n"]') tile pictures (publisher clock -> ffmpeg low-delay decode of rtmp out); beside it, in the recording (frame due) p50 $(json "$1.hls.json" 'd.get("latency_ms", {}).get("p50")') p95 $(json "$1.hls.json" 'd.get("latency_ms", {}).get("p95")') ms"
   local lag_max
   lag_max=$(json "$lag" 'd["segments_behind"]["max"]')
   target far-end-hls-lag "$(verdict "'$lag_max' not in ('None', '[]') and $lag_max <= 2")" "newest segment's end behind the wall clock: p50 $(json "$lag" 'd["segments_behind"]["p50"]') max $lag_max segments of 2 s ($(json "$lag" 'd["polls"]') polls)"
