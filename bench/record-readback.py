@@ -138,18 +138,25 @@ def read_tile(frame, points):
 
 
 class TileReader:
-    """Finds the tiles on the first frame where every one of them reads, then reads them."""
+    """Finds the tiles on the first frame where `expected` of them read, then reads them. A room
+    where one participant has failed (its tile an error card) never shows them all: after
+    `patience` frames it settles for the most tiles that read on one frame so far."""
 
-    def __init__(self, expected=4, whole=False):
-        self.expected, self.points, self.whole = expected, None, whole
+    def __init__(self, expected=4, whole=False, patience=60):
+        self.expected, self.points, self.whole, self.patience = expected, None, whole, patience
+        self.seen, self.best = 0, None
 
     def read(self, frame):
         if self.points is None:
             tiles = [(0, 0, frame.shape[1], frame.shape[0])] if self.whole else locate_tiles(frame)
-            points = [sample_points(t) for t in tiles]
-            if len(tiles) < self.expected or any(read_tile(frame, p) is None for p in points):
+            readable = [t for t in tiles if read_tile(frame, sample_points(t)) is not None]
+            if readable and (self.best is None or len(readable) > len(self.best)):
+                self.best = readable
+            self.seen += 1
+            if len(readable) < self.expected and not (self.seen >= self.patience and self.best):
                 return None
-            self.points, self.tiles = points, tiles
+            self.tiles = readable if len(readable) >= self.expected else self.best
+            self.points = [sample_points(t) for t in self.tiles]
         return [read_tile(frame, p) for p in self.points]
 
 

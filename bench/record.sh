@@ -370,7 +370,7 @@ soak() {
   while kill -0 "$recorder" 2>/dev/null; do
     t=$((SECONDS - started))
     soak_events "$t" "$restart_every" "$leave_at" "$back_at" "$ingest_at"
-    ((t % 10 == 0)) && soak_sample "$t" >> "$samples"
+    ((t > 0 && t % 10 == 0)) && soak_sample "$t" >> "$samples"
     sleep 1
     while ((SECONDS - started == t)); do sleep 0.1; done
   done
@@ -431,8 +431,11 @@ PY
   target soak-timestamps "${verdicts[0]}" "${figures[0]}"
   target soak-segments-whole "${verdicts[1]}" "${figures[1]}"
   target soak-frames "${verdicts[2]}" "${figures[2]}"
-  $readback file "$out/hls/index.m3u8" --last 20 --skip 0 > "$out.hls-end.json"
-  av_target soak-av-end "$out.hls-end.json"
+  # The last 20 s of the last MP4 segment (ffmpeg cannot seek from the end of a playlist).
+  local last
+  last=$(ls "$out"/seg/*.mp4 | tail -1)
+  $readback file "$last" --last 20 --skip 0 > "$out.end.json"
+  av_target soak-av-end "$out.end.json"
 }
 
 # MARK: - The run
