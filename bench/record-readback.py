@@ -139,10 +139,10 @@ def read_tile(frame, points):
 
 class TileReader:
     """Finds the tiles on the first frame where `expected` of them read, then reads them. A room
-    where one participant has failed (its tile an error card) never shows them all: after
-    `patience` frames it settles for the most tiles that read on one frame so far."""
+    where one participant has failed (its tile an error card) never shows them all: `patience`
+    frames after the first that shows any, it settles for the most tiles that read on one frame."""
 
-    def __init__(self, expected=4, whole=False, patience=60):
+    def __init__(self, expected=4, whole=False, patience=300):
         self.expected, self.points, self.whole, self.patience = expected, None, whole, patience
         self.seen, self.best = 0, None
 
@@ -152,7 +152,7 @@ class TileReader:
             readable = [t for t in tiles if read_tile(frame, sample_points(t)) is not None]
             if readable and (self.best is None or len(readable) > len(self.best)):
                 self.best = readable
-            self.seen += 1
+            self.seen += 1 if self.best else 0
             if len(readable) < self.expected and not (self.seen >= self.patience and self.best):
                 return None
             self.tiles = readable if len(readable) >= self.expected else self.best
@@ -271,9 +271,14 @@ def file_stats(path, last=None, skip=2.0, whole=False, base=None):
     result["seconds"] = round(span, 2)
     if base is not None:
         zero = float(base)
-        ages = [int(1000 * (zero + times[i])) - made_ms(code, int(1000 * (zero + times[i])))
-                for i in window for code in per_frame[i] if code]
-        result["latency_ms"] = {"p50": percentile(ages, 0.5), "p95": percentile(ages, 0.95), "n": len(ages)}
+        age = lambda i, code: int(1000 * (zero + times[i])) - made_ms(code, int(1000 * (zero + times[i])))
+        ages = [age(i, code) for i in window for code in per_frame[i] if code]
+        # Its course: the first and the last 5 s of the window (a latency that grows by a frame
+        # for every frame the recorder drew late shows here).
+        early = [age(i, code) for i in window if times[i] < times[window[0]] + 5 for code in per_frame[i] if code]
+        late = [age(i, code) for i in window if times[i] > times[window[-1]] - 5 for code in per_frame[i] if code]
+        result["latency_ms"] = {"p50": percentile(ages, 0.5), "p95": percentile(ages, 0.95), "n": len(ages),
+                                "first_5s_p50": percentile(early, 0.5), "last_5s_p50": percentile(late, 0.5)}
     result["distinct_per_second"] = {f"p{p + 1}": round(len(f) / span, 2) for p, f in sorted(first_shown.items())} if span else {}
     if "--no-sound" not in sys.argv:
         result["av_offset_ms"] = av_offsets(path, seek, first_shown)
