@@ -3,10 +3,12 @@
 reads back from the recorder's outputs.
 
 The pictures are Tests/Support/Python/clock-code.py's (each carries its number and the wall
-clock it was made at). Beside them this publisher writes its sound: silence, and a 100 ms beep
-of the participant's own tone at every 30th picture, sample-locked to the pictures (48 kHz, 1600
+clock it was made at). Beside them this publisher writes its sound: silence, and a beep of the
+participant's own tone starting at every 30th picture, sample-locked to the pictures (48 kHz, 1600
 samples a picture, both paced from the same start), so a viewer can tell where the sound stands
 against the picture it belongs to. Tones are multiples of 300 Hz: a 10 ms window separates them.
+Each beep's length (2-9 pictures) is its second's number mod 8, so a beep is matched to its own
+picture even when sound and picture are seconds apart.
 
   record-readback.py publish --participant P --audio FIFO    rgb24 360x640 pictures on stdout, s16le mono
                                                         48 kHz on FIFO (opened by the encoder)
@@ -44,7 +46,9 @@ _spec.loader.exec_module(clock)
 
 FPS, RATE = 30, 48000
 SAMPLES_PER_PICTURE = RATE // FPS
-BEEP_PICTURES = 3  # 100 ms
+# A beep starts at every 30th picture and lasts 2 to 9 pictures (67 to 300 ms) by that second's
+# number mod 8, so a reader matches each beep to its own second's picture up to 4 s either way.
+BEEP_CLASSES = 8
 TONES = (600, 900, 1200, 1500)  # multiples of 300 Hz: a 10 ms window separates them
 READ_W, READ_H = 360, 640  # outputs are read back scaled to this
 
@@ -70,17 +74,22 @@ def publish(participant, audio_path):
         pass
 
 
+def beep_class(number):
+    """The beep that starts at picture `number` (every 30th): its length class, 0-7."""
+    return ((number & 0x3FFF) // FPS) % BEEP_CLASSES
+
+
 def beeps(number):
-    """Whether picture `number`'s 1600 samples hold its publisher's beep, and which third of it."""
+    """Whether picture `number`'s 1600 samples hold its publisher's beep, and which picture of it."""
     k = number & 0x3FFF
-    return k % FPS < BEEP_PICTURES, k % FPS
+    return k % FPS < 2 + beep_class(k - k % FPS), k % FPS
 
 
 def write_sound(participant, path, start):
     """Chunk k (1600 samples) belongs to picture k: the encoders stamp both by count from 0."""
-    t = np.arange(SAMPLES_PER_PICTURE * BEEP_PICTURES) / RATE
+    t = np.arange(SAMPLES_PER_PICTURE * (BEEP_CLASSES + 1)) / RATE
     beep = (0.4 * 32767 * np.sin(2 * np.pi * TONES[participant] * t)).astype("<i2").tobytes()
-    chunk = len(beep) // BEEP_PICTURES
+    chunk = SAMPLES_PER_PICTURE * 2
     silence = bytes(chunk)
     try:
         with open(path, "wb", buffering=0) as sink:
@@ -233,9 +242,9 @@ def video_times(path, seek):
     return [float(line.split("pts_time:")[1].split()[0]) for line in log.splitlines() if "pts_time:" in line and "showinfo" in line]
 
 
-def onsets(samples, tone):
-    """Where each beep of `tone` starts, in samples: a 10 ms window centred on each sample (its
-    nulls every 100 Hz keep the other tones out) crossing half the beeps' level."""
+def beeps_heard(samples, tone):
+    """Each beep of `tone` as (start, length) in samples: a 10 ms window centred on each sample
+    (its nulls every 100 Hz keep the other tones out) crossing half the beeps' level."""
     t = np.arange(len(samples)) / RATE
     mixed = samples * np.exp(-2j * np.pi * tone * t)
     window = RATE // 100
@@ -243,8 +252,14 @@ def onsets(samples, tone):
     if len(level) == 0 or level.max() < 200:
         return []
     loud = level > np.percentile(level[level > level.max() * 0.2], 50) * 0.5
-    starts = np.where(loud[1:] & ~loud[:-1])[0] + 1
-    return [int(s) for s in starts if not loud[max(0, s - window * 3):s].any()]
+    edges = np.diff(loud.astype(np.int8))
+    starts, ends = np.where(edges == 1)[0] + 1, np.where(edges == -1)[0] + 1
+    heard = []
+    for start in starts:
+        later = ends[ends > start]
+        if len(later) and not loud[max(0, start - window * 3):start].any():
+            heard.append((int(start), int(later[0] - start)))
+    return heard
 
 
 def file_stats(path, last=None, skip=2.0, whole=False, base=None):
@@ -293,9 +308,15 @@ def av_offsets(path, seek, first_shown):
     samples = np.frombuffer(raw, "<i2").astype(float)
     result = {}
     for participant, shown in sorted(first_shown.items()):
-        starts = [s / RATE for s in onsets(samples, TONES[participant])]
-        marks = [t for n, t in shown.items() if beeps(n) == (True, 0)]
-        offsets = sorted(o for o in (min((b - m for b in starts), key=abs) for m in marks if starts) if abs(o) < 0.5)
+        # Each beep's length class (its length in pictures, less 2) names the second it belongs to.
+        heard = [(start / RATE, round(length / SAMPLES_PER_PICTURE) - 2) for start, length in beeps_heard(samples, TONES[participant])]
+        marks = [(t, beep_class(n)) for n, t in shown.items() if beeps(n) == (True, 0)]
+        offsets = []
+        for mark, kind in marks:
+            near = [b - mark for b, c in heard if c == kind and abs(b - mark) < BEEP_CLASSES / 2]
+            if near:
+                offsets.append(min(near, key=abs))
+        offsets.sort()
         result[f"p{participant + 1}"] = {"n": len(offsets), "marks": len(marks), "p50": round(1000 * offsets[len(offsets) // 2], 1),
                                          "min": round(1000 * offsets[0], 1), "max": round(1000 * offsets[-1], 1)} if offsets else None
     return result
