@@ -290,7 +290,7 @@ one, two, three = ([float(v) for v in a.split()] for a in sys.argv[3:6])
 m1, m2, m3 = statistics.median(one), statistics.median(two), statistics.median(three)
 floor = decode + encode
 extra = lambda m: f"{100 * (m / m1 - 1):.1f}" if m1 else "inf"
-print(f"{m1} {m1 / floor if floor else float('inf'):.3f} {floor:.3f} {extra(m2)} {extra(m3)} {m2} {m3}")
+print(f"{m1:.3f} {m1 / floor if floor else float('inf'):.3f} {floor:.3f} {extra(m2)} {extra(m3)} {m2:.3f} {m3:.3f}")
 PY
   read -r c ratio floor extra2 extra3 m2 m3 < "$work/cost.txt"
   target cost-core "$(verdict "$c <= 1.0")" "recorder $c CPU s/s (1 output, median), noisy: 2 shared cores, the 4 publishers on the same machine"
