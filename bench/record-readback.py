@@ -178,8 +178,13 @@ def percentile(values, p):
     return clock.percentile(values, p) if values else None
 
 
-def frames_of(command, width=READ_W, height=READ_H):
+def frames_of(command, width=READ_W, height=READ_H, limit=None):
+    """Raw frames from an ffmpeg command; with `limit`, ffmpeg is killed after that many seconds
+    (a live stream whose publisher went away leaves ffmpeg waiting for ever on nginx)."""
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    deadline = threading.Timer(limit, process.kill) if limit else None
+    if deadline:
+        deadline.start()
     size = width * height * 3
     try:
         while True:
@@ -188,6 +193,8 @@ def frames_of(command, width=READ_W, height=READ_H):
                 break
             yield np.frombuffer(data, np.uint8).reshape(height, width, 3)
     finally:
+        if deadline:
+            deadline.cancel()
         process.kill()
         process.wait()
 
@@ -208,7 +215,7 @@ def live(url, seconds, skip=3.0):
     command = ["ffmpeg", "-v", "error", "-skip_loop_filter", "all", "-fflags", "nobuffer", "-flags", "low_delay", "-i", url,
                "-t", str(seconds + 10), "-an"] + scale_args(READ_W // 2, READ_H // 2, "neighbor")
     deadline = time.time() + seconds + 20
-    for frame in frames_of(command, READ_W // 2, READ_H // 2):
+    for frame in frames_of(command, READ_W // 2, READ_H // 2, limit=seconds + 30):
         now = time.time()
         if now > deadline:
             break

@@ -170,11 +170,12 @@ far_end() {
   start_recorder "$out" --hls "$out/hls" --hls-window 0 --push "$(push_url)" --duration $((seconds + 12))
   wait_for "[[ -s '$out/hls/index.m3u8' ]]" || true
   $readback live "rtmp://127.0.0.1:$ingest_port/out/room" "$seconds" > "$out.push.json" & local reader=$!
-  ffmpeg -v error -rw_timeout 5000000 -i "$(push_url)" -c copy -t "$seconds" -f flv "$out.push.flv" </dev/null & local copy=$!
+  # Each reader of a live stream under a timeout: with its publisher gone, ffmpeg waits on nginx for ever.
+  timeout $((seconds + 40)) ffmpeg -v error -rw_timeout 5000000 -i "$(push_url)" -c copy -t "$seconds" -f flv "$out.push.flv" </dev/null & local copy=$!
   $readback hls-lag "$out/hls/index.m3u8" "$seconds" 2 > "$out.lag.json" & local lag=$!
   # The publishers' own A/V offset, as ffmpeg reads their streams from nginx: the baseline.
   local inputs=() n
-  for n in 1 2 3 4; do ffmpeg -v error -i "$(input_url "$n")" -c copy -t 10 -f flv "$out.input$n.flv" </dev/null & inputs+=($!); done
+  for n in 1 2 3 4; do timeout 40 ffmpeg -v error -i "$(input_url "$n")" -c copy -t 10 -f flv "$out.input$n.flv" </dev/null & inputs+=($!); done
   wait "$reader" "$copy" "$lag" "${inputs[@]}" || true
   wait "$recorder" || true
   $readback file "$out/hls/index.m3u8" --base "$(json "$out/summary.json" 'd["clock_started_at"]')" > "$out.hls.json"
