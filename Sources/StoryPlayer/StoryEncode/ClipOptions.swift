@@ -16,6 +16,9 @@ public struct ClipOptions: Sendable {
     public var maxBitRate: Int?
     /// Frames from one keyframe to the next (closed GOPs); nil: one second.
     public var gopFrames: Int?
+    /// x264's tuning (`zerolatency` for a recording: no look-ahead, no B-frames, so a picture
+    /// leaves the encoder as soon as it is drawn); nil: none.
+    public var tune: String?
     /// The H.264 profile (`high`); nil: the encoder's choice.
     public var profile: String?
     /// An animation's width (its height follows the canvas's aspect) and frame rate: a GIF of

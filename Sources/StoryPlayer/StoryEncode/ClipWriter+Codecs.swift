@@ -19,15 +19,18 @@ extension ClipWriter {
         }
         switch options.format {
         case .mp4H264:
-            settings.maxBFrames = 2
+            // No B-frames for a recording's zerolatency: a picture is sent as soon as it is drawn.
+            let zeroLatency = options.tune == "zerolatency"
+            settings.maxBFrames = zeroLatency ? 0 : 2
             // Closed GOPs: segments joined without re-encoding start on a keyframe.
             var x264 = "keyint=\(gop):min-keyint=\(gop):scenecut=0:open-gop=0"
             // x264 signals the profile its tools need, not the one asked for: ultrafast's (no
             // CABAC, no 8x8 transform, no B-frames) would make a Main or Baseline stream. High
             // asks for those tools (and YouTube's two B-frames) explicitly.
-            if options.profile == "high" { x264 += ":cabac=1:8x8dct=1:bframes=2" }
+            if options.profile == "high" { x264 += ":cabac=1:8x8dct=1" + (zeroLatency ? "" : ":bframes=2") }
             settings.privateOptions = [("crf", String(options.crf)), ("preset", options.preset), ("x264-params", x264)]
             if let profile = options.profile { settings.privateOptions.append(("profile", profile)) }
+            if let tune = options.tune { settings.privateOptions.append(("tune", tune)) }
         case .mp4HEVC:
             settings.privateOptions = [
                 ("crf", String(options.crf)), ("preset", options.preset),

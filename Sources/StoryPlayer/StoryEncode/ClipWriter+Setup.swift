@@ -80,6 +80,16 @@ extension ClipWriter {
     /// Sound: AAC (MP4) or Opus (WebM), 48 kHz stereo, its encoder and stream; none in an animation.
     static func soundEncoder(_ options: ClipOptions, globalHeader: Bool,
                              muxer: MuxerContext) throws(MediaError) -> (codec: CodecContext, stream: Int32)? {
+        guard let encoder = try soundCodec(options, globalHeader: globalHeader) else { return nil }
+        let stream = muxer.addStream(from: encoder)
+        guard stream >= 0 else {
+            throw MediaError(.open, "cannot add the audio stream to the \(options.format.kind)", averror: stream)
+        }
+        return (encoder, stream)
+    }
+
+    /// The sound's encoder alone, opened: AAC or Opus, 48 kHz stereo; nil for an animation.
+    static func soundCodec(_ options: ClipOptions, globalHeader: Bool) throws(MediaError) -> CodecContext? {
         let format = options.format
         guard let audioEncoder = format.audioEncoder else { return nil }
         guard let codec = avcodec_find_encoder_by_name(audioEncoder) else {
@@ -91,12 +101,7 @@ extension ClipWriter {
         settings.bitRate = Int64(options.audioBitRate)
         settings.stereo = true
         settings.globalHeader = globalHeader
-        let encoder = try CodecContext(encoder: codec, settings: settings,
-                                       failure: "cannot open the \(audioEncoder == "aac" ? "AAC" : audioEncoder) encoder")
-        let stream = muxer.addStream(from: encoder)
-        guard stream >= 0 else {
-            throw MediaError(.open, "cannot add the audio stream to the \(format.kind)", averror: stream)
-        }
-        return (encoder, stream)
+        return try CodecContext(encoder: codec, settings: settings,
+                                failure: "cannot open the \(audioEncoder == "aac" ? "AAC" : audioEncoder) encoder")
     }
 }

@@ -35,8 +35,7 @@ package final class ClipWriter {
     private let packet = Packet()
     private let temporary: String
     private let path: String
-    private var pendingAudio: [Float] = []
-    private var audioSamplesWritten: Int64 = 0
+    private var pendingAudio = PendingSound()
     private var finished = false
 
     package init(options: ClipOptions, width: Int, height: Int, fps: Double) throws(MediaError) {
@@ -124,7 +123,7 @@ package final class ClipWriter {
     /// Interleaved stereo samples at 48 kHz, following the previous ones.
     package func append(audio samples: [Float]) throws(MediaError) {
         guard audio != nil else { return }
-        pendingAudio.append(contentsOf: samples)
+        pendingAudio.append(samples)
         try writeAudio(flush: false)
     }
 
@@ -167,37 +166,14 @@ package final class ClipWriter {
     private func writeAudio(flush: Bool) throws(MediaError) {
         guard let audio else { return }
         let size = Int(sound.sampleCount)
-        let interleaved = Self.interleavedSound(format)
-        while pendingAudio.count >= size * 2 || (flush && !pendingAudio.isEmpty) {
-            let writable = sound.makeWritable()
-            guard writable >= 0 else { throw MediaError(.convert, "cannot reuse the audio frame", averror: writable) }
-            let available = min(size, pendingAudio.count / 2)
-            if interleaved {
-                guard let plane = sound.plane(0)?.rows else { throw MediaError(.convert, "cannot reuse the audio frame") }
-                let samples = UnsafeMutableRawPointer(plane).assumingMemoryBound(to: Float.self)
-                for i in 0..<(size * 2) { samples[i] = i < available * 2 ? pendingAudio[i] : 0 }
-            } else {
-                guard let leftPlane = sound.plane(0)?.rows, let rightPlane = sound.plane(1)?.rows else {
-                    throw MediaError(.convert, "cannot reuse the audio frame")
-                }
-                let left = UnsafeMutableRawPointer(leftPlane).assumingMemoryBound(to: Float.self)
-                let right = UnsafeMutableRawPointer(rightPlane).assumingMemoryBound(to: Float.self)
-                for i in 0..<size {
-                    left[i] = i < available ? pendingAudio[i * 2] : 0
-                    right[i] = i < available ? pendingAudio[i * 2 + 1] : 0
-                }
-            }
-            pendingAudio.removeFirst(available * 2)
-            sound.pts = audioSamplesWritten
-            // The last frame goes as long as its sound, not padded to a whole frame: the file's
-            // sound then ends with its pictures. Padded, each shard's MP4 had 10-13 ms more sound
-            // than pictures, and ffmpeg's concat demuxer, which starts the next file where this
-            // one's longest stream ends, put every join's pictures that much later.
-            let short = available < size && audio.takesShortLastFrame
-            if short { sound.sampleCount = Int32(available) }
-            audioSamplesWritten += Int64(short ? available : size)
+        // The last frame goes as long as its sound, not padded to a whole frame: the file's
+        // sound then ends with its pictures. Padded, each shard's MP4 had 10-13 ms more sound
+        // than pictures, and ffmpeg's concat demuxer, which starts the next file where this
+        // one's longest stream ends, put every join's pictures that much later.
+        while try pendingAudio.fill(sound, size: size, interleaved: Self.interleavedSound(format), flush: flush,
+                                    shortLast: audio.takesShortLastFrame) {
             try encode(sound, with: audio, into: audioStream)
-            if short { sound.sampleCount = Int32(size) }
+            sound.sampleCount = Int32(size)
         }
     }
 

@@ -62,9 +62,28 @@ package final class Packet {
     /// The stream the packet belongs to (`stream_index`).
     package var streamIndex: Int32 { withUnsafeAVPacket { $0.pointee.stream_index } }
     /// Its presentation timestamp (`pts`), in its stream's time base.
-    var presentationTimestamp: Int64 { withUnsafeAVPacket { $0.pointee.pts } }
+    package var presentationTimestamp: Int64 { withUnsafeAVPacket { $0.pointee.pts } }
+    /// Its decoding timestamp (`dts`), in its stream's time base.
+    package var decodingTimestamp: Int64 { withUnsafeAVPacket { $0.pointee.dts } }
+    /// Moves both timestamps by `ticks` of its time base.
+    package func shift(by ticks: Int64) {
+        withUnsafeAVPacket { packet in
+            if packet.pointee.pts != cffmpeg_nopts_value() { packet.pointee.pts -= ticks }
+            if packet.pointee.dts != cffmpeg_nopts_value() { packet.pointee.dts -= ticks }
+        }
+    }
+    /// Its payload's size in bytes.
+    package var size: Int { withUnsafeAVPacket { Int($0.pointee.size) } }
+    /// A new packet referring to the same payload (`av_packet_ref`: no copy of the bytes), for
+    /// another muxer: each muxer's write takes its packet's reference.
+    package func reference() -> Packet {
+        let copy = Packet()
+        let status = copy.withUnsafeAVPacket { target in withUnsafeAVPacket { av_packet_ref(target, $0) } }
+        precondition(status >= 0, "av_packet_ref: out of memory")
+        return copy
+    }
     /// Whether it holds a keyframe (`AV_PKT_FLAG_KEY`).
-    var isKeyframe: Bool { withUnsafeAVPacket { $0.pointee.flags & AV_PKT_FLAG_KEY != 0 } }
+    package var isKeyframe: Bool { withUnsafeAVPacket { $0.pointee.flags & AV_PKT_FLAG_KEY != 0 } }
     /// How long the packet shows, in its time base (0: unknown).
     package var duration: Int64 {
         get { withUnsafeAVPacket { $0.pointee.duration } }

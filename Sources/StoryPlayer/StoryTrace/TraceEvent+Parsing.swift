@@ -59,6 +59,11 @@ extension TraceEvent {
         protocolName = try reader.text("protocol")
         targetMs = try reader.nonNegative("target_ms")
         jitterBufferMs = try reader.nonNegative("jitter_buffer_ms")
+        output = try reader.text("output")
+        file = try reader.text("file")
+        duration = try reader.nonNegative("duration")
+        bytes = try reader.whole("bytes")
+        ms = try reader.nonNegative("ms")
         if let rebuffers = try reader.whole("rebuffers"), let dropped = try reader.whole("dropped") {
             var offset: OffsetStatistics?
             if let block = try reader.object("live_offset_ms") {

@@ -19,6 +19,13 @@ public struct TraceEvent: Sendable, Equatable {
         /// (the participants on the page shown, tile by tile), `moved` (those whose tile changed
         /// though they stayed) and `detail` (why).
         case layout
+        /// A recording's output (not a player event): `output` ("hls", "segments" or the push's
+        /// URL) started, was lost (`error`), or is back.
+        case outputStarted = "output_started", outputLost = "output_lost", outputBack = "output_back"
+        /// A recording's segment is whole: `output`, `file`, `duration` (seconds), `bytes`.
+        case segmentClosed = "segment_closed"
+        /// A push dropped what it could not send in time: `output`, `ms` of video.
+        case pushDropped = "push_dropped"
     }
 
     /// Timeline seconds.
@@ -74,6 +81,14 @@ public struct TraceEvent: Sendable, Equatable {
     public var targetMs: Double?
     /// On a WebRTC (WHEP) player's `stop`: how much its jitter buffer held (ms).
     public var jitterBufferMs: Double?
+    /// On a recording's output events: which output ("hls", "segments", the push's URL).
+    public var output: String?
+    /// On `segment_closed`: the file, its length in seconds and its size.
+    public var file: String?
+    public var duration: Double?
+    public var bytes: Int?
+    /// On `push_dropped`: the milliseconds of video dropped.
+    public var ms: Double?
     /// The `media` of a room tile's player: a grid's or stage's participant, or a screen share's
     /// picture-in-picture camera, decoded at its tile's size.
     public static let tileMedia = "tile"
@@ -133,6 +148,11 @@ public struct TraceEvent: Sendable, Equatable {
         if let jitterBufferMs, jitterBufferMs.isFinite, jitterBufferMs >= 0 {
             fields.append("\"jitter_buffer_ms\": \(JSONText.number(jitterBufferMs))")
         }
+        if let output { fields.append("\"output\": \(JSONText.string(output))") }
+        if let file { fields.append("\"file\": \(JSONText.string(file))") }
+        if let duration, duration.isFinite, duration >= 0 { fields.append("\"duration\": \(JSONText.number(duration))") }
+        if let bytes { fields.append("\"bytes\": \(bytes)") }
+        if let ms, ms.isFinite, ms >= 0 { fields.append("\"ms\": \(JSONText.number(ms))") }
         if let spans {
             fields.append("\"open_ms\": \(JSONText.number(spans.openMs))")
             fields.append("\"first_packet_ms\": \(JSONText.number(spans.firstPacketMs))")

@@ -4,13 +4,13 @@ import StoryEncode
 import StoryMedia
 import Synchronization
 
-/// Feeds one clip writer on a serial queue of its own, in frame order, with a bounded number of
+/// Feeds one clip writer (or a recording's encoder) on a serial queue of its own, in frame order, with a bounded number of
 /// frames waiting (x264 is slower than drawing at some sizes; the bound keeps memory flat).
 /// A render with several files has a queue per file, so their encoders run side by side.
 final class ClipQueue: Sendable {
     /// The writer is not thread-safe; it is only used on `queue`, one job at a time, and the
     /// mutex (never contended) lets the compiler check that no two threads hold it.
-    private let writer: Mutex<ClipWriter>
+    private let writer: Mutex<any ClipEncoding>
     private let queue: DispatchQueue
     private let slots = DispatchSemaphore(value: 4)
     private let firstError = Mutex<MediaError?>(nil)
@@ -18,7 +18,7 @@ final class ClipQueue: Sendable {
     let format: ExportFormat
     let carriesSound: Bool
 
-    init(_ writer: sending ClipWriter) {
+    init(_ writer: sending any ClipEncoding) {
         format = writer.format
         carriesSound = writer.carriesSound
         queue = DispatchQueue(label: "live-stories.\(writer.format.rawValue)")

@@ -9,15 +9,19 @@ import StoryTrace
 struct PNGFrames: FrameSink {
     let writer: FrameWriter
     let folder: String
+    /// One frame in `every` is kept (a recording's `--frames-every`); 1: all of them.
+    let every: Int
     private(set) var first: Int?
     private(set) var last: Int?
 
-    init(writer: FrameWriter, folder: String) {
+    init(writer: FrameWriter, folder: String, every: Int = 1) {
         self.writer = writer
         self.folder = folder
+        self.every = max(1, every)
     }
 
     mutating func take(_ frame: DrawnFrame) throws(RenderError) {
+        guard frame.index % every == 0 else { return }
         writer.submit(frame.canvas, frame: frame.index, to: StoryRenderer.framePath(folder, frame.index))
         first = first ?? frame.index
         last = frame.index
@@ -36,6 +40,7 @@ struct PNGFrames: FrameSink {
         if let lastLate = ending.lateFrames.filter({ $0 > 0 }).max(), let drawn = last, lastLate > drawn { last = lastLate }
         writer.waitForQueuedFrames()
         if let failure = writer.failure { throw PNGFrames.error(failure) }
+        guard every == 1 else { return }
         do {
             try fillLateFrames(ending.lateFrames)
         } catch {

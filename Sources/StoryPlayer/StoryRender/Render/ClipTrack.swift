@@ -24,6 +24,19 @@ struct ClipTrack {
     private var loudnessPass: LoudnessPass?
     /// What `--loudness` did, once the files are finished.
     private(set) var loudness: LoudnessFigures?
+    /// A recording's stream has no hole: a frame the realtime clock was too late to draw is
+    /// the frame before it again, as a phone keeps its last picture on screen.
+    private var repeatsSkippedFrames = false
+    /// The last frame submitted, for `repeatsSkippedFrames`.
+    private var lastCanvas: RGBAImage?
+
+    /// A recording's track: one queue, the recording's encoder, whose frames never skip.
+    init(recordingInto queue: ClipQueue) {
+        queues = [queue]
+        wantsSound = queue.carriesSound
+        measuredPath = nil
+        repeatsSkippedFrames = true
+    }
 
     init(_ clips: [ClipOptions], loudness target: LoudnessTarget? = nil, canvas: Canvas) throws(RenderError) {
         var queues: [ClipQueue] = []
@@ -78,6 +91,12 @@ struct ClipTrack {
                 audio = []
             }
         }
+        if repeatsSkippedFrames, let last = lastFrame, let previous = lastCanvas, n > last + 1 {
+            for skipped in (last + 1)..<n {
+                for queue in queues { queue.submit(frame: previous, index: skipped - first, audio: []) }
+            }
+        }
+        if repeatsSkippedFrames { lastCanvas = canvas }
         lastFrame = n
         for queue in queues { queue.submit(frame: canvas, index: n - first, audio: audio) }
     }

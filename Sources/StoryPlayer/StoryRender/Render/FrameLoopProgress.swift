@@ -10,6 +10,8 @@ struct FrameLoopProgress {
     var endTime = 0.0
     /// The signal that stopped the render, if one did.
     var interrupted: Int32?
+    /// A recording's rooms were empty for `--until-empty` seconds: it ended there.
+    var emptied = false
     /// Where in the trace the step to a shard's first frame begins: what it records is the
     /// shard's (`LifecycleTrace.keepEvents`).
     var firstStepMark = 0

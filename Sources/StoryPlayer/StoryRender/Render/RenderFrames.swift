@@ -15,10 +15,11 @@ struct RenderFrames {
     /// The frames this render draws end before this one: where `foreseePlayEnds` ends every play.
     let lastFrame: Int
 
-    init(storyboard: Storyboard, range: Range<Int>?) {
+    /// `endless`: a recording, which has no limit but its duration (a signal, an empty room).
+    init(storyboard: Storyboard, range: Range<Int>?, endless: Bool = false) {
         fps = storyboard.canvas.fps
         planned = FramePlanner.plannedFrames(storyboard)
-        limit = planned ?? Int(StoryRenderer.openEndedLimit * fps)
+        limit = planned ?? (endless ? Int(Int32.max) : Int(StoryRenderer.openEndedLimit * fps))
         shard = ShardPlan(range: range)
         lastFrame = min(limit, shard.range?.upperBound ?? limit)
     }

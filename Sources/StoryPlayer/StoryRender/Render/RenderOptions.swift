@@ -64,6 +64,8 @@ public struct RenderOptions: Sendable {
     public var loudness: LoudnessTarget?
     /// Checked before each frame: once requested, the render stops there and says so.
     public var interruption: RenderInterruption?
+    /// A recording (`record`): its live outputs in place of the files above.
+    public var record: RecordOptions?
 
     /// Refuses, before any work, what a render of `storyboard` with these options cannot do: a
     /// shard (`frameRange`) needs the virtual clock, because a realtime render's frames depend

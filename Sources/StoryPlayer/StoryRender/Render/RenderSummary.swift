@@ -72,6 +72,8 @@ public struct RenderSummary: Sendable {
     public var loudness: LoudnessFigures?
     /// A shard's cost of reaching its first frame (`shard_cost`); nil for a whole render.
     public var shardCost: ShardCost?
+    /// A recording's running figures (`record`).
+    public var record: RecordFigures?
 
     /// Mean CPU milliseconds per frame of each stage.
     public var stageMilliseconds: [PipelineStage: Double] {
@@ -265,7 +267,7 @@ public struct RenderSummary: Sendable {
           "stories": [
         \(storyLines.joined(separator: ",\n"))
           ],
-          "notices": [\(notices.map(JSONText.string).joined(separator: ", "))]
+          "notices": [\(notices.map(JSONText.string).joined(separator: ", "))]\(record.map { ",\n  \"record\": \($0.json)" } ?? "")
         }
 
         """

@@ -24,6 +24,7 @@ extension StoryRenderer {
         var summary = summarize(frames: progress.frames, framesCovered: framesCovered)
         summary.interrupted = progress.interrupted != nil
         summary.loudness = loudness
+        if options.record != nil { summary.record = recordFigures(running: false, frames: framesCovered) }
         let written = sinks.lazy.compactMap { $0 as? PNGFrames }.first?.written
         let ending = RenderEnding(summary: summary, trace: trace, folder: options.outputFolder, fps: range.fps, writtenFrames: written)
         for sink in sinks { try sink.write(ending) }
@@ -38,12 +39,17 @@ extension StoryRenderer {
         // An open-ended shard that stops at its range's end, the viewer still going, was cut by
         // its range, not by the limit; it learns the whole render's frames by counting them.
         let cutByRange = range.planned == nil && !finished && progress.interrupted == nil && range.shard.endsBefore(range.limit)
-        if range.planned == nil && !finished && progress.interrupted == nil && !cutByRange {
+        if range.planned == nil && !finished && progress.interrupted == nil && !cutByRange && !progress.emptied {
             warnings.append("stopped after \(StoryRenderer.openEndedLimit) s of timeline: give \"duration\" for longer renders")
         }
         var finalTime = range.shard.finalTime(planned: range.planned, lastFrameTime: progress.endTime, finished: finished, fps: range.fps)
         var framesCovered = range.planned ?? (framesBefore + progress.frames + lateFrames.count)
         if cutByRange { framesCovered = try StoryRenderer.countFrames(storyboard, limits: options.limits) }
+        if progress.emptied, let wait = options.record?.untilEmpty {
+            finalTime = progress.endTime
+            framesCovered = Int((progress.endTime * range.fps).rounded()) + 1
+            warnings.append("the room was empty for \(wait) s: the recording ended")
+        }
         if let interrupted = progress.interrupted {
             // The players stop where the render did; what was written is the whole of it.
             finalTime = progress.endTime

@@ -23,10 +23,15 @@ extension StoryRenderer {
             }
             if range.shard.startsLate, range.shard.isFirst(n) { setDeferred(false) }
             guard progress.pacing.waitForFrame(n) else {
+                lateFramesSoFar += 1
                 guard stepThroughLateFrame(n, range, &progress) else { break }
                 continue
             }
             guard stepToDrawnFrame(n, range, &progress) else { break }
+            if roomEmptied(at: range.time(n)) {
+                progress.emptied = true
+                break
+            }
             if range.shard.fastForwards(n) {
                 // A room decides who is large from its sound frame by frame, drawn or not.
                 for player in players { player.current?.followRoom(at: range.time(n)) }

@@ -42,6 +42,7 @@ extension StoryRenderer {
     /// first (a picture that cannot be written must not cost them), then the contact sheet, the
     /// encoded files and the PNG frames, then the timeline and the report.
     func sinks(writer: FrameWriter, plannedFrames: Int?) throws(RenderError) -> [any FrameSink] {
+        if let record = options.record { return try recordSinks(record, writer: writer) }
         var sinks: [any FrameSink] = [TraceFiles()]
         if let path = options.contactSheet {
             sinks.append(ContactSheetFile(path: path, columns: options.sheetColumns,

@@ -1,6 +1,7 @@
 import Compositor
 import Foundation
 import StoryBase
+import StoryEncode
 import StoryMedia
 import StoryModel
 import StoryPlayback
@@ -61,6 +62,12 @@ public final class StoryRenderer {
     public internal(set) var lateFrames: [Int] = []
     /// When frame 0 was due, in seconds since 1970 (realtime clock only).
     public internal(set) var clockStartedAt: Double?
+    /// A recording's outputs' events and states (`record`).
+    let outputLog = OutputLog()
+    /// Frames the realtime clock was too late for so far (a recording's running summary).
+    var lateFramesSoFar = 0
+    /// When the rooms on screen were last seen empty (`--until-empty`).
+    var emptySince: Double?
     /// The navigator's gesture releases already in the trace.
     var recordedReleases = 0
     /// The backdrop behind an opening, pulled or closing viewer, made on first use.
@@ -141,7 +148,7 @@ public final class StoryRenderer {
     /// Runs the whole render. Throws only when output cannot be written.
     public func run() throws(RenderError) -> RenderSummary {
         try prepareToRun()
-        let range = RenderFrames(storyboard: storyboard, range: options.frameRange)
+        let range = RenderFrames(storyboard: storyboard, range: options.frameRange, endless: options.record != nil)
         // Enough frames in flight to keep every core compressing while the next frame is drawn;
         // the bound is what keeps memory flat. One more than the cores measured as fast as two
         // more, with a canvas less held.

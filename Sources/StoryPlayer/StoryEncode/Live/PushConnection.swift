@@ -1,0 +1,51 @@
+import StoryMedia
+
+/// One connection of a push to its ingest: a muxer (FLV or MPEG-TS) writing to the URL, every
+/// blocking call under the push's gate, armed for `stallSeconds`, so a write the ingest never
+/// takes gives up instead of holding the push's thread.
+final class PushConnection {
+    private let muxer: MuxerContext
+    private let gate: InterruptGate
+    private let stallSeconds: Double
+    private var indexes: [LiveStreams.Kind: Int32] = [:]
+
+    init(url: String, format: String, streams: LiveStreams, gate: InterruptGate, stallSeconds: Double) throws(MediaError) {
+        self.gate = gate
+        self.stallSeconds = stallSeconds
+        muxer = try MuxerContext(format: format, path: url, gate: gate)
+        for kind in [LiveStreams.Kind.video, .audio] {
+            guard let parameters = streams.parameters(kind) else { continue }
+            let index = muxer.addStream(parameters: parameters)
+            guard index >= 0 else { throw MediaError(.open, "cannot add a stream for \(url)", averror: index) }
+            indexes[kind] = index
+        }
+        gate.arm(seconds: stallSeconds)
+        defer { gate.disarm() }
+        // rw_timeout: the protocol's own limit on one read or write (microseconds), beside the gate.
+        var status = muxer.open(url, options: ["rw_timeout": String(Int(stallSeconds * 1e6))])
+        guard status >= 0 else { throw MediaError(.open, "cannot connect to \(url)", averror: status) }
+        // A live FLV has no length to write back at the end (it cannot seek on a connection).
+        status = muxer.writeHeader(options: format == "flv" ? ["flvflags": "no_duration_filesize"] : [:])
+        guard status >= 0 else { throw MediaError(.open, "cannot start the stream to \(url)", averror: status) }
+    }
+
+    /// Sends a packet at once (not held for interleaving: the sound of a live story reaches the
+    /// encoder later than its pictures, and the pictures must not wait for it); a negative
+    /// AVERROR code when the ingest is gone or stalled.
+    func write(_ packet: Packet, stream: LiveStreams.Kind, streams: LiveStreams) -> Int32 {
+        guard let index = indexes[stream], let base = streams.parameters(stream)?.timeBase else { return 0 }
+        gate.arm(seconds: stallSeconds)
+        defer { gate.disarm() }
+        let status = muxer.write(packet, from: base, stream: index, interleaved: false)
+        if status >= 0 { muxer.flush() }
+        return status
+    }
+
+    /// The stream's end (`av_write_trailer`), sent before the connection closes.
+    func finish() {
+        gate.arm(seconds: stallSeconds)
+        defer { gate.disarm() }
+        _ = muxer.writeTrailer()
+        _ = muxer.closeFile()
+    }
+}

@@ -1,0 +1,175 @@
+import Foundation
+import StoryBase
+import StoryMedia
+
+/// `--segments DIR --segment-time S`: MP4 files named by the UTC time of their first frame
+/// (`20261206T234000Z.mp4`), each cut at the first keyframe at or after a UTC multiple of S
+/// (so a 300 s segment starts at :00, :05, … whatever time the recording started).
+///
+/// Each file is a fragmented MP4 (an empty `moov`, then a `moof`+`mdat` at every keyframe and at
+/// least every second, flushed as it is made): a player reads it while it is written, and after
+/// a `kill -9` up to its last fragment, no more than a second before the kill. Written under its
+/// final name for that reason (a temporary name would hide it until the end); `segment_closed`
+/// says when one is whole. Each file's timestamps start at 0.
+package final class SegmentFiles: LiveOutput {
+    package let name = "segments"
+    private let folder: String
+    private let segmentSeconds: Double
+    private let log: OutputLog
+    private var streams: LiveStreams?
+    /// The file being written, and the one before it while its sound catches up: the sound
+    /// reaches the encoder after its pictures (a live story's waits for the stream), so the
+    /// previous file takes the sound timed before the cut until sound past it comes.
+    private var current: SegmentFile?
+    private var previous: SegmentFile?
+    /// The video timestamp (frames) from which the next keyframe starts a new file.
+    private var nextCut: Int64 = 0
+
+    package init(folder: String, segmentSeconds: Double, log: OutputLog) {
+        self.folder = folder
+        self.segmentSeconds = segmentSeconds
+        self.log = log
+    }
+
+    package func start(_ streams: LiveStreams) throws(MediaError) {
+        self.streams = streams
+        do {
+            try OutputFolder.make(folder)
+        } catch {
+            throw MediaError(.open, "cannot use the segments folder \(folder)", cause: error.cause ?? error.message)
+        }
+        log.note(.started, of: name)
+    }
+
+    package func write(_ packet: Packet, stream: LiveStreams.Kind) {
+        guard let streams else { return }
+        if stream == .video {
+            let pts = packet.presentationTimestamp
+            if packet.isKeyframe && (current == nil || pts >= nextCut) { cut(at: pts, streams) }
+            current?.write(packet, stream: .video, streams: streams, log: log)
+            return
+        }
+        let seconds = streams.seconds(packet.presentationTimestamp, .audio)
+        if let current, seconds >= current.startSeconds - 1e-9 {
+            if let previous { close(previous); self.previous = nil }
+            current.write(packet, stream: .audio, streams: streams, log: log)
+        } else {
+            previous?.write(packet, stream: .audio, streams: streams, log: log)
+        }
+    }
+
+    /// A new file from the keyframe at `pts`: the one before waits for its last sound.
+    private func cut(at pts: Int64, _ streams: LiveStreams) {
+        if let previous { close(previous) }
+        previous = current
+        current = nil
+        let start = streams.seconds(pts, .video)
+        let wall = streams.startedAt + start
+        nextCut = Int64((((floor(wall / segmentSeconds) + 1) * segmentSeconds - streams.startedAt) * streams.fps).rounded(.up))
+        nextCut = max(nextCut, pts + 1)
+        do {
+            current = try SegmentFile(path: freePath(for: wall), startTicks: pts, startSeconds: start, streams: streams)
+            log.update(name) { $0.state = .running }
+        } catch {
+            log.note(.lost(error: "\(error)"), of: name)
+        }
+    }
+
+    /// `20261206T234000Z.mp4`, or with `-1`, `-2`, … when a file of that name is already there
+    /// (a recording restarted into the same folder within the second).
+    private func freePath(for wall: Double) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
+        let stem = formatter.string(from: Date(timeIntervalSince1970: wall))
+        var path = (folder as NSString).appendingPathComponent(stem + ".mp4")
+        var suffix = 1
+        while FileManager.default.fileExists(atPath: path) {
+            path = (folder as NSString).appendingPathComponent("\(stem)-\(suffix).mp4")
+            suffix += 1
+        }
+        return path
+    }
+
+    private func close(_ file: SegmentFile) {
+        if let closed = file.close() {
+            log.note(.segmentClosed(file: file.path, seconds: closed.seconds, bytes: closed.bytes), of: name)
+        } else {
+            log.note(.lost(error: "cannot finish \(file.path)"), of: name)
+        }
+    }
+
+    package func finish() {
+        if let previous { close(previous) }
+        if let current { close(current) }
+        previous = nil
+        current = nil
+        log.update(name) { $0.state = .closed }
+    }
+
+    package func abandon() {
+        // The files stay as written: each up to its last fragment.
+        previous = nil
+        current = nil
+    }
+}
+
+/// One fragmented MP4 of `SegmentFiles`.
+final class SegmentFile {
+    let path: String
+    let startSeconds: Double
+    private let muxer: MuxerContext
+    private let startTicks: Int64
+    private var indexes: [LiveStreams.Kind: Int32] = [:]
+    private var lastVideoSeconds = 0.0
+    private var failed = false
+
+    init(path: String, startTicks: Int64, startSeconds: Double, streams: LiveStreams) throws(MediaError) {
+        self.path = path
+        self.startTicks = startTicks
+        self.startSeconds = startSeconds
+        muxer = try MuxerContext(format: "mp4", path: path)
+        for kind in [LiveStreams.Kind.video, .audio] {
+            guard let parameters = streams.parameters(kind) else { continue }
+            let index = muxer.addStream(parameters: parameters)
+            guard index >= 0 else { throw MediaError(.open, "cannot add a stream to \(path)", averror: index) }
+            indexes[kind] = index
+        }
+        var status = muxer.openFile(path)
+        guard status >= 0 else { throw MediaError(.open, "cannot write \(path)", averror: status) }
+        status = muxer.writeHeader(options: [
+            "movflags": "+frag_keyframe+empty_moov+default_base_moof",
+            // A fragment at least every second: what a kill -9 may cost.
+            "frag_duration": "1000000",
+            "flush_packets": "1",
+        ])
+        guard status >= 0 else { throw MediaError(.open, "cannot start \(path)", averror: status) }
+    }
+
+    func write(_ packet: Packet, stream: LiveStreams.Kind, streams: LiveStreams, log: OutputLog) {
+        guard !failed, let index = indexes[stream], let base = streams.parameters(stream)?.timeBase else { return }
+        let shift = stream == .video ? startTicks : Int64((startSeconds * Double(base.den) / Double(base.num)).rounded())
+        packet.shift(by: shift)
+        if stream == .video {
+            lastVideoSeconds = streams.seconds(packet.presentationTimestamp + max(1, packet.duration), .video)
+        }
+        let bytes = Int64(packet.size)
+        let status = muxer.write(packet, from: base, stream: index)
+        guard status >= 0 else {
+            failed = true
+            log.note(.lost(error: "\(MediaError(.convert, "cannot write \(path)", averror: status))"), of: "segments")
+            return
+        }
+        log.update("segments") { $0.bytes += bytes }
+    }
+
+    /// Writes the trailer and closes the file: its length (seconds of video) and size.
+    func close() -> (seconds: Double, bytes: Int64)? {
+        let trailer = failed ? -1 : muxer.writeTrailer()
+        let closed = muxer.closeFile()
+        guard trailer >= 0, closed >= 0 else { return nil }
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int64) ?? nil
+        return (lastVideoSeconds, size ?? 0)
+    }
+}
