@@ -45,17 +45,17 @@ extension RecordOutputTests {
     // MARK: - Pushes
 
     /// `--push rtmp://` to nginx-rtmp: a viewer of nginx's stream (ffmpeg, copying it to FLV)
-    /// gets H.264 and AAC, every picture after the first it sees, without a gap, and ends when
-    /// the recorder closes its push.
+    /// gets H.264 and AAC, every picture after the first it sees, without a gap.
     func testAnRTMPPushIsReadBackFromNginx() throws {
         try LiveServers.require("nginx")
         let url = "rtmp://127.0.0.1:\(try servers.rtmpServer())/live/record"
         let flv = servers.folder.file("read-back.flv")
-        let reader = try servers.rtmpReader(url, into: flv)
-        let recording = try record(["--duration", "6", "--push", url])
+        let recording = try start(["--duration", "6", "--push", url])
+        let reader = try readBack(url, of: recording, into: flv)
+        finish(recording)
         XCTAssertEqual(recording.events("output_started", output: url).count, 1, "\(recording.events)")
         XCTAssertEqual(recording.events("output_lost", output: url).count, 0, "\(recording.events)")
-        XCTAssertTrue(reader.waitForExit(15), "nginx's viewer ends when the push is closed")
+        XCTAssertTrue(reader.waitForExit(20), "nginx's viewer ends 3 s after the stream: \(reader.output)")
         reader.stop()
         try assertPushReadBack(flv, frames: try framesWritten(recording), what: "the RTMP push read back from nginx")
     }
@@ -93,12 +93,13 @@ extension RecordOutputTests {
         try LiveServers.require("nginx")
         let url = "rtmp://127.0.0.1:\(try servers.rtmpServer())/live/all"
         let flv = servers.folder.file("all.flv"), ts = servers.folder.file("all.ts")
-        let reader = try servers.rtmpReader(url, into: flv)
         let listener = try servers.srtListener(into: ts)
         let srt = "srt://127.0.0.1:\(listener.port)"
         let hls = HLSFolder(path: folder.file("hls")), segments = folder.file("segments")
-        let recording = try record(["--duration", "8", "--hls", hls.path, "--hls-window", "0", "--segments", segments,
-                                    "--push", url, "--push", srt])
+        let recording = try start(["--duration", "8", "--hls", hls.path, "--hls-window", "0", "--segments", segments,
+                                   "--push", url, "--push", srt])
+        let reader = try readBack(url, of: recording, into: flv)
+        finish(recording)
         for output in ["hls", "segments", url, srt] {
             XCTAssertEqual(recording.events("output_started", output: output).count, 1, output)
         }

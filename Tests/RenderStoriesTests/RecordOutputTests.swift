@@ -10,12 +10,26 @@ final class RecordOutputTests: LiveServerTestCase {
 
     /// Records the recorded-participants room with `arguments` and waits for its end (its
     /// `--duration`); the recording, once it has exited 0.
-    func record(_ arguments: [String], name: String = "rec", size: (Int, Int) = (180, 320)) throws -> Recording {
-        let board = try RecordBoards.recordedRoom(in: folder, size: size)
-        let recording = try Recording(board, out: folder.file(name), arguments, folder: folder)
-        let status = recording.exitStatus(within: 90)
-        XCTAssertEqual(status, 0, "the recording ends at its --duration: \(recording.said)")
+    func record(_ arguments: [String]) throws -> Recording {
+        try finish(try start(arguments))
+    }
+
+    func start(_ arguments: [String]) throws -> Recording {
+        try Recording(try RecordBoards.recordedRoom(in: folder), out: folder.file("rec"), arguments, folder: folder)
+    }
+
+    /// Waits for the recording's end at its --duration: it exits 0.
+    @discardableResult
+    func finish(_ recording: Recording) -> Recording {
+        XCTAssertEqual(recording.exitStatus(within: 90), 0, "the recording ends at its --duration: \(recording.said)")
         return recording
+    }
+
+    /// A viewer of the push to nginx at `url`, copying it to `file`, started once the push has
+    /// (nginx-rtmp sends nothing to a viewer that came before its publisher).
+    func readBack(_ url: String, of recording: Recording, into file: String) throws -> ServerProcess {
+        XCTAssertTrue(recording.waitFor("output_started", output: url), "\(url): \(recording.events)")
+        return try servers.rtmpReader(url, into: file)
     }
 
     /// The video frames the recorder says it wrote (summary.json's `record.frames`).

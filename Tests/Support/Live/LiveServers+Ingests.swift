@@ -17,10 +17,14 @@ extension ServerSet {
     }
 
     /// A viewer of an RTMP stream on nginx, copying what nginx serves into `file` (FLV): what a
-    /// platform's player would receive of a push. It waits for the stream to be published, and
-    /// ends when the publisher closes it (nginx then ends the play).
+    /// platform's player would receive of a push. Start it once the stream is published: nginx-rtmp
+    /// sent nothing to an ffmpeg viewer that came before its publisher. FFmpeg 5.1's RTMP reader
+    /// does not end at nginx's unpublish, and a SIGTERM does not break its blocked read (it was
+    /// killed with its last 32 KB unwritten), so it ends after 3 s without data (`-rw_timeout`)
+    /// and writes each packet through.
     public func rtmpReader(_ url: String, into file: String) throws -> ServerProcess {
-        try start("ffmpeg", ["-v", "error", "-nostdin", "-y", "-i", url, "-c", "copy", "-f", "flv", file],
+        try start("ffmpeg", ["-v", "error", "-nostdin", "-y", "-rw_timeout", "3000000", "-i", url, "-c", "copy",
+                             "-flush_packets", "1", "-f", "flv", file],
                   name: "rtmp-reader-\(UUID().uuidString.prefix(8))")
     }
 

@@ -35,7 +35,7 @@ public enum MediaReadBack {
         try probe(input + ["-show_entries", "stream=codec_type,codec_name", "-of", "csv=p=0", path])
             .split(separator: "\n").map { line in
                 let fields = line.split(separator: ",").map(String.init)
-                return fields.count == 2 ? "\(fields[1]):\(fields[0])" : String(line)
+                return fields.count == 2 ? "\(fields[0]):\(fields[1])" : String(line)
             }
     }
 
