@@ -45,19 +45,38 @@ extension RecordOutputTests {
     // MARK: - Pushes
 
     /// `--push rtmp://` to nginx-rtmp: a viewer of nginx's stream (ffmpeg, copying it to FLV)
-    /// gets H.264 and AAC, every picture after the first it sees, without a gap.
+    /// gets H.264 and AAC, decoding cleanly: the very packets of the HLS written beside it, from
+    /// where it joined to the last one (the push's end reaches nginx whole), none missing.
     func testAnRTMPPushIsReadBackFromNginx() throws {
         try LiveServers.require("nginx")
         let url = "rtmp://127.0.0.1:\(try servers.rtmpServer())/live/record"
         let flv = servers.folder.file("read-back.flv")
-        let recording = try start(["--duration", "6", "--push", url])
+        let hls = HLSFolder(path: folder.file("hls"))
+        let recording = try start(["--duration", "6", "--push", url, "--hls", hls.path, "--hls-window", "0"])
         let reader = try readBack(url, of: recording, into: flv)
         finish(recording)
         XCTAssertEqual(recording.events("output_started", output: url).count, 1, "\(recording.events)")
         XCTAssertEqual(recording.events("output_lost", output: url).count, 0, "\(recording.events)")
         XCTAssertTrue(reader.waitForExit(20), "nginx's viewer ends 3 s after the stream: \(reader.output)")
         reader.stop()
-        try assertPushReadBack(flv, frames: try framesWritten(recording), what: "the RTMP push read back from nginx")
+        let reference = try MediaReadBack.packets(try hls.joined(into: folder.file("reference.mp4")))
+        XCTAssertEqual(reference.count, try framesWritten(recording))
+        try Self.assertReadBack(flv, isTheEndOf: reference, what: "the RTMP push read back from nginx")
+    }
+
+    /// What nginx's viewer read of a push: H.264 and AAC, decoding cleanly, and the same H.264
+    /// packets (sizes, packet for packet) as `reference` from where the viewer joined (at a
+    /// keyframe, within 3 s: an ffmpeg started, connected and probed) to the recording's end.
+    static func assertReadBack(_ flv: String, isTheEndOf reference: [MediaReadBack.Packet], what: String) throws {
+        XCTAssertEqual(Set(try MediaReadBack.streams(flv)), ["h264:video", "aac:audio"], what)
+        XCTAssertEqual(try MediaReadBack.decodingErrors(flv), "", what)
+        let packets = try MediaReadBack.packets(flv)
+        XCTAssertEqual(TimestampContinuity.faults(packets, fps: 30), [], what)
+        XCTAssertEqual(try MediaReadBack.decodedFrames(flv), packets.count, "\(what): every picture decodes")
+        let joined = reference.count - packets.count
+        XCTAssertTrue((0...90).contains(joined), "\(what): \(packets.count) packets of \(reference.count)")
+        XCTAssertEqual(packets.map(\.size), Array(reference.suffix(packets.count)).map(\.size),
+                       "\(what): the recording's packets from where the viewer joined to the end, none missing")
     }
 
     /// `--push srt://` to an SRT listener (ffmpeg's, copying what it receives to MPEG-TS): the
@@ -113,11 +132,7 @@ extension RecordOutputTests {
         XCTAssertEqual(fromHLS.count, frames, "the playlist")
         XCTAssertEqual(fromSegments.count, frames, "the segments")
         XCTAssertEqual(fromSegments.map(\.size), fromHLS.map(\.size), "the segments and the playlist hold the same packets")
-        try assertPushReadBack(flv, frames: frames, what: "the RTMP push")
+        try Self.assertReadBack(flv, isTheEndOf: fromHLS, what: "the RTMP push (the playlist's packets: one encode)")
         try assertPushReadBack(ts, frames: frames, what: "the SRT push")
-        let pushed = try MediaReadBack.packets(flv).map(\.size)
-        let sizes = fromHLS.map(\.size)
-        let found = (0...max(0, sizes.count - pushed.count)).contains { Array(sizes[$0..<min(sizes.count, $0 + pushed.count)]) == pushed }
-        XCTAssertTrue(found, "nginx's stream is the playlist's packets from where its viewer joined (one encode)")
     }
 }

@@ -90,21 +90,10 @@ final class RecordOutputTests: LiveServerTestCase {
         XCTAssertFalse(text.contains("#EXT-X-PLAYLIST-TYPE:EVENT"), "a sliding window is not an EVENT playlist: \(text)")
         let sequence = hls.lines.first { $0.hasPrefix("#EXT-X-MEDIA-SEQUENCE:") }.flatMap { Int($0.dropFirst(22)) }
         XCTAssertGreaterThan(sequence ?? 0, 0, "the media sequence moves with the window: \(text)")
-        let times = programDateTimes(hls)
+        let times = hls.programDateTimes
         XCTAssertEqual(times.count, hls.listed.count, "EXT-X-PROGRAM-DATE-TIME on every segment: \(text)")
         for (n, pair) in zip(times, times.dropFirst()).enumerated() where n < hls.durations.count {
             XCTAssertEqual(pair.1 - pair.0, hls.durations[n], accuracy: 0.1, "each segment's time is the last one's plus its duration: \(text)")
-        }
-    }
-
-    /// The EXT-X-PROGRAM-DATE-TIME of each segment, in seconds since 1970.
-    func programDateTimes(_ hls: HLSFolder) -> [Double] {
-        let parser = ISO8601DateFormatter()
-        parser.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        let plain = ISO8601DateFormatter()
-        return hls.lines.filter { $0.hasPrefix("#EXT-X-PROGRAM-DATE-TIME:") }.compactMap { line in
-            let value = String(line.dropFirst(25))
-            return (parser.date(from: value) ?? plain.date(from: value))?.timeIntervalSince1970
         }
     }
 
@@ -125,7 +114,7 @@ final class RecordOutputTests: LiveServerTestCase {
         XCTAssertTrue(text.hasSuffix("#EXT-X-ENDLIST\n"), "VOD once the recording has ended: \(text)")
         XCTAssertEqual(hls.listed.first, "segment-000000.m4s", "an EVENT playlist keeps its first segment: \(text)")
         XCTAssertEqual(hls.listed, hls.segmentFiles, "every segment written is listed, and nothing else is on disk")
-        XCTAssertEqual(programDateTimes(hls).count, hls.listed.count, "EXT-X-PROGRAM-DATE-TIME on every segment: \(text)")
+        XCTAssertEqual(hls.programDateTimes.count, hls.listed.count, "EXT-X-PROGRAM-DATE-TIME on every segment: \(text)")
         let frames = try framesWritten(recording)
         XCTAssertEqual(Double(frames), 6 * 30, accuracy: 30, "6 s of 30 fps")
         let playlist = hls.path + "/index.m3u8"

@@ -123,6 +123,15 @@ struct HLSFolder {
     var durations: [Double] {
         lines.filter { $0.hasPrefix("#EXTINF:") }.compactMap { Double($0.dropFirst(8).split(separator: ",").first ?? "") }
     }
+    /// The EXT-X-PROGRAM-DATE-TIME of each segment, in seconds since 1970 (FFmpeg writes
+    /// `2026-12-07T00:08:21.841+0000`).
+    var programDateTimes: [Double] {
+        let parser = ISO8601DateFormatter()
+        parser.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return lines.filter { $0.hasPrefix("#EXT-X-PROGRAM-DATE-TIME:") }.compactMap { line in
+            parser.date(from: String(line.dropFirst(25)))?.timeIntervalSince1970
+        }
+    }
     /// The media segment files on disk.
     var segmentFiles: [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).filter { $0.hasSuffix(".m4s") }.sorted()
