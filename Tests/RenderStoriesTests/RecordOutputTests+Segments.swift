@@ -72,6 +72,8 @@ extension RecordOutputTests {
         XCTAssertEqual(try MediaReadBack.decodingErrors(flv), "", what)
         let packets = try MediaReadBack.packets(flv)
         XCTAssertEqual(TimestampContinuity.faults(packets, fps: 30), [], what)
+        let uneven = zip(packets, packets.dropFirst()).map { $1.pts - $0.pts }.filter { abs($0 - 1.0 / 30) > 0.002 }
+        XCTAssertEqual(uneven, [], "\(what): each picture 33 or 34 ms (FLV's milliseconds) after the one before")
         XCTAssertEqual(try MediaReadBack.decodedFrames(flv), packets.count, "\(what): every picture decodes")
         let joined = reference.count - packets.count
         XCTAssertTrue((0...90).contains(joined), "\(what): \(packets.count) packets of \(reference.count)")

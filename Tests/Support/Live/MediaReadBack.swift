@@ -40,10 +40,13 @@ public enum MediaReadBack {
     }
 
     /// What ffmpeg says while it decodes the whole of `path` at `-v error`: empty for a file
-    /// that decodes cleanly.
+    /// that decodes cleanly. The decoded frames keep the file's time base (`-enc_time_base -1`):
+    /// in the frame rate's, FLV's millisecond times a few ms off its grid fell two in one slot,
+    /// and the null muxer said "non monotonically increasing dts" of a stream without a fault.
     public static func decodingErrors(_ path: String, input: [String] = []) throws -> String {
         let ffmpeg = LiveServers.which("ffmpeg") ?? "/usr/bin/ffmpeg"
-        let outcome = try ExternalProgram.outcome(ffmpeg, ["-v", "error", "-nostdin"] + input + ["-i", path, "-f", "null", "-"])
+        let outcome = try ExternalProgram.outcome(ffmpeg, ["-v", "error", "-nostdin"] + input
+                                                  + ["-i", path, "-enc_time_base", "-1", "-f", "null", "-"])
         let said = String(decoding: outcome.stderr, as: UTF8.self)
         return outcome.status == 0 ? said : "exit \(outcome.status): \(said)"
     }
