@@ -14,9 +14,11 @@ extension RecordStopTests {
         let summaryAfter = Date().timeIntervalSince1970 - launched
         XCTAssertLessThan(summaryAfter, 13, "summary.json is written within the first 10 s of recording (and the start)")
         try checkRunningSummary(try XCTUnwrap(recording.record, "summary.json while recording: \(recording.said)"))
-        // When the first frame was due: the first segment's EXT-X-PROGRAM-DATE-TIME (the
-        // running summary.json has no clock_started_at; the final one has).
+        let clockStartedAt = try XCTUnwrap(recording.summary?["clock_started_at"] as? Double, "the running summary says when frame 0 was due")
+        // When the first frame was due: the first segment's EXT-X-PROGRAM-DATE-TIME, which is
+        // the running summary's clock_started_at (which it lacked before this test).
         let startedAt = try XCTUnwrap(hls.programDateTimes.first, "the first segment's time: \(hls.playlist)")
+        XCTAssertEqual(startedAt, clockStartedAt, accuracy: 0.01, "the playlist's first time is the clock's start")
         // Mid-segment: 2 to 3.5 s into a 5 s period of UTC, after a segment has been closed.
         XCTAssertTrue(recording.waitFor("segment_closed", output: "segments"), "\(recording.events)")
         XCTAssertTrue(LiveServers.waitUntil(10) { (2.0...3.5).contains(Date().timeIntervalSince1970.truncatingRemainder(dividingBy: 5)) })

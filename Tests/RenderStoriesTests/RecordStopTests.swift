@@ -74,6 +74,9 @@ final class RecordStopTests: LiveServerTestCase {
         XCTAssertEqual(recording.exitStatus(within: 30), 130, recording.said)
         XCTAssertTrue(hls.playlist.hasSuffix("#EXT-X-ENDLIST\n"), hls.playlist)
         XCTAssertEqual(recording.record?["running"] as? Bool, false, "the final summary is written")
+        let participants = recording.record?["participants"] as? [[String: Any]] ?? []
+        XCTAssertEqual(Set(participants.compactMap { $0["participant"] as? String }), ["ana", "ben"],
+                       "the final figures name the participants as they were at the last frame: \(recording.record ?? [:])")
         let frames = try XCTUnwrap(recording.record?["frames"] as? Int)
         XCTAssertEqual(try MediaReadBack.decodedFrames(hls.path + "/index.m3u8"), frames)
     }

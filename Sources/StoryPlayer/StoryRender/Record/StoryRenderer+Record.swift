@@ -26,14 +26,20 @@ extension StoryRenderer {
         return sinks
     }
 
-    /// The recording's figures now, `frames` into its stream.
-    func recordFigures(running: Bool, frames: Int) -> RecordFigures {
-        let participants = players.flatMap { player -> [(story: String, participant: String, state: String)] in
+    /// The recording's figures now, `frames` into its stream; `participants` as they were
+    /// before the players stopped, for the final figures (after, no room is on screen).
+    func recordFigures(running: Bool, frames: Int,
+                       participants: [(story: String, participant: String, state: String)]? = nil) -> RecordFigures {
+        RecordFigures(running: running, frames: frames, lateFrames: lateFramesSoFar, fps: storyboard.canvas.fps,
+                      outputs: outputLog.statuses, participants: participants ?? recordParticipants())
+    }
+
+    /// Each participant of the rooms on screen, with its state.
+    func recordParticipants() -> [(story: String, participant: String, state: String)] {
+        players.flatMap { player -> [(story: String, participant: String, state: String)] in
             guard let stage = player.current?.stage else { return [] }
             return stage.participantStates.map { (player.story.id, $0.participant, $0.state) }
         }
-        return RecordFigures(running: running, frames: frames, lateFrames: lateFramesSoFar, fps: storyboard.canvas.fps,
-                             outputs: outputLog.statuses, participants: participants)
     }
 
     /// `--until-empty S`: whether the rooms on screen have had no participant for S seconds at

@@ -12,6 +12,9 @@ extension StoryRenderer {
     /// Steps through the render's frames, drawing those it covers into `sinks`.
     func drawFrames(_ range: RenderFrames, writer: FrameWriter, sinks: inout [any FrameSink]) throws(RenderError) -> FrameLoopProgress {
         var progress = FrameLoopProgress(pacing: FramePacing(clock: playback, fps: range.fps, takenAsLate: options.framesTakenAsLate))
+        // Known from the start, for the summary a recording writes while it runs (a crash
+        // leaves only that one, and its frames are timed from this).
+        clockStartedAt = playback == .realtime ? progress.pacing.startedAt : nil
         for n in 0..<range.limit {
             if let signal = options.interruption?.requested {
                 progress.interrupted = signal
