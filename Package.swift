@@ -205,7 +205,7 @@ let package = Package(
         .testTarget(name: "StoryPlaybackTests",
                     dependencies: ["StoryBase", "StoryModel", "StoryMedia", "StoryLive", "StoryTrace", "StoryPlayback", "StoryEncode", "StoryRender",
                                    "Compositor", "StoryPlayerTestSupport"]),
-        .testTarget(name: "StoryEncodeTests", dependencies: ["StoryMedia", "StoryEncode"]),
+        .testTarget(name: "StoryEncodeTests", dependencies: ["StoryMedia", "StoryEncode", "StoryTestSupport", "Compositor"]),
         .testTarget(name: "StoryRenderTests",
                     dependencies: ["StoryBase", "StoryModel", "StoryMedia", "StoryTrace", "StoryPlayback", "StoryEncode", "StoryRender",
                                    "Compositor", "CFFmpeg", "StoryPlayerTestSupport"]),

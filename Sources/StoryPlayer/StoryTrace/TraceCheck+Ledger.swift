@@ -34,9 +34,9 @@ extension TraceCheck {
                 return
             }
             let kind = event.event
-            // Calls that changed nothing, preloads, a room's speaker changes and gestures are not
-            // player events.
-            if kind == .ignored || kind == .preload || kind == .speaker || kind == .gesture || kind == .layout { return }
+            // Calls that changed nothing, preloads, a room's speaker changes, gestures and a
+            // recording's outputs are not player events.
+            if kind == .ignored || kind == .preload || kind == .speaker || kind == .gesture || kind == .layout || kind.isOutputEvent { return }
             guard let player = event.player else {
                 violations.append(Violation(line: lineNumber, message: "\(kind.rawValue) without a player id"))
                 return

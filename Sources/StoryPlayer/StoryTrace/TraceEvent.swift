@@ -26,6 +26,11 @@ public struct TraceEvent: Sendable, Equatable {
         case segmentClosed = "segment_closed"
         /// A push dropped what it could not send in time: `output`, `ms` of video.
         case pushDropped = "push_dropped"
+
+        /// Whether it is a recording's output event, not a player's.
+        public var isOutputEvent: Bool {
+            [.outputStarted, .outputLost, .outputBack, .segmentClosed, .pushDropped].contains(self)
+        }
     }
 
     /// Timeline seconds.

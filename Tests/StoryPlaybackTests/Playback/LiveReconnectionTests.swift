@@ -4,8 +4,8 @@ import Synchronization
 import StoryPlayerTestSupport
 import XCTest
 
-/// The reconnect policy a live item and a room participant share: tries counted over the
-/// whole play, each announced with the reason before it, the backoff, and the final failure
+/// The reconnect policy a live item and a room participant share: tries counted over an outage
+/// (a source that played a while since it came back has them all again), each announced with the reason before it, the backoff, and the final failure
 /// carrying the last reason.
 final class LiveReconnectionTests: XCTestCase {
     func testTheBackoffDoublesFromAQuarterSecondUpToTwo() {
@@ -48,6 +48,24 @@ final class LiveReconnectionTests: XCTestCase {
         XCTAssertTrue(announced[1].hasPrefix("2: ") && announced[1].contains("refused"), announced[1])
         XCTAssertEqual(announced[2], "3: no data")
         XCTAssertEqual(waits.attempts.withLock { $0 }, [1, 2, 3], "a backoff before every try, by its attempt over the play")
+    }
+
+    /// A publisher that restarts every few minutes of a recording of hours is taken back every
+    /// time: once the source has played `renewAfter` since its return, a drop has every try
+    /// again. (Before, the third restart of the run failed its participant for good.)
+    func testASourceThatPlayedAWhileSinceItCameBackHasEveryTryAgain() {
+        var reconnection = LiveReconnection(limit: 1, renewAfter: .zero) { _ in 0 }
+        let gate = InterruptGate()
+        for drop in 1...4 {
+            let outcome = reconnection.reopen(after: ErrorText("drop \(drop)"), gate: gate) { _, _ in true }
+                open: { () throws(MediaError) -> Int in drop }
+            guard case .reopened(drop) = outcome else { return XCTFail("drop \(drop): \(outcome)") }
+        }
+        // Not yet played long enough (an hour): the one try was spent on the last drop.
+        var flapping = LiveReconnection(limit: 1, renewAfter: .seconds(3600)) { _ in 0 }
+        _ = flapping.reopen(after: ErrorText("first"), gate: gate) { _, _ in true } open: { () throws(MediaError) -> Int in 1 }
+        let second = flapping.reopen(after: ErrorText("second"), gate: gate) { _, _ in true } open: { () throws(MediaError) -> Int in 2 }
+        guard case .lost = second else { return XCTFail("a source that flaps is given up on: \(second)") }
     }
 
     func testAStoppedPlayEndsTheTriesAtOnceWithoutAFailure() {

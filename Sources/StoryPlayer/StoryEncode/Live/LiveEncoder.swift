@@ -80,6 +80,7 @@ package final class LiveEncoder: ClipEncoding {
         try writeAudio(flush: true)
         try encode(nil, with: audio, as: .audio)
         try encode(nil, with: video, as: .video)
+        for output in outputs { output.prepareToFinish() }
         for output in outputs { output.finish() }
     }
 

@@ -16,11 +16,18 @@ package protocol LiveOutput: AnyObject {
     func start(_ streams: LiveStreams) throws(MediaError)
     /// A packet of `streams.video` or `streams.audio`, stamped in its stream's time base.
     func write(_ packet: Packet, stream: LiveStreams.Kind)
+    /// The recording is about to stop cleanly: an output that waits for a server in its own
+    /// time stops waiting now, so that every output's `finish` runs at once, not one after the other.
+    func prepareToFinish()
     /// The recording stopped cleanly: what is open is finished (a segment, the playlist's
     /// `EXT-X-ENDLIST`, a push's trailer).
     func finish()
     /// The recording stops at once: nothing more is written or waited for.
     func abandon()
+}
+
+extension LiveOutput {
+    package func prepareToFinish() {}
 }
 
 /// The streams of a recording's one encode: what each output's muxer is given.

@@ -8,6 +8,8 @@ final class PushConnection {
     private let gate: InterruptGate
     private let stallSeconds: Double
     private var indexes: [LiveStreams.Kind: Int32] = [:]
+    /// The last write failed because the gate's deadline passed: the ingest stopped taking data.
+    private var stalled = false
 
     init(url: String, format: String, streams: LiveStreams, gate: InterruptGate, stallSeconds: Double) throws(MediaError) {
         self.gate = gate
@@ -23,10 +25,19 @@ final class PushConnection {
         defer { gate.disarm() }
         // rw_timeout: the protocol's own limit on one read or write (microseconds), beside the gate.
         var status = muxer.open(url, options: ["rw_timeout": String(Int(stallSeconds * 1e6))])
-        guard status >= 0 else { throw MediaError(.open, "cannot connect to \(url)", averror: status) }
+        guard status >= 0 else { throw failure("cannot connect to \(url)", status) }
         // A live FLV has no length to write back at the end (it cannot seek on a connection).
         status = muxer.writeHeader(options: format == "flv" ? ["flvflags": "no_duration_filesize"] : [:])
-        guard status >= 0 else { throw MediaError(.open, "cannot start the stream to \(url)", averror: status) }
+        guard status >= 0 else { throw failure("cannot start the stream to \(url)", status) }
+    }
+
+    /// What a failed call says: a wait the gate cut short is the ingest's silence, said as such
+    /// rather than as FFmpeg's "Immediate exit requested".
+    func failure(_ message: String, _ status: Int32) -> MediaError {
+        if stalled || gate.reason == .timedOut {
+            return MediaError(.timeout, message, cause: "the ingest did not answer for \(Int(stallSeconds)) s")
+        }
+        return MediaError(.open, message, averror: status)
     }
 
     /// Sends a packet at once (not held for interleaving: the sound of a live story reaches the
@@ -37,7 +48,7 @@ final class PushConnection {
         gate.arm(seconds: stallSeconds)
         defer { gate.disarm() }
         let status = muxer.write(packet, from: base, stream: index, interleaved: false)
-        if status >= 0 { muxer.flush() }
+        if status >= 0 { muxer.flush() } else { stalled = gate.reason == .timedOut }
         return status
     }
 

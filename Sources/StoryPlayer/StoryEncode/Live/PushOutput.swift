@@ -21,6 +21,8 @@ package final class PushOutput: LiveOutput, Sendable {
     private let gate = InterruptGate()
     private let done = DispatchSemaphore(value: 0)
     private let streamsBox = Mutex<LiveStreams?>(nil)
+    /// Whether a connection is up (its header written, not yet lost).
+    private let connected = Atomic<Bool>(false)
 
     /// How much may wait to be sent before it is dropped.
     package static let queueSeconds = 2.0
@@ -57,9 +59,15 @@ package final class PushOutput: LiveOutput, Sendable {
         wake.signal()
     }
 
-    package func finish() {
+    package func prepareToFinish() {
         state.withLock { $0.finishing = true }
+        // A push still trying to connect has nothing to close: its try is called off.
+        if !connected.load(ordering: .acquiring) { gate.requestStop() }
         wake.signal()
+    }
+
+    package func finish() {
+        prepareToFinish()
         // What is queued has a few seconds to go out; an ingest that is not there is not waited for.
         if done.wait(timeout: .now() + Self.stallSeconds + 1) == .timedOut {
             gate.requestStop()
@@ -81,16 +89,19 @@ package final class PushOutput: LiveOutput, Sendable {
     private func run(_ streams: LiveStreams) {
         var backoff = Self.backoff.first
         var everConnected = false
-        while !gate.isStopped {
+        // Not connected at the loop's top: a recording that ends does not try again.
+        while !gate.isStopped && !state.withLock({ $0.finishing }) {
             guard let connection = connect(streams, after: everConnected) else {
-                if state.withLock({ $0.finishing }) { break }
                 pause(backoff)
                 backoff = min(backoff * 2, Self.backoff.most)
                 continue
             }
             everConnected = true
             backoff = Self.backoff.first
-            if send(over: connection, streams) { break }
+            connected.store(true, ordering: .releasing)
+            let finished = send(over: connection, streams)
+            connected.store(false, ordering: .releasing)
+            if finished { break }
         }
         done.signal()
     }
@@ -139,7 +150,7 @@ package final class PushOutput: LiveOutput, Sendable {
             let bytes = Int64(next.packet.size)
             let status = connection.write(next.packet, stream: next.stream, streams: streams)
             guard status >= 0 else {
-                noteLost("\(MediaError(.convert, "cannot send to \(url)", averror: status))")
+                noteLost("\(connection.failure("cannot send to \(url)", status))")
                 return gate.isStopped
             }
             log.update(name) { $0.bytes += bytes }

@@ -2,8 +2,11 @@ import Foundation
 import StoryMedia
 
 /// A live source's reconnects over one play: when its connection drops or its data stops, it is
-/// opened again, at most `timeouts.retries` times in all, each try announced (traced as
-/// `reconnect`) and made after a bounded backoff. One policy for a live item's decode thread
+/// opened again, at most `timeouts.retries` times, each try announced (traced as `reconnect`)
+/// and made after a bounded backoff. The tries bound an outage, not the play: a source that has
+/// played `renewAfter` seconds since it last came back has them all again, so a publisher that
+/// restarts every few minutes of a recording of hours is taken back each time, while one that
+/// flaps is given up on. One policy for a live item's decode thread
 /// (`DecodeThread`) and a room participant's sound thread (`ParticipantSound`), so the two
 /// cannot drift apart.
 struct LiveReconnection {
@@ -18,14 +21,21 @@ struct LiveReconnection {
         case lost(MediaError)
     }
 
-    /// The tries made so far in this play.
+    /// The tries made so far in this outage.
     private(set) var tries = 0
     let limit: Int
+    /// How long a source must have played since its last return for its next drop to start
+    /// with every try again.
+    let renewAfter: Duration
+    /// When a try last opened the source again.
+    private var cameBack: ContinuousClock.Instant?
     /// The wait before each try (`delay(attempt:)`); a test's own, so it need not sleep.
     private let backoff: @Sendable (_ attempt: Int) -> Double
 
-    init(limit: Int, backoff: @escaping @Sendable (_ attempt: Int) -> Double = LiveReconnection.delay(attempt:)) {
+    init(limit: Int, renewAfter: Duration = .seconds(30),
+         backoff: @escaping @Sendable (_ attempt: Int) -> Double = LiveReconnection.delay(attempt:)) {
         self.limit = limit
+        self.renewAfter = renewAfter
         self.backoff = backoff
     }
 
@@ -42,11 +52,14 @@ struct LiveReconnection {
                                      announce: (_ attempt: Int, _ reason: String) -> Bool,
                                      open: () throws(MediaError) -> Connection) -> Outcome<Connection> {
         var reason = failure
+        if let cameBack, ContinuousClock.now - cameBack >= renewAfter { tries = 0 }
         while tries < limit {
             tries += 1
             guard announce(tries, "\(reason)"), gate.sleep(seconds: backoff(tries)) else { return .stopped }
             do throws(MediaError) {
-                return .reopened(try open())
+                let connection = try open()
+                cameBack = ContinuousClock.now
+                return .reopened(connection)
             } catch {
                 reason = error
             }

@@ -67,10 +67,11 @@ struct PNGFrames: FrameSink {
 
 extension ClipTrack: FrameSink {
     mutating func take(_ frame: DrawnFrame) throws(RenderError) {
-        try submit(frame.opaque, frame: frame.index, fps: frame.fps, mix: frame.mix)
+        try submit(frame.opaque, frame: frame.index, fps: frame.fps, mix: frame.mix, soundAt: frame.soundAt)
     }
 
     mutating func endFrames(_ ending: FramesEnding) throws(RenderError) {
+        try repeatSkippedLastFrames(ending.lateFrames)
         try finish()
     }
 

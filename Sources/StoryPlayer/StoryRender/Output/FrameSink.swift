@@ -41,6 +41,9 @@ struct DrawnFrame {
     var opaque: RGBAImage
     /// The frame's sound: `count` samples mixed from the stories on screen at its time.
     var mix: (Int) -> FrameSound
+    /// The sound of `count` samples at another timeline time: a recording's frames that were
+    /// too late to draw are repeated pictures, but their sound is their own.
+    var soundAt: (_ time: Double, _ count: Int) -> FrameSound = { FrameSound(count: $1) }
 }
 
 /// What the frame sinks need to know once no frame will come.

@@ -17,7 +17,9 @@ struct RecordTrace: FrameSink {
     private var file: FileHandle?
     private var appended = 0
     private var lastAppend = ContinuousClock.now
-    private var lastSummary = ContinuousClock.now
+    /// The first summary is written at the first frame, so a recording's folder says it is
+    /// running from the start.
+    private var lastSummary = ContinuousClock.now - RecordTrace.summaryEvery
 
     static let appendEvery = Duration.seconds(1)
     static let summaryEvery = Duration.seconds(10)
@@ -67,7 +69,7 @@ struct RecordTrace: FrameSink {
 
     func write(_ ending: RenderEnding) throws(RenderError) {
         // The outputs finished in `endFrames`: their last events (the last segment) come now.
-        RecordTrace.takeEvents(from: log, into: trace, at: ending.trace.events.last?.t ?? 0)
+        RecordTrace.takeEvents(from: log, into: trace, at: ending.summary.record.map { max(0, $0.seconds - 1 / ending.fps) } ?? 0)
         var copy = self
         try copy.appendNewLines()
         try? copy.file?.close()

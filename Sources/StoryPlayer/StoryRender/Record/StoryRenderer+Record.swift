@@ -1,6 +1,7 @@
 import Foundation
 import StoryEncode
 import StoryMedia
+import StoryPlayback
 
 /// A recording (`record`): the render's outputs are the live ones, fed by one encode, and the
 /// trace and summary as they go; a room left empty long enough ends it.
@@ -26,28 +27,25 @@ extension StoryRenderer {
         return sinks
     }
 
-    /// The recording's figures now, `frames` into its stream; `participants` as they were
-    /// before the players stopped, for the final figures (after, no room is on screen).
-    func recordFigures(running: Bool, frames: Int,
-                       participants: [(story: String, participant: String, state: String)]? = nil) -> RecordFigures {
+    /// The recording's figures now, `frames` into its stream.
+    func recordFigures(running: Bool, frames: Int) -> RecordFigures {
         RecordFigures(running: running, frames: frames, lateFrames: lateFramesSoFar, fps: storyboard.canvas.fps,
-                      outputs: outputLog.statuses, participants: participants ?? recordParticipants())
+                      outputs: outputLog.statuses, participants: participantsLastShown)
     }
 
-    /// Each participant of the rooms on screen, with its state.
-    func recordParticipants() -> [(story: String, participant: String, state: String)] {
-        players.flatMap { player -> [(story: String, participant: String, state: String)] in
-            guard let stage = player.current?.stage else { return [] }
-            return stage.participantStates.map { (player.story.id, $0.participant, $0.state) }
+    /// Notes who is in the rooms on screen (the summary keeps the last seen: at the end the rooms
+    /// have closed), and whether they have been empty for `--until-empty` seconds at timeline
+    /// time `t`. A room not yet shown, or a story viewer with no room, is not empty.
+    func followRooms(at t: Double) -> Bool {
+        let stages = players.compactMap { player in player.current?.stage.map { (player.story.id, $0) } }
+        if !stages.isEmpty {
+            participantsLastShown = stages.flatMap { story, stage in stage.participantStates.map { (story, $0.participant, $0.state) } }
         }
+        return roomEmptied(stages.map(\.1), at: t)
     }
 
-    /// `--until-empty S`: whether the rooms on screen have had no participant for S seconds at
-    /// timeline time `t`. A room not yet shown, or a story viewer with no room, is not empty.
-    func roomEmptied(at t: Double) -> Bool {
-        guard let wait = options.record?.untilEmpty else { return false }
-        let stages = players.compactMap { $0.current?.stage }
-        guard !stages.isEmpty else { return false }
+    private func roomEmptied(_ stages: [RoomStage], at t: Double) -> Bool {
+        guard let wait = options.record?.untilEmpty, !stages.isEmpty else { return false }
         guard stages.allSatisfy({ $0.participantsPresent == 0 }) else {
             emptySince = nil
             return false

@@ -29,6 +29,8 @@ struct ClipTrack {
     private var repeatsSkippedFrames = false
     /// The last frame submitted, for `repeatsSkippedFrames`.
     private var lastCanvas: RGBAImage?
+    /// The frame rate of the frames submitted, for the skipped frames at the end.
+    private var fps: Double?
 
     /// A recording's track: one queue, the recording's encoder, whose frames never skip.
     init(recordingInto queue: ClipQueue) {
@@ -62,7 +64,10 @@ struct ClipTrack {
 
     /// Queues frame `n` and its sound. `mix` gives the sound of `count` samples at the frame's
     /// time; the counts are rounded per frame from the clip's start, so they never drift.
-    mutating func submit(_ canvas: RGBAImage, frame n: Int, fps: Double, mix: (Int) -> FrameSound) throws(RenderError) {
+    /// A recording's frames skipped as late take their sound from `soundAt` (their own time);
+    /// a render's are silent, as its clip has no picture for them.
+    mutating func submit(_ canvas: RGBAImage, frame n: Int, fps: Double, mix: (Int) -> FrameSound,
+                         soundAt: (Double, Int) -> FrameSound = { FrameSound(count: $1) }) throws(RenderError) {
         guard !queues.isEmpty else { return }
         let first = firstFrame ?? n
         firstFrame = first
@@ -70,10 +75,12 @@ struct ClipTrack {
         if wantsSound {
             let samples = { (k: Int) in Int((Double(k) * Double(ItemAudio.rate) / fps).rounded()) }
             // Frames a realtime render drew too late are not in the clip, but their time is: their
-            // sound is silence, so the sound after them stays with its pictures.
+            // sound is silence, so the sound after them stays with its pictures. A recording
+            // repeats the picture before them instead, and gives them their own sound.
             if let last = lastFrame, n > last + 1 {
                 for skipped in (last + 1)..<n {
-                    waitingSound.append((skipped, FrameSound(count: samples(skipped + 1 - first) - samples(skipped - first))))
+                    let count = samples(skipped + 1 - first) - samples(skipped - first)
+                    waitingSound.append((skipped, repeatsSkippedFrames ? soundAt(Double(skipped) / fps, count) : FrameSound(count: count)))
                 }
             }
             waitingSound.append((n, mix(samples(n + 1 - first) - samples(n - first))))
@@ -98,7 +105,17 @@ struct ClipTrack {
         }
         if repeatsSkippedFrames { lastCanvas = canvas }
         lastFrame = n
+        self.fps = fps
         for queue in queues { queue.submit(frame: canvas, index: n - first, audio: audio) }
+    }
+
+    /// A recording's last frames that the realtime clock was too late to draw have no later
+    /// frame to bring them in (`repeatsSkippedFrames`): they are the last drawn frame again,
+    /// with silence, so the stream holds every frame the recording counts.
+    mutating func repeatSkippedLastFrames(_ late: [Int]) throws(RenderError) {
+        guard repeatsSkippedFrames, let previous = lastCanvas, let last = lastFrame, let fps,
+              let end = late.max(), end > last else { return }
+        try submit(previous, frame: end, fps: fps) { FrameSound(count: $0) }
     }
 
     /// Removes every file not yet finished, once its queue is idle (`ClipQueue.abandon`).

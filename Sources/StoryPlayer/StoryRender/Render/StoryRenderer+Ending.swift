@@ -11,8 +11,6 @@ extension StoryRenderer {
     func finish(_ progress: FrameLoopProgress, _ range: RenderFrames, sinks: inout [any FrameSink]) throws(RenderError) -> RenderSummary {
         let (finalTime, framesCovered) = try coverage(of: progress, range)
         if progress.interrupted == nil { noteGesturesNeverPerformed(frames: framesCovered, fps: range.fps) }
-        // A recording's final figures name its participants as they were at the last frame.
-        let participants = options.record == nil ? [] : recordParticipants()
         for player in players where player.isPlaying {
             countReachLifts(of: player.current)
             player.stop(at: finalTime)
@@ -26,7 +24,7 @@ extension StoryRenderer {
         var summary = summarize(frames: progress.frames, framesCovered: framesCovered)
         summary.interrupted = progress.interrupted != nil
         summary.loudness = loudness
-        if options.record != nil { summary.record = recordFigures(running: false, frames: framesCovered, participants: participants) }
+        if options.record != nil { summary.record = recordFigures(running: false, frames: framesCovered) }
         let written = sinks.lazy.compactMap { $0 as? PNGFrames }.first?.written
         let ending = RenderEnding(summary: summary, trace: trace, folder: options.outputFolder, fps: range.fps, writtenFrames: written)
         for sink in sinks { try sink.write(ending) }

@@ -12,8 +12,7 @@ extension StoryRenderer {
     /// Steps through the render's frames, drawing those it covers into `sinks`.
     func drawFrames(_ range: RenderFrames, writer: FrameWriter, sinks: inout [any FrameSink]) throws(RenderError) -> FrameLoopProgress {
         var progress = FrameLoopProgress(pacing: FramePacing(clock: playback, fps: range.fps, takenAsLate: options.framesTakenAsLate))
-        // Known from the start, for the summary a recording writes while it runs (a crash
-        // leaves only that one, and its frames are timed from this).
+        // Known from the start: a recording's running summary says it, as the final one does.
         clockStartedAt = playback == .realtime ? progress.pacing.startedAt : nil
         for n in 0..<range.limit {
             if let signal = options.interruption?.requested {
@@ -31,7 +30,7 @@ extension StoryRenderer {
                 continue
             }
             guard stepToDrawnFrame(n, range, &progress) else { break }
-            if roomEmptied(at: range.time(n)) {
+            if options.record != nil, followRooms(at: range.time(n)) {
                 progress.emptied = true
                 break
             }
@@ -102,9 +101,10 @@ extension StoryRenderer {
         // The guides are the screen's, over the whole frame; only when asked for in an export.
         if options.burnGuides, let platform = options.captionZones { canvas.drawSafeZoneGuides(platform) }
         let opaque = flattenedForOpaqueOutputs(&canvas)
-        let frame = DrawnFrame(index: n, time: t, fps: range.fps, canvas: canvas, opaque: opaque) { count in
+        var frame = DrawnFrame(index: n, time: t, fps: range.fps, canvas: canvas, opaque: opaque) { count in
             self.mix(at: t, count: count)
         }
+        if options.record != nil { frame.soundAt = { time, count in self.mix(at: time, count: count) } }
         for index in sinks.indices { try sinks[index].take(frame) }
     }
 }

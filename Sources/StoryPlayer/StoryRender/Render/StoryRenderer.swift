@@ -66,6 +66,8 @@ public final class StoryRenderer {
     let outputLog = OutputLog()
     /// Frames the realtime clock was too late for so far (a recording's running summary).
     var lateFramesSoFar = 0
+    /// The participants of the rooms last seen on screen, and their states (`RecordFigures`).
+    var participantsLastShown: [(story: String, participant: String, state: String)] = []
     /// When the rooms on screen were last seen empty (`--until-empty`).
     var emptySince: Double?
     /// The navigator's gesture releases already in the trace.
