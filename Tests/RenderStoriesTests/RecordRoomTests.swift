@@ -20,8 +20,8 @@ final class RecordRoomTests: LiveServerTestCase {
 
     /// A participant's publisher (ffmpeg) is killed 3 s into the recording and started again 2 s
     /// later, while a GStreamer one goes on. The participant reconnects and is not failed; the
-    /// HLS and the MP4 segment have every frame, 30 a second, their video and sound timestamps
-    /// without a gap, a step back or a repeat.
+    /// HLS and the MP4 segment have every frame, 30 a second of the wall clock, their video and
+    /// sound timestamps without a gap, a step back or a repeat.
     func testALiveParticipantRestartedMidRecordingLeavesTheTimestampsContinuous() throws {
         try LiveServers.require("nginx", "gst-launch-1.0")
         let port = try servers.rtmpServer()
@@ -37,13 +37,18 @@ final class RecordRoomTests: LiveServerTestCase {
         XCTAssertTrue(LiveServers.waitUntil(30) { hls.listed.count >= 5 || !recording.isRunning }, recording.said)
         _ = try servers.publishTestPattern(.ffmpeg, to: fern)
         XCTAssertEqual(recording.exitStatus(within: 60), 0, recording.said)
+        let exitedAt = Date().timeIntervalSince1970
 
         let reconnects = recording.events("reconnect").filter { $0["participant"] as? String == "fern" }
         XCTAssertFalse(reconnects.isEmpty, "fern's publisher went away and came back: \(recording.events.suffix(40))")
         XCTAssertEqual(recording.events("failed").count, 0, "nobody failed: \(recording.events("failed"))")
         let record = try XCTUnwrap(recording.record, "\(recording.summary ?? [:])")
         let frames = try XCTUnwrap(record["frames"] as? Int), seconds = try XCTUnwrap((record["seconds"] as? NSNumber)?.doubleValue)
-        XCTAssertEqual(Double(frames), 30 * seconds, accuracy: 2, "30 frames a second recorded: \(record)")
+        XCTAssertEqual(frames, 13 * 30, "13 s of stream, 30 frames a second, whatever the publishers did: \(record)")
+        // And on the wall clock: the stream kept pace with the time the recording ran (frame 0
+        // due at clock_started_at; the clean stop after the last frame takes well under 2 s).
+        let started = try XCTUnwrap(recording.summary?["clock_started_at"] as? Double)
+        XCTAssertEqual(seconds, exitedAt - started, accuracy: 2, "the stream's seconds are the wall clock's: \(record)")
         let joined = try hls.joined(into: folder.file("room-hls.mp4"))
         let segment = segments + "/" + (segmentFiles(segments).first ?? "")
         for (path, what) in [(joined, "HLS"), (segment, "MP4 segment")] {
