@@ -227,9 +227,12 @@ public final class ServerSet: Sendable {
     }
 
     /// nginx with the RTMP module on a free port; returns the port.
-    public func rtmpServer() throws -> Int {
-        let port = LiveServers.freePort()
-        let root = folder.file("nginx")
+    public func rtmpServer() throws -> Int { try rtmpServer(port: LiveServers.freePort()) }
+
+    /// nginx with the RTMP module on `port` (an ingest started late on the port a client
+    /// already tries); returns the port.
+    public func rtmpServer(port: Int) throws -> Int {
+        let root = folder.file("nginx-\(port)")
         try FileManager.default.createDirectory(atPath: root + "/logs", withIntermediateDirectories: true)
         let module = ["/usr/lib/nginx/modules/ngx_rtmp_module.so", "/usr/share/nginx/modules/ngx_rtmp_module.so"]
             .first { FileManager.default.fileExists(atPath: $0) }

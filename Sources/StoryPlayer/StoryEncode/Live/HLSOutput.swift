@@ -23,6 +23,8 @@ package final class HLSOutput: LiveOutput {
     private var splits = 0
     /// A segment that closed, said once the next keyframe is written, when its file is complete.
     private var closing: (file: String, seconds: Double)?
+    /// Where the last video packet written ends (seconds of video): the last segment's end at a stop.
+    private var videoEnd: Double?
 
     package static let playlistName = "index.m3u8"
 
@@ -74,6 +76,7 @@ package final class HLSOutput: LiveOutput {
     package func write(_ packet: Packet, stream: LiveStreams.Kind) {
         guard let muxer, let streams, let index = indexes[stream] else { return }
         if stream == .video && packet.isKeyframe { noteSplit(at: streams.seconds(packet.presentationTimestamp, .video)) }
+        if stream == .video { videoEnd = streams.seconds(packet.presentationTimestamp, .video) + 1 / streams.fps }
         let bytes = Int64(packet.size)
         let status = muxer.write(packet, from: streams.parameters(stream)!.timeBase, stream: index)
         if status < 0 {
@@ -89,15 +92,19 @@ package final class HLSOutput: LiveOutput {
     /// of `hls_time` from the start) to say which segment closed, one keyframe later, when its
     /// file is complete on disk.
     private func noteSplit(at seconds: Double) {
-        if let closing {
-            let size = (try? FileManager.default.attributesOfItem(atPath: path(closing.file))[.size] as? Int64) ?? nil
-            log.note(.segmentClosed(file: path(closing.file), seconds: closing.seconds, bytes: size ?? 0), of: name)
-            self.closing = nil
-        }
+        noteClosing()
         guard seconds >= Double(splits + 1) * segmentSeconds - 1e-6 else { return }
         splits += 1
         closing = (String(format: "segment-%06d.m4s", segment.number), seconds - segment.start)
         segment = (segment.number + 1, seconds)
+    }
+
+    /// Says the segment that closed at the last split, now that its file is complete.
+    private func noteClosing() {
+        guard let closing else { return }
+        let size = (try? FileManager.default.attributesOfItem(atPath: path(closing.file))[.size] as? Int64) ?? nil
+        log.note(.segmentClosed(file: path(closing.file), seconds: closing.seconds, bytes: size ?? 0), of: name)
+        self.closing = nil
     }
 
     package func finish() {
@@ -107,6 +114,14 @@ package final class HLSOutput: LiveOutput {
         let status = muxer.writeTrailer()
         if status < 0 {
             log.note(.lost(error: "\(MediaError(.convert, "cannot finish the HLS playlist", averror: status))"), of: name)
+        } else {
+            // The segment closed at the last split and the last one, closed by the trailer, are
+            // whole now: said, as every other segment was (a stop used to leave both unsaid).
+            noteClosing()
+            if let videoEnd, videoEnd > segment.start {
+                closing = (String(format: "segment-%06d.m4s", segment.number), videoEnd - segment.start)
+                noteClosing()
+            }
         }
         log.update(name) { $0.state = .closed }
     }

@@ -7,8 +7,9 @@ import StoryMedia
 /// (so a 300 s segment starts at :00, :05, … whatever time the recording started).
 ///
 /// Each file is a fragmented MP4 (an empty `moov`, then a `moof`+`mdat` at every keyframe and at
-/// least every second, flushed as it is made): a player reads it while it is written, and after
-/// a `kill -9` up to its last fragment, no more than a second before the kill. Written under its
+/// least every half second, flushed as it is made): a player reads it while it is written, and
+/// after a `kill -9` up to its last fragment, no more than a second before the kill (a fragment
+/// is written when it ends, so a kill loses the fragment under way and the frames being drawn). Written under its
 /// final name for that reason (a temporary name would hide it until the end); `segment_closed`
 /// says when one is whole. Each file's timestamps start at 0.
 package final class SegmentFiles: LiveOutput {
@@ -140,8 +141,10 @@ final class SegmentFile {
         guard status >= 0 else { throw MediaError(.open, "cannot write \(path)", averror: status) }
         status = muxer.writeHeader(options: [
             "movflags": "+frag_keyframe+empty_moov+default_base_moof",
-            // A fragment at least every second: what a kill -9 may cost.
-            "frag_duration": "1000000",
+            // A fragment at least every half second: a kill -9 loses the one under way and the
+            // frames being drawn and encoded. Fragments of a second (the GOP) lost 1.077 s
+            // (RecordStopTests), more than the second a crash may cost.
+            "frag_duration": "500000",
             "flush_packets": "1",
         ])
         guard status >= 0 else { throw MediaError(.open, "cannot start \(path)", averror: status) }
