@@ -64,9 +64,11 @@ def publish(participant, audio_path):
     k = 0
     try:
         while True:
-            due = start + k / FPS
-            if due > time.time():
-                time.sleep(due - time.time())
+            # One reading of the clock: read twice, the due time could pass in between and the
+            # sleep be negative (it ended publisher 4 at 305 s into the first hour's soak).
+            wait = start + k / FPS - time.time()
+            if wait > 0:
+                time.sleep(wait)
             out.write(clock.rgb24_picture(participant << 14 | k & 0x3FFF, int(time.time() * 1000)))
             out.flush()
             k += 1
