@@ -97,9 +97,9 @@ def write_sound(participant, path, start):
         with open(path, "wb", buffering=0) as sink:
             k = 0
             while True:
-                due = start + k / FPS
-                if due > time.time():
-                    time.sleep(due - time.time())
+                wait = start + k / FPS - time.time()
+                if wait > 0:
+                    time.sleep(wait)
                 loud, phase = beeps(k)
                 sink.write(beep[phase * chunk:(phase + 1) * chunk] if loud else silence)
                 k += 1
