@@ -363,7 +363,12 @@ soak() {
   local out="$work/soak" seconds=$((soak_minutes * 60)) restart_every=300 segment_time=300
   ((soak_minutes < 10)) && restart_every=60 segment_time=60
   local leave_at=$((seconds / 3)) back_at=$((seconds / 3 + 30)) ingest_at=$((seconds * 2 / 3))
-  start_recorder "$out" --hls "$out/hls" --hls-window 0 --segments "$out/seg" --segment-time "$segment_time" \
+  # An hour runs the default sliding window: FFmpeg's HLS muxer keeps about 12 KB for each
+  # segment an EVENT playlist lists (docs/recording.md), which is the playlist's growth, not a
+  # leak. A short run keeps every segment, to read the HLS back as one stream.
+  local window=6
+  ((soak_minutes < 10)) && window=0
+  start_recorder "$out" --hls "$out/hls" --hls-window "$window" --segments "$out/seg" --segment-time "$segment_time" \
     --push "$(push_url)" --duration "$seconds"
   local t=0 started=$SECONDS samples="$work/soak.samples"
   : > "$samples"

@@ -87,6 +87,22 @@ final class LiveClockUnitTests: XCTestCase {
         return live
     }
 
+    /// A play of hours (a recording) keeps a bounded, even sample of its offsets: every one up
+    /// to `offsetsKept`, then every other one, and so on. Before, a live player kept 16 bytes
+    /// for every frame it drew, for as long as it played.
+    func testAPlayOfHoursKeepsAnEvenSampleOfItsOffsetsInBoundedMemory() {
+        var live = playback(segments: false)
+        let kept = LivePlayback.offsetsKept
+        for n in 0..<kept - 1 { live.noteOffset(at: Double(n) / 30, seconds: 0.1) }
+        XCTAssertEqual(live.offsets.count, kept - 1, "a play shorter than 20 minutes keeps every offset")
+        for n in (kept - 1)..<(10 * kept) { live.noteOffset(at: Double(n) / 30, seconds: n % 2 == 0 ? 0.1 : 0.3) }
+        XCTAssertLessThan(live.offsets.count, kept)
+        XCTAssertGreaterThan(live.offsets.count, kept / 4)
+        let spacing = zip(live.offsets, live.offsets.dropFirst()).map { $1.t - $0.t }
+        XCTAssertEqual(Set(spacing.suffix(1000).map { ($0 * 30).rounded() }).count, 1, "evenly spread")
+        XCTAssertGreaterThan(live.offsets.last!.t, Double(9 * kept) / 30, "up to the end of the play")
+    }
+
     func testALateSegmentIsDryAsSoonAsAPictureIsOverdue() {
         let frame = 1.0 / 30
         let live = playback(segments: true)

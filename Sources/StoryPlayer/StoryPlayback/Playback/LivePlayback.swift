@@ -7,9 +7,29 @@ struct LivePlayback {
     var playhead: LivePlayhead
     /// The time line of the pictures being taken (`LiveEdge`); a `discontinuity` starts the next.
     var epoch = 0
-    /// How far behind the live edge each drawn frame's picture was, in seconds, at timeline `t`.
-    var offsets: [(t: Double, seconds: Double)] = []
+    /// How far behind the live edge each drawn frame's picture was, in seconds, at timeline `t`
+    /// (`noteOffset`: all of them up to `offsetsKept`, then an even sample of them).
+    private(set) var offsets: [(t: Double, seconds: Double)] = []
+    /// Offsets noted so far, and the one in how many kept.
+    private var offsetsNoted = 0
+    private var offsetStride = 1
     var offsetFrom: LiveEdge.Evidence?
+
+    /// The most offsets a play keeps: 20 minutes of frames at 30 fps, exactly. A play of hours (a
+    /// recording) kept one per frame, 16 bytes a frame for each live player, for its `stop`'s
+    /// figures; past this it keeps every other one and notes half as often, so its statistics
+    /// and its per-second series come from an even sample of the whole play, in bounded memory.
+    static let offsetsKept = 36_000
+
+    /// Notes the offset of the frame at timeline `t`.
+    mutating func noteOffset(at t: Double, seconds: Double) {
+        offsetsNoted += 1
+        guard offsetsNoted % offsetStride == 0 else { return }
+        offsets.append((t, seconds))
+        guard offsets.count >= LivePlayback.offsetsKept else { return }
+        offsets = offsets.indices.filter { $0 % 2 == 1 }.map { offsets[$0] }
+        offsetStride *= 2
+    }
     var rebuffers = 0
     /// Whether the stream has run dry and not yet caught up with the clock.
     var isRebuffering = false
