@@ -104,14 +104,7 @@ package final class ClipWriter {
 
     /// Frame `index` of the clip: presentation time index / fps.
     package func append(frame image: RGBAImage, index: Int) throws(MediaError) {
-        let writable = picture.makeWritable()
-        guard writable >= 0 else { throw MediaError(.convert, "cannot convert a frame for the \(format.kind)", averror: writable) }
-        let lines = image.pixels.withUnsafeBufferPointer { rgba in
-            scaler.scale(rgba: rgba.baseAddress!, width: Int32(image.width), height: Int32(image.height), into: picture,
-                         matrix: colour.swsColorspace)
-        }
-        guard lines > 0 else { throw MediaError(.convert, "cannot convert a frame for the \(format.kind)", averror: lines) }
-        picture.pts = Int64(index)
+        try EncoderSteps.fill(picture, from: image, index: index, scaler: scaler, colour: colour, for: format.kind)
         framesEnd = Int64(index) + 1
         if let animation {
             try filter(picture, through: animation)
@@ -181,17 +174,8 @@ package final class ClipWriter {
     static func interleavedSound(_ format: ExportFormat) -> Bool { format.audioEncoder == "libopus" }
 
     private func encode(_ frame: Frame?, with codec: CodecContext, into stream: Int32) throws(MediaError) {
-        var status = codec.send(frame: frame)
-        guard status >= 0 || status == FFmpegError.endOfFile else { throw MediaError(.convert, "cannot encode", averror: status) }
-        while true {
-            status = codec.receive(packet: packet)
-            if status == FFmpegError.tryAgain || status == FFmpegError.endOfFile { return }
-            guard status >= 0 else { throw MediaError(.convert, "cannot encode", averror: status) }
-            // A picture lasts one tick of its encoder's time base (1/fps). x264 and x265 leave
-            // the duration unset, and the MP4's edit list then ends at the last picture's start,
-            // which players (and ffmpeg) honour by dropping that picture.
-            if stream == videoStream && packet.duration == 0 { packet.duration = 1 }
-            status = muxer.write(packet, from: codec.timeBase, stream: stream)
+        try EncoderSteps.encode(frame, with: codec, into: packet, isVideo: stream == videoStream) { (packet) throws(MediaError) in
+            let status = muxer.write(packet, from: codec.timeBase, stream: stream)
             guard status >= 0 else { throw MediaError(.convert, "cannot write to the \(format.kind)", averror: status) }
         }
     }

@@ -56,14 +56,7 @@ package final class LiveEncoder: ClipEncoding {
     package var carriesSound: Bool { true }
 
     package func append(frame image: RGBAImage, index: Int) throws(MediaError) {
-        let writable = picture.makeWritable()
-        guard writable >= 0 else { throw MediaError(.convert, "cannot convert a frame for the recording", averror: writable) }
-        let lines = image.pixels.withUnsafeBufferPointer { rgba in
-            scaler.scale(rgba: rgba.baseAddress!, width: Int32(image.width), height: Int32(image.height), into: picture,
-                         matrix: colour.swsColorspace)
-        }
-        guard lines > 0 else { throw MediaError(.convert, "cannot convert a frame for the recording", averror: lines) }
-        picture.pts = Int64(index)
+        try EncoderSteps.fill(picture, from: image, index: index, scaler: scaler, colour: colour, for: "recording")
         try encode(picture, with: video, as: .video)
     }
 
@@ -100,14 +93,7 @@ package final class LiveEncoder: ClipEncoding {
 
     /// Encodes `frame` (nil: flush) and gives every packet to every output.
     private func encode(_ frame: Frame?, with codec: CodecContext, as kind: LiveStreams.Kind) throws(MediaError) {
-        var status = codec.send(frame: frame)
-        guard status >= 0 || status == FFmpegError.endOfFile else { throw MediaError(.convert, "cannot encode", averror: status) }
-        while true {
-            status = codec.receive(packet: packet)
-            if status == FFmpegError.tryAgain || status == FFmpegError.endOfFile { return }
-            guard status >= 0 else { throw MediaError(.convert, "cannot encode", averror: status) }
-            // A picture lasts one tick (1/fps); x264 leaves the duration unset.
-            if kind == .video && packet.duration == 0 { packet.duration = 1 }
+        try EncoderSteps.encode(frame, with: codec, into: packet, isVideo: kind == .video) { packet in
             for output in outputs { output.write(packet.reference(), stream: kind) }
             packet.unref()
         }
