@@ -6,6 +6,10 @@ public struct LiveLatency: Sendable, Equatable {
     public var target: Double?
     /// Past this offset the player jumps to the edge (less the target) instead of speeding up.
     public var max: Double?
+    /// The player keeps its target through rebuffers (a recording): a phone's player plays
+    /// further behind after each (ExoPlayer's rule, `LivePlayhead.rebufferStep`), which over a
+    /// recording of an hour left its pictures up to 2 s old and the sound apart from them.
+    public var holdsTarget = false
 
     /// What a target or a maximum may be: up to ten minutes behind the edge.
     public static let allowed = 0...600.0
@@ -19,7 +23,9 @@ public struct LiveLatency: Sendable, Equatable {
 
     /// This item's values over the storyboard's (`fallback`), field by field.
     public func over(_ fallback: LiveLatency) -> LiveLatency {
-        LiveLatency(target: target ?? fallback.target, max: max ?? fallback.max)
+        var latency = LiveLatency(target: target ?? fallback.target, max: max ?? fallback.max)
+        latency.holdsTarget = holdsTarget || fallback.holdsTarget
+        return latency
     }
 
     /// A target and a maximum in force for one play.
@@ -27,6 +33,9 @@ public struct LiveLatency: Sendable, Equatable {
         public var target: Double
         /// nil: the target plus `defaultMaxAboveTarget`, following the target as rebuffers raise it.
         public var max: Double?
+
+        /// Rebuffers leave the target where it is (`LiveLatency.holdsTarget`).
+        public var holdsTarget = false
 
         public var maxOffset: Double { max ?? target + LiveLatency.defaultMaxAboveTarget }
     }
@@ -47,7 +56,7 @@ public struct LiveLatency: Sendable, Equatable {
     public func resolved(kind: LiveSourceKind, targetDuration: Double? = nil, presentationDelay: Double? = nil) -> Resolved {
         Resolved(target: target ?? LiveLatency.defaultTarget(kind: kind, targetDuration: targetDuration,
                                                              presentationDelay: presentationDelay),
-                 max: max)
+                 max: max, holdsTarget: holdsTarget)
     }
 }
 

@@ -44,6 +44,18 @@ final class LiveClockUnitTests: XCTestCase {
         XCTAssertEqual(fixed.control(offset: 2.5, at: 5), 1.5, "a given maximum")
     }
 
+    /// A recording's players keep their target through rebuffers: a phone's player plays 0.5 s
+    /// further behind after each, and over an hour's recording its pictures grew 2 s old.
+    func testAPlayerThatHoldsItsTargetIsNotPushedBackByRebuffers() {
+        var clock = LivePlayhead(latency: LiveLatency.Resolved(target: 0.1, max: nil, holdsTarget: true), controlsSpeed: true)
+        clock.anchor(at: 10)
+        clock.tick(to: 0)
+        for _ in 0..<5 { clock.rebuffered() }
+        XCTAssertEqual(clock.target, 0.1, accuracy: 1e-9)
+        XCTAssertEqual(LiveLatency(target: 0.1).over({ var held = LiveLatency(); held.holdsTarget = true; return held }())
+            .resolved(kind: .push).holdsTarget, true, "an item's latency keeps the render's hold")
+    }
+
     func testAStartFarBehindJumpsAtOnceAndRebuffersRaiseTheTarget() {
         var clock = playhead(target: 0.1)
         XCTAssertEqual(clock.control(offset: 0.9, at: 0) ?? 0, 0.8, accuracy: 1e-9, "a GOP's burst at the start is skipped")

@@ -51,6 +51,9 @@ struct LivePlayhead {
     /// The most rebuffers may add in all: a machine too slow to decode in real time runs dry
     /// over and over, and must not push a live story ever further behind.
     static let maxRebufferRaise = 2.0
+    /// What rebuffers may add in all to this play's target: `maxRebufferRaise`, or none for a
+    /// player that holds its target (`LiveLatency.holdsTarget`).
+    private let rebufferRaise: Double
     /// How far past the target a start may be before the player jumps to the edge instead.
     static let startTolerance = 0.25
     /// How long after the first picture a start too far behind still jumps (seconds).
@@ -65,6 +68,7 @@ struct LivePlayhead {
     private var tolerance = LivePlayhead.startTolerance
 
     init(latency: LiveLatency.Resolved, controlsSpeed: Bool) {
+        rebufferRaise = latency.holdsTarget ? 0 : LivePlayhead.maxRebufferRaise
         target = latency.target
         initialTarget = latency.target
         fixedMax = latency.max
@@ -123,7 +127,7 @@ struct LivePlayhead {
     /// A rebuffer: the stream ran dry. The clock waits for it, and plays further behind from now on.
     mutating func rebuffered() {
         guard controlsSpeed else { return }
-        target = min(target + LivePlayhead.rebufferStep, initialTarget + LivePlayhead.maxRebufferRaise)
+        target = min(target + LivePlayhead.rebufferStep, initialTarget + rebufferRaise)
         isWaitingForData = true
     }
 

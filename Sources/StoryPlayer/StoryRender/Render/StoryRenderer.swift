@@ -108,7 +108,12 @@ public final class StoryRenderer {
         // The render's items end when its players say so, so the planner needs no lengths.
         planner = FramePlanner(storyboard: storyboard,
                                lengths: ItemLengths(lengths: storyboard.stories.map { $0.items.map { _ in nil } }))
-        limits = StoryRenderer.limits(options.limits, for: storyboard)
+        var limits = StoryRenderer.limits(options.limits, for: storyboard)
+        // A recording's live players keep their latency target: it runs for hours, and a
+        // player that plays further behind after each rebuffer leaves its pictures seconds old
+        // and apart from the sound.
+        if options.record != nil { limits.latency.holdsTarget = true }
+        self.limits = limits
         let playback = options.clock ?? storyboard.clock
         self.playback = playback
         stories = storyboard.stories
