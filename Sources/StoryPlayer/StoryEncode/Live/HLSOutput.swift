@@ -43,12 +43,7 @@ package final class HLSOutput: LiveOutput {
             throw MediaError(.open, "cannot use the HLS folder \(folder)", cause: error.cause ?? error.message)
         }
         let muxer = try MuxerContext(format: "hls", path: path(Self.playlistName))
-        for kind in [LiveStreams.Kind.video, .audio] {
-            guard let parameters = streams.parameters(kind) else { continue }
-            let index = muxer.addStream(parameters: parameters)
-            guard index >= 0 else { throw MediaError(.open, "cannot add a stream to the HLS playlist", averror: index) }
-            indexes[kind] = index
-        }
+        indexes = try muxer.addStreams(streams, for: "the HLS playlist")
         let status = muxer.writeHeader(options: options)
         guard status >= 0 else { throw MediaError(.open, "cannot start the HLS playlist in \(folder)", averror: status) }
         self.muxer = muxer

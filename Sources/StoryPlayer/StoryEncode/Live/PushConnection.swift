@@ -15,12 +15,7 @@ final class PushConnection {
         self.gate = gate
         self.stallSeconds = stallSeconds
         muxer = try MuxerContext(format: format, path: url, gate: gate)
-        for kind in [LiveStreams.Kind.video, .audio] {
-            guard let parameters = streams.parameters(kind) else { continue }
-            let index = muxer.addStream(parameters: parameters)
-            guard index >= 0 else { throw MediaError(.open, "cannot add a stream for \(url)", averror: index) }
-            indexes[kind] = index
-        }
+        indexes = try muxer.addStreams(streams, for: url)
         gate.arm(seconds: stallSeconds)
         defer { gate.disarm() }
         // rw_timeout: the protocol's own limit on one read or write (microseconds), beside the gate.

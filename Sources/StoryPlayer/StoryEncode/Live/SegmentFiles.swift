@@ -131,12 +131,7 @@ final class SegmentFile {
         self.startTicks = startTicks
         self.startSeconds = startSeconds
         muxer = try MuxerContext(format: "mp4", path: path)
-        for kind in [LiveStreams.Kind.video, .audio] {
-            guard let parameters = streams.parameters(kind) else { continue }
-            let index = muxer.addStream(parameters: parameters)
-            guard index >= 0 else { throw MediaError(.open, "cannot add a stream to \(path)", averror: index) }
-            indexes[kind] = index
-        }
+        indexes = try muxer.addStreams(streams, for: path)
         var status = muxer.openFile(path)
         guard status >= 0 else { throw MediaError(.open, "cannot write \(path)", averror: status) }
         status = muxer.writeHeader(options: [
