@@ -4,6 +4,7 @@ import Dispatch
 import Glibc
 #endif
 import StoryPlayer
+import Synchronization
 
 /// SIGINT and SIGTERM taken by the program instead of ending it, until `cancel()`: the one
 /// place the CLI sets signals up. `render` stops at the next frame (a second signal at once),
@@ -13,20 +14,31 @@ import StoryPlayer
 struct SignalWatch {
     private let sources: [any DispatchSourceSignal]
 
-    /// Installs the handlers. `handle` gets the signal's number and how many of it arrived
-    /// since it last ran: two signals close together may reach it as one call, with a count
-    /// of two.
+    /// Installs the handlers. `handle` gets the signal's number and how many SIGINTs and
+    /// SIGTERMs have arrived in all, this one included: the count is kept here, atomically,
+    /// because the two signals' handlers run on a concurrent queue and may run at once (a
+    /// SIGINT and a SIGTERM that arrive together must not both look like the first). Two of the
+    /// same signal close together may reach it as one call that adds two.
     init(_ handle: @escaping @Sendable (_ signal: Int32, _ count: UInt) -> Void) {
+        let arrived = SignalCount()
         sources = [SIGINT, SIGTERM].map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { handle(number, source.data) }
+            source.setEventHandler {
+                let count = arrived.signals.add(source.data, ordering: .acquiringAndReleasing).newValue
+                handle(number, count)
+            }
             source.resume()
             return source
         }
     }
 
     func cancel() { sources.forEach { $0.cancel() } }
+}
+
+/// The SIGINTs and SIGTERMs a `SignalWatch` has seen, shared by its two handlers.
+private final class SignalCount: Sendable {
+    let signals = Atomic<UInt>(0)
 }
 
 /// Ctrl-C (or SIGTERM) during a short command (`still`, `merge`, `timeline`, `report`): it ends at
