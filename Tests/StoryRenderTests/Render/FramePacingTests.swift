@@ -28,4 +28,19 @@ final class FramePacingTests: XCTestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: StoryRenderer.framePath(output.path, 5)), "the late frame 5 as a copy")
         XCTAssertEqual(trace.of(.stop).map(\.t), [1.0], "the player stops where the viewer finished")
     }
+
+    /// A recording lists its last late frames only, and counts them all: over hours the list
+    /// and summary.json would otherwise grow without end. A frame forgotten leaves the count.
+    func testARecordingListsItsLastLateFramesAndCountsThemAll() {
+        var pacing = FramePacing(clock: .realtime, fps: 1000, takenAsLate: { $0 % 2 == 1 }, listsAtMost: 3)
+        for n in 0..<12 { _ = pacing.waitForFrame(n) }
+        XCTAssertEqual(pacing.lateFrames, [7, 9, 11])
+        XCTAssertEqual(pacing.lateFrameCount, 6)
+        pacing.forget(11)
+        XCTAssertEqual(pacing.lateFrames, [7, 9])
+        XCTAssertEqual(pacing.lateFrameCount, 5)
+        var render = FramePacing(clock: .realtime, fps: 1000, takenAsLate: { $0 % 2 == 1 })
+        for n in 0..<12 { _ = render.waitForFrame(n) }
+        XCTAssertEqual(render.lateFrames, [1, 3, 5, 7, 9, 11], "a render keeps them all: its files fill them in")
+    }
 }

@@ -43,7 +43,7 @@ extension StoryRenderer {
             warnings.append("stopped after \(StoryRenderer.openEndedLimit) s of timeline: give \"duration\" for longer renders")
         }
         var finalTime = range.shard.finalTime(planned: range.planned, lastFrameTime: progress.endTime, finished: finished, fps: range.fps)
-        var framesCovered = range.planned ?? (framesBefore + progress.frames + lateFrames.count)
+        var framesCovered = range.planned ?? (framesBefore + progress.frames + lateFrameCount)
         if cutByRange { framesCovered = try StoryRenderer.countFrames(storyboard, limits: options.limits) }
         if progress.emptied, let wait = options.record?.untilEmpty {
             finalTime = progress.endTime

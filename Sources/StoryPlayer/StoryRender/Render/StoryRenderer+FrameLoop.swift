@@ -11,7 +11,8 @@ import StoryTrace
 extension StoryRenderer {
     /// Steps through the render's frames, drawing those it covers into `sinks`.
     func drawFrames(_ range: RenderFrames, writer: FrameWriter, sinks: inout [any FrameSink]) throws(RenderError) -> FrameLoopProgress {
-        var progress = FrameLoopProgress(pacing: FramePacing(clock: playback, fps: range.fps, takenAsLate: options.framesTakenAsLate))
+        var progress = FrameLoopProgress(pacing: FramePacing(clock: playback, fps: range.fps, takenAsLate: options.framesTakenAsLate,
+                                                                listsAtMost: options.record == nil ? .max : StoryRenderer.recordingListsLateFrames))
         // Known from the start: a recording's running summary says it, as the final one does.
         clockStartedAt = playback == .realtime ? progress.pacing.startedAt : nil
         for n in 0..<range.limit {
@@ -45,6 +46,7 @@ extension StoryRenderer {
             options.progress?(progress.frames, range.planned)
         }
         lateFrames = progress.pacing.lateFrames
+        lateFrameCount = progress.pacing.lateFrameCount
         clockStartedAt = playback == .realtime ? progress.pacing.startedAt : nil
         return progress
     }

@@ -58,8 +58,13 @@ public final class StoryRenderer {
     let limits: DecodeLimits
     /// The clock this render runs on (the storyboard's, or the option's).
     public let playback: PlaybackClock
-    /// Frames not drawn because the realtime render fell behind.
+    /// Frames not drawn because the realtime render fell behind (a recording: the last
+    /// `recordingListsLateFrames` of them).
     public internal(set) var lateFrames: [Int] = []
+    /// How many frames were not drawn, listed or not.
+    var lateFrameCount = 0
+    /// The late frames a recording lists in its summary: the last ones, whatever the hours.
+    static let recordingListsLateFrames = 1000
     /// When frame 0 was due, in seconds since 1970 (realtime clock only).
     public internal(set) var clockStartedAt: Double?
     /// A recording's outputs' events and states (`record`).
