@@ -8,7 +8,9 @@ public struct LiveLatency: Sendable, Equatable {
     public var max: Double?
     /// The player keeps its target through rebuffers (a recording): a phone's player plays
     /// further behind after each (ExoPlayer's rule, `LivePlayhead.rebufferStep`), which over a
-    /// recording of an hour left its pictures up to 2 s old and the sound apart from them.
+    /// recording of an hour left its pictures up to 2 s old and the sound apart from them. It
+    /// also starts at its target: a start a little behind it jumps (`LivePlayhead`) rather than
+    /// catching up at 2-3 % for ten seconds, while its sound plays at the target from the start.
     public var holdsTarget = false
 
     /// What a target or a maximum may be: up to ten minutes behind the edge.

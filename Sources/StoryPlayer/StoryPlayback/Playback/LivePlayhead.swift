@@ -64,11 +64,19 @@ struct LivePlayhead {
     /// 0.25 s, an RTMP publisher that came back on a new connection played 166 ms behind its
     /// edge, 0.1 s target, for the rest of the play.
     static let returnTolerance = 0.05
+    /// The tolerance of a start window: `startTolerance`, or a player that holds its target
+    /// (a recording's) `returnTolerance` at every start: nobody watches its first pictures as
+    /// they come, and caught up with at 2 % the first 0.2 s past its target took ten seconds,
+    /// the pictures 0.13 s further behind their sound at the start than at the end (measured
+    /// at the far end of a recording, `bench/record.sh`).
+    private let startsWithin: Double
     /// The tolerance of the start window now open.
-    private var tolerance = LivePlayhead.startTolerance
+    private var tolerance: Double
 
     init(latency: LiveLatency.Resolved, controlsSpeed: Bool) {
         rebufferRaise = latency.holdsTarget ? 0 : LivePlayhead.maxRebufferRaise
+        startsWithin = latency.holdsTarget ? LivePlayhead.returnTolerance : LivePlayhead.startTolerance
+        tolerance = startsWithin
         target = latency.target
         initialTarget = latency.target
         fixedMax = latency.max
@@ -154,6 +162,6 @@ struct LivePlayhead {
         guard isWaitingForData else { return }
         isWaitingForData = false
         startedAt = now
-        tolerance = LivePlayhead.startTolerance
+        tolerance = startsWithin
     }
 }

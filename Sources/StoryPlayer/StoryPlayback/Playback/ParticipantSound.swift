@@ -83,7 +83,7 @@ final class ParticipantSound {
     /// room for the network's jitter, so the sound for a moment has come when the room mixes
     /// it. Near the push protocols' 0.1 s target (`LiveLatency.defaultTarget`), at which the
     /// large participant's video plays, so the voice stays with the lips.
-    static let playoutDelay = 0.2
+    static let playoutDelay = 0.09
 
     /// Starts the thread for `participant` as the room comes on screen (the room's media time
     /// 0); `open(waiting:)` then says what it found.
@@ -158,12 +158,12 @@ final class ParticipantSound {
         var audio = opened
         defer { audio.close() }
         var reconnection = LiveReconnection(limit: limits.timeouts.retries)
-        var placement = SoundPlacement(isLive: participant.isLive, waits: waits, roomStart: roomStart)
+        var placement = SoundPlacement(isLive: participant.isLive, waits: waits)
         while !channel.gate.isStopped {
             let failure: MediaError?
             do throws(MediaError) {
                 if var block = try audio.nextBlock() {
-                    placement.place(&block)
+                    placement.place(&block, arrival: (ContinuousClock.now - roomStart).seconds)
                     guard block.samples.isEmpty || channel.queue.put(.sound(block)) else { return }
                     continue
                 }
@@ -281,7 +281,8 @@ final class ParticipantSound {
 
     /// Adds `block` to the buffer where its time says: after a gap (a reconnect) the silence
     /// between comes first, so what follows is heard when it was said, not straight after the
-    /// sound before the drop.
+    /// sound before the drop. A block placed before the buffer's end (`SoundPlacement` moved
+    /// a live connection nearer its edge) replaces what the buffer held from its time on.
     private func place(_ block: SoundBlock) {
         let gap = bufferedUntil.map { block.time - $0 } ?? 0
         if !gap.isFinite || gap > ParticipantSound.longestGap {
@@ -290,6 +291,14 @@ final class ParticipantSound {
         } else if gap * rate >= 48 {
             // Under a millisecond is the rounding of blocks that follow each other.
             buffer.append(contentsOf: repeatElement(0, count: Int((gap * rate).rounded()) * 2))
+        } else if gap * rate <= -48, let bufferStart {
+            let kept = Int(((block.time - bufferStart) * rate).rounded())
+            if kept <= 0 {
+                buffer.removeAll(keepingCapacity: true)
+                self.bufferStart = nil
+            } else {
+                buffer.removeLast(buffer.count - min(buffer.count, kept * 2))
+            }
         }
         if bufferStart == nil { bufferStart = block.time }
         buffer.append(contentsOf: block.samples)

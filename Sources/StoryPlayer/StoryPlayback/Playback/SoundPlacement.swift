@@ -2,10 +2,16 @@ import StoryMedia
 import StoryModel
 
 /// Where a participant's sound goes on the room's clock (`ParticipantSound`), set for each
-/// connection by its first block:
+/// connection by its blocks:
 /// - live, realtime clock: where it arrived, plus the playout delay. Its timestamps say
 ///   nothing of the room's clock, which ran while the source opened; placed by them, the
-///   sound lay behind what the room mixed and was never heard.
+///   sound lay behind what the room mixed and was never heard. The first blocks a connection
+///   reads are not the live edge, though: opening it (FFmpeg's probe waits for a picture to
+///   know the video's size) held back 0.6-0.9 s of sound, read all at once after it. Placed
+///   where the first of them arrived, the sound was 0.63-0.90 s behind the pictures at the far
+///   end of a recording (`bench/record.sh`). So a block that arrives nearer the edge than any
+///   before it (less time between its timestamp and its arrival) moves the connection's
+///   sound there: what was held back is passed over, once, at the start.
 /// - live, virtual clock: at the room's start (the room waited for it to open), and after
 ///   a reconnect where the last connection's sound ended. Its timestamps are the
 ///   publisher's (an HLS stream's run on from its first segment), so placed by them the
@@ -16,35 +22,38 @@ struct SoundPlacement {
     let isLive: Bool
     /// The room waits for its sources (the virtual clock).
     let waits: Bool
-    let roomStart: ContinuousClock.Instant
     /// What this connection's timestamps are moved by; nil until its first block.
     private var shift: Double?
     /// Where the last block placed ended, on the room's clock.
     private var soundEnd: Double?
+    /// Where the last connection's sound ended: a new one's is not placed before it.
+    private var lastConnectionEnd: Double?
 
-    init(isLive: Bool, waits: Bool, roomStart: ContinuousClock.Instant) {
+    /// How much nearer the edge a block must come than the ones before to move the sound: more
+    /// than the network's jitter, so that an hour of it does not cut the sound again and again.
+    static let nearerEdge = 0.02
+
+    init(isLive: Bool, waits: Bool) {
         self.isLive = isLive
         self.waits = waits
-        self.roomStart = roomStart
     }
 
-    /// Moves `block` onto the room's clock.
-    mutating func place(_ block: inout SoundBlock) {
-        if shift == nil { shift = firstShift(of: block.time) }
+    /// Moves `block`, which the thread read `arrival` seconds after the room came on screen,
+    /// onto the room's clock.
+    mutating func place(_ block: inout SoundBlock, arrival: Double) {
+        if isLive && !waits {
+            let atArrival = max(arrival + ParticipantSound.playoutDelay, lastConnectionEnd ?? -.infinity) - block.time
+            if shift == nil || atArrival < (shift ?? 0) - SoundPlacement.nearerEdge { shift = atArrival }
+        } else if shift == nil {
+            shift = isLive ? (soundEnd ?? 0) - block.time : (soundEnd ?? block.time) - block.time
+        }
         block.time += shift ?? 0
         soundEnd = block.time + Double(block.samples.count / 2) / Double(ItemAudio.rate)
     }
 
-    /// A new connection: its first block is placed afresh.
-    mutating func reconnected() { shift = nil }
-
-    private func firstShift(of time: Double) -> Double {
-        if isLive && !waits {
-            let arrived = (ContinuousClock.now - roomStart).seconds + ParticipantSound.playoutDelay
-            return max(arrived, soundEnd ?? -.infinity) - time
-        } else if isLive {
-            return (soundEnd ?? 0) - time
-        }
-        return (soundEnd ?? time) - time
+    /// A new connection: its blocks are placed afresh, after the last connection's sound.
+    mutating func reconnected() {
+        shift = nil
+        lastConnectionEnd = soundEnd
     }
 }

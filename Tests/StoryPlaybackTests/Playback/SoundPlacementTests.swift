@@ -1,0 +1,66 @@
+@testable import StoryMedia
+@testable import StoryPlayback
+import StoryPlayerTestSupport
+import XCTest
+
+/// Where a live participant's sound goes on the room's realtime clock (`SoundPlacement`): at its
+/// arrival plus the playout delay, measured from the block that came nearest the live edge, so
+/// that the sound an open held back does not set it.
+final class SoundPlacementTests: XCTestCase {
+    private let delay = ParticipantSound.playoutDelay
+    /// 1024 stereo frames, an AAC frame's 21.3 ms.
+    private func block(at time: Double) -> SoundBlock {
+        SoundBlock(time: time, samples: [Float](repeating: 0.1, count: 2048))
+    }
+
+    private func placed(_ placement: inout SoundPlacement, _ time: Double, arrival: Double) -> Double {
+        var block = block(at: time)
+        placement.place(&block, arrival: arrival)
+        return block.time
+    }
+
+    /// An RTMP open held back 0.9 s of sound: it is read at once 1 s into the room, then the
+    /// stream comes live, each block 0.1 s after its timestamp. The live blocks are placed at
+    /// their own arrival plus the delay, 0.9 s earlier than the first block's arrival would put
+    /// them (the sound was 0.63-0.90 s behind the pictures at a recording's far end).
+    func testSoundHeldBackByTheOpenDoesNotSetWhereTheLiveSoundGoes() {
+        var placement = SoundPlacement(isLive: true, waits: false)
+        XCTAssertEqual(placed(&placement, 0, arrival: 1.0), 1.0 + delay, accuracy: 1e-9)
+        for k in 1..<42 { _ = placed(&placement, Double(k) * 0.0213, arrival: 1.0) }
+        XCTAssertEqual(placed(&placement, 0.92, arrival: 1.02), 1.02 + delay, accuracy: 1e-9, "live: at its arrival")
+        XCTAssertEqual(placed(&placement, 2.0, arrival: 2.1), 2.1 + delay, accuracy: 1e-9)
+    }
+
+    /// Once live, a block that comes late (the network's jitter, a busy machine) keeps its place
+    /// by its timestamp, and one a little early (less than `nearerEdge`) does not move the sound:
+    /// each move cuts it.
+    func testJitterDoesNotMoveTheSound() {
+        var placement = SoundPlacement(isLive: true, waits: false)
+        _ = placed(&placement, 10, arrival: 0.5)
+        XCTAssertEqual(placed(&placement, 10.5, arrival: 1.15), 1.0 + delay, accuracy: 1e-9, "late by 0.15 s: kept by its timestamp")
+        XCTAssertEqual(placed(&placement, 11, arrival: 1.49), 1.5 + delay, accuracy: 1e-9, "early by 10 ms: not moved")
+        XCTAssertEqual(placed(&placement, 12, arrival: 2.45), 2.45 + delay, accuracy: 1e-9, "early by 50 ms: moved")
+    }
+
+    /// A new connection after a drop starts where it arrives, but never before the last
+    /// connection's sound ended, however near the edge its blocks come.
+    func testANewConnectionIsNotPlacedBeforeTheLastOnesSound() {
+        var placement = SoundPlacement(isLive: true, waits: false)
+        _ = placed(&placement, 0, arrival: 0)
+        let lastEnd = placed(&placement, 5, arrival: 5) + 1024.0 / Double(ItemAudio.rate)
+        placement.reconnected()
+        XCTAssertEqual(placed(&placement, 100, arrival: lastEnd - delay - 0.3), lastEnd, accuracy: 1e-9)
+        XCTAssertEqual(placed(&placement, 100.5, arrival: lastEnd - delay + 0.2), lastEnd + 0.2, accuracy: 1e-9,
+                       "the next block, after the last sound, at its arrival")
+    }
+
+    /// The virtual clock places a live connection at the room's start, a recording at its
+    /// timestamps, whenever they arrive.
+    func testOtherSoundIsPlacedByItsTimestamps() {
+        var live = SoundPlacement(isLive: true, waits: true)
+        XCTAssertEqual(placed(&live, 40, arrival: 3), 0, accuracy: 1e-9)
+        XCTAssertEqual(placed(&live, 41, arrival: 9), 1, accuracy: 1e-9)
+        var recorded = SoundPlacement(isLive: false, waits: false)
+        XCTAssertEqual(placed(&recorded, 2, arrival: 7), 2, accuracy: 1e-9)
+    }
+}
