@@ -1,8 +1,10 @@
 import Compositor
 import Foundation
 @testable import StoryModel
+@testable import StoryPlayback
 @testable import StoryRender
 @testable import StoryTrace
+@testable import StoryEncode
 import StoryPlayerTestSupport
 import XCTest
 
@@ -70,6 +72,40 @@ extension RoomTests {
         let speaker = try XCTUnwrap(events.of(.speaker).first, "no speaker: the live participant was not heard")
         XCTAssertEqual(speaker.participant, "hy")
         XCTAssertLessThanOrEqual(speaker.t, 1.0, "heard from the room's start")
+    }
+
+    /// On the realtime clock an HLS participant's sound, which comes half a second at a time,
+    /// is heard whole once it has started: no 20 ms without the tone from 2.5 s to 4.7 s of the
+    /// MP4. A pushed source's sound is placed from the block that came nearest its edge
+    /// (`SoundPlacement`); the same rule for a source of segments would place each segment by
+    /// its newest block, and all but the last 0.09 s of it would lie before its own arrival.
+    func testARealtimeRoomHearsAnHLSParticipantWhole() throws {
+        try LiveServers.require("python3")
+        let servers = ServerSet()
+        defer { servers.stopAll() }
+        let live = try loudHLSPublisher(servers, segments: 4)
+        let board = try Storyboard.parse("""
+        {"canvas": {"width": 72, "height": 128, "fps": 10}, "duration": 5, "clock": "realtime",
+         "stories": [{"id": "panel", "room": {"participants": [{"id": "hy", "uri": "\(live.url)", "live": true}]}}]}
+        """, folder: folder.path)
+        let output = ScratchFolder()
+        let (summary, _, _) = try render(board, into: output) { options in
+            options.clip = ClipOptions(path: output.file("room.mp4"))
+        }
+        XCTAssertEqual(summary.failedParticipants.map(\.participant), [])
+        let raw = output.file("room.f32")
+        let decoded = try servers.start("ffmpeg", ["-v", "error", "-i", output.file("room.mp4"), "-vn", "-ac", "1", "-ar", "8000", "-f", "f32le", raw],
+                                        name: "decode")
+        decoded.process.waitUntilExit()
+        let samples = try Data(contentsOf: URL(fileURLWithPath: raw)).withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+        XCTAssertGreaterThan(samples.count, 8000 * 47 / 10, "the MP4's sound lasts the room's 5 s")
+        // The tone at volume 0.5 has an RMS of about 0.35 (less the room's mix); a window under
+        // a tenth of that is a hole.
+        let holes = stride(from: 2.5, to: 4.7, by: 0.02).filter { start in
+            let window = samples[min(samples.count, Int(start * 8000))..<min(samples.count, Int((start + 0.02) * 8000))]
+            return DominantSpeaker.rms(Array(window)) < 0.03
+        }
+        XCTAssertEqual(holes.count, 0, "20 ms windows without the tone: \(holes.prefix(20).map { String(format: "%.2f", $0) })")
     }
 
     /// On the realtime clock, a live participant whose publisher goes away (the playlist then

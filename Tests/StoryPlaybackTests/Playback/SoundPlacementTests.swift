@@ -24,7 +24,7 @@ final class SoundPlacementTests: XCTestCase {
     /// their own arrival plus the delay, 0.9 s earlier than the first block's arrival would put
     /// them (the sound was 0.63-0.90 s behind the pictures at a recording's far end).
     func testSoundHeldBackByTheOpenDoesNotSetWhereTheLiveSoundGoes() {
-        var placement = SoundPlacement(isLive: true, waits: false)
+        var placement = SoundPlacement(isLive: true, waits: false, followsEdge: true)
         XCTAssertEqual(placed(&placement, 0, arrival: 1.0), 1.0 + delay, accuracy: 1e-9)
         for k in 1..<42 { _ = placed(&placement, Double(k) * 0.0213, arrival: 1.0) }
         XCTAssertEqual(placed(&placement, 0.92, arrival: 1.02), 1.02 + delay, accuracy: 1e-9, "live: at its arrival")
@@ -35,7 +35,7 @@ final class SoundPlacementTests: XCTestCase {
     /// by its timestamp, and one a little early (less than `nearerEdge`) does not move the sound:
     /// each move cuts it.
     func testJitterDoesNotMoveTheSound() {
-        var placement = SoundPlacement(isLive: true, waits: false)
+        var placement = SoundPlacement(isLive: true, waits: false, followsEdge: true)
         _ = placed(&placement, 10, arrival: 0.5)
         XCTAssertEqual(placed(&placement, 10.5, arrival: 1.15), 1.0 + delay, accuracy: 1e-9, "late by 0.15 s: kept by its timestamp")
         XCTAssertEqual(placed(&placement, 11, arrival: 1.49), 1.5 + delay, accuracy: 1e-9, "early by 10 ms: not moved")
@@ -45,7 +45,7 @@ final class SoundPlacementTests: XCTestCase {
     /// A new connection after a drop starts where it arrives, but never before the last
     /// connection's sound ended, however near the edge its blocks come.
     func testANewConnectionIsNotPlacedBeforeTheLastOnesSound() {
-        var placement = SoundPlacement(isLive: true, waits: false)
+        var placement = SoundPlacement(isLive: true, waits: false, followsEdge: true)
         _ = placed(&placement, 0, arrival: 0)
         let lastEnd = placed(&placement, 5, arrival: 5) + 1024.0 / Double(ItemAudio.rate)
         placement.reconnected()
@@ -54,13 +54,25 @@ final class SoundPlacementTests: XCTestCase {
                        "the next block, after the last sound, at its arrival")
     }
 
+    /// HLS comes a segment at a time: a 2 s segment read at once at 3 s, the next at 5 s. Its
+    /// newest block is always the nearest its edge, and the sound placed by it would leave
+    /// the rest of every segment before its own arrival: such a source stays where its first
+    /// block arrived.
+    func testSoundThatComesInSegmentsStaysWhereItsFirstBlockArrived() {
+        var placement = SoundPlacement(isLive: true, waits: false, followsEdge: false)
+        XCTAssertEqual(placed(&placement, 10, arrival: 3), 3 + delay, accuracy: 1e-9)
+        XCTAssertEqual(placed(&placement, 11.98, arrival: 3), 4.98 + delay, accuracy: 1e-9)
+        XCTAssertEqual(placed(&placement, 12, arrival: 5), 5 + delay, accuracy: 1e-9, "the next segment follows, before its arrival's end")
+        XCTAssertEqual(placed(&placement, 13.98, arrival: 5), 6.98 + delay, accuracy: 1e-9)
+    }
+
     /// The virtual clock places a live connection at the room's start, a recording at its
     /// timestamps, whenever they arrive.
     func testOtherSoundIsPlacedByItsTimestamps() {
-        var live = SoundPlacement(isLive: true, waits: true)
+        var live = SoundPlacement(isLive: true, waits: true, followsEdge: true)
         XCTAssertEqual(placed(&live, 40, arrival: 3), 0, accuracy: 1e-9)
         XCTAssertEqual(placed(&live, 41, arrival: 9), 1, accuracy: 1e-9)
-        var recorded = SoundPlacement(isLive: false, waits: false)
+        var recorded = SoundPlacement(isLive: false, waits: false, followsEdge: false)
         XCTAssertEqual(placed(&recorded, 2, arrival: 7), 2, accuracy: 1e-9)
     }
 }

@@ -158,7 +158,7 @@ final class ParticipantSound {
         var audio = opened
         defer { audio.close() }
         var reconnection = LiveReconnection(limit: limits.timeouts.retries)
-        var placement = SoundPlacement(isLive: participant.isLive, waits: waits)
+        var placement = SoundPlacement(isLive: participant.isLive, waits: waits, followsEdge: live?.isPushed == true)
         while !channel.gate.isStopped {
             let failure: MediaError?
             do throws(MediaError) {

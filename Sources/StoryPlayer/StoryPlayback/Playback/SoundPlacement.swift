@@ -9,9 +9,12 @@ import StoryModel
 ///   reads are not the live edge, though: opening it (FFmpeg's probe waits for a picture to
 ///   know the video's size) held back 0.6-0.9 s of sound, read all at once after it. Placed
 ///   where the first of them arrived, the sound was 0.63-0.90 s behind the pictures at the far
-///   end of a recording (`bench/record.sh`). So a block that arrives nearer the edge than any
-///   before it (less time between its timestamp and its arrival) moves the connection's
-///   sound there: what was held back is passed over, once, at the start.
+///   end of a recording (`bench/record.sh`). So for a pushed source, whose sound comes block by
+///   block as it is made, a block that arrives nearer the edge than any before it (less time
+///   between its timestamp and its arrival) moves the connection's sound there: what was held
+///   back is passed over, once, at the start. Not for one that comes in segments (HLS, DASH):
+///   each segment's newest block is the nearest its edge, and placed by it, the rest of every
+///   segment would lie before its own arrival, never heard.
 /// - live, virtual clock: at the room's start (the room waited for it to open), and after
 ///   a reconnect where the last connection's sound ended. Its timestamps are the
 ///   publisher's (an HLS stream's run on from its first segment), so placed by them the
@@ -22,6 +25,9 @@ struct SoundPlacement {
     let isLive: Bool
     /// The room waits for its sources (the virtual clock).
     let waits: Bool
+    /// The source's sound comes block by block as it is made (a pushed source), not a segment
+    /// at a time: the block nearest its edge says where the live sound is.
+    let followsEdge: Bool
     /// What this connection's timestamps are moved by; nil until its first block.
     private var shift: Double?
     /// Where the last block placed ended, on the room's clock.
@@ -33,9 +39,10 @@ struct SoundPlacement {
     /// than the network's jitter, so that an hour of it does not cut the sound again and again.
     static let nearerEdge = 0.02
 
-    init(isLive: Bool, waits: Bool) {
+    init(isLive: Bool, waits: Bool, followsEdge: Bool) {
         self.isLive = isLive
         self.waits = waits
+        self.followsEdge = followsEdge
     }
 
     /// Moves `block`, which the thread read `arrival` seconds after the room came on screen,
@@ -43,7 +50,7 @@ struct SoundPlacement {
     mutating func place(_ block: inout SoundBlock, arrival: Double) {
         if isLive && !waits {
             let atArrival = max(arrival + ParticipantSound.playoutDelay, lastConnectionEnd ?? -.infinity) - block.time
-            if shift == nil || atArrival < (shift ?? 0) - SoundPlacement.nearerEdge { shift = atArrival }
+            if shift == nil || (followsEdge && atArrival < (shift ?? 0) - SoundPlacement.nearerEdge) { shift = atArrival }
         } else if shift == nil {
             shift = isLive ? (soundEnd ?? 0) - block.time : (soundEnd ?? block.time) - block.time
         }
