@@ -114,6 +114,10 @@ struct Record: ParsableCommand {
     private func sayOutcome(_ summary: RenderSummary) {
         guard let record = summary.record else { return }
         printError(String(format: "recorded %d frames (%.1f s, %d late)", record.frames, record.seconds, record.lateFrames))
+        // The other outputs went on without it; the trace's output_lost says why.
+        for output in record.outputs where output.state == .lost {
+            printError("warning: \(output.output) was lost at the end (output_lost in lifecycle.jsonl says why)")
+        }
         Render.sayFailures(of: summary, missing: [])
     }
 

@@ -25,6 +25,9 @@ package final class SegmentFiles: LiveOutput {
     private var previous: SegmentFile?
     /// The video timestamp (frames) from which the next keyframe starts a new file.
     private var nextCut: Int64 = 0
+    /// A file could not be written, started or finished (a full disk, a folder taken away): the
+    /// loss is said once, each cut tries a new file, and the first that starts is `output_back`.
+    private var isLost = false
 
     package init(folder: String, segmentSeconds: Double, log: OutputLog) {
         self.folder = folder
@@ -47,16 +50,24 @@ package final class SegmentFiles: LiveOutput {
         if stream == .video {
             let pts = packet.presentationTimestamp
             if packet.isKeyframe && (current == nil || pts >= nextCut) { cut(at: pts, streams) }
-            current?.write(packet, stream: .video, streams: streams, log: log)
+            if let error = current?.write(packet, stream: .video, streams: streams, log: log) { lose(error) }
             return
         }
         let seconds = streams.seconds(packet.presentationTimestamp, .audio)
+        let error: MediaError?
         if let current, seconds >= current.startSeconds - 1e-9 {
             if let previous { close(previous); self.previous = nil }
-            current.write(packet, stream: .audio, streams: streams, log: log)
+            error = current.write(packet, stream: .audio, streams: streams, log: log)
         } else {
-            previous?.write(packet, stream: .audio, streams: streams, log: log)
+            error = previous?.write(packet, stream: .audio, streams: streams, log: log)
         }
+        if let error { lose(error) }
+    }
+
+    private func lose(_ error: MediaError) {
+        guard !isLost else { return }
+        isLost = true
+        log.note(.lost(error: "\(error)"), of: name)
     }
 
     /// A new file from the keyframe at `pts`: the one before waits for its last sound.
@@ -70,9 +81,10 @@ package final class SegmentFiles: LiveOutput {
         nextCut = max(nextCut, pts + 1)
         do {
             current = try SegmentFile(path: freePath(for: wall), startTicks: pts, startSeconds: start, streams: streams)
-            log.update(name) { $0.state = .running }
+            if isLost { log.note(.back, of: name) } else { log.update(name) { $0.state = .running } }
+            isLost = false
         } catch {
-            log.note(.lost(error: "\(error)"), of: name)
+            lose(error)
         }
     }
 
@@ -94,10 +106,11 @@ package final class SegmentFiles: LiveOutput {
     }
 
     private func close(_ file: SegmentFile) {
-        if let closed = file.close() {
+        do {
+            guard let closed = try file.close() else { return }
             log.note(.segmentClosed(file: file.path, seconds: closed.seconds, bytes: closed.bytes), of: name)
-        } else {
-            log.note(.lost(error: "cannot finish \(file.path)"), of: name)
+        } catch {
+            lose(error)
         }
     }
 
@@ -106,7 +119,8 @@ package final class SegmentFiles: LiveOutput {
         if let current { close(current) }
         previous = nil
         current = nil
-        log.update(name) { $0.state = .closed }
+        // Lost at the end stays lost in the final summary: the operator reads it there.
+        if !isLost { log.update(name) { $0.state = .closed } }
     }
 
     package func abandon() {
@@ -134,6 +148,14 @@ final class SegmentFile {
         indexes = try muxer.addStreams(streams, for: path)
         var status = muxer.openFile(path)
         guard status >= 0 else { throw MediaError(.open, "cannot write \(path)", averror: status) }
+        defer {
+            // A file whose header could not be written is no MP4 at all ("moov atom not
+            // found"): it is not left beside the segments that play.
+            if status < 0 {
+                _ = muxer.closeFile()
+                try? FileManager.default.removeItem(atPath: path)
+            }
+        }
         status = muxer.writeHeader(options: [
             "movflags": "+frag_keyframe+empty_moov+default_base_moof",
             // A fragment at least every half second: a kill -9 loses the one under way and the
@@ -145,8 +167,9 @@ final class SegmentFile {
         guard status >= 0 else { throw MediaError(.open, "cannot start \(path)", averror: status) }
     }
 
-    func write(_ packet: Packet, stream: LiveStreams.Kind, streams: LiveStreams, log: OutputLog) {
-        guard !failed, let index = indexes[stream], let base = streams.parameters(stream)?.timeBase else { return }
+    /// Writes `packet`; the error when it could not (once: the file then ends at its last fragment).
+    func write(_ packet: Packet, stream: LiveStreams.Kind, streams: LiveStreams, log: OutputLog) -> MediaError? {
+        guard !failed, let index = indexes[stream], let base = streams.parameters(stream)?.timeBase else { return nil }
         let shift = stream == .video ? startTicks : Int64((startSeconds * Double(base.den) / Double(base.num)).rounded())
         packet.shift(by: shift)
         if stream == .video {
@@ -156,17 +179,23 @@ final class SegmentFile {
         let status = muxer.write(packet, from: base, stream: index)
         guard status >= 0 else {
             failed = true
-            log.note(.lost(error: "\(MediaError(.convert, "cannot write \(path)", averror: status))"), of: "segments")
-            return
+            return MediaError(.convert, "cannot write \(path)", averror: status)
         }
         log.update("segments") { $0.bytes += bytes }
+        return nil
     }
 
-    /// Writes the trailer and closes the file: its length (seconds of video) and size.
-    func close() -> (seconds: Double, bytes: Int64)? {
-        let trailer = failed ? -1 : muxer.writeTrailer()
+    /// Writes the trailer and closes the file: its length (seconds of video) and size; nil for
+    /// a file that failed while it was written (it ends at its last fragment, its loss said).
+    func close() throws(MediaError) -> (seconds: Double, bytes: Int64)? {
+        if failed {
+            _ = muxer.closeFile()
+            return nil
+        }
+        let trailer = muxer.writeTrailer()
         let closed = muxer.closeFile()
-        guard trailer >= 0, closed >= 0 else { return nil }
+        guard trailer >= 0 else { throw MediaError(.convert, "cannot finish \(path)", averror: trailer) }
+        guard closed >= 0 else { throw MediaError(.convert, "cannot finish \(path)", averror: closed) }
         let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int64) ?? nil
         return (lastVideoSeconds, size ?? 0)
     }
