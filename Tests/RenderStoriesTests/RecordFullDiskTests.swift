@@ -24,7 +24,7 @@ final class RecordFullDiskTests: XCTestCase {
         try disk.leave(freeBytes: 60_000)
         let hls = HLSFolder(path: folder.file("hls"))
         let recording = try Recording(board, out: folder.file("rec"),
-                                      ["--duration", "9", "--hls", hls.path, "--hls-segment", "1", "--hls-window", "0",
+                                      ["--duration", "12", "--hls", hls.path, "--hls-segment", "1", "--hls-window", "0",
                                        "--segments", segments, "--segment-time", "2"], folder: folder)
         XCTAssertTrue(recording.waitFor("output_lost", output: "segments", seconds: 20), "\(recording.events)")
         // Two boundaries later the disk has room again: another program removed its file.

@@ -15,7 +15,7 @@ final class SoundPlacementTests: XCTestCase {
 
     private func placed(_ placement: inout SoundPlacement, _ time: Double, arrival: Double) -> Double {
         var block = block(at: time)
-        placement.place(&block, arrival: arrival)
+        _ = placement.place(&block, arrival: arrival, delay: delay)
         return block.time
     }
 
@@ -74,5 +74,43 @@ final class SoundPlacementTests: XCTestCase {
         XCTAssertEqual(placed(&live, 41, arrival: 9), 1, accuracy: 1e-9)
         var recorded = SoundPlacement(isLive: false, waits: false, followsEdge: false)
         XCTAssertEqual(placed(&recorded, 2, arrival: 7), 2, accuracy: 1e-9)
+    }
+
+    /// A publisher whose sound falls behind for good (its clock slow against ours, a send queue
+    /// that built up, timestamps that stepped back) would be placed before its own arrival,
+    /// never heard: after `blocksBehindToMove` such blocks in a row the sound moves on to where
+    /// they arrive, and the block says it replaces what the room holds. A few late blocks (the
+    /// network's jitter) keep their place.
+    func testSoundThatFallsBehindForGoodMovesOn() {
+        var placement = SoundPlacement(isLive: true, waits: false, followsEdge: true)
+        _ = placed(&placement, 0, arrival: 0)
+        for k in 1...5 { XCTAssertEqual(placed(&placement, Double(k) * 0.02, arrival: Double(k) * 0.02 + 0.15), Double(k) * 0.02 + delay, accuracy: 1e-9) }
+        XCTAssertEqual(placed(&placement, 0.2, arrival: 0.2), 0.2 + delay, accuracy: 1e-9, "jitter: the place is kept")
+        var moves: [SoundPlacement.Placed] = []
+        for k in 0..<SoundPlacement.blocksBehindToMove {
+            var late = block(at: 1 + Double(k) * 0.02)
+            moves.append(placement.place(&late, arrival: 1.5 + Double(k) * 0.02, delay: delay))
+        }
+        XCTAssertEqual(moves.last, .moved, "\(moves)")
+        XCTAssertEqual(moves.dropLast().filter { $0 == .moved }, [])
+        XCTAssertEqual(placed(&placement, 1.2, arrival: 1.7), 1.7 + delay, accuracy: 1e-9, "on from where they arrive")
+    }
+
+    /// A timestamp that is not a number does not become the connection's place.
+    func testATimestampThatIsNotANumberPlacesNothing() {
+        var placement = SoundPlacement(isLive: true, waits: false, followsEdge: true)
+        var broken = block(at: .nan)
+        _ = placement.place(&broken, arrival: 1, delay: delay)
+        var infinite = block(at: .infinity)
+        _ = placement.place(&infinite, arrival: 1.1, delay: delay)
+        XCTAssertEqual(placed(&placement, 5, arrival: 2), 2 + delay, accuracy: 1e-9)
+        XCTAssertEqual(placed(&placement, 6, arrival: 3), 3 + delay, accuracy: 1e-9)
+    }
+
+    /// The room mixes a frame's sound as the frame is drawn: at 10 fps 0.1 s ahead, so a pushed
+    /// source's sound is placed at least that (and 30 ms) after it arrives.
+    func testThePlayoutDelayCoversAFramesSound() {
+        XCTAssertEqual(ParticipantSound.playoutDelay(mixingAhead: 1.0 / 30), ParticipantSound.playoutDelay)
+        XCTAssertEqual(ParticipantSound.playoutDelay(mixingAhead: 0.1), 0.13, accuracy: 1e-9)
     }
 }

@@ -23,7 +23,8 @@ struct ParticipantFacts: Sendable {
 /// sound (with a live source's reconnects between) until `end` or `failed`.
 enum ParticipantSoundEvent: Sendable {
     case opened(ParticipantFacts)
-    case sound(SoundBlock)
+    /// `replaces`: the block replaces what the room holds from its time on (`SoundPlacement.Placed.moved`).
+    case sound(SoundBlock, replaces: Bool)
     /// A live source's connection dropped or its data stopped; this is reconnect try `attempt`.
     case reconnect(attempt: Int, reason: String)
     case end
@@ -55,6 +56,9 @@ final class ParticipantSound {
         /// The avatar, as soon as it is loaded: before the source has opened, which over a
         /// network takes most of a second (or the open timeout, for one that never answers).
         let avatar = Mutex<RGBAImage?>(nil)
+        /// How far ahead of a frame's time the room mixes sound, in microseconds (the frame's
+        /// length, from the render's first read): a pushed source's sound must have come by then.
+        let mixesAhead = Atomic<Int>(0)
     }
 
     /// Blocks of decoded sound between the thread and the render: an AAC frame is 21 ms, so
@@ -84,6 +88,12 @@ final class ParticipantSound {
     /// it. Near the push protocols' 0.1 s target (`LiveLatency.defaultTarget`), at which the
     /// large participant's video plays, so the voice stays with the lips.
     static let playoutDelay = 0.09
+
+    /// The playout delay once the room mixes a frame's sound `mixesAhead` seconds ahead of the
+    /// frame (its length): at 10 fps a frame's last 10 ms of sound would not have come at 0.09 s.
+    static func playoutDelay(mixingAhead mixesAhead: Double) -> Double {
+        max(playoutDelay, mixesAhead + 0.03)
+    }
 
     /// Starts the thread for `participant` as the room comes on screen (the room's media time
     /// 0); `open(waiting:)` then says what it found.
@@ -163,8 +173,9 @@ final class ParticipantSound {
             let failure: MediaError?
             do throws(MediaError) {
                 if var block = try audio.nextBlock() {
-                    placement.place(&block, arrival: (ContinuousClock.now - roomStart).seconds)
-                    guard block.samples.isEmpty || channel.queue.put(.sound(block)) else { return }
+                    let delay = ParticipantSound.playoutDelay(mixingAhead: Double(channel.mixesAhead.load(ordering: .relaxed)) / 1e6)
+                    let placed = placement.place(&block, arrival: (ContinuousClock.now - roomStart).seconds, delay: delay)
+                    guard block.samples.isEmpty || channel.queue.put(.sound(block, replaces: placed == .moved)) else { return }
                     continue
                 }
                 failure = nil
@@ -262,8 +273,8 @@ final class ParticipantSound {
                 return
             }
             switch event {
-            case .sound(let block):
-                place(block)
+            case .sound(let block, let replaces):
+                place(block, replacing: replaces)
             case .reconnect(let attempt, let reason):
                 if !stopped { reconnects.append((attempt, reason)) }
             case .failed(let error):
@@ -281,9 +292,10 @@ final class ParticipantSound {
 
     /// Adds `block` to the buffer where its time says: after a gap (a reconnect) the silence
     /// between comes first, so what follows is heard when it was said, not straight after the
-    /// sound before the drop. A block placed before the buffer's end (`SoundPlacement` moved
-    /// a live connection nearer its edge) replaces what the buffer held from its time on.
-    private func place(_ block: SoundBlock) {
+    /// sound before the drop. A block that `replaces` (`SoundPlacement` moved a live
+    /// connection's sound) takes the place of what the buffer held from its time on; any other
+    /// block that steps back follows the buffer's end, as it always has.
+    private func place(_ block: SoundBlock, replacing replaces: Bool) {
         let gap = bufferedUntil.map { block.time - $0 } ?? 0
         if !gap.isFinite || gap > ParticipantSound.longestGap {
             buffer.removeAll(keepingCapacity: true)
@@ -291,13 +303,14 @@ final class ParticipantSound {
         } else if gap * rate >= 48 {
             // Under a millisecond is the rounding of blocks that follow each other.
             buffer.append(contentsOf: repeatElement(0, count: Int((gap * rate).rounded()) * 2))
-        } else if gap * rate <= -48, let bufferStart {
-            let kept = Int(((block.time - bufferStart) * rate).rounded())
-            if kept <= 0 {
+        } else if replaces, gap * rate <= -48, let bufferStart {
+            // Compared as seconds before any Int: a timestamp far out of range must not trap.
+            let kept = (block.time - bufferStart) * rate
+            if kept < 1 {
                 buffer.removeAll(keepingCapacity: true)
                 self.bufferStart = nil
             } else {
-                buffer.removeLast(buffer.count - min(buffer.count, kept * 2))
+                buffer.removeLast(buffer.count - min(buffer.count, Int(kept.rounded()) * 2))
             }
         }
         if bufferStart == nil { bufferStart = block.time }
@@ -314,6 +327,13 @@ final class ParticipantSound {
     func takeReconnects() -> [(attempt: Int, reason: String)] {
         defer { reconnects.removeAll() }
         return reconnects
+    }
+
+    /// A frame's sound for the room's mix: `samples(from:count:)`, read as the frame is drawn,
+    /// so the thread places a pushed source's sound at least the frame's length after it arrives.
+    func mixed(from start: Double, count: Int) -> [Float] {
+        channel.mixesAhead.store(Int(Double(count) / rate * 1e6), ordering: .relaxed)
+        return samples(from: start, count: count)
     }
 
     /// `count` stereo frames (2 × `count` floats) from media time `start`; silence where there

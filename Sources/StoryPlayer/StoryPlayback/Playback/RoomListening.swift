@@ -67,7 +67,7 @@ struct RoomListening {
     static func mixed(_ seats: [RoomSeats.Seat], local: Double, count: Int) -> [Float] {
         var mixed = [Float](repeating: 0, count: count * 2)
         for seat in seats where seat.hasSound {
-            let samples = seat.sound.samples(from: local, count: count)
+            let samples = seat.sound.mixed(from: local, count: count)
             for i in 0..<mixed.count { mixed[i] += samples[i] }
         }
         return mixed

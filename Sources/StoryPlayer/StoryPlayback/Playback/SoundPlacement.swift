@@ -34,10 +34,26 @@ struct SoundPlacement {
     private var soundEnd: Double?
     /// Where the last connection's sound ended: a new one's is not placed before it.
     private var lastConnectionEnd: Double?
+    /// Blocks in a row that would have been placed before their own arrival (never heard).
+    private var blocksBehind = 0
+
+    /// What `place` did with a block.
+    enum Placed: Equatable {
+        /// It follows the blocks before, or stands after a gap.
+        case inTurn
+        /// The connection's sound moved nearer its edge, or on after it fell behind: the block
+        /// replaces what the room holds from its time on.
+        case moved
+    }
 
     /// How much nearer the edge a block must come than the ones before to move the sound: more
     /// than the network's jitter, so that an hour of it does not cut the sound again and again.
     static let nearerEdge = 0.02
+    /// Blocks in a row placed before their own arrival after which the sound is moved on to
+    /// where they arrive (10 AAC blocks, about 0.2 s): a publisher whose clock runs slow, a
+    /// send queue that has built up, timestamps that jumped back. Fewer are the network's
+    /// jitter, whose sound is lost but whose place is kept.
+    static let blocksBehindToMove = 10
 
     init(isLive: Bool, waits: Bool, followsEdge: Bool) {
         self.isLive = isLive
@@ -46,21 +62,37 @@ struct SoundPlacement {
     }
 
     /// Moves `block`, which the thread read `arrival` seconds after the room came on screen,
-    /// onto the room's clock.
-    mutating func place(_ block: inout SoundBlock, arrival: Double) {
+    /// onto the room's clock, `delay` after its arrival for a live source on the realtime clock.
+    mutating func place(_ block: inout SoundBlock, arrival: Double, delay: Double) -> Placed {
+        var placed = Placed.inTurn
         if isLive && !waits {
-            let atArrival = max(arrival + ParticipantSound.playoutDelay, lastConnectionEnd ?? -.infinity) - block.time
-            if shift == nil || (followsEdge && atArrival < (shift ?? 0) - SoundPlacement.nearerEdge) { shift = atArrival }
+            let atArrival = max(arrival + delay, lastConnectionEnd ?? -.infinity) - block.time
+            // A timestamp that is not a number places nothing anew (the room's buffer starts
+            // again at such a block).
+            if atArrival.isFinite {
+                if let shift, followsEdge {
+                    blocksBehind = atArrival - shift > delay ? blocksBehind + 1 : 0
+                    if atArrival < shift - SoundPlacement.nearerEdge || blocksBehind >= SoundPlacement.blocksBehindToMove {
+                        self.shift = atArrival
+                        blocksBehind = 0
+                        placed = .moved
+                    }
+                } else if shift == nil {
+                    shift = atArrival
+                }
+            }
         } else if shift == nil {
             shift = isLive ? (soundEnd ?? 0) - block.time : (soundEnd ?? block.time) - block.time
         }
         block.time += shift ?? 0
         soundEnd = block.time + Double(block.samples.count / 2) / Double(ItemAudio.rate)
+        return placed
     }
 
     /// A new connection: its blocks are placed afresh, after the last connection's sound.
     mutating func reconnected() {
         shift = nil
+        blocksBehind = 0
         lastConnectionEnd = soundEnd
     }
 }

@@ -12,7 +12,7 @@ extension StoryRenderer {
     /// Steps through the render's frames, drawing those it covers into `sinks`.
     func drawFrames(_ range: RenderFrames, writer: FrameWriter, sinks: inout [any FrameSink]) throws(RenderError) -> FrameLoopProgress {
         var progress = FrameLoopProgress(pacing: FramePacing(clock: playback, fps: range.fps, takenAsLate: options.framesTakenAsLate,
-                                                                listsAtMost: options.record == nil ? .max : StoryRenderer.recordingListsLateFrames))
+                                                                listsAtMost: listsLateFrames))
         // Known from the start: a recording's running summary says it, as the final one does.
         clockStartedAt = playback == .realtime ? progress.pacing.startedAt : nil
         for n in 0..<range.limit {

@@ -65,6 +65,13 @@ public final class StoryRenderer {
     var lateFrameCount = 0
     /// The late frames a recording lists in its summary: the last ones, whatever the hours.
     static let recordingListsLateFrames = 1000
+
+    /// How many late frames this render keeps: all, but in a recording that writes no PNG for
+    /// every frame (`--frames-every 1` fills each late frame's PNG from the list at the end).
+    var listsLateFrames: Int {
+        guard let record = options.record, record.framesEvery != 1 else { return .max }
+        return StoryRenderer.recordingListsLateFrames
+    }
     /// When frame 0 was due, in seconds since 1970 (realtime clock only).
     public internal(set) var clockStartedAt: Double?
     /// A recording's outputs' events and states (`record`).
