@@ -99,11 +99,11 @@ extension RoomTests {
                                         name: "decode")
         decoded.process.waitUntilExit()
         let samples = try Data(contentsOf: URL(fileURLWithPath: raw)).withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
-        // The tone at volume 0.5 has an RMS of about 0.35; a window under a tenth of that is a hole.
+        // A window under an RMS of 0.03 (the tone, mixed into the room, is well above) is a hole.
         func level(_ start: Double) -> Double {
             DominantSpeaker.rms(Array(samples[min(samples.count, Int(start * 8000))..<min(samples.count, Int((start + 0.02) * 8000))]))
         }
-        let heard = try XCTUnwrap(stride(from: 0.0, to: 4.0, by: 0.02).first { level($0) > 0.1 }, "the tone is heard within 4 s")
+        let heard = try XCTUnwrap(stride(from: 0.0, to: 4.0, by: 0.02).first { level($0) >= 0.03 }, "the tone is heard within 4 s")
         let from = heard + 0.5
         let late = Set(summary.lateFrames)
         let holes = stride(from: from, to: from + 1.5, by: 0.02).filter { start in

@@ -113,4 +113,19 @@ final class SoundPlacementTests: XCTestCase {
         XCTAssertEqual(ParticipantSound.playoutDelay(mixingAhead: 1.0 / 30), ParticipantSound.playoutDelay)
         XCTAssertEqual(ParticipantSound.playoutDelay(mixingAhead: 0.1), 0.13, accuracy: 1e-9)
     }
+
+    /// A publisher restarts while nginx-rtmp holds the viewer's connection: its timestamps go
+    /// back from 300 s to 0 on the same connection. Placed by the old shift, its sound lay 300 s
+    /// in the past, never heard again (the 45-minute soak: participant 1, restarted every five
+    /// minutes, had no beep at the end). Ten blocks later it is heard where it arrives.
+    func testTimestampsThatGoBackOnAHeldConnectionAreHeardAgain() {
+        var placement = SoundPlacement(isLive: true, waits: false, followsEdge: true)
+        for k in 0..<50 { _ = placed(&placement, 290 + Double(k) * 0.02, arrival: 10 + Double(k) * 0.02) }
+        var last = 0.0
+        for k in 0..<SoundPlacement.blocksBehindToMove + 5 {
+            last = placed(&placement, 0.02 + Double(k) * 0.02, arrival: 12 + Double(k) * 0.02)
+        }
+        XCTAssertEqual(last, 12 + Double(SoundPlacement.blocksBehindToMove + 4) * 0.02 + delay, accuracy: 1e-9)
+    }
 }
+
