@@ -66,27 +66,32 @@ struct SoundPlacement {
     mutating func place(_ block: inout SoundBlock, arrival: Double, delay: Double) -> Placed {
         var placed = Placed.inTurn
         if isLive && !waits {
-            let atArrival = max(arrival + delay, lastConnectionEnd ?? -.infinity) - block.time
-            // A timestamp that is not a number places nothing anew (the room's buffer starts
-            // again at such a block).
-            if atArrival.isFinite {
-                if let shift, followsEdge {
-                    blocksBehind = atArrival - shift > delay ? blocksBehind + 1 : 0
-                    if atArrival < shift - SoundPlacement.nearerEdge || blocksBehind >= SoundPlacement.blocksBehindToMove {
-                        self.shift = atArrival
-                        blocksBehind = 0
-                        placed = .moved
-                    }
-                } else if shift == nil {
-                    shift = atArrival
-                }
-            }
+            placed = followArrival(of: block.time, arrival: arrival, delay: delay)
         } else if shift == nil {
             shift = isLive ? (soundEnd ?? 0) - block.time : (soundEnd ?? block.time) - block.time
         }
         block.time += shift ?? 0
         soundEnd = block.time + Double(block.samples.count / 2) / Double(ItemAudio.rate)
         return placed
+    }
+
+    /// A live source on the realtime clock: the first block sets the shift at its arrival; for
+    /// a pushed source, a block nearer the edge, or the last of `blocksBehindToMove` in a row
+    /// that would come too late to be heard, moves it there. A timestamp that is not a number
+    /// places nothing anew (the room's buffer starts again at such a block).
+    private mutating func followArrival(of time: Double, arrival: Double, delay: Double) -> Placed {
+        let atArrival = max(arrival + delay, lastConnectionEnd ?? -.infinity) - time
+        guard atArrival.isFinite else { return .inTurn }
+        guard let shift else {
+            shift = atArrival
+            return .inTurn
+        }
+        guard followsEdge else { return .inTurn }
+        blocksBehind = atArrival - shift > delay ? blocksBehind + 1 : 0
+        guard atArrival < shift - SoundPlacement.nearerEdge || blocksBehind >= SoundPlacement.blocksBehindToMove else { return .inTurn }
+        self.shift = atArrival
+        blocksBehind = 0
+        return .moved
     }
 
     /// A new connection: its blocks are placed afresh, after the last connection's sound.
