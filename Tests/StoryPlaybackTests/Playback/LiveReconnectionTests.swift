@@ -15,10 +15,10 @@ final class LiveReconnectionTests: XCTestCase {
     func testTriesAreCountedOverThePlayAndTheLastReasonIsTheCause() {
         // Each try waits its attempt's backoff; here the waits are noted, not slept.
         let waits = WaitLog()
-        var reconnection = LiveReconnection(limit: 3) { attempt in
+        var reconnection = LiveReconnection(limit: 3, backoff: { attempt in
             waits.attempts.withLock { $0.append(attempt) }
             return 0
-        }
+        })
         let gate = InterruptGate()
         var announced: [String] = []
         // The first drop: one failed try, then the source is back.
@@ -54,7 +54,7 @@ final class LiveReconnectionTests: XCTestCase {
     /// time: once the source has played `renewAfter` since its return, a drop has every try
     /// again. (Before, the third restart of the run failed its participant for good.)
     func testASourceThatPlayedAWhileSinceItCameBackHasEveryTryAgain() {
-        var reconnection = LiveReconnection(limit: 1, renewAfter: .zero) { _ in 0 }
+        var reconnection = LiveReconnection(limit: 1, renewAfter: .zero, backoff: { _ in 0 })
         let gate = InterruptGate()
         for drop in 1...4 {
             let outcome = reconnection.reopen(after: ErrorText("drop \(drop)"), gate: gate) { _, _ in true }
@@ -62,10 +62,38 @@ final class LiveReconnectionTests: XCTestCase {
             guard case .reopened(drop) = outcome else { return XCTFail("drop \(drop): \(outcome)") }
         }
         // Not yet played long enough (an hour): the one try was spent on the last drop.
-        var flapping = LiveReconnection(limit: 1, renewAfter: .seconds(3600)) { _ in 0 }
+        var flapping = LiveReconnection(limit: 1, renewAfter: .seconds(3600), backoff: { _ in 0 })
         _ = flapping.reopen(after: ErrorText("first"), gate: gate) { _, _ in true } open: { () throws(MediaError) -> Int in 1 }
         let second = flapping.reopen(after: ErrorText("second"), gate: gate) { _, _ in true } open: { () throws(MediaError) -> Int in 2 }
         guard case .lost = second else { return XCTFail("a source that flaps is given up on: \(second)") }
+    }
+
+    /// The record soak's participant: away 30 s, back on its last try, then its server
+    /// restarted 9 s later. With the default `renewAfter` it has every try again; one back for
+    /// a second (a flapping source) has only what its outage left.
+    func testASourceBackForNineSecondsWhenItsServerRestartsIsTakenBackAgain() {
+        let clock = TestClock()
+        let gate = InterruptGate()
+        var reconnection = LiveReconnection(limit: 3, now: { clock.now }, backoff: { _ in 0 })
+        var opens = 0
+        let away = reconnection.reopen(after: ErrorText("no data for 10 s"), gate: gate) { _, _ in true }
+            open: { () throws(MediaError) -> Int in
+                opens += 1
+                if opens < 3 { throw MediaError(.open, "no answer within 8 s") }
+                return opens
+            }
+        guard case .reopened(3) = away else { return XCTFail("back on the last try: \(away)") }
+        var flapping = reconnection
+        clock.advance(by: .seconds(9))
+        let restarted = reconnection.reopen(after: ErrorText("Input/output error"), gate: gate) { _, _ in true }
+            open: { () throws(MediaError) -> Int in 4 }
+        guard case .reopened(4) = restarted else { return XCTFail("a source back 9 s has its tries again: \(restarted)") }
+        XCTAssertEqual(reconnection.tries, 1)
+
+        clock.advance(by: .seconds(-8))
+        let again = flapping.reopen(after: ErrorText("Input/output error"), gate: gate) { _, _ in true }
+            open: { () throws(MediaError) -> Int in 5 }
+        guard case .lost = again else { return XCTFail("a source back 1 s has no try left: \(again)") }
     }
 
     func testAStoppedPlayEndsTheTriesAtOnceWithoutAFailure() {
@@ -84,6 +112,13 @@ final class LiveReconnectionTests: XCTestCase {
         guard case .stopped = refused.reopen(after: ErrorText("x"), gate: InterruptGate(), announce: { _, _ in false },
                                           open: { () throws(MediaError) -> Int in 0 }) else { return XCTFail("announce refused") }
     }
+}
+
+/// A clock a test moves by hand (the reconnection's `now` is `@Sendable`).
+private final class TestClock: Sendable {
+    private let instant = Mutex(ContinuousClock.now)
+    var now: ContinuousClock.Instant { instant.withLock { $0 } }
+    func advance(by duration: Duration) { instant.withLock { $0 += duration } }
 }
 
 /// The backoffs a reconnection asked for (its closure is `@Sendable`).

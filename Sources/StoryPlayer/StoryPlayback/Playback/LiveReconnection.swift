@@ -5,8 +5,9 @@ import StoryMedia
 /// opened again, at most `timeouts.retries` times, each try announced (traced as `reconnect`)
 /// and made after a bounded backoff. The tries bound an outage, not the play: a source that has
 /// played `renewAfter` seconds since it last came back has them all again, so a publisher that
-/// restarts every few minutes of a recording of hours is taken back each time, while one that
-/// flaps is given up on. One policy for a live item's decode thread
+/// restarts every few minutes of a recording of hours is taken back each time, and one back
+/// for a few seconds when its server restarts is taken back too, while one that flaps (drops
+/// again within seconds of each return) is given up on. One policy for a live item's decode thread
 /// (`DecodeThread`) and a room participant's sound thread (`ParticipantSound`), so the two
 /// cannot drift apart.
 struct LiveReconnection {
@@ -25,17 +26,26 @@ struct LiveReconnection {
     private(set) var tries = 0
     let limit: Int
     /// How long a source must have played since its last return for its next drop to start
-    /// with every try again.
+    /// with every try again. 5 s: longer than a flapping source's return (an open, a probe and a
+    /// drop within a second or two); it was 30 s, and the record soak's participant that came
+    /// back after a 30-s absence (on its last try) was lost for good, without a try, when the
+    /// ingest restarted 9 s later.
     let renewAfter: Duration
     /// When a try last opened the source again.
     private var cameBack: ContinuousClock.Instant?
     /// The wait before each try (`delay(attempt:)`); a test's own, so it need not sleep.
     private let backoff: @Sendable (_ attempt: Int) -> Double
+    /// The time now; a test's own, so it need not wait `renewAfter`.
+    private let now: @Sendable () -> ContinuousClock.Instant
 
-    init(limit: Int, renewAfter: Duration = .seconds(30),
+    static let defaultRenewAfter = Duration.seconds(5)
+
+    init(limit: Int, renewAfter: Duration = LiveReconnection.defaultRenewAfter,
+         now: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now },
          backoff: @escaping @Sendable (_ attempt: Int) -> Double = LiveReconnection.delay(attempt:)) {
         self.limit = limit
         self.renewAfter = renewAfter
+        self.now = now
         self.backoff = backoff
     }
 
@@ -52,13 +62,13 @@ struct LiveReconnection {
                                      announce: (_ attempt: Int, _ reason: String) -> Bool,
                                      open: () throws(MediaError) -> Connection) -> Outcome<Connection> {
         var reason = failure
-        if let cameBack, ContinuousClock.now - cameBack >= renewAfter { tries = 0 }
+        if let cameBack, now() - cameBack >= renewAfter { tries = 0 }
         while tries < limit {
             tries += 1
             guard announce(tries, "\(reason)"), gate.sleep(seconds: backoff(tries)) else { return .stopped }
             do throws(MediaError) {
                 let connection = try open()
-                cameBack = ContinuousClock.now
+                cameBack = now()
                 return .reopened(connection)
             } catch {
                 reason = error
