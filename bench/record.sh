@@ -24,7 +24,7 @@
 #            once (its publishers with it); RSS, fds, threads every 10 s; RSS at minute 5 (a
 #            quarter of a short run) vs the end (±8 MB), fds and threads first vs last, largest
 #            video pts step (one frame), every segment read whole, frames = 30 x seconds (±2),
-#            A/V offset over the last 20 s
+#            every participant moving in the last 20 s, A/V offset over the last 20 s
 #   crash    kill -9 mid-segment (--segments, segment-time 20, and --hls): closed segments read
 #            whole, the open one up to <= 1 s before the kill, the playlist names whole segments
 #
@@ -395,26 +395,27 @@ soak_events() { # t restart_every leave_at back_at ingest_at (each fires in the 
   fi
   return 0
 }
-soak_sample() { # t -> "t rss_kb fds threads"
+soak_sample() { # t -> "t rss_kb fds threads anon_kb file_kb"
   local s=/proc/$recorder/status
   [[ -r $s ]] || return 0
-  echo "$1 $(awk '/^VmRSS/ { print $2 }' "$s") $(ls "/proc/$recorder/fd" 2>/dev/null | wc -l) $(awk '/^Threads/ { print $2 }' "$s")"
+  echo "$1 $(awk '/^VmRSS/ { print $2 }' "$s") $(ls "/proc/$recorder/fd" 2>/dev/null | wc -l) $(awk '/^Threads/ { print $2 }' "$s")" \
+    "$(awk '/^RssAnon/ { print $2 }' "$s") $(awk '/^RssFile/ { print $2 }' "$s")"
 }
 
 soak_targets() { # out samples seconds
   local out=$1 samples=$2 seconds=$3 at
   at=$((seconds >= 1200 ? 300 : seconds / 4))
-  read -r rss_at rss_end fds0 fds1 th0 th1 <<<"$(python3 - "$samples" "$at" <<'PY'
+  read -r rss_at rss_end fds0 fds1 th0 th1 anon_at anon_end file_at file_end <<<"$(python3 - "$samples" "$at" <<'PY'
 import sys
-rows = [list(map(int, l.split())) for l in open(sys.argv[1]) if len(l.split()) == 4]
+rows = [list(map(int, l.split())) for l in open(sys.argv[1]) if len(l.split()) == 6]
 at = min(rows, key=lambda r: abs(r[0] - int(sys.argv[2])))
-print(at[1], rows[-1][1], rows[0][2], rows[-1][2], rows[0][3], rows[-1][3])
+print(at[1], rows[-1][1], rows[0][2], rows[-1][2], rows[0][3], rows[-1][3], at[4], rows[-1][4], at[5], rows[-1][5])
 PY
 )"
-  echo "  samples (t s, RSS kB, fds, threads): $(tr '\n' ';' < "$samples")"
+  echo "  samples (t s, RSS kB, fds, threads, anonymous kB, file kB): $(tr '\n' ';' < "$samples")"
   echo "  recorder exit $recorder_status; outputs traced: $(grep -oE '"event": ?"output_(lost|back|started)"' "$out/lifecycle.jsonl" | sort | uniq -c | tr -s ' \n' ' ')"
   local drift=$(((rss_end - rss_at) / 1024))
-  target soak-rss "$(verdict "abs($rss_end - $rss_at) <= 8 * 1024")" "RSS at $at s $((rss_at / 1024)) MB, at the end $((rss_end / 1024)) MB ($drift MB)"
+  target soak-rss "$(verdict "abs($rss_end - $rss_at) <= 8 * 1024")" "RSS at $at s $((rss_at / 1024)) MB, at the end $((rss_end / 1024)) MB ($drift MB; of which heap and stacks $((anon_at / 1024)) -> $((anon_end / 1024)) MB, mapped files $((file_at / 1024)) -> $((file_end / 1024)) MB)"
   target soak-fds-threads "$(verdict "$fds1 <= $fds0 and $th1 <= $th0")" "fds $fds0 -> $fds1, threads $th0 -> $th1 (first and last sample)"
   $readback packets "$out"/seg/*.mp4 > "$out.seg.json"
   $readback packets "$out/hls/index.m3u8" > "$out.hls.json"
@@ -441,6 +442,9 @@ PY
   local last
   last=$(ls "$out"/seg/*.mp4 | tail -1)
   $readback file "$last" --last 20 --skip 0 > "$out.end.json"
+  # Whoever left, restarted or lost their ingest is in the room again at the end, moving.
+  target soak-participants-end "$(json "$out.end.json" "(lambda seen: 'PASS' if all(seen.get(p, 0) >= 25 for p in ('p1', 'p2', 'p3', 'p4')) else 'FAIL')(d.get('distinct_per_second') or {})")" \
+    "distinct pictures a second per tile in the last 20 s: $(json "$out.end.json" "d.get('distinct_per_second')") (each of p1-p4 >= 25)"
   # The far end's A/V "after 60 min" is a target of the long soak; a short one (CI's 2 minutes,
   # often a debug build on a busy machine) prints the figures without judging them.
   if ((soak_minutes >= 30)); then
