@@ -16,3 +16,11 @@ int live_stories_map_allocations_from(int bytes) {
     return 0;
 #endif
 }
+
+int live_stories_give_back_free_pages(void) {
+#if defined(__GLIBC__)
+    return malloc_trim(0);
+#else
+    return 0;
+#endif
+}
