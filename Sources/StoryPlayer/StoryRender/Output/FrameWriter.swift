@@ -78,6 +78,10 @@ final class FrameWriter: Sendable {
         canvases.take()
     }
 
+    /// Where another output gives back the canvases of frames it has finished with (a
+    /// recording's encoder; `ClipQueue`), for `reusableCanvas()`.
+    var spareCanvases: PicturePool { canvases }
+
     /// Queues a frame; each file appears whole (temp file, then rename). The image's storage
     /// comes back through `reusableCanvas()` once it is written.
     func submit(_ image: consuming RGBAImage, frame index: Int, to path: String) {
