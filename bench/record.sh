@@ -259,6 +259,21 @@ floor_decode() { # the 4 inputs decoded by one ffmpeg, same window
   wait "$p" || true
 }
 
+composite_ffmpeg() { # ffmpeg's own grid of the 4 live inputs, encoded as the recorder encodes, same window
+  # Not the issue's floor (that composes nothing): what the room costs a tool that does compose,
+  # in YUV, with no RGBA canvas, no overlays, no clocks: a yardstick for the floor's ratio.
+  local inputs=() n w h tile
+  read -r w h <<<"${size/x/ }"
+  tile="$(((w - 40) / 2)):$(((h - 40) / 2))"
+  for n in 1 2 3 4; do inputs+=(-i "$(input_url "$n")"); done
+  ffmpeg -v error "${inputs[@]}" -filter_complex \
+    "[0:v]scale=$tile[a];[1:v]scale=$tile[b];[2:v]scale=$tile[c];[3:v]scale=$tile[d];[a][b][c][d]xstack=inputs=4:layout=0_0|w0_0|0_h0|w0_h0,pad=$w:$h:13:13,fps=30[v];[0:a][1:a][2:a][3:a]amix=inputs=4[s]" \
+    -map "[v]" -map "[s]" -c:v libx264 -preset veryfast -tune zerolatency -crf 20 -x264-params keyint=30:min-keyint=30:scenecut=0:open-gop=0 \
+    -c:a aac -t $((cost_window + 12)) -f null - </dev/null & local p=$!
+  steady_cost "$p" 8 "$cost_window"
+  wait "$p" || true
+}
+
 floor_encode() { # recording folder -> CPU s per second of output for x264 + AAC alone
   # The recorder's defaults (ClipOptions, ClipWriter+Codecs): crf 20, veryfast, zerolatency, closed 1 s GOPs.
   local hls=$1/hls/index.m3u8 crf=20 preset=veryfast frames
@@ -283,6 +298,7 @@ cost() {
   done
   decode=$(floor_decode)
   encode=$(floor_encode "$work/cost-one")
+  composite=$(composite_ffmpeg)
   echo "cost ($cost_rounds round(s) of ${cost_window} s windows after 8 s; CPU s a second): recorder 1 output ${one[*]}, 2 outputs ${two[*]}, 3 outputs ${three[*]}; floor: decode 4 inputs $decode, encode (x264 crf, preset, frames) $encode"
   python3 - "$decode" "$encode" "${one[*]}" "${two[*]}" "${three[*]}" > "$work/cost.txt" <<'PY'
 import statistics, sys
@@ -297,6 +313,8 @@ PY
   target cost-core "$(verdict "$c <= 1.0")" "recorder $c CPU s/s (1 output, median), noisy: 2 shared cores, the 4 publishers on the same machine"
   target cost-floor "$(verdict "$ratio <= 1.20")" "ratio ${ratio}x: recorder $c vs floor $floor (decode $decode + encode ${encode%% *})"
   target cost-outputs "$(verdict "$c > 0 and $extra2 <= 5 and $extra3 <= 5")" "2 outputs ${extra2} % ($m2), 3 outputs ${extra3} % ($m3) over 1 output ($c)"
+  echo "FIGURE cost-composite: ffmpeg's own grid of the 4 inputs (scale, xstack, amix; x264 + AAC as above) $composite CPU s/s," \
+    "$(python3 -c "print(f'{$composite / $floor:.2f}x the floor; the recorder {$c / $composite:.2f}x it')")"
 }
 
 # MARK: - Crash
