@@ -60,6 +60,7 @@ final class LiveReconnectionTests: XCTestCase {
             let outcome = reconnection.reopen(after: ErrorText("drop \(drop)"), gate: gate) { _, _ in true }
                 open: { () throws(MediaError) -> Int in drop }
             guard case .reopened(drop) = outcome else { return XCTFail("drop \(drop): \(outcome)") }
+            reconnection.delivered()
         }
         // Not yet played long enough (an hour): the one try was spent on the last drop.
         var flapping = LiveReconnection(limit: 1, renewAfter: .seconds(3600), backoff: { _ in 0 })
@@ -70,7 +71,8 @@ final class LiveReconnectionTests: XCTestCase {
 
     /// The record soak's participant: away 30 s, back on its last try, then its server
     /// restarted 9 s later. With the default `renewAfter` it has every try again; one back for
-    /// a second (a flapping source) has only what its outage left.
+    /// a second (a flapping source), or one that opened and sent nothing, has only what its
+    /// outage left.
     func testASourceBackForNineSecondsWhenItsServerRestartsIsTakenBackAgain() {
         let clock = TestClock()
         let gate = InterruptGate()
@@ -84,13 +86,22 @@ final class LiveReconnectionTests: XCTestCase {
             }
         guard case .reopened(3) = away else { return XCTFail("back on the last try: \(away)") }
         var flapping = reconnection
+        var silent = reconnection
         clock.advance(by: .seconds(9))
+        reconnection.delivered()
         let restarted = reconnection.reopen(after: ErrorText("Input/output error"), gate: gate) { _, _ in true }
             open: { () throws(MediaError) -> Int in 4 }
         guard case .reopened(4) = restarted else { return XCTFail("a source back 9 s has its tries again: \(restarted)") }
         XCTAssertEqual(reconnection.tries, 1)
 
+        // Opened again 10 s ago but nothing new since (a stalled connection drops after
+        // timeouts.read): not a return, however long ago it opened.
+        let stalled = silent.reopen(after: ErrorText("no data for 10 s"), gate: gate) { _, _ in true }
+            open: { () throws(MediaError) -> Int in 6 }
+        guard case .lost = stalled else { return XCTFail("a source that opened and sent nothing has no try left: \(stalled)") }
+
         clock.advance(by: .seconds(-8))
+        flapping.delivered()
         let again = flapping.reopen(after: ErrorText("Input/output error"), gate: gate) { _, _ in true }
             open: { () throws(MediaError) -> Int in 5 }
         guard case .lost = again else { return XCTFail("a source back 1 s has no try left: \(again)") }

@@ -33,6 +33,7 @@ extension DecodeThread.Worker {
         }
         carried.discontinuity.arrived(at: arrived)
         carried.replay.passedOn(written: written)
+        carried.reconnection.delivered()
         passSound(from: decoder, at: picture.time, carried.timeline)
         // Released on the stream's cadence once it is clear: timestamps that
         // jitter around a steady rate would make two pictures due in one frame

@@ -4,10 +4,11 @@ import StoryMedia
 /// A live source's reconnects over one play: when its connection drops or its data stops, it is
 /// opened again, at most `timeouts.retries` times, each try announced (traced as `reconnect`)
 /// and made after a bounded backoff. The tries bound an outage, not the play: a source that has
-/// played `renewAfter` seconds since it last came back has them all again, so a publisher that
-/// restarts every few minutes of a recording of hours is taken back each time, and one back
-/// for a few seconds when its server restarts is taken back too, while one that flaps (drops
-/// again within seconds of each return) is given up on. One policy for a live item's decode thread
+/// played `renewAfter` seconds since it last came back (new pictures or sound, `delivered()`,
+/// over that span) has them all again, so a publisher that restarts every few minutes of a
+/// recording of hours is taken back each time, and one back for a few seconds when its server
+/// restarts is taken back too; one that flaps (drops again within seconds of each return), or
+/// opens and then sends nothing, is given up on. One policy for a live item's decode thread
 /// (`DecodeThread`) and a room participant's sound thread (`ParticipantSound`), so the two
 /// cannot drift apart.
 struct LiveReconnection {
@@ -33,6 +34,10 @@ struct LiveReconnection {
     let renewAfter: Duration
     /// When a try last opened the source again.
     private var cameBack: ContinuousClock.Instant?
+    /// When the source last delivered something new: an open alone is not a return (a
+    /// connection that opens and stalls drops after `timeouts.read`, longer than `renewAfter`,
+    /// and would otherwise be tried for ever).
+    private var lastDelivery: ContinuousClock.Instant?
     /// The wait before each try (`delay(attempt:)`); a test's own, so it need not sleep.
     private let backoff: @Sendable (_ attempt: Int) -> Double
     /// The time now; a test's own, so it need not wait `renewAfter`.
@@ -55,6 +60,18 @@ struct LiveReconnection {
         min(0.25 * pow(2, Double(attempt - 1)), 2)
     }
 
+    /// Notes that the source delivered a new picture or block of sound, now.
+    mutating func delivered() {
+        lastDelivery = now()
+    }
+
+    /// Whether the source played `renewAfter` since it last came back: its next outage starts
+    /// with every try again.
+    private var playedSinceReturn: Bool {
+        guard let cameBack, let lastDelivery else { return false }
+        return lastDelivery - cameBack >= renewAfter
+    }
+
     /// Tries to open the source again after `failure`, until a try works or the tries run out.
     /// Before each: `announce(attempt, reason)` (false when the play is stopping), then the
     /// backoff, slept on `gate` so a stop ends it at once.
@@ -62,7 +79,7 @@ struct LiveReconnection {
                                      announce: (_ attempt: Int, _ reason: String) -> Bool,
                                      open: () throws(MediaError) -> Connection) -> Outcome<Connection> {
         var reason = failure
-        if let cameBack, now() - cameBack >= renewAfter { tries = 0 }
+        if playedSinceReturn { tries = 0 }
         while tries < limit {
             tries += 1
             guard announce(tries, "\(reason)"), gate.sleep(seconds: backoff(tries)) else { return .stopped }

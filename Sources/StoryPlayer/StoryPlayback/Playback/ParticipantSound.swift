@@ -176,6 +176,7 @@ final class ParticipantSound {
                     let delay = ParticipantSound.playoutDelay(mixingAhead: Double(channel.mixesAhead.load(ordering: .relaxed)) / 1e6)
                     let placed = placement.place(&block, arrival: (ContinuousClock.now - roomStart).seconds, delay: delay)
                     guard block.samples.isEmpty || channel.queue.put(.sound(block, replaces: placed == .moved)) else { return }
+                    if !block.samples.isEmpty { reconnection.delivered() }
                     continue
                 }
                 failure = nil

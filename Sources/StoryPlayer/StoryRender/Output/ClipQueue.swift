@@ -17,24 +17,18 @@ final class ClipQueue: Sendable {
     /// What the writer writes, and whether it takes sound.
     let format: ExportFormat
     let carriesSound: Bool
-    /// Where a frame's canvas goes once it is encoded, for the frames still to be drawn (a
-    /// recording's, whose frames have no PNG writer to give their canvases back).
-    private let spareCanvases: PicturePool?
 
-    init(_ writer: sending any ClipEncoding, returningCanvasesTo spareCanvases: PicturePool? = nil) {
+    init(_ writer: sending any ClipEncoding) {
         format = writer.format
         carriesSound = writer.carriesSound
         queue = DispatchQueue(label: "live-stories.\(writer.format.rawValue)")
         self.writer = Mutex(writer)
-        self.spareCanvases = spareCanvases
     }
     /// Queues a frame (none for sound after the last frame) and the sound that follows it.
     func submit(frame: RGBAImage?, index: Int, audio: [Float]) {
         slots.wait()
-        let handed = HandedFrame(frame)
         queue.async { [self] in
             defer { slots.signal() }
-            var frame = handed.take()
             guard firstError.withLock({ $0 == nil }) else { return }
             do throws(MediaError) {
                 try writer.withLock { (writer) throws(MediaError) in
@@ -44,7 +38,6 @@ final class ClipQueue: Sendable {
             } catch {
                 firstError.withLock { $0 = error }
             }
-            if let spareCanvases, let canvas = frame.take() { spareCanvases.put(consume canvas) }
         }
     }
 
@@ -68,13 +61,4 @@ final class ClipQueue: Sendable {
         }
         try outcome.get()
     }
-}
-
-/// A frame on its way to the clip queue, taken out by the job that encodes it: the job's
-/// closure then holds no reference to the canvas, which can go back to the renderer without
-/// being copied when it is next drawn into.
-private final class HandedFrame: Sendable {
-    private let frame: Mutex<RGBAImage?>
-    init(_ frame: RGBAImage?) { self.frame = Mutex(frame) }
-    func take() -> RGBAImage? { frame.withLock { $0.take() } }
 }
