@@ -79,7 +79,7 @@ final class FrameWriter: Sendable {
     }
 
     /// Where another output gives back the canvases of frames it has finished with (a
-    /// recording's encoder; `ClipQueue`), for `reusableCanvas()`.
+    /// recording's clip track), for `reusableCanvas()`.
     var spareCanvases: PicturePool { canvases }
 
     /// Queues a frame; each file appears whole (temp file, then rename). The image's storage
