@@ -73,7 +73,7 @@ let package = Package(
         // The rasterizer's span kernel (AVX2 gathers and FMA, chosen at run time) and its cache
         // prefetch, which Swift cannot express.
         .target(name: "CRasterSupport"),
-        // glibc's mallopt, which Swift's Glibc module does not import.
+        // glibc's mallopt and malloc_trim, which Swift's Glibc module does not import.
         .target(name: "CMemoryPolicy"),
         // GStreamer's WebRTC, SDP and app headers and GLib's, for CStoryWHEP: their include paths
         // and none of their libraries. Named by the path of a pkg-config file of its own

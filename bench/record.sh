@@ -290,7 +290,7 @@ print(round(((u + s) - (du + ds)) / ($frames / 30), 4), '$crf', '$preset', $fram
 }
 
 cost() {
-  local one=() two=() three=() decode encode r c
+  local one=() two=() three=() decode encode composite r c
   for r in $(seq "$cost_rounds"); do
     one+=("$(cost_run one --hls "$work/cost-one/hls" --hls-window 0)")
     two+=("$(cost_run two --hls "$work/cost-two/hls" --segments "$work/cost-two/seg")")
@@ -314,7 +314,7 @@ PY
   target cost-floor "$(verdict "$ratio <= 1.20")" "ratio ${ratio}x: recorder $c vs floor $floor (decode $decode + encode ${encode%% *})"
   target cost-outputs "$(verdict "$c > 0 and $extra2 <= 5 and $extra3 <= 5")" "2 outputs ${extra2} % ($m2), 3 outputs ${extra3} % ($m3) over 1 output ($c)"
   echo "FIGURE cost-composite: ffmpeg's own grid of the 4 inputs (scale, xstack, amix; x264 + AAC as above) $composite CPU s/s," \
-    "$(python3 -c "print(f'{$composite / $floor:.2f}x the floor; the recorder {$c / $composite:.2f}x it')")"
+    "$(python3 -c "print(f'{$composite / $floor:.2f}x the floor; the recorder {$c / $composite:.2f}x it' if $composite > 0 and $floor > 0 else 'not measured (ffmpeg failed)')")"
 }
 
 # MARK: - Crash
@@ -393,7 +393,8 @@ soak() {
   echo "soak: $soak_minutes min; publisher 1 restarts every $restart_every s, publisher 2 leaves at $leave_at s and is back at $back_at s, nginx restarts at $ingest_at s"
   while kill -0 "$recorder" 2>/dev/null; do
     t=$((SECONDS - started))
-    soak_events "$t" "$restart_every" "$leave_at" "$back_at" "$ingest_at"
+    # Nothing happens in the last 25 s: the last 20 s are judged (soak-participants-end).
+    ((t <= seconds - 25)) && soak_events "$t" "$restart_every" "$leave_at" "$back_at" "$ingest_at"
     ((t > 0 && t % 10 == 0)) && soak_sample "$t" >> "$samples"
     sleep 1
     while ((SECONDS - started == t)); do sleep 0.1; done
@@ -433,7 +434,7 @@ PY
   echo "  samples (t s, RSS kB, fds, threads, anonymous kB, file kB): $(tr '\n' ';' < "$samples")"
   echo "  recorder exit $recorder_status; outputs traced: $(grep -oE '"event": ?"output_(lost|back|started)"' "$out/lifecycle.jsonl" | sort | uniq -c | tr -s ' \n' ' ')"
   local drift=$(((rss_end - rss_at) / 1024))
-  target soak-rss "$(verdict "abs($rss_end - $rss_at) <= 8 * 1024")" "RSS at $at s $((rss_at / 1024)) MB, at the end $((rss_end / 1024)) MB ($drift MB; of which heap and stacks $((anon_at / 1024)) -> $((anon_end / 1024)) MB, mapped files $((file_at / 1024)) -> $((file_end / 1024)) MB)"
+  target soak-rss "$(verdict "abs($rss_end - $rss_at) <= 8 * 1024")" "RSS at $at s $((rss_at / 1024)) MB, at the end $((rss_end / 1024)) MB ($drift MB; of which anonymous memory $((anon_at / 1024)) -> $((anon_end / 1024)) MB, mapped files $((file_at / 1024)) -> $((file_end / 1024)) MB)"
   target soak-fds-threads "$(verdict "$fds1 <= $fds0 and $th1 <= $th0")" "fds $fds0 -> $fds1, threads $th0 -> $th1 (first and last sample)"
   $readback packets "$out"/seg/*.mp4 > "$out.seg.json"
   $readback packets "$out/hls/index.m3u8" > "$out.hls.json"
