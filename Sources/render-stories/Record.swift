@@ -96,8 +96,8 @@ struct Record: ParsableCommand {
         options.interruption = interruption
         let signals = handleSignals(interruption)
         defer { signals.cancel() }
-        let freePages = ProcessMemory.giveBackFreePages()
-        defer { freePages.cancel() }
+        let freePages = ProcessMemory.FreePageReturn()
+        defer { freePages.stop() }
         if !quiet { printError("recording \(storyboard) to \(outputs.spoken); \(folder)/summary.json has the running figures") }
         let summary: RenderSummary
         do {
