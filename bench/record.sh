@@ -417,8 +417,9 @@ soak_events() { # t restart_every leave_at back_at ingest_at (each fires in the 
 soak_sample() { # t -> "t rss_kb fds threads anon_kb file_kb"
   local s=/proc/$recorder/status
   [[ -r $s ]] || return 0
-  echo "$1 $(awk '/^VmRSS/ { print $2 }' "$s") $(ls "/proc/$recorder/fd" 2>/dev/null | wc -l) $(awk '/^Threads/ { print $2 }' "$s")" \
-    "$(awk '/^RssAnon/ { print $2 }' "$s") $(awk '/^RssFile/ { print $2 }' "$s")"
+  awk -v t="$1" -v fds="$(ls "/proc/$recorder/fd" 2>/dev/null | wc -l)" \
+    '/^VmRSS/ { rss = $2 } /^Threads/ { threads = $2 } /^RssAnon/ { anon = $2 } /^RssFile/ { file = $2 }
+     END { print t, rss, fds, threads, anon, file }' "$s"
 }
 
 soak_targets() { # out samples seconds

@@ -45,8 +45,9 @@ final class FrameWriter: Sendable {
     private let state = Mutex(State())
     private let options: PNGOptions
     private let clock: StageClock?
-    /// The canvases of written frames, for the next frames to be drawn into.
-    private let canvases: PicturePool
+    /// The canvases of written frames, for the next frames to be drawn into; a recording's clip
+    /// track gives its canvases back here too.
+    let spareCanvases: PicturePool
 
     /// How much less CPU share an encoder thread asks for than the render (`setpriority`).
     static let encoderNiceness: Int32 = 5
@@ -57,7 +58,7 @@ final class FrameWriter: Sendable {
         self.slots = DispatchSemaphore(value: maxInFlight)
         self.jobs = BoundedQueue(capacity: maxInFlight)
         self.clock = clock
-        canvases = PicturePool(capacity: maxInFlight)
+        spareCanvases = PicturePool(capacity: maxInFlight)
         for index in 0..<workers {
             finished.enter()
             let thread = Thread { [self] in
@@ -75,12 +76,8 @@ final class FrameWriter: Sendable {
 
     /// A canvas a finished frame no longer needs, to draw the next frame into without allocating.
     func reusableCanvas() -> RGBAImage? {
-        canvases.take()
+        spareCanvases.take()
     }
-
-    /// Where another output gives back the canvases of frames it has finished with (a
-    /// recording's clip track), for `reusableCanvas()`.
-    var spareCanvases: PicturePool { canvases }
 
     /// Queues a frame; each file appears whole (temp file, then rename). The image's storage
     /// comes back through `reusableCanvas()` once it is written.
@@ -105,7 +102,7 @@ final class FrameWriter: Sendable {
                     }
                 }
             }
-            canvases.put(job.frame)
+            spareCanvases.put(job.frame)
             slots.signal()
         }
     }

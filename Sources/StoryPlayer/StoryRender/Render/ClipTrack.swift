@@ -31,7 +31,7 @@ struct ClipTrack {
     private var lastCanvas: RGBAImage?
     /// Where a recording's canvas goes once the frame after it is submitted (it is encoded by
     /// then, and no longer the one to repeat), for the frames still to be drawn.
-    private var spareCanvases: PicturePool?
+    private let spareCanvases: PicturePool?
     /// The frame rate of the frames submitted, for the skipped frames at the end.
     private var fps: Double?
 
@@ -58,6 +58,7 @@ struct ClipTrack {
             }
         }
         self.queues = queues
+        spareCanvases = nil
         wantsSound = queues.contains { $0.carriesSound }
         measuredPath = zip(clips, queues).first { $0.1.carriesSound }?.0.path
         if let target, wantsSound {
