@@ -55,4 +55,20 @@ void raster_upscale(const uint8_t *texture, int texture_width, int texture_heigh
                     const raster_footprint *columns, int width, const raster_footprint *rows, int height,
                     raster_rectangle hole, float *across, uint32_t *target, int target_stride);
 
+// MARK: - The canvas into an encoder's picture (yuv420.c)
+
+/// Limited-range YUV from RGB, in fixed point: `luma` in 1/32768ths of a level per level of R, G
+/// and B (219/255 of the matrix's row), `blue_difference` and `red_difference` likewise (224/255).
+typedef struct {
+    int32_t luma[3];
+    int32_t blue_difference[3];
+    int32_t red_difference[3];
+} raster_yuv_matrix;
+
+/// Writes `rgba` (`width` x `height`, both even, rows `width * 4` bytes apart; alpha ignored) as
+/// YUV 4:2:0 planes: `luma` (rows `luma_stride` bytes apart), `cb` and `cr` (`chroma_stride`), each
+/// chroma sample from the mean of its 2x2 block, all rounded half up.
+void raster_rgba_to_yuv420(const uint8_t *rgba, int width, int height, uint8_t *luma, int luma_stride,
+                           uint8_t *cb, uint8_t *cr, int chroma_stride, raster_yuv_matrix matrix);
+
 #endif

@@ -1,4 +1,5 @@
 internal import CFFmpeg
+import Compositor
 import StoryMedia
 
 /// The YUV colour a video file (MP4, WebM) is encoded and tagged with, chosen by its size as
@@ -30,7 +31,10 @@ enum ClipColour: Equatable, Sendable {
         min(width, height) >= 720 || max(width, height) >= 1280
     }
 
-    /// The matrix swscale converts the canvas's RGB with (`sws_getCoefficients`).
+    /// The matrix the canvas's RGB is turned into YUV with.
+    var yuvMatrix: YUVMatrix { self == .bt709 ? .bt709 : .bt601 }
+
+    /// The same, for swscale (`sws_getCoefficients`).
     var swsColorspace: Int32 { self == .bt709 ? SWS_CS_ITU709 : SWS_CS_ITU601 }
 
     /// The tags: matrix, primaries and transfer.
