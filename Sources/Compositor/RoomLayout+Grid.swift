@@ -1,8 +1,8 @@
 import Foundation
 
 /// A rectangle of the canvas, in pixels (whole, so a tile's picture is decoded at its size and
-/// pasted without rescaling).
-public struct TileRect: Sendable, Equatable {
+/// pasted without rescaling); also the region `compare` measures.
+public struct TileRect: Sendable, Equatable, Codable {
     public var x: Int
     public var y: Int
     public var width: Int

@@ -37,7 +37,7 @@ struct RenderStories: ParsableCommand {
         // version opens it, which a render without HEIF photos never needs, and argument-parser
         // builds this configuration for every command.
         version: "render-stories \(LiveStoriesVersion.version)",
-        subcommands: [Render.self, Record.self, Batch.self, Still.self, Check.self, CheckPreset.self, CheckLayout.self, Timeline.self, Report.self, Probe.self, Frames.self, Merge.self] + studioCommand,
+        subcommands: [Render.self, Record.self, Batch.self, Still.self, Check.self, CheckPreset.self, CheckLayout.self, Timeline.self, Report.self, Compare.self, Probe.self, Frames.self, Merge.self] + studioCommand,
         defaultSubcommand: Render.self
     )
 

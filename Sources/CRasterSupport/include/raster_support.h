@@ -71,4 +71,15 @@ typedef struct {
 void raster_rgba_to_yuv420(const uint8_t *rgba, int width, int height, uint8_t *luma, int luma_stride,
                            uint8_t *cb, uint8_t *cr, int chroma_stride, raster_yuv_matrix matrix);
 
+// MARK: - Two renders' frames compared (frame_compare.c)
+
+/// The SSIM of two 8-bit planes, `width` x `height`: the mean over 8x8 windows 4 samples apart,
+/// as x264 and libavfilter's ssim filter compute it (1 for identical planes). A plane under 8
+/// samples a side is 1 when identical, else 0; -1 when memory runs out.
+double raster_plane_ssim(const uint8_t *a, int a_stride, const uint8_t *b, int b_stride, int width, int height);
+
+/// The sum of the squared differences of two 8-bit planes (for PSNR); rows of at most 66,000.
+uint64_t raster_plane_squared_error(const uint8_t *a, int a_stride, const uint8_t *b, int b_stride, int width,
+                                    int height);
+
 #endif

@@ -1,4 +1,4 @@
-package import CFFmpeg
+internal import CFFmpeg
 import Compositor
 
 // MARK: - A canvas into an encoder's picture

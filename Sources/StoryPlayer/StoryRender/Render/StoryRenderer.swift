@@ -308,7 +308,7 @@ public final class StoryRenderer {
     static func frameFiles(in folder: String) -> Int { frameFileNames(in: folder).count }
 
     /// The `frame-NNNNNN.png` files in `folder`, with their numbers.
-    private static func frameFileNames(in folder: String) -> [(name: String, index: Int)] {
+    static func frameFileNames(in folder: String) -> [(name: String, index: Int)] {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return [] }
         return names.compactMap { name in
             guard name.hasPrefix("frame-"), name.hasSuffix(".png") else { return nil }

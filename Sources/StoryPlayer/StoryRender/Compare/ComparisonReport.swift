@@ -1,0 +1,99 @@
+import Compositor
+
+/// What to call a difference (`render-stories compare`'s thresholds).
+public struct ComparisonOptions: Sendable {
+    /// A frame below either is changed; with neither, a frame is changed when any sample of it
+    /// differs (a render is deterministic: the same storyboard, media and build make the same
+    /// bytes).
+    public var minSSIM: Double?
+    public var minPSNR: Double?
+    /// How many changed, inserted and deleted frames together still pass.
+    public var maxChangedFrames = 0
+    /// Only this part of each frame is compared.
+    public var region: TileRect?
+
+    public init(minSSIM: Double? = nil, minPSNR: Double? = nil, maxChangedFrames: Int = 0, region: TileRect? = nil) {
+        self.minSSIM = minSSIM
+        self.minPSNR = minPSNR
+        self.maxChangedFrames = maxChangedFrames
+        self.region = region
+    }
+}
+
+/// One frame of the comparison: a frame of A and its partner in B, or one that only one side has.
+public struct ComparedFrame: Sendable, Equatable, Codable {
+    public enum Verdict: String, Sendable, Codable {
+        /// Within the thresholds (identical when no threshold was given).
+        case same
+        case changed
+        /// In B only.
+        case inserted
+        /// In A only.
+        case deleted
+    }
+
+    /// The frame's number in A and in B (nil: that side has none).
+    public let a: Int?
+    public let b: Int?
+    public let verdict: Verdict
+    /// Whole-frame SSIM and per plane (Y, Cb, Cr); nil for an inserted or deleted frame, 0 for
+    /// frames of different sizes.
+    public let ssim: Double?
+    public let ssimPlanes: [Double]?
+    /// PSNR in dB; nil when identical (or unpaired).
+    public let psnr: Double?
+    /// Why a pair could not be measured ("720x1280 against 360x640").
+    public let note: String?
+
+    enum CodingKeys: String, CodingKey {
+        case a, b, verdict, ssim, psnr, note
+        case ssimPlanes = "ssim_planes"
+    }
+}
+
+/// The outcome of `render-stories compare A B`: every frame's figures, and the verdict.
+public struct ComparisonReport: Sendable, Codable {
+    public let a: String
+    public let b: String
+    public let framesA: Int
+    public let framesB: Int
+    /// How frames were paired: `index` (frame n with frame n).
+    public let pairing: String
+    public let frames: [ComparedFrame]
+    public let thresholds: Thresholds
+
+    public struct Thresholds: Sendable, Codable {
+        public let minSSIM: Double?
+        public let minPSNR: Double?
+        public let maxChangedFrames: Int
+        public let region: TileRect?
+
+        enum CodingKeys: String, CodingKey {
+            case region
+            case minSSIM = "min_ssim"
+            case minPSNR = "min_psnr"
+            case maxChangedFrames = "max_changed_frames"
+        }
+    }
+
+    public var changed: Int { frames.count { $0.verdict == .changed } }
+    public var inserted: Int { frames.count { $0.verdict == .inserted } }
+    public var deleted: Int { frames.count { $0.verdict == .deleted } }
+    /// Passes when the changed, inserted and deleted frames are no more than allowed.
+    public var passed: Bool { changed + inserted + deleted <= thresholds.maxChangedFrames }
+    /// The lowest SSIM of a paired frame, and its A number.
+    public var worst: (ssim: Double, a: Int)? {
+        frames.compactMap { f in f.ssim.flatMap { s in f.a.map { (s, $0) } } }.min { $0.0 < $1.0 }
+    }
+    public var meanSSIM: Double? {
+        let all = frames.compactMap(\.ssim)
+        return all.isEmpty ? nil : all.reduce(0, +) / Double(all.count)
+    }
+    public var minPSNR: Double? { frames.compactMap(\.psnr).min() }
+
+    enum CodingKeys: String, CodingKey {
+        case a, b, pairing, frames, thresholds
+        case framesA = "frames_a"
+        case framesB = "frames_b"
+    }
+}

@@ -1,0 +1,84 @@
+import ArgumentParser
+import Compositor
+import Foundation
+import StoryPlayer
+
+struct Compare: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Compare two renders frame by frame: SSIM and PSNR a frame, and a verdict to gate CI on.",
+        discussion: """
+        A and B are each a render's folder (its frame-NNNNNN.png files) or a clip (an MP4, WebM, \
+        any video FFmpeg reads). Frame n of A is paired with frame n of B; frames past the end \
+        of the shorter are reported as deleted (A's) or inserted (B's). Each pair is turned into \
+        YUV 4:2:0 (BT.709) and measured as x264 and FFmpeg's ssim and psnr filters measure it: \
+        SSIM per plane and of the whole (planes weighed 4:1:1), PSNR in dB (none when no sample \
+        differs).
+
+        A pair is changed when any sample differs, or, with --min-ssim or --min-psnr, when it is \
+        below either. The comparison passes when the changed, inserted and deleted frames are \
+        no more than --max-changed-frames (default 0).
+
+        Exit status: 0 passed, 1 failed, 2 usage error or a side that cannot be read.
+        """
+    )
+
+    @Argument(help: "The render compared against (a folder of frames, or a clip).")
+    var a: String
+
+    @Argument(help: "The render compared (a folder of frames, or a clip).")
+    var b: String
+
+    @Option(help: ArgumentHelp("Writes compare.json (every frame's figures) into this folder.", valueName: "folder"))
+    var output: String?
+
+    @Option(name: .customLong("min-ssim"), help: ArgumentHelp("A pair below this SSIM (0-1) is changed.", valueName: "ssim"))
+    var minSSIM: Double?
+
+    @Option(name: .customLong("min-psnr"), help: ArgumentHelp("A pair below this PSNR (dB) is changed.", valueName: "dB"))
+    var minPSNR: Double?
+
+    @Option(help: ArgumentHelp("How many changed, inserted and deleted frames still pass.", valueName: "count"))
+    var maxChangedFrames = 0
+
+    @Option(help: ArgumentHelp("Compare only this rectangle of each frame, in pixels from the top left.",
+                               valueName: "x,y,w,h"))
+    var region: FrameRegion?
+
+    @Flag(help: "Print the report as JSON (every frame's figures) instead of text.")
+    var json = false
+
+    func validate() throws {
+        if let minSSIM, !(minSSIM >= 0 && minSSIM <= 1) { throw ValidationError("--min-ssim must be 0-1 (got \(minSSIM))") }
+        if let minPSNR, !(minPSNR > 0 && minPSNR.isFinite) { throw ValidationError("--min-psnr must be a number of dB above 0") }
+        guard maxChangedFrames >= 0 else { throw ValidationError("--max-changed-frames must be 0 or more") }
+    }
+
+    func run() throws {
+        let options = ComparisonOptions(minSSIM: minSSIM, minPSNR: minPSNR, maxChangedFrames: maxChangedFrames,
+                                        region: region?.region)
+        let report: ComparisonReport
+        do {
+            report = try RenderComparison.run(a, b, options: options)
+            if let output { try report.write(to: output) }
+        } catch {
+            printError("error: \(error)")
+            throw ExitCode(2)
+        }
+        print(json ? report.json : report.text(), terminator: json ? "" : "\n")
+        if !report.passed { throw ExitCode(1) }
+    }
+}
+
+/// `--region x,y,w,h`.
+struct FrameRegion: ExpressibleByArgument {
+    let region: TileRect
+
+    init?(argument: String) {
+        let parts = argument.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
+        guard parts.count == 4, let x = parts[0], let y = parts[1], let w = parts[2], let h = parts[3],
+              x >= 0, y >= 0, w >= 2, h >= 2 else { return nil }
+        region = TileRect(x: x, y: y, width: w, height: h)
+    }
+
+    static var defaultValueDescription: String { "x,y,w,h" }
+}

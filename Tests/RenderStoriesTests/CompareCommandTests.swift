@@ -1,0 +1,153 @@
+import Compositor
+import Foundation
+import XCTest
+
+/// `render-stories compare A B` on frame folders and clips: an identical render passes with SSIM
+/// 1, and each difference a user would care about fails it (exit 1) with the frame named; bad
+/// input is a usage error (exit 2).
+final class CompareCommandTests: XCTestCase {
+    let cli = CommandLineRunner()
+    let folder = ScratchFolder()
+    static let size = (width: 180, height: 320)
+
+    /// Frame `index` of a cube turn seen as two faces: a ramp on the left, a checker on the
+    /// right, their edge at `edge` (moving 6 pixels a frame), plus `shift` pixels.
+    func cubeFrame(_ index: Int, shift: Int = 0) -> RGBAImage {
+        let (w, h) = Self.size
+        let edge = 40 + 6 * index + shift
+        var image = RGBAImage(width: w, height: h)
+        for y in 0..<h {
+            for x in 0..<w {
+                image[x, y] = x < edge
+                    ? RGBAColor(red: UInt8(x * 255 / w), green: UInt8(y * 255 / h), blue: 90)
+                    : ((x / 8 + y / 8) % 2 == 0 ? RGBAColor(red: 230, green: 200, blue: 40) : RGBAColor(red: 30, green: 60, blue: 160))
+            }
+        }
+        return image
+    }
+
+    /// A folder of `frame-NNNNNN.png` files, as a render writes them.
+    func render(_ name: String, _ frames: [RGBAImage]) throws -> String {
+        let path = folder.file(name)
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        for (i, frame) in frames.enumerated() {
+            try frame.writePNG(to: (path as NSString).appendingPathComponent(String(format: "frame-%06d.png", i)))
+        }
+        return path
+    }
+
+    func frames(_ count: Int) -> [RGBAImage] { (0..<count).map { cubeFrame($0) } }
+
+    /// The report's `frames` as objects.
+    func reportFrames(_ json: String) throws -> [[String: Any]] {
+        let object = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any]
+        return object?["frames"] as? [[String: Any]] ?? []
+    }
+
+    func testAnIdenticalRenderPassesWithSSIMOne() throws {
+        let a = try render("a", frames(8)), b = try render("b", frames(8))
+        let result = try cli.run(["compare", a, b, "--json"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let frames = try reportFrames(result.stdout)
+        XCTAssertEqual(frames.count, 8)
+        for frame in frames {
+            XCTAssertEqual(frame["verdict"] as? String, "same")
+            XCTAssertEqual(frame["ssim"] as? Double, 1)
+            XCTAssertNil(frame["psnr"], "no PSNR for identical frames")
+        }
+    }
+
+    func testACubeEdgeMovedOnePixelIsCaughtOnItsFrame() throws {
+        var moved = frames(8)
+        moved[5] = cubeFrame(5, shift: 1)
+        let a = try render("a", frames(8)), b = try render("b", moved)
+        let result = try cli.run(["compare", a, b, "--json"])
+        XCTAssertEqual(result.status, 1, result.stderr)
+        let changed = try reportFrames(result.stdout).filter { $0["verdict"] as? String == "changed" }
+        XCTAssertEqual(changed.map { $0["a"] as? Int }, [5])
+        let ssim = try XCTUnwrap(changed.first?["ssim"] as? Double)
+        XCTAssertLessThan(ssim, 1)
+        XCTAssertGreaterThan(ssim, 0.9, "one column of a 180-wide frame")
+        // The text names it too; a threshold below its SSIM lets it pass.
+        XCTAssertTrue(try cli.run(["compare", a, b]).stdout.contains("frame 5: changed"))
+        XCTAssertEqual(try cli.run(["compare", a, b, "--min-ssim", String(ssim - 0.001)]).status, 0)
+        XCTAssertEqual(try cli.run(["compare", a, b, "--min-ssim", String(ssim + 0.001)]).status, 1)
+        XCTAssertEqual(try cli.run(["compare", a, b, "--max-changed-frames", "1"]).status, 0)
+    }
+
+    func testAChangeOutsideTheRegionPasses() throws {
+        var moved = frames(4)
+        moved[2] = cubeFrame(2, shift: 1) // the edge is at 52: columns 52-53 change
+        let a = try render("a", frames(4)), b = try render("b", moved)
+        XCTAssertEqual(try cli.run(["compare", a, b, "--region", "100,0,80,320"]).status, 0)
+        XCTAssertEqual(try cli.run(["compare", a, b, "--region", "40,0,40,320"]).status, 1)
+    }
+
+    func testExtraFramesAreInsertionsAndMissingOnesDeletions() throws {
+        let a = try render("a", frames(6)), longer = try render("b", frames(8))
+        let result = try cli.run(["compare", a, longer, "--json"])
+        XCTAssertEqual(result.status, 1)
+        let frames = try reportFrames(result.stdout)
+        XCTAssertEqual(frames.filter { $0["verdict"] as? String == "inserted" }.compactMap { $0["b"] as? Int }, [6, 7])
+        XCTAssertEqual(frames.filter { $0["verdict"] as? String == "same" }.count, 6)
+        let reverse = try reportFrames(try cli.run(["compare", longer, a, "--json"]).stdout)
+        XCTAssertEqual(reverse.filter { $0["verdict"] as? String == "deleted" }.compactMap { $0["a"] as? Int }, [6, 7])
+        XCTAssertEqual(try cli.run(["compare", a, longer, "--max-changed-frames", "2"]).status, 0)
+    }
+
+    func testABT601AndBT709SwapInAClipIsCaught() throws {
+        let source = try render("source", frames(6))
+        // Lossless H.264 (qp 0), so that only the matrix differs: one encoded with BT.709's as
+        // tagged, one with BT.601's and tagged BT.709, as a pipeline that loses the tag makes it.
+        func encode(_ name: String, matrix: String) throws -> String {
+            let clip = folder.file(name)
+            _ = try ExternalProgram.run("/usr/bin/ffmpeg", [
+                "-v", "error", "-y", "-framerate", "30", "-i", (source as NSString).appendingPathComponent("frame-%06d.png"),
+                "-vf", "scale=out_color_matrix=\(matrix):out_range=tv,format=yuv420p", "-c:v", "libx264", "-qp", "0",
+                "-colorspace", "bt709", "-color_primaries", "bt709", "-color_trc", "bt709", clip])
+            return clip
+        }
+        let right = try encode("right.mp4", matrix: "bt709"), again = try encode("again.mp4", matrix: "bt709")
+        let swapped = try encode("swapped.mp4", matrix: "bt601")
+        let same = try cli.run(["compare", right, again])
+        XCTAssertEqual(same.status, 0, same.stdout + same.stderr)
+        let result = try cli.run(["compare", right, swapped, "--json"])
+        XCTAssertEqual(result.status, 1, result.stderr)
+        let frames = try reportFrames(result.stdout)
+        XCTAssertEqual(frames.count, 6)
+        for frame in frames {
+            XCTAssertEqual(frame["verdict"] as? String, "changed")
+            let psnr = try XCTUnwrap(frame["psnr"] as? Double)
+            XCTAssertLessThan(psnr, 40, "a hue shift across the frame")
+        }
+        // The folder against its own clip: equal within what 4:2:0 and 8 bits lose.
+        XCTAssertEqual(try cli.run(["compare", source, right, "--min-psnr", "40"]).status, 0)
+    }
+
+    func testUnreadableInputsAreUsageErrors() throws {
+        let a = try render("a", frames(2))
+        let missing = try cli.run(["compare", a, folder.file("nothing")])
+        XCTAssertEqual(missing.status, 2)
+        XCTAssertTrue(missing.stderr.contains("no such file or folder"), missing.stderr)
+        try FileManager.default.createDirectory(atPath: folder.file("empty"), withIntermediateDirectories: true)
+        let empty = try cli.run(["compare", a, folder.file("empty")])
+        XCTAssertEqual(empty.status, 2)
+        XCTAssertTrue(empty.stderr.contains("not a render's folder"), empty.stderr)
+        let notVideo = folder.write("notes.txt", Array("not a video".utf8))
+        XCTAssertEqual(try cli.run(["compare", a, notVideo]).status, 2)
+        XCTAssertEqual(try cli.run(["compare", a, a, "--min-ssim", "2"]).status, 2)
+        XCTAssertEqual(try cli.run(["compare", a, a, "--region", "1,2,3"]).status, 2)
+    }
+
+    func testTheReportIsWrittenWhole() throws {
+        let a = try render("a", frames(3))
+        let out = folder.file("report")
+        let result = try cli.run(["compare", a, a, "--output", out])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let json = try String(contentsOfFile: (out as NSString).appendingPathComponent("compare.json"), encoding: .utf8)
+        let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+        XCTAssertEqual(object["passed"] as? Bool, true)
+        XCTAssertEqual(object["frames_a"] as? Int, 3)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out), ["compare.json"], "no temporary file left")
+    }
+}
