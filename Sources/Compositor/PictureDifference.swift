@@ -68,3 +68,12 @@ struct YUVPlanes {
         samples = [luma, blue, red]
     }
 }
+
+extension RGBAImage {
+    /// A 64-bit hash of the size and every pixel (`raster_hash_bytes`): two renders' frames with
+    /// the same fingerprint are taken to be the same picture, without being measured.
+    public var fingerprint: UInt64 {
+        let pixelHash = pixels.withUnsafeBufferPointer { raster_hash_bytes($0.baseAddress!, width * height * 4) }
+        return pixelHash ^ (UInt64(width) &* 0x9E37_79B9_7F4A_7C15) ^ (UInt64(height) &* 0xC2B2_AE3D_27D4_EB4F)
+    }
+}

@@ -124,6 +124,26 @@ final class CompareCommandTests: XCTestCase {
         XCTAssertEqual(try cli.run(["compare", source, right, "--min-psnr", "40"]).status, 0)
     }
 
+    func testADroppedFrameIsADeletionAndTheRestStayPaired() throws {
+        var dropped = frames(10)
+        dropped.remove(at: 4)
+        let a = try render("a", frames(10)), b = try render("b", dropped)
+        let result = try cli.run(["compare", a, b, "--json"])
+        XCTAssertEqual(result.status, 1, result.stderr)
+        let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        XCTAssertEqual(object["pairing"] as? String, "content")
+        let frames = try reportFrames(result.stdout)
+        XCTAssertEqual(frames.filter { $0["verdict"] as? String == "deleted" }.compactMap { $0["a"] as? Int }, [4])
+        let same = frames.filter { $0["verdict"] as? String == "same" }
+        XCTAssertEqual(same.count, 9)
+        XCTAssertEqual(same.compactMap { $0["a"] as? Int }, [0, 1, 2, 3, 5, 6, 7, 8, 9])
+        XCTAssertEqual(same.compactMap { $0["b"] as? Int }, Array(0..<9))
+        // The same frame, inserted: one insertion.
+        let back = try reportFrames(try cli.run(["compare", b, a, "--json"]).stdout)
+        XCTAssertEqual(back.filter { $0["verdict"] as? String == "inserted" }.compactMap { $0["b"] as? Int }, [4])
+        XCTAssertEqual(try cli.run(["compare", a, b, "--max-changed-frames", "1"]).status, 0)
+    }
+
     func testUnreadableInputsAreUsageErrors() throws {
         let a = try render("a", frames(2))
         let missing = try cli.run(["compare", a, folder.file("nothing")])

@@ -1,6 +1,7 @@
 #ifndef LIVE_STORIES_RASTER_SUPPORT_H
 #define LIVE_STORIES_RASTER_SUPPORT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /// Asks the CPU to start fetching the cache line at `address` for reading, and to keep it close
@@ -81,5 +82,9 @@ double raster_plane_ssim(const uint8_t *a, int a_stride, const uint8_t *b, int b
 /// The sum of the squared differences of two 8-bit planes (for PSNR); rows of at most 66,000.
 uint64_t raster_plane_squared_error(const uint8_t *a, int a_stride, const uint8_t *b, int b_stride, int width,
                                     int height);
+
+/// A 64-bit hash of `count` bytes, to find the frames two renders share without comparing them
+/// pixel by pixel; not for anything an adversary chooses.
+uint64_t raster_hash_bytes(const uint8_t *bytes, size_t count);
 
 #endif

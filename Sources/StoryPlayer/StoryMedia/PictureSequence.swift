@@ -21,6 +21,11 @@ package final class PictureSequence {
         return (picture.time, image)
     }
 
+    /// Passes over the next picture without converting it; false after the last.
+    package func skip() throws(MediaError) -> Bool {
+        try decoder.nextPicture() != nil
+    }
+
     package func close() { decoder.close() }
 
 }

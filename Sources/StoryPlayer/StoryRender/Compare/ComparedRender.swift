@@ -3,8 +3,9 @@ import Foundation
 import StoryMedia
 import Synchronization
 
-/// One side of a comparison: a render's folder (its `frame-NNNNNN.png` files, and
-/// `lifecycle.jsonl` when it has one) or a clip (any video file FFmpeg reads).
+/// One side of a comparison: a render's folder (its `frame-NNNNNN.png` files) or a clip (any
+/// video file FFmpeg reads). Read twice: once for every frame's fingerprint, then for the
+/// frames that must be measured.
 final class ComparedRender {
     enum Kind: String, Codable { case frames, clip }
 
@@ -12,9 +13,12 @@ final class ComparedRender {
     let kind: Kind
     /// The folder's frame files in order; empty for a clip.
     private let frameFiles: [String]
+    /// A clip's decoder, and the number of the picture it gives next.
     private var clip: PictureSequence?
-    /// Frames read so far.
-    private(set) var read = 0
+    private var clipPosition = 0
+
+    /// Frames decoded side by side (a folder's), and held at once.
+    static let batch = 8
 
     /// Opens `path`: a folder with at least one frame file, or a file a decoder opens.
     init(_ path: String) throws(CompareError) {
@@ -33,54 +37,94 @@ final class ComparedRender {
         } else {
             kind = .clip
             frameFiles = []
-            do {
-                clip = try PictureSequence(path: path)
-            } catch {
-                throw CompareError(.input, "\(path): cannot read it as a video", cause: error)
-            }
+            try openClip()
         }
     }
 
-    /// The next `count` frames at most (fewer at the end, none after it), in order: a clip is
-    /// read once. A folder's are decoded side by side.
-    func nextFrames(_ count: Int) throws(CompareError) -> [RGBAImage] {
-        let images = try kind == .frames ? decodeFrameFiles(count) : decodeClipPictures(count)
-        read += images.count
-        return images
+    /// Every frame's fingerprint (`RGBAImage.fingerprint`), in order.
+    func fingerprints() throws(CompareError) -> [UInt64] {
+        switch kind {
+        case .frames:
+            var prints: [UInt64] = []
+            for start in stride(from: 0, to: frameFiles.count, by: Self.batch) {
+                let end = min(start + Self.batch, frameFiles.count)
+                prints += try decodeSideBySide(Array(start..<end)) { $0.fingerprint }
+            }
+            return prints
+        case .clip:
+            if clipPosition > 0 { try openClip() }
+            var prints: [UInt64] = []
+            while let image = try nextClipPicture() { prints.append(image.fingerprint) }
+            return prints
+        }
     }
 
-    private func decodeFrameFiles(_ count: Int) throws(CompareError) -> [RGBAImage] {
-        let paths = Array(frameFiles.dropFirst(read).prefix(count))
-        let decoded = Mutex<[Result<RGBAImage, CompositorError>?]>(Array(repeating: nil, count: paths.count))
+    /// Frames `indices` (ascending, each one there is).
+    func frames(at indices: [Int]) throws(CompareError) -> [RGBAImage] {
+        switch kind {
+        case .frames:
+            return try decodeSideBySide(indices) { $0 }
+        case .clip:
+            if let first = indices.first, first < clipPosition { try openClip() }
+            var images: [RGBAImage] = []
+            for index in indices {
+                while clipPosition < index { try skipClipPicture() }
+                guard let image = try nextClipPicture() else {
+                    throw CompareError(.input, "\(path): picture \(index) is no longer there")
+                }
+                images.append(image)
+            }
+            return images
+        }
+    }
+
+    /// The frame files `indices` decoded side by side, each made into what `keep` keeps of it.
+    private func decodeSideBySide<T: Sendable>(_ indices: [Int], _ keep: @Sendable (RGBAImage) -> T) throws(CompareError) -> [T] {
+        let paths = indices.map { frameFiles[$0] }
+        let decoded = Mutex<[Result<T, CompositorError>?]>(Array(repeating: nil, count: paths.count))
         DispatchQueue.concurrentPerform(iterations: paths.count) { i in
-            let result = Result { () throws(CompositorError) in try RGBAImage(contentsOfPNG: paths[i]) }
+            let result = Result { () throws(CompositorError) in keep(try RGBAImage(contentsOfPNG: paths[i])) }
             decoded.withLock { $0[i] = result }
         }
         let results = decoded.withLock { $0 }
-        var images: [RGBAImage] = []
+        var values: [T] = []
         for (path, result) in zip(paths, results) {
             switch result! {
-            case .success(let image): images.append(image)
+            case .success(let value): values.append(value)
             case .failure(let error): throw CompareError(.input, "\(path): cannot read the frame", cause: error)
             }
         }
-        return images
+        return values
     }
 
-    private func decodeClipPictures(_ count: Int) throws(CompareError) -> [RGBAImage] {
-        var images: [RGBAImage] = []
-        while images.count < count, let clip {
-            do {
-                guard let picture = try clip.next() else {
-                    clip.close()
-                    self.clip = nil
-                    break
-                }
-                images.append(picture.image)
-            } catch {
-                throw CompareError(.input, "\(path): cannot decode picture \(read + images.count)", cause: error)
-            }
+    private func openClip() throws(CompareError) {
+        clip?.close()
+        clipPosition = 0
+        do {
+            clip = try PictureSequence(path: path)
+        } catch {
+            throw CompareError(.input, "\(path): cannot read it as a video", cause: error)
         }
-        return images
+    }
+
+    private func nextClipPicture() throws(CompareError) -> RGBAImage? {
+        do {
+            guard let picture = try clip?.next() else { return nil }
+            clipPosition += 1
+            return picture.image
+        } catch {
+            throw CompareError(.input, "\(path): cannot decode picture \(clipPosition)", cause: error)
+        }
+    }
+
+    private func skipClipPicture() throws(CompareError) {
+        do {
+            guard try clip?.skip() == true else { throw CompareError(.input, "\(path): ended at picture \(clipPosition)") }
+            clipPosition += 1
+        } catch let error as CompareError {
+            throw error
+        } catch {
+            throw CompareError(.input, "\(path): cannot decode picture \(clipPosition)", cause: error)
+        }
     }
 }

@@ -57,7 +57,8 @@ public struct ComparisonReport: Sendable, Codable {
     public let b: String
     public let framesA: Int
     public let framesB: Int
-    /// How frames were paired: `index` (frame n with frame n).
+    /// How frames were paired: `content` (aligned by their pictures, `FrameAlignment`) or
+    /// `index` (frame n with frame n, when they differ in too many places to align).
     public let pairing: String
     public let frames: [ComparedFrame]
     public let thresholds: Thresholds

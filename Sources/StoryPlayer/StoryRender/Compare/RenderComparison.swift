@@ -2,79 +2,69 @@ import Compositor
 import Foundation
 import Synchronization
 
-/// `render-stories compare A B`: the frames of two renders (folders or clips) paired and
-/// measured, SSIM and PSNR a frame (`PictureDifference`), and the verdict by the thresholds.
+/// `render-stories compare A B`: the frames of two renders (folders or clips) aligned by their
+/// content (`FrameAlignment`), the pairs that differ measured, SSIM and PSNR a frame
+/// (`PictureDifference`), and the verdict by the thresholds.
 public enum RenderComparison {
-    /// Frames read and measured together: a batch of each side is decoded side by side, then
-    /// its pairs measured side by side, so no more than two batches of pictures are held.
-    static let batch = 8
+    /// The most frames inserted and deleted the alignment looks for (its memory grows with the
+    /// square: 1000 is 8 MB); renders further apart are paired by index.
+    static let maxEdits = 1000
 
     /// Compares `a` with `b` by `options`. Throws when either cannot be read; differences are
     /// the report's, not errors.
     public static func run(_ a: String, _ b: String, options: ComparisonOptions) throws(CompareError) -> ComparisonReport {
         let sideA = try ComparedRender(a), sideB = try ComparedRender(b)
-        var frames: [ComparedFrame] = []
-        while true {
-            let first = sideA.read
-            let imagesA = try sideA.nextFrames(batch), imagesB = try sideB.nextFrames(batch)
-            frames += measure(imagesA, imagesB, firstIndex: first, options: options)
-            if imagesA.count < batch && imagesB.count < batch { break }
-            // One side ended: the rest of the other is read without pairing.
-            if imagesA.count < batch || imagesB.count < batch {
-                frames += try unpaired(imagesA.count < batch ? sideB : sideA, isA: imagesB.count < batch)
-                break
-            }
-        }
-        let framesA = frames.count { $0.a != nil }, framesB = frames.count { $0.b != nil }
-        return ComparisonReport(a: a, b: b, framesA: framesA, framesB: framesB, pairing: "index", frames: frames,
+        let printsA = try sideA.fingerprints(), printsB = try sideB.fingerprints()
+        let aligned = FrameAlignment.align(printsA, printsB, maxEdits: maxEdits)
+        let frames = try measure(aligned ?? FrameAlignment.byIndex(printsA, printsB), sideA, sideB, options: options)
+        return ComparisonReport(a: a, b: b, framesA: printsA.count, framesB: printsB.count,
+                                pairing: aligned == nil ? "index" : "content", frames: frames,
                                 thresholds: .init(minSSIM: options.minSSIM, minPSNR: options.minPSNR,
                                                   maxChangedFrames: options.maxChangedFrames, region: options.region))
     }
 
-    /// The rest of one side's frames, each reported as deleted (A's) or inserted (B's).
-    private static func unpaired(_ side: ComparedRender, isA: Bool) throws(CompareError) -> [ComparedFrame] {
-        var frames: [ComparedFrame] = []
-        while true {
-            let first = side.read
-            let images = try side.nextFrames(batch)
-            frames += images.indices.map { unpairedFrame(first + $0, isA: isA) }
-            if images.count < batch { return frames }
+    /// Each step as a compared frame: equal pictures are the same without being read again;
+    /// replaced ones are read a batch at a time and measured side by side.
+    static func measure(_ steps: [FrameAlignment.Step], _ sideA: ComparedRender, _ sideB: ComparedRender,
+                        options: ComparisonOptions) throws(CompareError) -> [ComparedFrame] {
+        var frames: [ComparedFrame?] = steps.map { step in
+            switch step {
+            case .same(let a, let b):
+                ComparedFrame(a: a, b: b, verdict: .same, ssim: 1, ssimPlanes: [1, 1, 1], psnr: nil, note: nil)
+            case .deleted(let a): ComparedFrame(a: a, b: nil, verdict: .deleted, ssim: nil, ssimPlanes: nil, psnr: nil, note: nil)
+            case .inserted(let b): ComparedFrame(a: nil, b: b, verdict: .inserted, ssim: nil, ssimPlanes: nil, psnr: nil, note: nil)
+            case .replaced: nil
+            }
         }
-    }
-
-    private static func unpairedFrame(_ index: Int, isA: Bool) -> ComparedFrame {
-        ComparedFrame(a: isA ? index : nil, b: isA ? nil : index, verdict: isA ? .deleted : .inserted,
-                      ssim: nil, ssimPlanes: nil, psnr: nil, note: nil)
-    }
-
-    /// Frame `firstIndex + i` of A against the same of B, side by side; the frames past the
-    /// shorter batch are unpaired.
-    static func measure(_ a: [RGBAImage], _ b: [RGBAImage], firstIndex: Int, options: ComparisonOptions) -> [ComparedFrame] {
-        let pairs = min(a.count, b.count)
-        let measured = Mutex<[ComparedFrame?]>(Array(repeating: nil, count: pairs))
-        DispatchQueue.concurrentPerform(iterations: pairs) { i in
-            let frame = compare(a[i], b[i], index: firstIndex + i, options: options)
-            measured.withLock { $0[i] = frame }
+        let replaced = steps.enumerated().compactMap { (slot, step) -> (slot: Int, a: Int, b: Int)? in
+            if case .replaced(let a, let b) = step { (slot, a, b) } else { nil }
         }
-        var frames = measured.withLock { $0.map { $0! } }
-        frames += (pairs..<a.count).map { unpairedFrame(firstIndex + $0, isA: true) }
-        frames += (pairs..<b.count).map { unpairedFrame(firstIndex + $0, isA: false) }
-        return frames
+        for start in stride(from: 0, to: replaced.count, by: ComparedRender.batch) {
+            let batch = Array(replaced[start..<min(start + ComparedRender.batch, replaced.count)])
+            let imagesA = try sideA.frames(at: batch.map(\.a)), imagesB = try sideB.frames(at: batch.map(\.b))
+            let measured = Mutex<[ComparedFrame?]>(Array(repeating: nil, count: batch.count))
+            DispatchQueue.concurrentPerform(iterations: batch.count) { i in
+                let frame = compare(imagesA[i], imagesB[i], a: batch[i].a, b: batch[i].b, options: options)
+                measured.withLock { $0[i] = frame }
+            }
+            for (pair, frame) in zip(batch, measured.withLock { $0 }) { frames[pair.slot] = frame }
+        }
+        return frames.map { $0! }
     }
 
     /// One pair: its figures and its verdict.
-    static func compare(_ a: RGBAImage, _ b: RGBAImage, index: Int, options: ComparisonOptions) -> ComparedFrame {
-        guard a.width == b.width, a.height == b.height else {
-            return ComparedFrame(a: index, b: index, verdict: .changed, ssim: 0, ssimPlanes: [0, 0, 0], psnr: nil,
-                                 note: "\(a.width)x\(a.height) against \(b.width)x\(b.height)")
+    static func compare(_ imageA: RGBAImage, _ imageB: RGBAImage, a: Int, b: Int, options: ComparisonOptions) -> ComparedFrame {
+        guard imageA.width == imageB.width, imageA.height == imageB.height else {
+            return ComparedFrame(a: a, b: b, verdict: .changed, ssim: 0, ssimPlanes: [0, 0, 0], psnr: nil,
+                                 note: "\(imageA.width)x\(imageA.height) against \(imageB.width)x\(imageB.height)")
         }
         var region = options.region
-        if let r = region, r.x + r.width > a.width || r.y + r.height > a.height {
+        if let r = region, r.x + r.width > imageA.width || r.y + r.height > imageA.height {
             // A region past a smaller render's edge is cut to it.
-            region = TileRect(x: min(r.x, a.width), y: min(r.y, a.height), width: max(0, min(r.width, a.width - r.x)),
-                                   height: max(0, min(r.height, a.height - r.y)))
+            region = TileRect(x: min(r.x, imageA.width), y: min(r.y, imageA.height), width: max(0, min(r.width, imageA.width - r.x)),
+                              height: max(0, min(r.height, imageA.height - r.y)))
         }
-        let difference = PictureDifference(a, b, region: region)
+        let difference = PictureDifference(imageA, imageB, region: region)
         let changed: Bool
         if options.minSSIM == nil && options.minPSNR == nil {
             changed = !difference.isIdentical
@@ -82,7 +72,7 @@ public enum RenderComparison {
             changed = (options.minSSIM.map { difference.ssim < $0 } ?? false)
                 || (options.minPSNR.map { minimum in difference.psnr.map { $0 < minimum } ?? false } ?? false)
         }
-        return ComparedFrame(a: index, b: index, verdict: changed ? .changed : .same, ssim: difference.ssim,
+        return ComparedFrame(a: a, b: b, verdict: changed ? .changed : .same, ssim: difference.ssim,
                              ssimPlanes: difference.ssimPlanes, psnr: difference.psnr, note: nil)
     }
 }
