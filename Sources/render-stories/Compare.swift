@@ -18,6 +18,13 @@ struct Compare: ParsableCommand {
         below either. The comparison passes when the changed, inserted and deleted frames are \
         no more than --max-changed-frames (default 0).
 
+        Two render folders' traces (lifecycle.jsonl) are compared too: their events are aligned \
+        by who they are about (event, story, item, player, participant, media, output), and an \
+        event only one has, or the same event with other values (a player created a frame \
+        later, another live_offset_ms), is a difference, with the frame it belongs to. Fields \
+        timed by the wall clock (wall, open_ms, first_packet_ms, first_frame_ms) never count; \
+        --ignore-trace-field names more. Any trace difference fails the comparison.
+
         Exit status: 0 passed, 1 failed, 2 usage error or a side that cannot be read.
         """
     )
@@ -44,6 +51,10 @@ struct Compare: ParsableCommand {
                                valueName: "x,y,w,h"))
     var region: FrameRegion?
 
+    @Option(name: .customLong("ignore-trace-field"),
+            help: ArgumentHelp("A trace field whose differences do not count (again for each).", valueName: "name"))
+    var ignoredTraceFields: [String] = []
+
     @Flag(help: "Print the report as JSON (every frame's figures) instead of text.")
     var json = false
 
@@ -55,7 +66,7 @@ struct Compare: ParsableCommand {
 
     func run() throws {
         let options = ComparisonOptions(minSSIM: minSSIM, minPSNR: minPSNR, maxChangedFrames: maxChangedFrames,
-                                        region: region?.region)
+                                        region: region?.region, ignoredTraceFields: Set(ignoredTraceFields))
         let report: ComparisonReport
         do {
             report = try RenderComparison.run(a, b, options: options)

@@ -144,6 +144,67 @@ final class CompareCommandTests: XCTestCase {
         XCTAssertEqual(try cli.run(["compare", a, b, "--max-changed-frames", "1"]).status, 0)
     }
 
+    /// A real render of two photo stories and a cube swipe at `swipeAt`, no UI over them.
+    func swipeRender(_ name: String, swipeAt: Double) throws -> String {
+        for (file, colour) in [("one.png", RGBAColor(red: 220, green: 90, blue: 40)), ("two.png", RGBAColor(red: 40, green: 90, blue: 220))]
+        where !FileManager.default.fileExists(atPath: folder.file(file)) {
+            var picture = RGBAImage(width: 45, height: 80, fill: colour)
+            picture.fill(.white, columns: 10..<30, rows: 20..<50)
+            try picture.writePNG(to: folder.file(file))
+        }
+        let board = folder.write("\(name).json", Array("""
+        {"canvas": {"width": 90, "height": 160, "fps": 10}, "duration": 2,
+         "transition": {"style": "cube", "duration": 0.5},
+         "script": [{"at": \(swipeAt), "action": "swipe", "direction": "next"}],
+         "stories": [{"id": "one", "items": [{"uri": "one.png", "duration": 3}]},
+                     {"id": "two", "items": [{"uri": "two.png", "duration": 3}]}]}
+        """.utf8))
+        let out = folder.file(name)
+        let result = try cli.run(["render", board, "--no-overlay", "--quiet", "--output", out])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        return out
+    }
+
+    func testTheSameStoryboardRenderedAgainPasses() throws {
+        // The traces' wall-clock fields differ between the runs; nothing else does.
+        let result = try cli.run(["compare", try swipeRender("a", swipeAt: 0.5), try swipeRender("b", swipeAt: 0.5)])
+        XCTAssertEqual(result.status, 0, result.stdout)
+        XCTAssertTrue(result.stdout.contains("traces: the same"), result.stdout)
+    }
+
+    func testATransitionStartedTwoFramesLaterIsTwoFramesInsertedBeforeIt() throws {
+        let a = try swipeRender("a", swipeAt: 0.5), b = try swipeRender("b", swipeAt: 0.7)
+        let result = try cli.run(["compare", a, b, "--json"])
+        XCTAssertEqual(result.status, 1, result.stderr)
+        let frames = try reportFrames(result.stdout)
+        // Two more frames of the first story before the turn; the turn itself and the rest
+        // are the same pictures two frames on; A's last two are gone.
+        let inserted = frames.filter { $0["verdict"] as? String == "inserted" }.compactMap { $0["b"] as? Int }
+        XCTAssertEqual(inserted.count, 2)
+        // (B's turn starts at frame 7, which shows it at 0, as frame 6 does.)
+        XCTAssertTrue(inserted.allSatisfy { $0 <= 7 }, "\(inserted): before the turn")
+        XCTAssertEqual(frames.filter { $0["verdict"] as? String == "deleted" }.compactMap { $0["a"] as? Int }, [18, 19])
+        XCTAssertEqual(frames.filter { $0["verdict"] as? String == "same" }.count, 18)
+        XCTAssertEqual(frames.filter { $0["verdict"] as? String == "changed" }.count, 0)
+    }
+
+    func testAPlayerCreatedOneFrameLaterIsATraceDifference() throws {
+        let a = try swipeRender("a", swipeAt: 0.5), b = try swipeRender("b", swipeAt: 0.6)
+        let result = try cli.run(["compare", a, b, "--json", "--max-changed-frames", "2"])
+        XCTAssertEqual(result.status, 1, "the frames are within what is allowed; the trace is not")
+        let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        XCTAssertEqual(object["trace_compared"] as? Bool, true)
+        let trace = try XCTUnwrap(object["trace"] as? [[String: Any]])
+        let play = try XCTUnwrap(trace.first { $0["event"] as? String == "play" && $0["story"] as? String == "two" })
+        XCTAssertEqual(play["kind"] as? String, "changed")
+        XCTAssertEqual(play["frame"] as? Int, 7, "B's frame")
+        XCTAssertEqual((play["fields"] as? [String: [String]])?["t"], ["0.6", "0.7"])
+        XCTAssertNil((play["fields"] as? [String: Any])?["wall"], "the wall clock never counts")
+        // The text says it on its own line; a field ignored is no difference.
+        XCTAssertTrue(try cli.run(["compare", a, b]).stdout.contains("changed play of two at frame 7"))
+        XCTAssertEqual(try cli.run(["compare", a, b, "--max-changed-frames", "2", "--ignore-trace-field", "t"]).status, 0)
+    }
+
     func testUnreadableInputsAreUsageErrors() throws {
         let a = try render("a", frames(2))
         let missing = try cli.run(["compare", a, folder.file("nothing")])

@@ -1,6 +1,7 @@
 import Compositor
 import Foundation
 import StoryMedia
+import StoryModel
 import Synchronization
 
 /// One side of a comparison: a render's folder (its `frame-NNNNNN.png` files) or a clip (any
@@ -16,6 +17,11 @@ final class ComparedRender {
     /// A clip's decoder, and the number of the picture it gives next.
     private var clip: PictureSequence?
     private var clipPosition = 0
+
+    /// A folder's trace (`lifecycle.jsonl`) and its frames a second (`summary.json`'s
+    /// `timeline_fps`), when it has them.
+    private(set) var trace: [TraceComparison.Event]?
+    private(set) var fps: Double?
 
     /// Frames decoded side by side (a folder's), and held at once.
     static let batch = 8
@@ -34,11 +40,20 @@ final class ComparedRender {
             guard !frameFiles.isEmpty else {
                 throw CompareError(.input, "\(path) holds no frame-NNNNNN.png files: not a render's folder")
             }
+            trace = TraceComparison.events(inTrace: (path as NSString).appendingPathComponent("lifecycle.jsonl"))
+            fps = Self.timelineFPS(summary: (path as NSString).appendingPathComponent("summary.json"))
         } else {
             kind = .clip
             frameFiles = []
             try openClip()
         }
+    }
+
+    /// `timeline_fps` of a render's summary.
+    private static func timelineFPS(summary path: String) -> Double? {
+        guard let data = FileManager.default.contents(atPath: path), case .object(let fields)? = try? JSONValue.parse(data),
+              case .number(let fps)? = fields["timeline_fps"], fps > 0 else { return nil }
+        return fps
     }
 
     /// Every frame's fingerprint (`RGBAImage.fingerprint`), in order.

@@ -16,8 +16,12 @@ extension ComparisonReport {
             ("pairing", encode(pairing, encoder)), ("thresholds", encode(thresholds, encoder)),
             ("changed", "\(changed)"), ("inserted", "\(inserted)"), ("deleted", "\(deleted)"), ("passed", "\(passed)"),
             ("mean_ssim", meanSSIM.map { "\($0)" } ?? "null"), ("min_psnr", minPSNR.map { "\($0)" } ?? "null"),
+            ("trace_compared", "\(traceCompared)"),
         ]
         lines += fields.map { "  \"\($0.0)\": \($0.1)," }
+        lines.append("  \"trace\": [")
+        lines += trace.enumerated().map { "    " + encode($0.element, encoder) + ($0.offset + 1 < trace.count ? "," : "") }
+        lines.append("  ],")
         lines.append("  \"frames\": [")
         lines += frames.enumerated().map { "    " + encode($0.element, encoder) + ($0.offset + 1 < frames.count ? "," : "") }
         lines += ["  ]", "}"]
@@ -29,22 +33,34 @@ extension ComparisonReport {
         String(decoding: (try? encoder.encode(value)) ?? Data("null".utf8), as: UTF8.self)
     }
 
-    /// A few lines: what was compared, the verdict, and the worst frames.
+    /// A few lines: what was compared, the worst frames, the trace's differences, the verdict.
     public func text(worstShown: Int = 10) -> String {
         var lines = ["A: \(a) (\(framesA) frames)", "B: \(b) (\(framesB) frames), paired by \(pairing)"]
-        let allowed = thresholds.maxChangedFrames
-        lines.append("changed \(changed), inserted \(inserted), deleted \(deleted) (allowed \(allowed) in all): "
-                     + (passed ? "PASS" : "FAIL"))
-        var figures: [String] = []
+        var figures = ["frames: changed \(changed), inserted \(inserted), deleted \(deleted)"]
         if let meanSSIM { figures.append(String(format: "SSIM mean %.6f", meanSSIM)) }
         if let worst { figures.append(String(format: "lowest %.6f at frame %d", worst.ssim, worst.a)) }
         figures.append(minPSNR.map { String(format: "PSNR lowest %.2f dB", $0) } ?? "PSNR inf (no sample differs)")
-        lines.append(figures.joined(separator: ", "))
+        lines.append(figures.joined(separator: "; "))
         let notable = frames.filter { $0.verdict != .same }
             .sorted { ($0.ssim ?? -1, $0.a ?? $0.b ?? 0) < ($1.ssim ?? -1, $1.a ?? $1.b ?? 0) }
         for frame in notable.prefix(worstShown) { lines.append("  " + frame.line) }
         if notable.count > worstShown { lines.append("  … \(notable.count - worstShown) more (--json lists every frame)") }
+        if traceCompared {
+            lines.append(trace.isEmpty ? "traces: the same" : "traces: \(trace.count) difference\(trace.count == 1 ? "" : "s")")
+            for difference in trace.prefix(worstShown) { lines.append("  " + difference.line) }
+            if trace.count > worstShown { lines.append("  … \(trace.count - worstShown) more (--json lists them all)") }
+        }
+        lines.append(verdict)
         return lines.joined(separator: "\n")
+    }
+
+    /// "PASS", or "FAIL: " and why.
+    var verdict: String {
+        let differing = changed + inserted + deleted, allowed = thresholds.maxChangedFrames
+        var reasons: [String] = []
+        if differing > allowed { reasons.append("\(differing) frame\(differing == 1 ? "" : "s") differ (\(allowed) allowed)") }
+        if !trace.isEmpty { reasons.append("the traces differ") }
+        return reasons.isEmpty ? "PASS" : "FAIL: " + reasons.joined(separator: "; ")
     }
 
     /// Writes `compare.json` into `folder` (made if missing), whole or not at all.
@@ -60,6 +76,19 @@ extension ComparisonReport {
         } catch {
             throw CompareError(.output, "cannot write \(path)", cause: error)
         }
+    }
+}
+
+extension TraceDifference {
+    /// "changed play of beach at frame 49 (lines 8, 8): t 1.6 → 1.633".
+    var line: String {
+        var text = "\(kind.rawValue) \(event)" + (story.map { " of \($0)" } ?? "")
+        if let frame { text += " at frame \(frame)" }
+        text += " (line " + [lineA.map { "\($0) of A" }, lineB.map { "\($0) of B" }].compactMap { $0 }.joined(separator: ", ") + ")"
+        if let fields, !fields.isEmpty {
+            text += ": " + fields.keys.sorted().map { "\($0) \(fields[$0]![0]) → \(fields[$0]![1])" }.joined(separator: ", ")
+        }
+        return text
     }
 }
 

@@ -11,12 +11,16 @@ public struct ComparisonOptions: Sendable {
     public var maxChangedFrames = 0
     /// Only this part of each frame is compared.
     public var region: TileRect?
+    /// Trace fields whose differences do not count (besides the wall clock's, which never do).
+    public var ignoredTraceFields: Set<String>
 
-    public init(minSSIM: Double? = nil, minPSNR: Double? = nil, maxChangedFrames: Int = 0, region: TileRect? = nil) {
+    public init(minSSIM: Double? = nil, minPSNR: Double? = nil, maxChangedFrames: Int = 0, region: TileRect? = nil,
+                ignoredTraceFields: Set<String> = []) {
         self.minSSIM = minSSIM
         self.minPSNR = minPSNR
         self.maxChangedFrames = maxChangedFrames
         self.region = region
+        self.ignoredTraceFields = ignoredTraceFields
     }
 }
 
@@ -61,6 +65,9 @@ public struct ComparisonReport: Sendable, Codable {
     /// `index` (frame n with frame n, when they differ in too many places to align).
     public let pairing: String
     public let frames: [ComparedFrame]
+    /// Whether both sides had a trace to compare (two render folders), and how they differ.
+    public let traceCompared: Bool
+    public let trace: [TraceDifference]
     public let thresholds: Thresholds
 
     public struct Thresholds: Sendable, Codable {
@@ -80,8 +87,9 @@ public struct ComparisonReport: Sendable, Codable {
     public var changed: Int { frames.count { $0.verdict == .changed } }
     public var inserted: Int { frames.count { $0.verdict == .inserted } }
     public var deleted: Int { frames.count { $0.verdict == .deleted } }
-    /// Passes when the changed, inserted and deleted frames are no more than allowed.
-    public var passed: Bool { changed + inserted + deleted <= thresholds.maxChangedFrames }
+    /// Passes when the changed, inserted and deleted frames are no more than allowed, and the
+    /// traces do not differ.
+    public var passed: Bool { changed + inserted + deleted <= thresholds.maxChangedFrames && trace.isEmpty }
     /// The lowest SSIM of a paired frame, and its A number.
     public var worst: (ssim: Double, a: Int)? {
         frames.compactMap { f in f.ssim.flatMap { s in f.a.map { (s, $0) } } }.min { $0.0 < $1.0 }
@@ -93,7 +101,8 @@ public struct ComparisonReport: Sendable, Codable {
     public var minPSNR: Double? { frames.compactMap(\.psnr).min() }
 
     enum CodingKeys: String, CodingKey {
-        case a, b, pairing, frames, thresholds
+        case a, b, pairing, frames, thresholds, trace
+        case traceCompared = "trace_compared"
         case framesA = "frames_a"
         case framesB = "frames_b"
     }

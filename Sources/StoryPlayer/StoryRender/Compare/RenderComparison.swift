@@ -17,8 +17,13 @@ public enum RenderComparison {
         let printsA = try sideA.fingerprints(), printsB = try sideB.fingerprints()
         let aligned = FrameAlignment.align(printsA, printsB, maxEdits: maxEdits)
         let frames = try measure(aligned ?? FrameAlignment.byIndex(printsA, printsB), sideA, sideB, options: options)
+        var trace: [TraceDifference] = []
+        if let traceA = sideA.trace, let traceB = sideB.trace {
+            trace = TraceComparison.differences(traceA, traceB, ignored: options.ignoredTraceFields, fpsA: sideA.fps, fpsB: sideB.fps)
+        }
         return ComparisonReport(a: a, b: b, framesA: printsA.count, framesB: printsB.count,
                                 pairing: aligned == nil ? "index" : "content", frames: frames,
+                                traceCompared: sideA.trace != nil && sideB.trace != nil, trace: trace,
                                 thresholds: .init(minSSIM: options.minSSIM, minPSNR: options.minPSNR,
                                                   maxChangedFrames: options.maxChangedFrames, region: options.region))
     }
