@@ -1,5 +1,4 @@
 import ArgumentParser
-import Compositor
 import Foundation
 import StoryPlayer
 
@@ -38,35 +37,13 @@ struct Compare: ParsableCommand {
     @Option(help: ArgumentHelp("Writes compare.json (every frame's figures) into this folder.", valueName: "folder"))
     var output: String?
 
-    @Option(name: .customLong("min-ssim"), help: ArgumentHelp("A pair below this SSIM (0-1) is changed.", valueName: "ssim"))
-    var minSSIM: Double?
-
-    @Option(name: .customLong("min-psnr"), help: ArgumentHelp("A pair below this PSNR (dB) is changed.", valueName: "dB"))
-    var minPSNR: Double?
-
-    @Option(help: ArgumentHelp("How many changed, inserted and deleted frames still pass.", valueName: "count"))
-    var maxChangedFrames = 0
-
-    @Option(help: ArgumentHelp("Compare only this rectangle of each frame, in pixels from the top left.",
-                               valueName: "x,y,w,h"))
-    var region: FrameRegion?
-
-    @Option(name: .customLong("ignore-trace-field"),
-            help: ArgumentHelp("A trace field whose differences do not count (again for each).", valueName: "name"))
-    var ignoredTraceFields: [String] = []
+    @OptionGroup var thresholds: ComparisonArguments
 
     @Flag(help: "Print the report as JSON (every frame's figures) instead of text.")
     var json = false
 
-    func validate() throws {
-        if let minSSIM, !(minSSIM >= 0 && minSSIM <= 1) { throw ValidationError("--min-ssim must be 0-1 (got \(minSSIM))") }
-        if let minPSNR, !(minPSNR > 0 && minPSNR.isFinite) { throw ValidationError("--min-psnr must be a number of dB above 0") }
-        guard maxChangedFrames >= 0 else { throw ValidationError("--max-changed-frames must be 0 or more") }
-    }
-
     func run() throws {
-        let options = ComparisonOptions(minSSIM: minSSIM, minPSNR: minPSNR, maxChangedFrames: maxChangedFrames,
-                                        region: region?.region, ignoredTraceFields: Set(ignoredTraceFields))
+        let options = thresholds.options
         let report: ComparisonReport
         do {
             report = try RenderComparison.run(a, b, options: options)
@@ -78,18 +55,4 @@ struct Compare: ParsableCommand {
         print(json ? report.json : report.text(), terminator: json ? "" : "\n")
         if !report.passed { throw ExitCode(1) }
     }
-}
-
-/// `--region x,y,w,h`.
-struct FrameRegion: ExpressibleByArgument {
-    let region: TileRect
-
-    init?(argument: String) {
-        let parts = argument.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
-        guard parts.count == 4, let x = parts[0], let y = parts[1], let w = parts[2], let h = parts[3],
-              x >= 0, y >= 0, w >= 2, h >= 2 else { return nil }
-        region = TileRect(x: x, y: y, width: w, height: h)
-    }
-
-    static var defaultValueDescription: String { "x,y,w,h" }
 }

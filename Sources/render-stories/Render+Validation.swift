@@ -20,6 +20,21 @@ extension Render {
         try validateAnimation()
         guard (1...50).contains(sheetColumns) else { throw ValidationError("--sheet-columns must be 1 to 50") }
         guard (1...1000).contains(sheetFrames) else { throw ValidationError("--sheet-frames must be 1 to 1000") }
+        try validateComparison()
+    }
+
+    /// `--compare-to` compares frames, so it needs them all; its thresholds need it.
+    private func validateComparison() throws {
+        guard let compareTo else {
+            if comparison.isGiven { throw ValidationError("--min-ssim, --min-psnr, --max-changed-frames, --region and --ignore-trace-field go with --compare-to (or compare)") }
+            return
+        }
+        if noPng { throw ValidationError("--compare-to compares PNG frames: not with --no-png") }
+        if frames != nil { throw ValidationError("--compare-to compares a whole render: not with --frames") }
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: compareTo, isDirectory: &isFolder), isFolder.boolValue else {
+            throw ValidationError("--compare-to \(compareTo): no such folder (a golden render's frames)")
+        }
     }
 
     /// Each picture and clip named with the extension of what it holds.

@@ -121,6 +121,11 @@ struct Render: ParsableCommand {
     @Flag(help: "Exit 3 when any story failed.")
     var strict = false
 
+    @Option(help: ArgumentHelp("Then compare the frames and trace with this golden render's folder, as compare does (exit 1 when they differ; compare.json written beside the frames). Takes compare's --min-ssim, --min-psnr, --max-changed-frames, --region and --ignore-trace-field.", valueName: "dir"))
+    var compareTo: String?
+
+    @OptionGroup(title: "Comparing with --compare-to") var comparison: ComparisonArguments
+
     func run() throws {
         // SVT-AV1 (--webm-codec av1) prints its banner to stderr at its default log level
         // (info); --quiet prints errors only, and SVT_LOG=1 is SVT-AV1's "errors". A level the
@@ -154,6 +159,22 @@ struct Render: ParsableCommand {
         progress.clear()
         progress.finish(frames: summary.frames, wallSeconds: summary.wallSeconds, interrupted: summary.interrupted)
         try sayOutcome(summary, interruption: interruption, folder: folder, missing: missing)
+        if let compareTo { try compare(folder, with: compareTo) }
+    }
+
+    /// `--compare-to`: the render just written against the golden one, said as `compare` says
+    /// it, `compare.json` beside the frames; exit 1 when they differ.
+    private func compare(_ folder: String, with golden: String) throws {
+        let report: ComparisonReport
+        do {
+            report = try RenderComparison.run(golden, folder, options: comparison.options)
+            try report.write(to: folder)
+        } catch {
+            printError("error: --compare-to: \(error)")
+            throw ExitCode(2)
+        }
+        if !quiet || !report.passed { print(report.text()) }
+        if !report.passed { throw ExitCode(1) }
     }
 
     /// A typo in a file name is named now, not found when its story fails. The story still

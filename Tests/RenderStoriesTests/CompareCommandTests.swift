@@ -205,6 +205,33 @@ final class CompareCommandTests: XCTestCase {
         XCTAssertEqual(try cli.run(["compare", a, b, "--max-changed-frames", "2", "--ignore-trace-field", "t"]).status, 0)
     }
 
+    func testRenderCompareToAGoldenRender() throws {
+        let golden = try swipeRender("golden", swipeAt: 0.5)
+        let board = folder.file("golden.json")
+        // The same storyboard against its golden render: passes, compare.json beside the frames.
+        let again = try cli.run(["render", board, "--no-overlay", "--output", folder.file("again"), "--compare-to", golden])
+        XCTAssertEqual(again.status, 0, again.stdout + again.stderr)
+        XCTAssertTrue(again.stdout.contains("PASS"), again.stdout)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: folder.file("again/compare.json")))
+        // A regression: the swipe moved a frame later.
+        let later = try String(contentsOfFile: board, encoding: .utf8).replacingOccurrences(of: "\"at\": 0.5", with: "\"at\": 0.6")
+        let laterBoard = folder.write("later.json", Array(later.utf8))
+        let moved = try cli.run(["render", laterBoard, "--no-overlay", "--quiet", "--output", folder.file("later"), "--compare-to", golden])
+        XCTAssertEqual(moved.status, 1, moved.stderr)
+        XCTAssertTrue(moved.stdout.contains("FAIL"), moved.stdout)
+        // Within what is allowed, with the trace's times set aside.
+        let allowed = try cli.run(["render", laterBoard, "--no-overlay", "--quiet", "--output", folder.file("later"), "--compare-to", golden,
+                                   "--max-changed-frames", "2", "--ignore-trace-field", "t"])
+        XCTAssertEqual(allowed.status, 0, allowed.stdout + allowed.stderr)
+        // Usage: a golden folder that is not there is said before rendering; thresholds need --compare-to.
+        let missing = try cli.run(["render", board, "--output", folder.file("x"), "--compare-to", folder.file("nothing")])
+        XCTAssertEqual(missing.status, 2)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder.file("x/frame-000000.png")), "nothing rendered")
+        XCTAssertEqual(try cli.run(["render", board, "--output", folder.file("x"), "--min-ssim", "0.9"]).status, 2)
+        XCTAssertEqual(try cli.run(["render", board, "--output", folder.file("x"), "--compare-to", golden, "--no-png", "--mp4",
+                                    folder.file("x.mp4")]).status, 2)
+    }
+
     func testUnreadableInputsAreUsageErrors() throws {
         let a = try render("a", frames(2))
         let missing = try cli.run(["compare", a, folder.file("nothing")])

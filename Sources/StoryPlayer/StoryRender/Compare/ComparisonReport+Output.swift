@@ -63,6 +63,9 @@ extension ComparisonReport {
         return reasons.isEmpty ? "PASS" : "FAIL: " + reasons.joined(separator: "; ")
     }
 
+    /// The report's file in a folder.
+    public static let fileName = "compare.json"
+
     /// Writes `compare.json` into `folder` (made if missing), whole or not at all.
     public func write(to folder: String) throws(CompareError) {
         do {
@@ -70,7 +73,7 @@ extension ComparisonReport {
         } catch {
             throw CompareError(.output, "cannot make \(folder)", cause: ErrorText("\(error)"))
         }
-        let path = (folder as NSString).appendingPathComponent("compare.json")
+        let path = (folder as NSString).appendingPathComponent(Self.fileName)
         do {
             try AtomicFile.write(Array(json.utf8), to: path)
         } catch {
