@@ -95,3 +95,21 @@ uint64_t raster_hash_bytes(const uint8_t *bytes, size_t count) {
     for (; i < count; i++) hash = (hash ^ bytes[i]) * 0x100000001b3ULL;
     return hash ^ (hash >> 32);
 }
+
+void raster_difference_picture(const uint8_t *a, const uint8_t *b, size_t pixels, uint8_t *out) {
+    for (size_t i = 0; i < pixels; i++) {
+        const uint8_t *pa = a + 4 * i, *pb = b + 4 * i;
+        int difference = 0;
+        for (int c = 0; c < 3; c++) {
+            int d = pa[c] > pb[c] ? pa[c] - pb[c] : pb[c] - pa[c];
+            difference = d > difference ? d : difference;
+        }
+        // B's luma at a quarter, for where things are; the difference four times over, in red.
+        int grey = (54 * pb[0] + 183 * pb[1] + 19 * pb[2]) >> 10;
+        int red = grey + 4 * difference;
+        out[4 * i] = (uint8_t)(red > 255 ? 255 : red);
+        out[4 * i + 1] = (uint8_t)grey;
+        out[4 * i + 2] = (uint8_t)grey;
+        out[4 * i + 3] = 255;
+    }
+}

@@ -69,6 +69,21 @@ struct YUVPlanes {
     }
 }
 
+extension PictureDifference {
+    /// A picture of where `a` and `b` (the same size) differ (`raster_difference_picture`): b
+    /// dimmed to a quarter of its luma, the difference four times over in red.
+    public static func picture(_ a: RGBAImage, _ b: RGBAImage) -> RGBAImage {
+        precondition(a.width == b.width && a.height == b.height, "pictures of different sizes")
+        var out = [UInt8](repeating: 0, count: a.width * a.height * 4)
+        a.pixels.withUnsafeBufferPointer { pa in
+            b.pixels.withUnsafeBufferPointer { pb in
+                out.withUnsafeMutableBufferPointer { raster_difference_picture(pa.baseAddress!, pb.baseAddress!, a.width * a.height, $0.baseAddress!) }
+            }
+        }
+        return RGBAImage(width: a.width, height: a.height, pixels: out)
+    }
+}
+
 extension RGBAImage {
     /// A 64-bit hash of the size and every pixel (`raster_hash_bytes`): two renders' frames with
     /// the same fingerprint are taken to be the same picture, without being measured.

@@ -34,7 +34,7 @@ struct Compare: ParsableCommand {
     @Argument(help: "The render compared (a folder of frames, or a clip).")
     var b: String
 
-    @Option(help: ArgumentHelp("Writes compare.json (every frame's figures) into this folder.", valueName: "folder"))
+    @Option(help: ArgumentHelp("Writes compare.json (every frame's figures) and compare.html (the two renders and their difference side by side, the SSIM curve, the alignment and the traces' differences; the difference pictures in diff/, a clip's changed frames in frames/) into this folder.", valueName: "folder"))
     var output: String?
 
     @OptionGroup var thresholds: ComparisonArguments
@@ -46,7 +46,7 @@ struct Compare: ParsableCommand {
         let options = thresholds.options
         let report: ComparisonReport
         do {
-            report = try RenderComparison.run(a, b, options: options)
+            report = try RenderComparison.run(a, b, options: options, pageFolder: output)
             if let output { try report.write(to: output) }
         } catch {
             printError("error: \(error)")

@@ -144,25 +144,8 @@ final class CompareCommandTests: XCTestCase {
         XCTAssertEqual(try cli.run(["compare", a, b, "--max-changed-frames", "1"]).status, 0)
     }
 
-    /// A real render of two photo stories and a cube swipe at `swipeAt`, no UI over them.
     func swipeRender(_ name: String, swipeAt: Double) throws -> String {
-        for (file, colour) in [("one.png", RGBAColor(red: 220, green: 90, blue: 40)), ("two.png", RGBAColor(red: 40, green: 90, blue: 220))]
-        where !FileManager.default.fileExists(atPath: folder.file(file)) {
-            var picture = RGBAImage(width: 45, height: 80, fill: colour)
-            picture.fill(.white, columns: 10..<30, rows: 20..<50)
-            try picture.writePNG(to: folder.file(file))
-        }
-        let board = folder.write("\(name).json", Array("""
-        {"canvas": {"width": 90, "height": 160, "fps": 10}, "duration": 2,
-         "transition": {"style": "cube", "duration": 0.5},
-         "script": [{"at": \(swipeAt), "action": "swipe", "direction": "next"}],
-         "stories": [{"id": "one", "items": [{"uri": "one.png", "duration": 3}]},
-                     {"id": "two", "items": [{"uri": "two.png", "duration": 3}]}]}
-        """.utf8))
-        let out = folder.file(name)
-        let result = try cli.run(["render", board, "--no-overlay", "--quiet", "--output", out])
-        XCTAssertEqual(result.status, 0, result.stderr)
-        return out
+        try SwipeRenders(cli: cli, folder: folder).render(name, swipeAt: swipeAt)
     }
 
     func testTheSameStoryboardRenderedAgainPasses() throws {
@@ -256,6 +239,34 @@ final class CompareCommandTests: XCTestCase {
         let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
         XCTAssertEqual(object["passed"] as? Bool, true)
         XCTAssertEqual(object["frames_a"] as? Int, 3)
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out), ["compare.json"], "no temporary file left")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out).sorted(), ["compare.html", "compare.json", "diff"],
+                       "no temporary file left")
+    }
+}
+
+/// Renders of a small storyboard with a cube swipe, for the comparison tests.
+struct SwipeRenders {
+    let cli: CommandLineRunner
+    let folder: ScratchFolder
+
+    /// A real render of two photo stories and a cube swipe at `swipeAt`, no UI over them.
+    func render(_ name: String, swipeAt: Double) throws -> String {
+        for (file, colour) in [("one.png", RGBAColor(red: 220, green: 90, blue: 40)), ("two.png", RGBAColor(red: 40, green: 90, blue: 220))]
+        where !FileManager.default.fileExists(atPath: folder.file(file)) {
+            var picture = RGBAImage(width: 45, height: 80, fill: colour)
+            picture.fill(.white, columns: 10..<30, rows: 20..<50)
+            try picture.writePNG(to: folder.file(file))
+        }
+        let board = folder.write("\(name).json", Array("""
+        {"canvas": {"width": 90, "height": 160, "fps": 10}, "duration": 2,
+         "transition": {"style": "cube", "duration": 0.5},
+         "script": [{"at": \(swipeAt), "action": "swipe", "direction": "next"}],
+         "stories": [{"id": "one", "items": [{"uri": "one.png", "duration": 3}]},
+                     {"id": "two", "items": [{"uri": "two.png", "duration": 3}]}]}
+        """.utf8))
+        let out = folder.file(name)
+        let result = try cli.run(["render", board, "--no-overlay", "--quiet", "--output", out])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        return out
     }
 }

@@ -59,9 +59,16 @@ final class ReportBrowserTests: XCTestCase {
 
     /// Runs the driver; returns what it saw.
     func drive(_ target: String, screenshot: String) throws -> [String: Any] {
+        try Self.runDriver(Self.driver, target, screenshot: screenshot)
+    }
+
+    /// Runs a browser check script (Tests/Support/Python) on `target`: what it printed, as an
+    /// object, after asserting it exited 0 and reported nothing fatal.
+    static func runDriver(_ script: String, _ target: String, screenshot: String,
+                          file: StaticString = #filePath, line: UInt = #line) throws -> [String: Any] {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", Self.driver, target, screenshot]
+        process.arguments = ["python3", script, target, screenshot]
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
@@ -70,9 +77,9 @@ final class ReportBrowserTests: XCTestCase {
         let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         let seen = try JSONSerialization.jsonObject(with: stdout) as? [String: Any]
-        XCTAssertEqual(process.terminationStatus, 0, stderr)
-        let result = try XCTUnwrap(seen, "driver printed \(String(decoding: stdout, as: UTF8.self)) \(stderr)")
-        XCTAssertNil(result["fatal"], "\(result)")
+        XCTAssertEqual(process.terminationStatus, 0, stderr, file: file, line: line)
+        let result = try XCTUnwrap(seen, "driver printed \(String(decoding: stdout, as: UTF8.self)) \(stderr)", file: file, line: line)
+        XCTAssertNil(result["fatal"], "\(result)", file: file, line: line)
         return result
     }
 

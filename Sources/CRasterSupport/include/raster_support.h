@@ -87,4 +87,8 @@ uint64_t raster_plane_squared_error(const uint8_t *a, int a_stride, const uint8_
 /// pixel by pixel; not for anything an adversary chooses.
 uint64_t raster_hash_bytes(const uint8_t *bytes, size_t count);
 
+/// `out` (RGBA, `pixels` long) shows where RGBA pictures `a` and `b` differ: b's luma at a
+/// quarter, plus four times the largest channel difference in red; alpha 255.
+void raster_difference_picture(const uint8_t *a, const uint8_t *b, size_t pixels, uint8_t *out);
+
 #endif

@@ -66,7 +66,9 @@ extension ComparisonReport {
     /// The report's file in a folder.
     public static let fileName = "compare.json"
 
-    /// Writes `compare.json` into `folder` (made if missing), whole or not at all.
+    /// Writes `compare.json` into `folder` (made if missing), whole or not at all, and
+    /// `compare.html` when the comparison wrote its pictures there (`RenderComparison.run`'s
+    /// `pageFolder`).
     public func write(to folder: String) throws(CompareError) {
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -79,6 +81,7 @@ extension ComparisonReport {
         } catch {
             throw CompareError(.output, "cannot write \(path)", cause: error)
         }
+        if page?.pictures != nil { try ComparisonPage(report: self, folder: folder).write() }
     }
 }
 

@@ -69,6 +69,16 @@ public struct ComparisonReport: Sendable, Codable {
     public let traceCompared: Bool
     public let trace: [TraceDifference]
     public let thresholds: Thresholds
+    /// What `compare.html` needs besides the figures; not in the JSON.
+    var page: PageFacts?
+
+    struct PageFacts: Sendable {
+        let kindA: ComparedRender.Kind
+        let kindB: ComparedRender.Kind
+        let fpsA: Double?
+        let fpsB: Double?
+        let pictures: ComparisonPictures.Written?
+    }
 
     public struct Thresholds: Sendable, Codable {
         public let minSSIM: Double?

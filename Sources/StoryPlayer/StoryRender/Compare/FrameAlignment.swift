@@ -1,10 +1,15 @@
-/// How two renders' frames are paired: by their content, as `diff` pairs lines. The frames'
-/// fingerprints are aligned with Myers' O(ND) difference algorithm ("An O(ND) Difference
-/// Algorithm and Its Variations", 1986): the fewest frames deleted from A and inserted into B
-/// that leave the rest equal, so one dropped frame is one deletion and the frames after it
-/// stay paired with their equals. Within a run of edits, deletions and insertions are then
-/// paired in order as replaced frames (a frame that changed), as a diff shows a changed line;
-/// only what is left over is reported as inserted or deleted.
+/// How two renders' frames are paired: by their content, as `diff` pairs lines, with a frame
+/// that changed in place counted as one edit. The pairing is the cheapest edit script from A's
+/// fingerprints to B's, a deleted or inserted frame costing 1000 and a changed one 1001: so a
+/// dropped frame is one deletion with the frames after it paired with their equals, a frame
+/// that changed among frames that all look alike is one changed frame (not an insertion and a
+/// deletion apart), and where both cost the same (a transition two frames later) frames
+/// inserted and deleted are preferred to frames changed.
+///
+/// Two steps: Myers' O(ND) search ("An O(ND) Difference Algorithm and Its Variations", 1986)
+/// finds D, the fewest frames inserted and deleted; the cheapest script then lies within D
+/// diagonals of the start (straying further costs more than D insertions and deletions), where
+/// a dynamic programme over that band finds it in O((N+M)·D).
 enum FrameAlignment {
     enum Step: Equatable {
         /// The same picture in both (equal fingerprints).
@@ -15,6 +20,8 @@ enum FrameAlignment {
         case inserted(b: Int)
     }
 
+    static let insertionCost = 1000, changeCost = 1001
+
     /// Frame n with frame n, the rest of the longer side deleted or inserted; used when the
     /// renders differ in more places than `align` searches.
     static func byIndex(_ a: [UInt64], _ b: [UInt64]) -> [Step] {
@@ -23,22 +30,19 @@ enum FrameAlignment {
             + (paired..<a.count).map { .deleted(a: $0) } + (paired..<b.count).map { .inserted(b: $0) }
     }
 
-    /// The alignment of `a` and `b` with the fewest edits, if there is one with at most
-    /// `maxEdits` (its memory and time grow with their square); nil otherwise.
+    /// The cheapest alignment of `a` and `b`, if one with at most `maxEdits` frames inserted and
+    /// deleted exists (the band's memory grows with it); nil otherwise.
     static func align(_ a: [UInt64], _ b: [UInt64], maxEdits: Int) -> [Step]? {
-        guard let edits = shortestEdits(a, b, maxEdits: maxEdits) else { return nil }
-        return pairedWithinRuns(edits)
+        guard let band = fewestInsertionsAndDeletions(a, b, maxEdits: maxEdits) else { return nil }
+        return cheapestSteps(a, b, band: band)
     }
 
-    /// Myers' forward search, keeping each round's furthest reaches for the way back. `reach[d]`
-    /// holds the furthest x on diagonals -d-1...d+1 before round d.
-    private static func shortestEdits(_ a: [UInt64], _ b: [UInt64], maxEdits: Int) -> [Step]? {
+    /// Myers' forward search: the length of the shortest script of insertions and deletions.
+    static func fewestInsertionsAndDeletions(_ a: [UInt64], _ b: [UInt64], maxEdits: Int) -> Int? {
         let n = a.count, m = b.count, most = min(n + m, maxEdits)
         let offset = most + 1
         var furthest = [Int](repeating: 0, count: 2 * most + 3)
-        var reach: [[Int]] = []
         for d in 0...most {
-            reach.append(Array(furthest[(offset - d - 1)...(offset + d + 1)]))
             for k in stride(from: -d, through: d, by: 2) {
                 var x = k == -d || (k != d && furthest[offset + k - 1] < furthest[offset + k + 1])
                     ? furthest[offset + k + 1] : furthest[offset + k - 1] + 1
@@ -48,56 +52,60 @@ enum FrameAlignment {
                     y += 1
                 }
                 furthest[offset + k] = x
-                if x >= n && y >= m { return backtrack(reach, n: n, m: m) }
+                if x >= n && y >= m { return d }
             }
         }
         return nil
     }
 
-    /// The way back from (n, m) through each round's reaches: the steps in order.
-    private static func backtrack(_ reach: [[Int]], n: Int, m: Int) -> [Step] {
+    /// The dynamic programme over diagonals -band...band, then the way back from the end.
+    private static func cheapestSteps(_ a: [UInt64], _ b: [UInt64], band: Int) -> [Step] {
+        let n = a.count, m = b.count, width = 2 * band + 1
+        // moves[x * width + y - x + band]: how (x, y) was reached best. 0 same, 1 changed,
+        // 2 a frame of A deleted, 3 a frame of B inserted.
+        var moves = [UInt8](repeating: 0, count: (n + 1) * width)
+        var previous = [Int](repeating: .max, count: width), current = previous
+        for x in 0...n {
+            for i in current.indices { current[i] = .max }
+            for y in max(0, x - band)...min(m, x + band) {
+                let k = y - x + band
+                if x == 0 && y == 0 {
+                    current[k] = 0
+                    continue
+                }
+                // On a tie a deletion wins, then an insertion, then the diagonal: the way back
+                // starts at the end, so frames that fell off the end of a run are reported there.
+                var best = Int.max, move: UInt8 = 0
+                if x > 0 && k + 1 < width && previous[k + 1] != .max {
+                    best = previous[k + 1] + insertionCost
+                    move = 2
+                }
+                if y > 0 && k > 0 && current[k - 1] != .max && current[k - 1] + insertionCost < best {
+                    best = current[k - 1] + insertionCost
+                    move = 3
+                }
+                if x > 0 && y > 0 && previous[k] != .max {
+                    let equal = a[x - 1] == b[y - 1]
+                    if previous[k] + (equal ? 0 : changeCost) < best {
+                        best = previous[k] + (equal ? 0 : changeCost)
+                        move = equal ? 0 : 1
+                    }
+                }
+                current[k] = best
+                moves[x * width + k] = move
+            }
+            swap(&previous, &current)
+        }
         var steps: [Step] = []
         var x = n, y = m
-        for d in stride(from: reach.count - 1, through: 0, by: -1) {
-            let v = reach[d]
-            func at(_ k: Int) -> Int { v[k + d + 1] }
-            let k = x - y
-            let previousK = k == -d || (k != d && at(k - 1) < at(k + 1)) ? k + 1 : k - 1
-            let previousX = at(previousK), previousY = previousX - previousK
-            while x > previousX && y > previousY {
-                x -= 1
-                y -= 1
-                steps.append(.same(a: x, b: y))
+        while x > 0 || y > 0 {
+            switch moves[x * width + y - x + band] {
+            case 0: steps.append(.same(a: x - 1, b: y - 1)); x -= 1; y -= 1
+            case 1: steps.append(.replaced(a: x - 1, b: y - 1)); x -= 1; y -= 1
+            case 2: steps.append(.deleted(a: x - 1)); x -= 1
+            default: steps.append(.inserted(b: y - 1)); y -= 1
             }
-            if d > 0 { steps.append(x == previousX ? .inserted(b: previousY) : .deleted(a: previousX)) }
-            x = previousX
-            y = previousY
         }
         return steps.reversed()
-    }
-
-    /// Each run of edits between equal frames: its deletions and insertions paired in order as
-    /// replaced frames, the rest left as they are.
-    private static func pairedWithinRuns(_ steps: [Step]) -> [Step] {
-        var result: [Step] = [], deletions: [Int] = [], insertions: [Int] = []
-        func closeRun() {
-            let paired = min(deletions.count, insertions.count)
-            result += (0..<paired).map { .replaced(a: deletions[$0], b: insertions[$0]) }
-            result += deletions.dropFirst(paired).map { .deleted(a: $0) }
-            result += insertions.dropFirst(paired).map { .inserted(b: $0) }
-            deletions = []
-            insertions = []
-        }
-        for step in steps {
-            switch step {
-            case .deleted(let a): deletions.append(a)
-            case .inserted(let b): insertions.append(b)
-            default:
-                closeRun()
-                result.append(step)
-            }
-        }
-        closeRun()
-        return result
     }
 }

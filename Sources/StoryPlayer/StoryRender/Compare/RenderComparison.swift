@@ -11,12 +11,18 @@ public enum RenderComparison {
     static let maxEdits = 1000
 
     /// Compares `a` with `b` by `options`. Throws when either cannot be read; differences are
-    /// the report's, not errors.
-    public static func run(_ a: String, _ b: String, options: ComparisonOptions) throws(CompareError) -> ComparisonReport {
+    /// the report's, not errors. With `pageFolder`, the pictures `compare.html` shows are
+    /// written there as the pairs are measured (`ComparisonPictures`).
+    public static func run(_ a: String, _ b: String, options: ComparisonOptions,
+                           pageFolder: String? = nil) throws(CompareError) -> ComparisonReport {
         let sideA = try ComparedRender(a), sideB = try ComparedRender(b)
         let printsA = try sideA.fingerprints(), printsB = try sideB.fingerprints()
         let aligned = FrameAlignment.align(printsA, printsB, maxEdits: maxEdits)
-        let frames = try measure(aligned ?? FrameAlignment.byIndex(printsA, printsB), sideA, sideB, options: options)
+        let pictures = pageFolder.map { ComparisonPictures(folder: $0, writesA: sideA.kind == .clip, writesB: sideB.kind == .clip) }
+        try pictures?.prepare()
+        let frames = try measure(aligned ?? FrameAlignment.byIndex(printsA, printsB), sideA, sideB, options: options,
+                                 pictures: pictures)
+        if let failure = pictures?.written.failure { throw failure }
         var trace: [TraceDifference] = []
         if let traceA = sideA.trace, let traceB = sideB.trace {
             trace = TraceComparison.differences(traceA, traceB, ignored: options.ignoredTraceFields, fpsA: sideA.fps, fpsB: sideB.fps)
@@ -25,13 +31,15 @@ public enum RenderComparison {
                                 pairing: aligned == nil ? "index" : "content", frames: frames,
                                 traceCompared: sideA.trace != nil && sideB.trace != nil, trace: trace,
                                 thresholds: .init(minSSIM: options.minSSIM, minPSNR: options.minPSNR,
-                                                  maxChangedFrames: options.maxChangedFrames, region: options.region))
+                                                  maxChangedFrames: options.maxChangedFrames, region: options.region),
+                                page: .init(kindA: sideA.kind, kindB: sideB.kind, fpsA: sideA.fps, fpsB: sideB.fps,
+                                            pictures: pictures?.written))
     }
 
     /// Each step as a compared frame: equal pictures are the same without being read again;
     /// replaced ones are read a batch at a time and measured side by side.
     static func measure(_ steps: [FrameAlignment.Step], _ sideA: ComparedRender, _ sideB: ComparedRender,
-                        options: ComparisonOptions) throws(CompareError) -> [ComparedFrame] {
+                        options: ComparisonOptions, pictures: ComparisonPictures? = nil) throws(CompareError) -> [ComparedFrame] {
         var frames: [ComparedFrame?] = steps.map { step in
             switch step {
             case .same(let a, let b):
@@ -50,6 +58,9 @@ public enum RenderComparison {
             let measured = Mutex<[ComparedFrame?]>(Array(repeating: nil, count: batch.count))
             DispatchQueue.concurrentPerform(iterations: batch.count) { i in
                 let frame = compare(imagesA[i], imagesB[i], a: batch[i].a, b: batch[i].b, options: options)
+                if frame.verdict == .changed, frame.note == nil {
+                    pictures?.take(imagesA[i], imagesB[i], a: batch[i].a, b: batch[i].b)
+                }
                 measured.withLock { $0[i] = frame }
             }
             for (pair, frame) in zip(batch, measured.withLock { $0 }) { frames[pair.slot] = frame }
