@@ -30,8 +30,9 @@ static void block_row(const uint8_t *a, int a_stride, const uint8_t *b, int b_st
 }
 
 static double window_ssim(block_sums s) {
-    // 64 samples a window; the constants are (0.01 * 255)^2 and (0.03 * 255)^2 scaled to sums.
-    const double c1 = 0.01 * 0.01 * 255 * 255 * 64, c2 = 0.03 * 0.03 * 255 * 255 * 64 * 63;
+    // 64 samples a window; the constants are (0.01 * 255)^2 and (0.03 * 255)^2 scaled to sums,
+    // rounded to whole numbers as x264 and libavfilter round them.
+    const double c1 = 416, c2 = 235963;
     double fa = (double)s.sum_a, fb = (double)s.sum_b;
     double variances = (double)s.sum_squares * 64 - fa * fa - fb * fb;
     double covariance = (double)s.sum_products * 64 - fa * fb;

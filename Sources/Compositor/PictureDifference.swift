@@ -15,20 +15,15 @@ public struct PictureDifference: Sendable, Equatable {
     /// Samples of the 4:2:0 pictures that differ (luma and chroma together).
     public var isIdentical: Bool { psnr == nil }
 
-    /// The difference of `a` and `b` (the same size), within `region` of both when given (a
-    /// rectangle of pixels that must lie inside them). A side of odd length loses its last row or column (4:2:0).
+    /// The difference of `a` and `b` (the same size, at least 2x2), within `region` of both when
+    /// given (a rectangle of at least 2x2 pixels that must lie inside them). A side of odd length loses its last row or column (4:2:0).
     public init(_ a: RGBAImage, _ b: RGBAImage, region: TileRect? = nil) {
         precondition(a.width == b.width && a.height == b.height, "pictures of different sizes")
         let area = region ?? TileRect(x: 0, y: 0, width: a.width, height: a.height)
         precondition(area.x >= 0 && area.y >= 0 && area.x + area.width <= a.width && area.y + area.height <= a.height,
                      "a region outside the picture")
         let width = area.width & ~1, height = area.height & ~1
-        guard width >= 2, height >= 2 else {
-            ssimPlanes = [1, 1, 1]
-            ssim = 1
-            psnr = nil
-            return
-        }
+        precondition(width >= 2 && height >= 2, "a region under 2x2 pixels")
         let whole = area.x == 0 && area.y == 0 && width == a.width && height == a.height
         let planesA = YUVPlanes(whole ? a : a.cropped(x: area.x, y: area.y, width: width, height: height))
         let planesB = YUVPlanes(whole ? b : b.cropped(x: area.x, y: area.y, width: width, height: height))

@@ -7,13 +7,15 @@ struct Compare: ParsableCommand {
         abstract: "Compare two renders frame by frame: SSIM and PSNR a frame, and a verdict to gate CI on.",
         discussion: """
         A and B are each a render's folder (its frame-NNNNNN.png files) or a clip (an MP4, WebM, \
-        any video FFmpeg reads). Frame n of A is paired with frame n of B; frames past the end \
-        of the shorter are reported as deleted (A's) or inserted (B's). Each pair is turned into \
-        YUV 4:2:0 (BT.709) and measured as x264 and FFmpeg's ssim and psnr filters measure it: \
-        SSIM per plane and of the whole (planes weighed 4:1:1), PSNR in dB (none when no sample \
-        differs).
+        any video FFmpeg reads). The frames are aligned by their content first, as diff aligns \
+        lines: the cheapest script of frames deleted from A, inserted into B and changed in \
+        place, so a dropped frame is one deletion and the rest stay paired with their equals. \
+        Each changed pair is turned into YUV 4:2:0 (BT.709) and measured as x264 and FFmpeg's \
+        ssim and psnr filters measure it: SSIM per plane and of the whole (planes weighed \
+        4:1:1), PSNR in dB (none when no sample differs). Frames are named by the numbers in \
+        their files (a clip's from 0).
 
-        A pair is changed when any sample differs, or, with --min-ssim or --min-psnr, when it is \
+        A pair is changed when any pixel differs, or, with --min-ssim or --min-psnr, when it is \
         below either. The comparison passes when the changed, inserted and deleted frames are \
         no more than --max-changed-frames (default 0).
 

@@ -139,6 +139,7 @@ struct Render: ParsableCommand {
         let board = try loadBoard(path, platform: platform)
         let missing = try checkBeforeRendering(board)
         let folder = output ?? "out/" + ((path as NSString).lastPathComponent as NSString).deletingPathExtension
+        if let compareTo { try refuseComparingWithItself(folder, golden: compareTo) }
         var options = try renderOptions(for: board, folder: folder, platform: platform)
         let interruption = RenderInterruption()
         options.interruption = interruption
@@ -160,6 +161,19 @@ struct Render: ParsableCommand {
         progress.finish(frames: summary.frames, wallSeconds: summary.wallSeconds, interrupted: summary.interrupted)
         try sayOutcome(summary, interruption: interruption, folder: folder, missing: missing)
         if let compareTo { try compare(folder, with: compareTo) }
+    }
+
+    /// A render into its golden folder (or one inside the other) would replace the golden
+    /// frames, then compare them with themselves and pass: a usage error (exit 2).
+    private func refuseComparingWithItself(_ folder: String, golden: String) throws {
+        func resolved(_ path: String) -> String {
+            let full = URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
+            return full.hasSuffix("/") ? full : full + "/"
+        }
+        let output = resolved(folder), kept = resolved(golden)
+        guard output.hasPrefix(kept) || kept.hasPrefix(output) else { return }
+        printError("error: --compare-to \(golden) is the output folder \(folder) (or holds it): the render would replace the golden frames")
+        throw ExitCode(2)
     }
 
     /// `--compare-to`: the render just written against the golden one, said as `compare` says

@@ -62,6 +62,8 @@ final class CompareBrowserTests: XCTestCase {
         XCTAssertEqual(at("after_worst_click")["diff_loaded"] as? Bool, true)
         // The trace's differences: marks on the lanes, a list whose items jump to their frame.
         XCTAssertGreaterThanOrEqual(seen["lane_marks"] as? Int ?? 0, 4)
+        // (From the first pair: the click must move the page there.)
+        XCTAssertGreaterThan(seen["trace_item_step"] as? Int ?? 0, 0)
         XCTAssertEqual(at("after_trace_click")["step"] as? Int, seen["trace_item_step"] as? Int)
         let cells = seen["alignment_cells"] as? [String] ?? []
         XCTAssertEqual(cells.filter { $0 == "verdict-inserted" }.count, 1)

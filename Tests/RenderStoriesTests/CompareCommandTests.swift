@@ -26,12 +26,13 @@ final class CompareCommandTests: XCTestCase {
         return image
     }
 
-    /// A folder of `frame-NNNNNN.png` files, as a render writes them.
-    func render(_ name: String, _ frames: [RGBAImage]) throws -> String {
+    /// A folder of `frame-NNNNNN.png` files, as a render writes them, numbered from `first`
+    /// (a shard's) and leaving out `missing`.
+    func render(_ name: String, _ frames: [RGBAImage], first: Int = 0, missing: Set<Int> = []) throws -> String {
         let path = folder.file(name)
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        for (i, frame) in frames.enumerated() {
-            try frame.writePNG(to: (path as NSString).appendingPathComponent(String(format: "frame-%06d.png", i)))
+        for (i, frame) in frames.enumerated() where !missing.contains(first + i) {
+            try frame.writePNG(to: (path as NSString).appendingPathComponent(String(format: "frame-%06d.png", first + i)))
         }
         return path
     }
@@ -211,8 +212,67 @@ final class CompareCommandTests: XCTestCase {
         XCTAssertEqual(missing.status, 2)
         XCTAssertFalse(FileManager.default.fileExists(atPath: folder.file("x/frame-000000.png")), "nothing rendered")
         XCTAssertEqual(try cli.run(["render", board, "--output", folder.file("x"), "--min-ssim", "0.9"]).status, 2)
+        // Into the golden folder itself: refused before it is touched.
+        let itself = try cli.run(["render", board, "--no-overlay", "--output", golden, "--compare-to", golden])
+        XCTAssertEqual(itself.status, 2, itself.stdout)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: golden + "/summary.json"), "the golden render is whole")
         XCTAssertEqual(try cli.run(["render", board, "--output", folder.file("x"), "--compare-to", golden, "--no-png", "--mp4",
                                     folder.file("x.mp4")]).status, 2)
+    }
+
+    func testFramesAreNamedByTheirFilesNumbers() throws {
+        // A shard from frame 100, against the same with frame 102 missing.
+        let shard = try render("shard", frames(6), first: 100), gap = try render("gap", frames(6), first: 100, missing: [102])
+        let frames = try reportFrames(try cli.run(["compare", shard, gap, "--json"]).stdout)
+        XCTAssertEqual(frames.compactMap { $0["a"] as? Int }, Array(100...105))
+        XCTAssertEqual(frames.filter { $0["verdict"] as? String == "deleted" }.compactMap { $0["a"] as? Int }, [102])
+        XCTAssertEqual(frames.compactMap { $0["b"] as? Int }, [100, 101, 103, 104, 105])
+    }
+
+    func testAPixelTheYUVPictureRoundsAwayIsStillAChange() throws {
+        // Blue 100 → 101 at one pixel of a grey picture: the same 4:2:0 samples, other bytes.
+        let grey = RGBAImage(width: 32, height: 32, fill: RGBAColor(red: 100, green: 100, blue: 100))
+        var touched = grey
+        touched[5, 5] = RGBAColor(red: 100, green: 100, blue: 101)
+        let result = try cli.run(["compare", try render("a", [grey]), try render("b", [touched]), "--json"])
+        XCTAssertEqual(result.status, 1, result.stdout)
+        let frame = try XCTUnwrap(try reportFrames(result.stdout).first)
+        XCTAssertEqual(frame["verdict"] as? String, "changed")
+        XCTAssertEqual(frame["note"] as? String, "the RGB differs; its 4:2:0 picture does not")
+    }
+
+    func testSSIMAndPSNRReadAsFFmpegsFilters() throws {
+        // One frame and a changed copy; FFmpeg's ssim and psnr filters on the same two pictures
+        // turned into BT.709 4:2:0 as compare turns them.
+        var changed = cubeFrame(3)
+        changed.fill(RGBAColor(red: 250, green: 250, blue: 250), columns: 100..<140, rows: 150..<230)
+        let a = try render("a", [cubeFrame(3)]), b = try render("b", [changed])
+        let ours = try XCTUnwrap(try reportFrames(try cli.run(["compare", a, b, "--json"]).stdout).first)
+        let filters = "[0:v]scale=out_color_matrix=bt709:out_range=tv,format=yuv420p[a];"
+            + "[1:v]scale=out_color_matrix=bt709:out_range=tv,format=yuv420p[b];[a]split[a1][a2];[b]split[b1][b2];"
+            + "[a1][b1]ssim;[a2][b2]psnr"
+        let outcome = try ExternalProgram.outcome("/usr/bin/ffmpeg", [
+            "-hide_banner", "-i", a + "/frame-000000.png", "-i", b + "/frame-000000.png", "-lavfi", filters, "-f", "null", "-"])
+        XCTAssertEqual(outcome.status, 0)
+        let log = String(decoding: outcome.stderr, as: UTF8.self)
+        func figure(_ after: String) throws -> Double {
+            let range = try XCTUnwrap(log.range(of: after), log)
+            return try XCTUnwrap(Double(log[range.upperBound...].prefix { "0123456789.".contains($0) }), log)
+        }
+        XCTAssertEqual(try XCTUnwrap(ours["ssim"] as? Double), try figure("All:"), accuracy: 0.002)
+        XCTAssertEqual(try XCTUnwrap(ours["psnr"] as? Double), try figure("average:"), accuracy: 0.3)
+    }
+
+    func testARegionOutsideTheFramesOrAClipOfSoundIsAUsageError() throws {
+        let a = try render("a", frames(2))
+        let outside = try cli.run(["compare", a, a, "--region", "4000,0,100,100"])
+        XCTAssertEqual(outside.status, 2)
+        XCTAssertTrue(outside.stderr.contains("lies outside the 180x320 frames"), outside.stderr)
+        let sound = folder.file("sound.m4a")
+        _ = try ExternalProgram.run("/usr/bin/ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=d=0.5", "-c:a", "aac", sound])
+        let empty = try cli.run(["compare", sound, sound])
+        XCTAssertEqual(empty.status, 2, empty.stdout)
+        XCTAssertTrue(empty.stderr.contains("sound only"), empty.stderr)
     }
 
     func testUnreadableInputsAreUsageErrors() throws {

@@ -46,6 +46,7 @@ try:
     seen["worst_step"] = worst
     if worst is not None and page.click("#curve .worst", settle=0.3):
         seen["after_worst_click"] = state()
+    key("Home", "Home", 36)
     item = js("(() => { const m = document.querySelector('#trace-list li'); return m ? Number(m.dataset.step) : null; })()")
     seen["trace_item_step"] = item
     if item is not None and page.click("#trace-list li", settle=0.3):

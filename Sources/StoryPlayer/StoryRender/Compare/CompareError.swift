@@ -6,6 +6,8 @@ public struct CompareError: Error, Sendable, CustomStringConvertible {
         case input
         /// The report could not be written.
         case output
+        /// The options ask for what these renders cannot give (a region outside their frames).
+        case options
     }
 
     public let code: Code

@@ -12,8 +12,11 @@ final class ComparedRender {
 
     let path: String
     let kind: Kind
-    /// The folder's frame files in order; empty for a clip.
-    private let frameFiles: [String]
+    /// The folder's frame files in order, with the numbers in their names (a shard's start
+    /// past 0; a missing one leaves a gap); empty for a clip.
+    private let frameFiles: [(number: Int, path: String)]
+    /// The size of the first frame, once the fingerprints are read.
+    private(set) var firstSize: (width: Int, height: Int)?
     /// A clip's decoder, and the number of the picture it gives next.
     private var clip: PictureSequence?
     private var clipPosition = 0
@@ -36,7 +39,7 @@ final class ComparedRender {
         if isFolder.boolValue {
             kind = .frames
             frameFiles = StoryRenderer.frameFileNames(in: path).sorted { $0.index < $1.index }
-                .map { (path as NSString).appendingPathComponent($0.name) }
+                .map { ($0.index, (path as NSString).appendingPathComponent($0.name)) }
             guard !frameFiles.isEmpty else {
                 throw CompareError(.input, "\(path) holds no frame-NNNNNN.png files: not a render's folder")
             }
@@ -56,20 +59,30 @@ final class ComparedRender {
         return fps
     }
 
-    /// Every frame's fingerprint (`RGBAImage.fingerprint`), in order.
+    /// The number frame `position` has: its file's for a folder, its place for a clip.
+    func number(at position: Int) -> Int { kind == .frames ? frameFiles[position].number : position }
+
+    /// Every frame's fingerprint (`RGBAImage.fingerprint`), in order. A clip with no picture
+    /// is not something to compare.
     func fingerprints() throws(CompareError) -> [UInt64] {
         switch kind {
         case .frames:
             var prints: [UInt64] = []
             for start in stride(from: 0, to: frameFiles.count, by: Self.batch) {
                 let end = min(start + Self.batch, frameFiles.count)
-                prints += try decodeSideBySide(Array(start..<end)) { $0.fingerprint }
+                let read = try decodeSideBySide(Array(start..<end)) { ($0.fingerprint, $0.width, $0.height) }
+                if firstSize == nil, let first = read.first { firstSize = (first.1, first.2) }
+                prints += read.map(\.0)
             }
             return prints
         case .clip:
             if clipPosition > 0 { try openClip() }
             var prints: [UInt64] = []
-            while let image = try nextClipPicture() { prints.append(image.fingerprint) }
+            while let image = try nextClipPicture() {
+                if firstSize == nil { firstSize = (image.width, image.height) }
+                prints.append(image.fingerprint)
+            }
+            guard !prints.isEmpty else { throw CompareError(.input, "\(path) holds no picture: nothing to compare") }
             return prints
         }
     }
@@ -95,7 +108,7 @@ final class ComparedRender {
 
     /// The frame files `indices` decoded side by side, each made into what `keep` keeps of it.
     private func decodeSideBySide<T: Sendable>(_ indices: [Int], _ keep: @Sendable (RGBAImage) -> T) throws(CompareError) -> [T] {
-        let paths = indices.map { frameFiles[$0] }
+        let paths = indices.map { frameFiles[$0].path }
         let decoded = Mutex<[Result<T, CompositorError>?]>(Array(repeating: nil, count: paths.count))
         DispatchQueue.concurrentPerform(iterations: paths.count) { i in
             let result = Result { () throws(CompositorError) in keep(try RGBAImage(contentsOfPNG: paths[i])) }

@@ -113,7 +113,7 @@ extension ComparisonPage {
     function drawCurve() {
       const curve = $("curve");
       const measured = steps.map(pair => pair.ssim).filter(value => value != null);
-      const low = Math.min(0.99, ...measured);
+      const low = measured.reduce((least, value) => Math.min(least, value), 0.99);
       const y = value => 110 - (value - low) / (1 - low || 1) * 100;
       let path = "";
       steps.forEach((pair, i) => { path += pair.ssim == null ? " " : (path.endsWith(" ") || !path ? " M" : " L") + x(i) + "," + y(pair.ssim); });

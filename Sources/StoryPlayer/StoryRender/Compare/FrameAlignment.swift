@@ -30,10 +30,16 @@ enum FrameAlignment {
             + (paired..<a.count).map { .deleted(a: $0) } + (paired..<b.count).map { .inserted(b: $0) }
     }
 
+    /// The band's moves a byte each, at the most: 256 MB (an hour at 60 fps 1000 edits apart
+    /// needs 432 MB).
+    static let maxBandBytes = 256 << 20
+
     /// The cheapest alignment of `a` and `b`, if one with at most `maxEdits` frames inserted and
-    /// deleted exists (the band's memory grows with it); nil otherwise.
+    /// deleted exists (a changed frame counts two) and its band fits `maxBandBytes`; nil
+    /// otherwise.
     static func align(_ a: [UInt64], _ b: [UInt64], maxEdits: Int) -> [Step]? {
-        guard let band = fewestInsertionsAndDeletions(a, b, maxEdits: maxEdits) else { return nil }
+        guard let band = fewestInsertionsAndDeletions(a, b, maxEdits: maxEdits),
+              (a.count + 1).multipliedReportingOverflow(by: 2 * band + 1).partialValue <= maxBandBytes else { return nil }
         return cheapestSteps(a, b, band: band)
     }
 

@@ -58,7 +58,7 @@ enum TraceComparison {
     static func differences(_ a: [Event], _ b: [Event], ignored: Set<String>, fpsA: Double?, fpsB: Double?) -> [TraceDifference] {
         let keys = Dictionary(uniqueKeysWithValues: Set(a.map(\.key) + b.map(\.key)).enumerated().map { ($1, UInt64($0)) })
         let keysA = a.map { keys[$0.key]! }, keysB = b.map { keys[$0.key]! }
-        // Traces far apart (past 4000 events added and removed: 128 MB of search) pair in order.
+        // Traces far apart (past 4000 events added and removed, or a band past 256 MB) pair in order.
         let steps = FrameAlignment.align(keysA, keysB, maxEdits: min(a.count + b.count, 4000))
             ?? FrameAlignment.byIndex(keysA, keysB)
         let skipped = ignored.union(wallClockFields)
