@@ -295,19 +295,22 @@ final class FaultInjectionTests: XCTestCase {
     }
 
     /// The MP4 writer mid-clip: the encoder refusing a frame or giving no packet, the picture
-    /// frame that cannot be made writable, no scaler, and the trailer or the file's closing
-    /// failing each reach the caller, and the half-written file goes.
+    /// frame that cannot be made writable, and the trailer or the file's closing failing each
+    /// reach the caller, and the half-written file goes. No scaler is the APNG's (RGB): an MP4's
+    /// 4:2:0 picture is converted without swscale (`EncoderSteps.fill`).
     func testTheMP4WritersLaterCallsFailingReachTheCaller() throws {
-        let cases: [(FFmpegCall, String)] = [
-            (.sendFrame, "cannot encode"), (.receivePacket, "cannot encode"), (.makeWritable, "cannot convert a frame for the MP4"),
-            (.scaleContext, "cannot convert a frame for the MP4"), (.writeTrailer, "cannot finish the MP4"),
-            (.closeOutput, "cannot close the MP4"),
+        let cases: [(FFmpegCall, String, ExportFormat)] = [
+            (.sendFrame, "cannot encode", .mp4H264), (.receivePacket, "cannot encode", .mp4H264),
+            (.makeWritable, "cannot convert a frame for the MP4", .mp4H264),
+            (.scaleContext, "cannot convert a frame for the APNG", .apng), (.writeTrailer, "cannot finish the MP4", .mp4H264),
+            (.closeOutput, "cannot close the MP4", .mp4H264),
         ]
-        for (call, expected) in cases {
+        for (call, expected, format) in cases {
             let folder = ScratchFolder()
             FFmpegFaults.reset()
             do {
-                let writer = try makeWriter(folder)
+                let writer = try ClipWriter(options: ClipOptions(path: folder.file("clip.\(format.fileExtension)"), format: format),
+                                            width: 64, height: 64, fps: 10)
                 FFmpegFaults.fail(call, times: .max, with: Self.ioError)
                 let frame = RGBAImage(width: 64, height: 64, fill: .black)
                 XCTAssertThrowsError(try {
