@@ -2,7 +2,6 @@ import Compositor
 import Foundation
 import StoryMedia
 import StoryModel
-import Synchronization
 
 /// One side of a comparison: a render's folder (its `frame-NNNNNN.png` files) or a clip (any
 /// video file FFmpeg reads). Read twice: once for every frame's fingerprint, then for the
@@ -109,15 +108,12 @@ final class ComparedRender {
     /// The frame files `indices` decoded side by side, each made into what `keep` keeps of it.
     private func decodeSideBySide<T: Sendable>(_ indices: [Int], _ keep: @Sendable (RGBAImage) -> T) throws(CompareError) -> [T] {
         let paths = indices.map { frameFiles[$0].path }
-        let decoded = Mutex<[Result<T, CompositorError>?]>(Array(repeating: nil, count: paths.count))
-        DispatchQueue.concurrentPerform(iterations: paths.count) { i in
-            let result = Result { () throws(CompositorError) in keep(try RGBAImage(contentsOfPNG: paths[i])) }
-            decoded.withLock { $0[i] = result }
+        let results = SideBySide.map(paths.count) { i in
+            Result { () throws(CompositorError) in keep(try RGBAImage(contentsOfPNG: paths[i])) }
         }
-        let results = decoded.withLock { $0 }
         var values: [T] = []
         for (path, result) in zip(paths, results) {
-            switch result! {
+            switch result {
             case .success(let value): values.append(value)
             case .failure(let error): throw CompareError(.input, "\(path): cannot read the frame", cause: error)
             }

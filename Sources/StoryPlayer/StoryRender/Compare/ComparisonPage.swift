@@ -32,7 +32,6 @@ struct ComparisonPage {
         {"version": 1,
         "a": \(side(report.a, report.page?.kindA, written: written?.framesA, letter: "a")),
         "b": \(side(report.b, report.page?.kindB, written: written?.framesB, letter: "b")),
-        "fps_b": \(report.page?.fpsB.map(JSONText.number) ?? "null"),
         "differences": [\(differences)],
         "report": \(report.json)}
         """

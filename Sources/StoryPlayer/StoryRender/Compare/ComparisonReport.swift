@@ -1,7 +1,8 @@
 import Compositor
 
-/// What to call a difference (`render-stories compare`'s thresholds).
-public struct ComparisonOptions: Sendable {
+/// What to call a difference (`render-stories compare`'s thresholds); the report's
+/// `thresholds`.
+public struct ComparisonOptions: Sendable, Codable {
     /// A frame below either is changed; with neither, a frame is changed when any sample of it
     /// differs (a render is deterministic: the same storyboard, media and build make the same
     /// bytes).
@@ -11,8 +12,9 @@ public struct ComparisonOptions: Sendable {
     public var maxChangedFrames = 0
     /// Only this part of each frame is compared.
     public var region: TileRect?
-    /// Trace fields whose differences do not count (besides the wall clock's, which never do).
-    public var ignoredTraceFields: Set<String>
+    /// Trace fields whose differences do not count (besides the wall clock's, which never do);
+    /// not in the report's JSON.
+    public var ignoredTraceFields: Set<String> = []
 
     public init(minSSIM: Double? = nil, minPSNR: Double? = nil, maxChangedFrames: Int = 0, region: TileRect? = nil,
                 ignoredTraceFields: Set<String> = []) {
@@ -21,6 +23,13 @@ public struct ComparisonOptions: Sendable {
         self.maxChangedFrames = maxChangedFrames
         self.region = region
         self.ignoredTraceFields = ignoredTraceFields
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case region
+        case minSSIM = "min_ssim"
+        case minPSNR = "min_psnr"
+        case maxChangedFrames = "max_changed_frames"
     }
 }
 
@@ -68,30 +77,14 @@ public struct ComparisonReport: Sendable, Codable {
     /// Whether both sides had a trace to compare (two render folders), and how they differ.
     public let traceCompared: Bool
     public let trace: [TraceDifference]
-    public let thresholds: Thresholds
+    public let thresholds: ComparisonOptions
     /// What `compare.html` needs besides the figures; not in the JSON.
     var page: PageFacts?
 
     struct PageFacts: Sendable {
         let kindA: ComparedRender.Kind
         let kindB: ComparedRender.Kind
-        let fpsA: Double?
-        let fpsB: Double?
         let pictures: ComparisonPictures.Written?
-    }
-
-    public struct Thresholds: Sendable, Codable {
-        public let minSSIM: Double?
-        public let minPSNR: Double?
-        public let maxChangedFrames: Int
-        public let region: TileRect?
-
-        enum CodingKeys: String, CodingKey {
-            case region
-            case minSSIM = "min_ssim"
-            case minPSNR = "min_psnr"
-            case maxChangedFrames = "max_changed_frames"
-        }
     }
 
     public var changed: Int { frames.count { $0.verdict == .changed } }

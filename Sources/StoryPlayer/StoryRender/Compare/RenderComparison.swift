@@ -1,6 +1,4 @@
 import Compositor
-import Foundation
-import Synchronization
 
 /// `render-stories compare A B`: the frames of two renders (folders or clips) aligned by their
 /// content (`FrameAlignment`), the pairs that differ measured, SSIM and PSNR a frame
@@ -31,10 +29,8 @@ public enum RenderComparison {
         return ComparisonReport(a: a, b: b, framesA: printsA.count, framesB: printsB.count,
                                 pairing: aligned == nil ? "index" : "content", frames: frames,
                                 traceCompared: sideA.trace != nil && sideB.trace != nil, trace: trace,
-                                thresholds: .init(minSSIM: options.minSSIM, minPSNR: options.minPSNR,
-                                                  maxChangedFrames: options.maxChangedFrames, region: options.region),
-                                page: .init(kindA: sideA.kind, kindB: sideB.kind, fpsA: sideA.fps, fpsB: sideB.fps,
-                                            pictures: pictures?.written))
+                                thresholds: options,
+                                page: .init(kindA: sideA.kind, kindB: sideB.kind, pictures: pictures?.written))
     }
 
     /// A region must leave at least 2x2 pixels inside the frames of both sides.
@@ -73,15 +69,14 @@ public enum RenderComparison {
             let batch = Array(replaced[start..<min(start + ComparedRender.batch, replaced.count)])
             let imagesA = try sideA.frames(at: batch.map(\.a)), imagesB = try sideB.frames(at: batch.map(\.b))
             let numbers = batch.map { (a: numberA($0.a), b: numberB($0.b)) }
-            let measured = Mutex<[ComparedFrame?]>(Array(repeating: nil, count: batch.count))
-            DispatchQueue.concurrentPerform(iterations: batch.count) { i in
+            let measured = SideBySide.map(batch.count) { i in
                 let frame = compare(imagesA[i], imagesB[i], a: numbers[i].a, b: numbers[i].b, options: options)
                 if frame.verdict == .changed, imagesA[i].width == imagesB[i].width, imagesA[i].height == imagesB[i].height {
                     pictures?.take(imagesA[i], imagesB[i], a: numbers[i].a, b: numbers[i].b)
                 }
-                measured.withLock { $0[i] = frame }
+                return frame
             }
-            for (pair, frame) in zip(batch, measured.withLock { $0 }) { frames[pair.slot] = frame }
+            for (pair, frame) in zip(batch, measured) { frames[pair.slot] = frame }
         }
         return frames.map { $0! }
     }
