@@ -275,6 +275,22 @@ final class CompareCommandTests: XCTestCase {
         XCTAssertTrue(empty.stderr.contains("sound only"), empty.stderr)
     }
 
+    func testAComparisonAgainIntoItsFolderLeavesNoneOfTheEarlierOne() throws {
+        var moved = frames(4)
+        moved[2] = cubeFrame(2, shift: 1)
+        let a = try render("a", frames(4)), b = try render("b", moved)
+        let out = folder.file("report")
+        XCTAssertEqual(try cli.run(["compare", a, b, "--output", out]).status, 1)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out + "/diff"), ["000002-000002.png"])
+        let notes = folder.write("report/diff/notes.txt", Array("mine".utf8))
+        // The same folder, now for two equal renders: no picture of the earlier one is left.
+        XCTAssertEqual(try cli.run(["compare", a, a, "--output", out]).status, 0)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out + "/diff"), ["notes.txt"], "only what it did not write")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: notes))
+        let json = try String(contentsOfFile: out + "/compare.json", encoding: .utf8)
+        XCTAssertTrue(json.contains("\"passed\": true"), json)
+    }
+
     func testUnreadableInputsAreUsageErrors() throws {
         let a = try render("a", frames(2))
         let missing = try cli.run(["compare", a, folder.file("nothing")])

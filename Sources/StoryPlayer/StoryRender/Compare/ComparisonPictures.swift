@@ -57,14 +57,37 @@ final class ComparisonPictures: Sendable {
         }
     }
 
-    /// Makes the folders the pictures go in.
+    /// Retires an earlier comparison in the folder, then makes the folders the pictures go in.
     func prepare() throws(CompareError) {
+        try retireEarlierComparison()
         for name in ["diff"] + (writesA || writesB ? ["frames"] : []) {
             do {
                 try FileManager.default.createDirectory(atPath: (folder as NSString).appendingPathComponent(name),
                                                         withIntermediateDirectories: true)
             } catch {
                 throw CompareError(.output, "cannot make \(folder)/\(name)", cause: ErrorText("\(error)"))
+            }
+        }
+    }
+
+    /// A comparison into a folder that holds an earlier one would leave that one's report and
+    /// page beside this one's first pictures should it stop half-way (a full disk, a signal,
+    /// `kill -9`), and its pictures beside this one's page when it finishes: its report and page
+    /// go first, then the pictures it wrote (only names this writes: the folder may hold others).
+    private func retireEarlierComparison() throws(CompareError) {
+        let manager = FileManager.default
+        var earlier = [ComparisonReport.fileName, ComparisonPage.fileName].map { (folder as NSString).appendingPathComponent($0) }
+        for (subfolder, pattern) in [("diff", #"^\d{6}-\d{6}\.png$"#), ("frames", #"^[ab]-\d{6}\.png$"#)] {
+            let path = (folder as NSString).appendingPathComponent(subfolder)
+            let names = (try? manager.contentsOfDirectory(atPath: path)) ?? []
+            earlier += names.filter { $0.range(of: pattern, options: .regularExpression) != nil }
+                .map { (path as NSString).appendingPathComponent($0) }
+        }
+        for path in earlier where manager.fileExists(atPath: path) {
+            do {
+                try manager.removeItem(atPath: path)
+            } catch {
+                throw CompareError(.output, "cannot replace the earlier comparison in \(folder)", cause: ErrorText("\(error)"))
             }
         }
     }
