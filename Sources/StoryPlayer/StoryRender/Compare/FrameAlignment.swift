@@ -66,9 +66,14 @@ enum FrameAlignment {
 
     /// The dynamic programme over diagonals -band...band, then the way back from the end.
     private static func cheapestSteps(_ a: [UInt64], _ b: [UInt64], band: Int) -> [Step] {
+        wayBack(through: bestMoves(a, b, band: band), n: a.count, m: b.count, band: band)
+    }
+
+    /// How each point (x, y) of the band is reached most cheaply, at
+    /// `x * (2 * band + 1) + y - x + band`: 0 the same frame, 1 a changed one, 2 a frame of A
+    /// deleted, 3 a frame of B inserted.
+    private static func bestMoves(_ a: [UInt64], _ b: [UInt64], band: Int) -> [UInt8] {
         let n = a.count, m = b.count, width = 2 * band + 1
-        // moves[x * width + y - x + band]: how (x, y) was reached best. 0 same, 1 changed,
-        // 2 a frame of A deleted, 3 a frame of B inserted.
         var moves = [UInt8](repeating: 0, count: (n + 1) * width)
         var previous = [Int](repeating: .max, count: width), current = previous
         for x in 0...n {
@@ -102,6 +107,12 @@ enum FrameAlignment {
             }
             swap(&previous, &current)
         }
+        return moves
+    }
+
+    /// The steps from (0, 0) to (n, m) that `moves` chose, walked back from the end.
+    private static func wayBack(through moves: [UInt8], n: Int, m: Int, band: Int) -> [Step] {
+        let width = 2 * band + 1
         var steps: [Step] = []
         var x = n, y = m
         while x > 0 || y > 0 {
