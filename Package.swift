@@ -65,10 +65,11 @@ let package = Package(
         // libpng reports errors with setjmp/longjmp, which Swift frames cannot survive,
         // so every libpng call lives in this C target and returns plain error codes. It also
         // holds the deflate coder for the run-length and Huffman-only strategies (zlib's
-        // crc32 only; Adler-32 is its own, with AVX2), which is where the frame time went.
+        // crc32 only; Adler-32 is its own, with AVX2), which is where the frame time went, and
+        // the reader of those frames, which inflates with libdeflate (`compare` reads thousands).
         .target(
             name: "CStoryPNG",
-            linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("z")]
+            linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("z"), .linkedLibrary("deflate")]
         ),
         // The rasterizer's span kernel (AVX2 gathers and FMA, chosen at run time) and its cache
         // prefetch, which Swift cannot express.

@@ -38,16 +38,15 @@ fi
 # shellcheck disable=SC2054 # the commas belong to -fsanitize=, not to the array
 c_flags=(-fuse-ld=lld -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
          -ISources/CStoryPNG/include -ISources/CStoryPNG)
-# The PNG writer and its deflate coder, beside the target.
-c_sources=(Sources/CStoryPNG/story_png.c Sources/CStoryPNG/story_png_fast.c Sources/CStoryPNG/story_png_code.c
-           Sources/CStoryPNG/story_png_rows.c Sources/CStoryPNG/story_adler32.c Sources/CStoryPNG/story_crc32.c)
+# The whole PNG target (writer, deflate coder, direct reader), beside the fuzz target.
+c_sources=(Sources/CStoryPNG/*.c)
 for target in "${targets[@]}"; do
   case $target in
     png-coder)
-      "$clang" "${c_flags[@]}" Tests/Fuzz/C/fuzz_png_coder.c "${c_sources[@]}" -lpng16 -lz \
+      "$clang" "${c_flags[@]}" Tests/Fuzz/C/fuzz_png_coder.c "${c_sources[@]}" -lpng16 -lz -ldeflate \
         -o "$scratch/fuzz-png-coder" ;;
     deflate-writer)
-      "$clang" "${c_flags[@]}" Tests/Fuzz/C/fuzz_deflate_writer.c "${c_sources[@]}" -lpng16 -lz \
+      "$clang" "${c_flags[@]}" Tests/Fuzz/C/fuzz_deflate_writer.c "${c_sources[@]}" -lpng16 -lz -ldeflate \
         -o "$scratch/fuzz-deflate-writer" ;;
   esac
 done

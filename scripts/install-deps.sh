@@ -14,7 +14,7 @@ command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
 
 # pkg-config module → Debian package that provides it.
 modules=(libavformat:libavformat-dev libavcodec:libavcodec-dev libswscale:libswscale-dev
-         libavutil:libavutil-dev libswresample:libswresample-dev libpng:libpng-dev zlib:zlib1g-dev
+         libavutil:libavutil-dev libswresample:libswresample-dev libpng:libpng-dev zlib:zlib1g-dev libdeflate:libdeflate-dev
          freetype2:libfreetype-dev libavfilter:libavfilter-dev
          libheif:libheif-dev lcms2:liblcms2-dev libass:libass-dev
          gstreamer-1.0:libgstreamer1.0-dev gstreamer-sdp-1.0:libgstreamer-plugins-base1.0-dev

@@ -152,8 +152,35 @@ void story_png_set_simd_enabled(int enabled) { __atomic_store_n(&simd_enabled, e
 
 // MARK: - Reading
 
-int story_png_decode(const uint8_t *png, size_t size, uint8_t **rgba,
-                     int *width, int *height, char *error, size_t error_size) {
+int story_png_size(const uint8_t *png, size_t size, int *width, int *height) {
+    static const uint8_t signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+    if (size < 24 || memcmp(png, signature, 8) != 0 || memcmp(png + 12, "IHDR", 4) != 0) return 0;
+    uint32_t w = ((uint32_t)png[16] << 24) | ((uint32_t)png[17] << 16) | ((uint32_t)png[18] << 8) | png[19];
+    uint32_t h = ((uint32_t)png[20] << 24) | ((uint32_t)png[21] << 16) | ((uint32_t)png[22] << 8) | png[23];
+    // libpng's own limit, 1,000,000 pixels a side; 4 bytes a pixel must fit a size_t too.
+    if (w == 0 || h == 0 || w > 1000000u || h > 1000000u || (uint64_t)w * h > SIZE_MAX / 4) return 0;
+    *width = (int)w;
+    *height = (int)h;
+    return 1;
+}
+
+int story_png_decode(const uint8_t *png, size_t size, uint8_t *rgba, int width, int height,
+                     char *error, size_t error_size) {
+    if (rgba && story_png_direct_read_enabled() && story_png_decode_direct(png, size, rgba, width, height)) return 0;
+    return story_png_decode_with_libpng(png, size, rgba, width, height, error, error_size);
+}
+
+// Read and written with relaxed atomics, as `simd_enabled`: a test may turn it off while frames are read.
+static int direct_read_enabled = 1;
+
+int story_png_direct_read_enabled(void) { return __atomic_load_n(&direct_read_enabled, __ATOMIC_RELAXED); }
+
+void story_png_set_direct_read_enabled(int enabled) {
+    __atomic_store_n(&direct_read_enabled, enabled != 0, __ATOMIC_RELAXED);
+}
+
+int story_png_decode_with_libpng(const uint8_t *png, size_t size, uint8_t *rgba, int width, int height,
+                                 char *error, size_t error_size) {
     // The simplified API catches libpng's longjmp internally and reports through `image.message`.
     png_image image;
     memset(&image, 0, sizeof image);
@@ -162,22 +189,16 @@ int story_png_decode(const uint8_t *png, size_t size, uint8_t **rgba,
         set_error(error, error_size, image.message);
         return 1;
     }
+    if (!rgba || image.width != (png_uint_32)width || image.height != (png_uint_32)height) {
+        png_image_free(&image);
+        set_error(error, error_size, "the picture's size is not the one its header gave");
+        return 1;
+    }
     image.format = PNG_FORMAT_RGBA;
-    size_t bytes = PNG_IMAGE_SIZE(image);
-    uint8_t *pixels = malloc(bytes);
-    if (!pixels) {
-        png_image_free(&image);
-        set_error(error, error_size, "out of memory while decoding PNG");
-        return 1;
-    }
-    if (!png_image_finish_read(&image, NULL, pixels, 0, NULL)) {
+    if (!png_image_finish_read(&image, NULL, rgba, 0, NULL)) {
         set_error(error, error_size, image.message);
-        free(pixels);
         png_image_free(&image);
         return 1;
     }
-    *rgba = pixels;
-    *width = (int)image.width;
-    *height = (int)image.height;
     return 0;
 }

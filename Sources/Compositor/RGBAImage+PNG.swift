@@ -105,21 +105,27 @@ extension RGBAImage {
         try PNGEncoder(options: options).withEncoded(self) { Array($0) }
     }
 
-    /// Decodes PNG bytes of any colour type to RGBA (`story_png_decode`, libpng's simplified reader).
+    /// Decodes PNG bytes of any colour type to RGBA, straight into the picture's own pixels
+    /// (`story_png_size`, then `story_png_decode`: the direct reader for plain 8-bit RGB and
+    /// RGBA files, libpng's simplified reader for the rest).
     public init(pngData: [UInt8]) throws(CompositorError) {
-        var rgba: UnsafeMutablePointer<UInt8>?
         var width: Int32 = 0, height: Int32 = 0
         var message = [CChar](repeating: 0, count: 256)
-        let status = pngData.withUnsafeBufferPointer { png in
-            story_png_decode(png.baseAddress, png.count, &rgba, &width, &height, &message, message.count)
+        let sized = pngData.withUnsafeBufferPointer { story_png_size($0.baseAddress, $0.count, &width, &height) }
+        var status: Int32 = 1
+        let count = sized == 1 ? Int(width) * Int(height) * 4 : 0
+        let pixels = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            status = pngData.withUnsafeBufferPointer { png in
+                // Without a size, libpng is asked for the reason (it has no buffer to fill).
+                story_png_decode(png.baseAddress, png.count, sized == 1 ? buffer.baseAddress : nil, width, height,
+                                 &message, message.count)
+            }
+            initialized = status == 0 ? count : 0
         }
-        guard status == 0, let rgba else {
+        guard status == 0 else {
             throw CompositorError(.pngDecode, "cannot decode PNG", cause: String(nulTerminated: message))
         }
-        defer { free(rgba) }
-        let count = Int(width) * Int(height) * 4
-        self.init(width: Int(width), height: Int(height),
-                  pixels: Array(UnsafeBufferPointer(start: rgba, count: count)))
+        self.init(width: Int(width), height: Int(height), pixels: pixels)
     }
 
     /// Reads a PNG file.

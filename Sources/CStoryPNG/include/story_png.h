@@ -39,13 +39,37 @@ int story_png_encode(const uint8_t *rgba, int width, int height, size_t stride,
                      story_png_strategy strategy, story_png_buffer *out,
                      char *error, size_t error_size);
 
-/// Decodes a PNG held in memory into 8-bit RGBA (any PNG colour type is converted).
-/// On success `*rgba` is a `malloc`ed buffer of `width * height * 4` bytes; free it with `free`.
 /// The version of the libpng this process runs with (`png_get_libpng_ver`), e.g. "1.6.39".
 const char *story_png_libpng_version(void);
 
-int story_png_decode(const uint8_t *png, size_t size, uint8_t **rgba,
-                     int *width, int *height, char *error, size_t error_size);
+/// The picture's size, from the PNG's header (its IHDR chunk) alone: 1, or 0 when `png` does
+/// not start as a PNG or gives a size past libpng's limit (1,000,000 pixels a side).
+int story_png_size(const uint8_t *png, size_t size, int *width, int *height);
+
+/// Decodes a PNG held in memory into `rgba`, 8-bit RGBA of `width * height * 4` bytes (the
+/// size `story_png_size` gave; any PNG colour type is converted), so that a caller reads into
+/// memory it owns, with no copy. Plain 8-bit RGB and RGBA files (the frames this tool writes)
+/// are read directly, with libdeflate (`story_png_decode_direct`); every other file, and any
+/// the direct reader refuses, by libpng's simplified reader, whose pixels the direct reader's equal.
+/// Returns 0 on success; otherwise a non-zero code and libpng's message in `error`.
+int story_png_decode(const uint8_t *png, size_t size, uint8_t *rgba, int width, int height,
+                     char *error, size_t error_size);
+
+/// `story_png_decode` through libpng alone (`png_image_begin_read_from_memory`,
+/// `png_image_finish_read`): what the direct reader is held to in tests and the fuzzer.
+int story_png_decode_with_libpng(const uint8_t *png, size_t size, uint8_t *rgba, int width, int height,
+                                 char *error, size_t error_size);
+
+/// Decodes a plain PNG (8-bit RGB or RGBA, not interlaced, no chunk that changes the pixels'
+/// meaning) into `rgba` as `story_png_decode` does, without libpng: every chunk's CRC checked,
+/// the IDAT data inflated by `libdeflate_zlib_decompress`, the row filters undone here
+/// (`story_png_read.c`). Returns 1 when it did; 0 when the file is not one this reader takes
+/// or is damaged (`rgba` then holds anything): libpng then reads it or says why.
+int story_png_decode_direct(const uint8_t *png, size_t size, uint8_t *rgba, int width, int height);
+
+/// Whether `story_png_decode` tries the direct reader first (on unless a test turns it off).
+int story_png_direct_read_enabled(void);
+void story_png_set_direct_read_enabled(int enabled);
 
 void story_png_buffer_free(story_png_buffer *buffer);
 

@@ -1,6 +1,8 @@
 // libFuzzer target: the PNG coder, every path (libpng and our own deflate coder), round-tripped
-// through libpng's decoder. Random sizes, pixels and settings; the decoded pixels must be the
-// ones encoded (alpha 255 where it was dropped).
+// through libpng's decoder and the direct reader. Random sizes, pixels and settings; the
+// decoded pixels must be the ones encoded (alpha 255 where it was dropped), and the direct
+// reader's the same as libpng's. The input itself is also handed to the direct reader as a
+// file, which must refuse it or read it as libpng does, never crash.
 #include "story_png.h"
 
 #include <stdint.h>
@@ -8,7 +10,31 @@
 #include <stdlib.h>
 #include <string.h>
 
+/// The direct reader on `png`: declines, or gives libpng's very pixels.
+static void check_direct_reader(const uint8_t *png, size_t size) {
+    int w = 0, h = 0;
+    char error[256] = "";
+    // Inputs are small; a header claiming more is refused before a buffer is made for it.
+    if (!story_png_size(png, size, &w, &h) || (size_t)w * (size_t)h > (1u << 22)) return;
+    size_t bytes = (size_t)w * (size_t)h * 4;
+    uint8_t *direct = malloc(bytes), *reference = malloc(bytes);
+    if (!direct || !reference) abort();
+    if (story_png_decode_direct(png, size, direct, w, h)) {
+        if (story_png_decode_with_libpng(png, size, reference, w, h, error, sizeof error) != 0) {
+            fprintf(stderr, "the direct reader read a file libpng refuses: %s\n", error);
+            abort();
+        }
+        if (memcmp(direct, reference, bytes) != 0) {
+            fprintf(stderr, "the direct reader and libpng disagree\n");
+            abort();
+        }
+    }
+    free(direct);
+    free(reference);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    check_direct_reader(data, size);
     if (size < 6) return 0;
     // The first bytes choose the settings; the rest are the pixels, repeated to fill the image.
     int width = 1 + data[0] % 96, height = 1 + data[1] % 96;
@@ -32,13 +58,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         fprintf(stderr, "encode failed: %s\n", error);
         abort();
     }
-    uint8_t *decoded = NULL;
     int w = 0, h = 0;
-    if (story_png_decode(png.bytes, png.count, &decoded, &w, &h, error, sizeof error) != 0) {
+    if (!story_png_size(png.bytes, png.count, &w, &h)) abort();
+    uint8_t *decoded = malloc((size_t)w * (size_t)h * 4);
+    if (!decoded) abort();
+    if (story_png_decode(png.bytes, png.count, decoded, w, h, error, sizeof error) != 0) {
         fprintf(stderr, "libpng cannot read what we wrote: %s\n", error);
         abort();
     }
     if (w != width || h != height) abort();
+    check_direct_reader(png.bytes, png.count);
     for (int y = 0; y < height; y++) {
         for (int x = 0; x < width; x++) {
             const uint8_t *in = rgba + (size_t)y * stride + (size_t)x * 4;
