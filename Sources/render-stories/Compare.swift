@@ -48,6 +48,7 @@ struct Compare: ParsableCommand {
         let options = thresholds.options
         let report: ComparisonReport
         do {
+            ProcessMemory.reuseFreedBuffers()
             report = try RenderComparison.run(a, b, options: options, pageFolder: output)
             if let output { try report.write(to: output) }
         } catch {

@@ -181,6 +181,7 @@ struct Render: ParsableCommand {
     private func compare(_ folder: String, with golden: String) throws {
         let report: ComparisonReport
         do {
+            ProcessMemory.reuseFreedBuffers()
             report = try RenderComparison.run(golden, folder, options: comparison.options)
             try report.write(to: folder)
         } catch {
