@@ -46,7 +46,7 @@ final class FullDiskRenderTests: XCTestCase {
                        "the frame named is the one whose file failed")
         XCTAssertTrue(failedFrame > 0 && failedFrame < 90, result.stderr)
         XCTAssertTrue(result.stderr.contains("\(disk.path)/out is not a finished render: it holds this render's frames 0-\(failedFrame - 1)"
-                                             + " and no summary.json; the earlier render's summary.json, lifecycle.jsonl and clip.mp4 were "
+                                             + " and no summary.json; the earlier render's summary.json, lifecycle.jsonl, frames.jsonl and clip.mp4 were "
                                              + "removed before the first frame, and its frames after the failure"), result.stderr)
         let left = try names(in: disk.path + "/out")
         XCTAssertEqual(left, (0..<failedFrame).map { String(format: "frame-%06d.png", $0) }, "only this render's frames, none after")
@@ -95,7 +95,7 @@ final class FullDiskRenderTests: XCTestCase {
         XCTAssertEqual(result.status, 0, result.stderr)
         let left = try names(in: out)
         XCTAssertEqual(left.filter { $0.hasPrefix("frame-") }.count, 90)
-        XCTAssertEqual(left.filter { !$0.hasPrefix("frame-") }, ["clip.mp4", "lifecycle.jsonl", "summary.json"])
+        XCTAssertEqual(left.filter { !$0.hasPrefix("frame-") }, ["clip.mp4", "frames.jsonl", "lifecycle.jsonl", "summary.json"])
         XCTAssertEqual(try RGBAImage(contentsOfPNG: out + "/frame-000089.png").width, 360)
     }
 }

@@ -69,6 +69,8 @@ public final class ItemPlayer {
     var shown: (time: Double, image: RGBAImage)? {
         didSet { shownVersion &+= 1 }
     }
+    /// The presentation time of the picture on screen (media seconds), nil while there is none.
+    public var shownPictureTime: Double? { shown?.time }
     /// Counts every change of `shown`: a room draws its large area again only for a new one
     /// (a picture's time alone may repeat across a live stream's discontinuity).
     package private(set) var shownVersion = 0

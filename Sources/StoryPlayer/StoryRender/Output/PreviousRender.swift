@@ -15,7 +15,8 @@ import StoryBase
 /// They come back, this render's, when it finishes; if it fails, `FailedRender` says what is left.
 struct PreviousRender {
     /// The files that make a folder a finished render (and a compared one: `--compare-to`).
-    static let describingFiles = ["summary.json", "lifecycle.jsonl", ReportPage.fileName, ComparisonReport.fileName]
+    static let describingFiles = ["summary.json", "lifecycle.jsonl", FrameRecord.fileName, ReportPage.fileName,
+                                  ComparisonReport.fileName]
 
     /// What was removed, as paths the user gave (or the folder's files by name).
     private(set) var removed: [String] = []

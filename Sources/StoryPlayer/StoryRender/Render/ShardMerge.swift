@@ -39,6 +39,8 @@ public enum ShardMerge {
         try checkPictureSizes(shards)
         try checkSameDrawing(shards)
         let trace = LifecycleTrace(replaying: joinTraces(shards, fps: fps))
+        // Read before the output folder (perhaps a shard's own) is prepared, which retires them.
+        let records = joinFrameRecords(shards)
         try StoryRenderer.prepareOutputFolder(output)
         try moveFrames(shards, to: output)
         // A whole render merged into a used folder replaces what was there, as a whole render
@@ -54,6 +56,10 @@ public enum ShardMerge {
         do {
             try AtomicFile.write(Array(trace.jsonLines.utf8), to: (output as NSString).appendingPathComponent("lifecycle.jsonl"))
             try AtomicFile.write(Array(summary.json.utf8), to: (output as NSString).appendingPathComponent("summary.json"))
+            if let records {
+                try AtomicFile.write(Array(FrameRecord.lines(records).utf8),
+                                     to: (output as NSString).appendingPathComponent(FrameRecord.fileName))
+            }
         } catch {
             throw RenderError(.output, "cannot write the merged trace or summary in \(output)", cause: error)
         }
@@ -186,10 +192,14 @@ public enum ShardMerge {
     static func pngSize(_ path: String) -> (Int, Int)? {
         guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
         defer { try? handle.close() }
-        guard let head = try? handle.read(upToCount: 24), head.count == 24,
-              head.prefix(8).elementsEqual([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]),
-              head[12..<16].elementsEqual(Array("IHDR".utf8)) else { return nil }
-        let bytes = Array(head)
+        guard let head = try? handle.read(upToCount: 24) else { return nil }
+        return pngSize(bytes: Array(head))
+    }
+
+    /// The width and height in a PNG's header (its first 24 bytes).
+    static func pngSize(bytes: [UInt8]) -> (Int, Int)? {
+        guard bytes.count >= 24, bytes.prefix(8).elementsEqual([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]),
+              bytes[12..<16].elementsEqual(Array("IHDR".utf8)) else { return nil }
         let width = bytes[16..<20].reduce(0) { $0 << 8 | Int($1) }, height = bytes[20..<24].reduce(0) { $0 << 8 | Int($1) }
         return (width, height)
     }
@@ -264,7 +274,18 @@ public enum ShardMerge {
         Int(min(max((event.t * fps).rounded(), -1e15), 1e15))
     }
 
-    private static func moveFrames(_ shards: [Shard], to output: String) throws(RenderError) {
+    /// The shards' `frames.jsonl` records within their ranges, or nil when a shard has none
+    /// (an older render): a record of some frames only would pair some frames by the trace.
+    static func joinFrameRecords(_ shards: [Shard]) -> [FrameRecord]? {
+        var joined: [FrameRecord] = []
+        for shard in shards {
+            guard let records = FrameRecord.read(inFolder: shard.folder) else { return nil }
+            joined += records.values.filter { shard.range.contains($0.frame) }
+        }
+        return joined
+    }
+
+        private static func moveFrames(_ shards: [Shard], to output: String) throws(RenderError) {
         let target = URL(fileURLWithPath: output).standardizedFileURL.path
         for shard in shards where URL(fileURLWithPath: shard.folder).standardizedFileURL.path != target {
             for n in shard.range {

@@ -8,7 +8,9 @@ import StoryPlayback
 extension StoryRenderer {
     /// The faces of the frame at `t` drawn into `canvas`: a story at rest, or two mid-turn, each
     /// with its overlay, then the bubble transform while the viewer opens or closes.
-    func compose(at t: Double, into canvas: inout RGBAImage) {
+    /// Returns the faces as placed (none once the viewer has closed), for the frame's record.
+    @discardableResult
+    func compose(at t: Double, into canvas: inout RGBAImage) -> [FacePlacement] {
         if navigator.isClosed {
             // The viewer has closed (a render with a `duration` goes on past a `dismiss`): what
             // is left on screen is the app behind it.
@@ -17,7 +19,7 @@ extension StoryRenderer {
             } else {
                 canvas.fill(storyboard.canvas.background)
             }
-            return
+            return []
         }
         let geometry = navigator.geometry
         let placements = geometry.faces(pageOffset: navigator.pageOffset, width: canvas.width, height: canvas.height)
@@ -47,6 +49,7 @@ extension StoryRenderer {
                 canvas = clock.measure(.overlay) { canvas.presented(bubble, background: storyboard.canvas.background) }
             }
         }
+        return placements
     }
 
     /// The frame as the outputs without alpha show it (the MP4, the contact sheet, and without
@@ -149,14 +152,19 @@ extension StoryRenderer {
     }
 
     func drawOverlay(on picture: inout RGBAImage, story index: Int, at t: Double) {
+        StoryOverlay.drawSegments(on: &picture, count: stories[index].items.count, current: navigator.currentItems[index],
+                                  progress: barProgress(story: index, at: t), inset: storyboard.overlayInset,
+                                  opacity: navigator.overlayOpacity(at: t))
+    }
+
+    /// How far story `index`'s progress bar is filled at `t`, 0…1. The bar of an item still
+    /// loading its first picture does not move (sound playing counts as shown): it starts with
+    /// what the viewer sees, and fills the time left from there.
+    func barProgress(story index: Int, at t: Double) -> Double {
         let item = navigator.currentItems[index]
-        // The bar of an item still loading its first picture does not move (sound playing counts
-        // as shown): it starts with what the viewer sees, and fills the time left from there.
-        let progress = players[index].current.map { player in
+        return players[index].current.map { player in
             player.itemIndex == item && (player.state != .loading || player.playsSoundOnly) ? player.barProgress(at: t) : 0
         } ?? 0
-        StoryOverlay.drawSegments(on: &picture, count: stories[index].items.count, current: item, progress: progress,
-                                  inset: storyboard.overlayInset, opacity: navigator.overlayOpacity(at: t))
     }
 
     /// A playing story shows its video (after a short crossfade from its loading picture if the

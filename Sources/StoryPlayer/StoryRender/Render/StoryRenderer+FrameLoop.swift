@@ -99,11 +99,12 @@ extension StoryRenderer {
         let canvasSpec = storyboard.canvas
         var canvas = writer.reusableCanvas()
             ?? RGBAImage(width: canvasSpec.width, height: canvasSpec.height, fill: canvasSpec.background)
-        compose(at: t, into: &canvas)
+        let faces = compose(at: t, into: &canvas)
         // The guides are the screen's, over the whole frame; only when asked for in an export.
         if options.burnGuides, let platform = options.captionZones { canvas.drawSafeZoneGuides(platform) }
         let opaque = flattenedForOpaqueOutputs(&canvas)
-        var frame = DrawnFrame(index: n, time: t, fps: range.fps, canvas: canvas, opaque: opaque) { count in
+        var frame = DrawnFrame(index: n, time: t, fps: range.fps, canvas: canvas, opaque: opaque,
+                               record: frameRecord(n, at: t, faces: faces)) { count in
             self.mix(at: t, count: count)
         }
         if options.record != nil { frame.soundAt = { time, count in self.mix(at: time, count: count) } }

@@ -39,11 +39,14 @@ extension StoryRenderer {
     }
 
     /// The render's outputs, in the order they take frames and write: the trace and summary
+    /// (and the frames' records)
     /// first (a picture that cannot be written must not cost them), then the contact sheet, the
     /// encoded files and the PNG frames, then the timeline and the report.
     func sinks(writer: FrameWriter, plannedFrames: Int?) throws(RenderError) -> [any FrameSink] {
         if let record = options.record { return try recordSinks(record, writer: writer) }
         var sinks: [any FrameSink] = [TraceFiles()]
+        // What each frame showed, beside the frames, for `compare` to pair them by.
+        if options.writeFrames { sinks.append(FrameRecordFile()) }
         if let path = options.contactSheet {
             sinks.append(ContactSheetFile(path: path, columns: options.sheetColumns,
                                           thumbnails: ThumbnailPicker(wanted: options.sheetFrames, planned: plannedFrames,
