@@ -17,18 +17,22 @@ struct ComparisonArguments: ParsableArguments {
                                valueName: "x,y,w,h"))
     var region: FrameRegion?
 
+    @Flag(name: .customLong("face"),
+          help: "Measure each cube face on its own too, inside the corners the render's frames.jsonl gives (a face below --min-ssim is a change).")
+    var faces = false
+
     @Option(name: .customLong("ignore-trace-field"),
             help: ArgumentHelp("A trace field whose differences do not count (again for each).", valueName: "name"))
     var ignoredTraceFields: [String] = []
 
     /// Whether any was given (`render` takes them only with --compare-to).
     var isGiven: Bool {
-        minSSIM != nil || minPSNR != nil || maxChangedFrames != nil || region != nil || !ignoredTraceFields.isEmpty
+        minSSIM != nil || minPSNR != nil || maxChangedFrames != nil || region != nil || faces || !ignoredTraceFields.isEmpty
     }
 
     var options: ComparisonOptions {
         ComparisonOptions(minSSIM: minSSIM, minPSNR: minPSNR, maxChangedFrames: maxChangedFrames ?? 0, region: region?.region,
-                          ignoredTraceFields: Set(ignoredTraceFields))
+                          faces: faces, ignoredTraceFields: Set(ignoredTraceFields))
     }
 
     func validate() throws {

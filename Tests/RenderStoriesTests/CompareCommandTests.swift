@@ -160,6 +160,8 @@ final class CompareCommandTests: XCTestCase {
         let a = try swipeRender("a", swipeAt: 0.5), b = try swipeRender("b", swipeAt: 0.7)
         let result = try cli.run(["compare", a, b, "--json"])
         XCTAssertEqual(result.status, 1, result.stderr)
+        let report = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        XCTAssertEqual(report["pairing"] as? String, "trace", "both have frames.jsonl")
         let frames = try reportFrames(result.stdout)
         // Two more frames of the first story before the turn; the turn itself and the rest
         // are the same pictures two frames on; A's last two are gone.
@@ -326,7 +328,7 @@ struct SwipeRenders {
     let folder: ScratchFolder
 
     /// A real render of two photo stories and a cube swipe at `swipeAt`, no UI over them.
-    func render(_ name: String, swipeAt: Double) throws -> String {
+    func render(_ name: String, swipeAt: Double, options: [String] = []) throws -> String {
         for (file, colour) in [("one.png", RGBAColor(red: 220, green: 90, blue: 40)), ("two.png", RGBAColor(red: 40, green: 90, blue: 220))]
         where !FileManager.default.fileExists(atPath: folder.file(file)) {
             var picture = RGBAImage(width: 45, height: 80, fill: colour)
@@ -341,7 +343,7 @@ struct SwipeRenders {
                      {"id": "two", "items": [{"uri": "two.png", "duration": 3}]}]}
         """.utf8))
         let out = folder.file(name)
-        let result = try cli.run(["render", board, "--no-overlay", "--quiet", "--output", out])
+        let result = try cli.run(["render", board, "--no-overlay", "--quiet", "--output", out] + options)
         XCTAssertEqual(result.status, 0, result.stderr)
         return out
     }

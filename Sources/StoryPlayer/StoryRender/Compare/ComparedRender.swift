@@ -1,11 +1,12 @@
 import Compositor
 import Foundation
 import StoryMedia
+import StoryBase
 import StoryModel
 
-/// One side of a comparison: a render's folder (its `frame-NNNNNN.png` files) or a clip (any
-/// video file FFmpeg reads). Read twice: once for every frame's fingerprint, then for the
-/// frames that must be measured.
+/// One side of a comparison: a render's folder (its `frame-NNNNNN.png` files, and what each
+/// showed when it has `frames.jsonl`) or a clip (any video file FFmpeg reads). Without records,
+/// read twice: once for every frame's fingerprint, then for the frames that must be measured.
 final class ComparedRender {
     enum Kind: String, Codable { case frames, clip }
 
@@ -24,6 +25,8 @@ final class ComparedRender {
     /// `timeline_fps`), when it has them.
     private(set) var trace: [TraceComparison.Event]?
     private(set) var fps: Double?
+    /// What each frame showed (`frames.jsonl`), by frame number, when the folder has it.
+    let records: [Int: FrameRecord]?
 
     /// Frames decoded side by side (a folder's), and held at once.
     static let batch = 8
@@ -42,11 +45,13 @@ final class ComparedRender {
             guard !frameFiles.isEmpty else {
                 throw CompareError(.input, "\(path) holds no frame-NNNNNN.png files: not a render's folder")
             }
+            records = FrameRecord.read(inFolder: path)
             trace = TraceComparison.events(inTrace: (path as NSString).appendingPathComponent("lifecycle.jsonl"))
             fps = Self.timelineFPS(summary: (path as NSString).appendingPathComponent("summary.json"))
         } else {
             kind = .clip
             frameFiles = []
+            records = nil
             try openClip()
         }
     }
@@ -60,6 +65,34 @@ final class ComparedRender {
 
     /// The number frame `position` has: its file's for a folder, its place for a clip.
     func number(at position: Int) -> Int { kind == .frames ? frameFiles[position].number : position }
+
+    /// Every frame's key by what it showed (`FrameRecord`), in order; nil unless every frame
+    /// file has its record. Sets `firstSize` from the first file's header.
+    func traceKeys() -> [UInt64]? {
+        guard let records else { return nil }
+        var keys: [UInt64] = []
+        keys.reserveCapacity(frameFiles.count)
+        for file in frameFiles {
+            guard let record = records[file.number] else { return nil }
+            keys.append(FrameKey.of(record))
+        }
+        if firstSize == nil, let first = frameFiles.first, let size = ShardMerge.pngSize(first.path) { firstSize = size }
+        return keys
+    }
+
+    /// Frame `position`'s record (a folder's, when it has them).
+    func record(at position: Int) -> FrameRecord? {
+        kind == .frames ? records?[frameFiles[position].number] : nil
+    }
+
+    /// The bytes of frame file `position` (a folder's).
+    func fileBytes(at position: Int) throws(CompareError) -> [UInt8] {
+        do throws(FileError) {
+            return try AtomicFile.read(frameFiles[position].path)
+        } catch {
+            throw CompareError(.input, "\(frameFiles[position].path): cannot read the frame", cause: error)
+        }
+    }
 
     /// Every frame's fingerprint (`RGBAImage.fingerprint`), in order. A clip with no picture
     /// is not something to compare.
@@ -83,6 +116,36 @@ final class ComparedRender {
             }
             guard !prints.isEmpty else { throw CompareError(.input, "\(path) holds no picture: nothing to compare") }
             return prints
+        }
+    }
+
+    /// A frame to measure as read: a folder's file, decoded when it must be; a clip's picture.
+    enum LoadedFrame: Sendable {
+        case file([UInt8], path: String)
+        case picture(RGBAImage)
+
+        /// The frame's picture (a file's decoded: `RGBAImage(pngData:)`).
+        func picture() throws(CompareError) -> RGBAImage {
+            switch self {
+            case .picture(let image):
+                return image
+            case .file(let bytes, let path):
+                do { return try RGBAImage(pngData: bytes) } catch {
+                    throw CompareError(.input, "\(path): cannot read the frame", cause: error)
+                }
+            }
+        }
+    }
+
+    /// Frames `indices` (ascending) to measure: a folder's as its files' bytes, a clip's decoded.
+    func load(_ indices: [Int]) throws(CompareError) -> [LoadedFrame] {
+        switch kind {
+        case .frames:
+            var loaded: [LoadedFrame] = []
+            for index in indices { loaded.append(.file(try fileBytes(at: index), path: frameFiles[index].path)) }
+            return loaded
+        case .clip:
+            return try frames(at: indices).map { .picture($0) }
         }
     }
 

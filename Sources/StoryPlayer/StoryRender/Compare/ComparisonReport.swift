@@ -12,21 +12,25 @@ public struct ComparisonOptions: Sendable, Codable {
     public var maxChangedFrames = 0
     /// Only this part of each frame is compared.
     public var region: TileRect?
+    /// Each cube face is measured on its own too (`--face`), inside the corners its render's
+    /// `frames.jsonl` gives; a face below `minSSIM` makes its frame changed.
+    public var faces = false
     /// Trace fields whose differences do not count (besides the wall clock's, which never do);
     /// not in the report's JSON.
     public var ignoredTraceFields: Set<String> = []
 
     public init(minSSIM: Double? = nil, minPSNR: Double? = nil, maxChangedFrames: Int = 0, region: TileRect? = nil,
-                ignoredTraceFields: Set<String> = []) {
+                faces: Bool = false, ignoredTraceFields: Set<String> = []) {
         self.minSSIM = minSSIM
         self.minPSNR = minPSNR
         self.maxChangedFrames = maxChangedFrames
         self.region = region
+        self.faces = faces
         self.ignoredTraceFields = ignoredTraceFields
     }
 
     enum CodingKeys: String, CodingKey {
-        case region
+        case region, faces
         case minSSIM = "min_ssim"
         case minPSNR = "min_psnr"
         case maxChangedFrames = "max_changed_frames"
@@ -57,11 +61,22 @@ public struct ComparedFrame: Sendable, Equatable, Codable {
     public let psnr: Double?
     /// Why a pair could not be measured ("720x1280 against 360x640").
     public let note: String?
+    /// With `--face`: each cube face of A's frame measured inside its corners.
+    public var faces: [ComparedFace]? = nil
 
     enum CodingKeys: String, CodingKey {
-        case a, b, verdict, ssim, psnr, note
+        case a, b, verdict, ssim, psnr, note, faces
         case ssimPlanes = "ssim_planes"
     }
+}
+
+/// One story's face on a compared frame (`--face`).
+public struct ComparedFace: Sendable, Equatable, Codable {
+    /// The story's id, and the face's box on the frame (its corners' bounds, cut to the frame).
+    public let story: String
+    public let box: TileRect
+    /// SSIM inside the box; nil when the box is under 2x2 pixels.
+    public let ssim: Double?
 }
 
 /// The outcome of `render-stories compare A B`: every frame's figures, and the verdict.
@@ -70,8 +85,10 @@ public struct ComparisonReport: Sendable, Codable {
     public let b: String
     public let framesA: Int
     public let framesB: Int
-    /// How frames were paired: `content` (aligned by their pictures, `FrameAlignment`) or
-    /// `index` (frame n with frame n, when they differ in too many places to align).
+    /// How frames were paired: `trace` (by what each frame showed, from both renders'
+    /// `frames.jsonl`: page offset, stories and items on the faces, their media times),
+    /// `content` (by their pictures, `FrameAlignment`), or `index` (frame n with frame n, when
+    /// they differ in too many places to align).
     public let pairing: String
     public let frames: [ComparedFrame]
     /// Whether both sides had a trace to compare (two render folders), and how they differ.
