@@ -49,8 +49,8 @@ static int read_header(const uint8_t *data, uint32_t length, plain_header *heade
     int depth = data[8], colour = data[9], compression = data[10], filter = data[11], interlace = data[12];
     if (width == 0 || height == 0 || width > 0x7fffffffu || height > 0x7fffffffu) return 0;
     if (depth != 8 || (colour != 2 && colour != 6) || compression != 0 || filter != 0 || interlace != 0) return 0;
-    // libpng's own default limit is 1,000,000 pixels a side; larger ones are its to refuse.
-    if (width > 1000000u || height > 1000000u) return 0;
+    // libpng's own limits (1,000,000 pixels a side, 4 GiB of RGBA): larger ones are its to refuse.
+    if (width > 1000000u || height > 1000000u || (uint64_t)width * 4 * height > 0xffffffffu) return 0;
     header->width = width;
     header->height = height;
     header->channels = colour == 6 ? 4 : 3;
@@ -150,9 +150,10 @@ static int find_image_data(const uint8_t *png, size_t size, plain_header *header
         } else {
             if (idat_state == 1) idat_state = 2;
             if (chunk_is(type, "IEND")) break;
-            // A suggested palette (PLTE) for RGB changes nothing; other critical chunks are libpng's.
+            // Critical chunks besides these three are libpng's, a suggested palette (PLTE) too:
+            // libpng refuses one out of place or twice, which this reader would not check.
             int critical = (type[0] & 0x20) == 0;
-            if (critical ? !chunk_is(type, "PLTE") : !chunk_keeps_pixels(type)) return 0;
+            if (critical || !chunk_keeps_pixels(type)) return 0;
         }
         at += (size_t)length + 12;
     }

@@ -98,6 +98,26 @@ final class PNGReaderTests: XCTestCase {
         XCTAssertThrowsError(try RGBAImage(pngData: stored))
     }
 
+    /// A header claiming more than libpng takes (a million pixels a side, 4 GiB of RGBA) is
+    /// an error libpng names, not an allocation that stops the process; a second palette
+    /// (which libpng refuses) is left to it.
+    func testHugeHeadersAndPalettesAreLibpngs() throws {
+        var png = try TestPictures.videoLike(width: 8, height: 8, seed: 1).pngData()
+        let header = Self.chunkOffsets(png)[0]
+        for (width, height) in [(1_000_000, 1_000_000), (40_000, 40_000), (1_000_001, 1)] {
+            png.replaceSubrange(16..<20, with: Self.bigEndian(UInt32(width)))
+            png.replaceSubrange(20..<24, with: Self.bigEndian(UInt32(height)))
+            Self.fixCRC(&png, chunk: header)
+            var w: Int32 = 0, h: Int32 = 0
+            XCTAssertEqual(png.withUnsafeBufferPointer { story_png_size($0.baseAddress, $0.count, &w, &h) }, 0, "\(width)x\(height)")
+            XCTAssertThrowsError(try RGBAImage(pngData: png), "\(width)x\(height)")
+        }
+        let plain = try TestPictures.videoLike(width: 8, height: 8, seed: 1).pngData()
+        let palette = Self.inserting("PLTE", [1, 2, 3], into: plain)
+        XCTAssertNil(Self.readDirectly(palette))
+        XCTAssertNil(Self.readDirectly(Self.inserting("PLTE", [1, 2, 3], into: palette)))
+    }
+
     /// Frames that are not plain (16-bit, grey, palette, interlaced) go to libpng untouched.
     func testOtherLayoutsAreLibpngs() throws {
         let png = try TestPictures.videoLike(width: 8, height: 8, seed: 1).pngData()

@@ -42,8 +42,9 @@ int story_png_encode(const uint8_t *rgba, int width, int height, size_t stride,
 /// The version of the libpng this process runs with (`png_get_libpng_ver`), e.g. "1.6.39".
 const char *story_png_libpng_version(void);
 
-/// The picture's size, from the PNG's header (its IHDR chunk) alone: 1, or 0 when `png` does
-/// not start as a PNG or gives a size past libpng's limit (1,000,000 pixels a side).
+/// The picture's size, from the PNG's header (its IHDR chunk, CRC checked) alone: 1, or 0 when
+/// `png` does not start as a PNG or gives a size past libpng's limits (1,000,000 pixels a side,
+/// 4 GiB of RGBA), which is then libpng's to refuse with its own message.
 int story_png_size(const uint8_t *png, size_t size, int *width, int *height);
 
 /// Decodes a PNG held in memory into `rgba`, 8-bit RGBA of `width * height * 4` bytes (the
