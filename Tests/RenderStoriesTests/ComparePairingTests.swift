@@ -75,6 +75,14 @@ final class ComparePairingTests: XCTestCase {
         XCTAssertGreaterThan(ssimOne, ssimTwo, "story one's face did not (its box holds the shared edge)")
         XCTAssertEqual((faceFigures[0]["box"] as? [String: Int])?["x"], 0)
 
+        // With --region, each face's box is cut to it: story one's right part only.
+        let cut = try cli.run(["compare", a, b, "--json", "--face", "--region", "0,0,30,160"])
+        let cutFrames = try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(cut.stdout.utf8)) as? [String: Any])?["frames"]
+                                      as? [[String: Any]])
+        let cutBoxes = (cutFrames[mid]["faces"] as? [[String: Any]])?.compactMap { $0["box"] as? [String: Int] } ?? []
+        XCTAssertEqual(cutBoxes.count, 2)
+        XCTAssertTrue(cutBoxes.allSatisfy { ($0["x"] ?? -1) >= 0 && ($0["x"] ?? 0) + ($0["width"] ?? 99) <= 30 }, "\(cutBoxes)")
+
         // A face under --min-ssim fails its frame though the whole frame passes.
         let wholeSSIM = try XCTUnwrap(frames[mid]["ssim"] as? Double)
         let threshold = (wholeSSIM + ssimTwo) / 2
@@ -102,6 +110,21 @@ final class ComparePairingTests: XCTestCase {
         XCTAssertEqual(result.status, 0, result.stdout)
         let report = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         XCTAssertEqual(report["pairing"] as? String, "trace")
+    }
+
+    /// While the viewer opens from its bubble, the faces' corners are where the scaled frame
+    /// puts them: inside the frame, smaller than it, growing to the whole frame.
+    func testCornersFollowTheViewerOpening() throws {
+        let out = folder.file("demo")
+        XCTAssertEqual(try cli.run(["render", cli.demo, "--size", "72x128", "--duration", "1", "--quiet", "--output", out]).status, 0)
+        let lines = try records(out)
+        let opening = try XCTUnwrap(lines.first { (($0["open"] as? Double) ?? 1) < 0.5 })
+        let quad = try XCTUnwrap(faces(opening).first?["quad"] as? [[Double]])
+        let width = quad[1][0] - quad[0][0]
+        XCTAssertTrue(width > 0 && width < 72, "\(quad)")
+        XCTAssertTrue(quad.allSatisfy { $0[0] >= 0 && $0[0] <= 72 && $0[1] >= 0 && $0[1] <= 128 }, "\(quad)")
+        let open = try XCTUnwrap(lines.last { ($0["open"] as? Double) == 1 })
+        XCTAssertEqual(faces(open).first?["quad"] as? [[Double]], [[0, 0], [72, 0], [72, 128], [0, 128]])
     }
 
     /// --face needs a record of the faces: two clips have none (a usage error, exit 2).

@@ -61,7 +61,8 @@ public struct ComparedFrame: Sendable, Equatable, Codable {
     public let psnr: Double?
     /// Why a pair could not be measured ("720x1280 against 360x640").
     public let note: String?
-    /// With `--face`: each cube face of A's frame measured inside its corners.
+    /// With `--face`: each cube face measured inside its corners (A's frame's record, or B's when
+    /// A has none: a clip), cut to `--region` when given.
     public var faces: [ComparedFace]? = nil
 
     enum CodingKeys: String, CodingKey {
@@ -72,7 +73,8 @@ public struct ComparedFrame: Sendable, Equatable, Codable {
 
 /// One story's face on a compared frame (`--face`).
 public struct ComparedFace: Sendable, Equatable, Codable {
-    /// The story's id, and the face's box on the frame (its corners' bounds, cut to the frame).
+    /// The story's id, and the face's box on the frame (its corners' bounds, cut to the frame
+    /// and to `--region`).
     public let story: String
     public let box: TileRect
     /// SSIM inside the box; nil when the box is under 2x2 pixels.

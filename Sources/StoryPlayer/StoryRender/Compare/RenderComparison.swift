@@ -14,11 +14,12 @@ public enum RenderComparison {
     public static func run(_ a: String, _ b: String, options: ComparisonOptions,
                            pageFolder: String? = nil) throws(CompareError) -> ComparisonReport {
         let sideA = try ComparedRender(a), sideB = try ComparedRender(b)
+        if options.faces && sideA.records == nil && sideB.records == nil {
+            throw CompareError(.options, "--face needs a render folder with its frames.jsonl on either side "
+                               + "(a clip, or a render made before frames.jsonl, has no faces to measure)")
+        }
         let (steps, pairing, counts) = try pair(sideA, sideB)
         try check(options.region, fits: sideA, sideB)
-        if options.faces && sideA.records == nil && sideB.records == nil {
-            throw CompareError(.options, "--face needs a render folder with its frames.jsonl on either side (a clip, or a render made before frames.jsonl, has no faces to measure)")
-        }
         let pictures = pageFolder.map { ComparisonPictures(folder: $0, writesA: sideA.kind == .clip, writesB: sideB.kind == .clip) }
         try pictures?.prepare()
         let frames = try measure(steps, sideA, sideB, options: options, pictures: pictures)
@@ -74,7 +75,8 @@ public enum RenderComparison {
         var frames: [ComparedFrame?] = steps.map { step in
             switch step {
             case .same(let a, let b):
-                ComparedFrame(a: numberA(a), b: numberB(b), verdict: .same, ssim: 1, ssimPlanes: [1, 1, 1], psnr: nil, note: nil)
+                identical(a: numberA(a), b: numberB(b), record: sideA.record(at: a) ?? sideB.record(at: b),
+                          size: sideA.firstSize.map { ($0.width, $0.height) }, options: options)
             case .deleted(let a):
                 ComparedFrame(a: numberA(a), b: nil, verdict: .deleted, ssim: nil, ssimPlanes: nil, psnr: nil, note: nil)
             case .inserted(let b):
@@ -145,7 +147,7 @@ public enum RenderComparison {
                                  note: region == nil ? "too small to measure" : "the region lies outside this frame")
         }
         let difference = PictureDifference(imageA, imageB, region: region)
-        let faces = options.faces ? record.map { faceFigures(imageA, imageB, record: $0) } : nil
+        let faces = options.faces ? record.map { faceFigures(imageA, imageB, record: $0, region: region) } : nil
         var changed: Bool
         var note: String?
         if options.minSSIM == nil && options.minPSNR == nil {
@@ -168,14 +170,15 @@ public enum RenderComparison {
     static func identical(a: Int, b: Int, record: FrameRecord?, size: (Int, Int)?, options: ComparisonOptions) -> ComparedFrame {
         var frame = ComparedFrame(a: a, b: b, verdict: .same, ssim: 1, ssimPlanes: [1, 1, 1], psnr: nil, note: nil)
         if options.faces, let record, let size {
-            frame.faces = FaceBoxes.of(record, width: size.0, height: size.1).map { ComparedFace(story: $0.story, box: $0.box, ssim: 1) }
+            frame.faces = FaceBoxes.of(record, width: size.0, height: size.1, region: options.region)
+                .map { ComparedFace(story: $0.story, box: $0.box, ssim: 1) }
         }
         return frame
     }
 
     /// `--face`: SSIM inside each face's box on A's frame (`FaceBoxes`).
-    static func faceFigures(_ imageA: RGBAImage, _ imageB: RGBAImage, record: FrameRecord) -> [ComparedFace] {
-        FaceBoxes.of(record, width: imageA.width, height: imageA.height).map { face in
+    static func faceFigures(_ imageA: RGBAImage, _ imageB: RGBAImage, record: FrameRecord, region: TileRect?) -> [ComparedFace] {
+        FaceBoxes.of(record, width: imageA.width, height: imageA.height, region: region).map { face in
             let measurable = face.box.width >= 2 && face.box.height >= 2
             return ComparedFace(story: face.story, box: face.box,
                                 ssim: measurable ? PictureDifference(imageA, imageB, region: face.box).ssim : nil)

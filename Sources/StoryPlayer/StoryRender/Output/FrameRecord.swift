@@ -22,7 +22,7 @@ public struct FrameRecord: Codable, Sendable, Equatable {
         /// The progress bar's fill, 0…1, when the overlay is drawn.
         public var bar: Double?
         /// Where the face's corners land on the frame, clockwise from its top left, in pixels
-        /// (before the viewer's opening or closing scales the whole frame).
+        /// (scaled with the frame while the viewer opens or closes; its round mask aside).
         public var quad: [[Double]]
 
         enum CodingKeys: String, CodingKey {
@@ -75,10 +75,26 @@ public struct FrameRecord: Codable, Sendable, Equatable {
 
 /// `frames.jsonl`: a `FrameRecord` for every drawn frame, written whole with the trace.
 struct FrameRecordFile: FrameSink {
-    private var records: [FrameRecord] = []
+    private(set) var records: [FrameRecord] = []
+
+    private var fps = 30.0
 
     mutating func take(_ frame: DrawnFrame) throws(RenderError) {
         records.append(frame.record)
+        fps = frame.fps
+    }
+
+    /// A realtime render's frames too late to draw are the frame before them again (`PNGFrames`
+    /// writes its file for each): so is their record, at their own number and time.
+    mutating func endFrames(_ ending: FramesEnding) throws(RenderError) {
+        var byFrame = Dictionary(records.map { ($0.frame, $0) }, uniquingKeysWith: { first, _ in first })
+        for late in ending.lateFrames.sorted() where late > 0 && byFrame[late] == nil {
+            guard var shown = byFrame[late - 1] else { continue }
+            shown.frame = late
+            shown.t = Double(late) / fps
+            byFrame[late] = shown
+            records.append(shown)
+        }
     }
 
     func write(_ ending: RenderEnding) throws(RenderError) {

@@ -7,11 +7,19 @@ extension StoryRenderer {
     /// error card, the bar when the overlay is drawn, and the face's corners.
     func frameRecord(_ n: Int, at t: Double, faces placements: [FacePlacement]) -> FrameRecord {
         let overlay = options.overlay && navigator.overlayOpacity(at: t) > 0
+        // While the viewer opens or closes, the frame is drawn scaled about a moving centre.
+        let canvas = storyboard.canvas
+        let bubble = navigator.bubbleTransform(at: t, width: canvas.width, height: canvas.height)
+        let middle = SIMD2(Double(canvas.width) / 2, Double(canvas.height) / 2)
+        func onFrame(_ point: SIMD2<Double>) -> [Double] {
+            let placed = bubble.map { $0.centre + (point - middle) * $0.scale } ?? point
+            return [Self.hundredths(placed.x), Self.hundredths(placed.y)]
+        }
         let faces = placements.map { placement in
             let index = placement.page
             var face = FrameRecord.Face(story: stories[index].id, item: navigator.currentItems[index], shows: "poster",
                                         mediaTime: nil, bar: nil,
-                                        quad: placement.corners.map { [Self.hundredths($0.x), Self.hundredths($0.y)] })
+                                        quad: placement.corners.map(onFrame))
             if let player = players[index].current {
                 face.item = player.itemIndex
                 if player.isFailed {
