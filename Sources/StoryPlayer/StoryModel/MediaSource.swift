@@ -1,3 +1,4 @@
+import Compositor
 import Foundation
 
 /// Where an item's media comes from, and which FFmpeg protocols may serve it.
@@ -13,6 +14,9 @@ public struct MediaSource: Sendable, Equatable, CustomStringConvertible {
     /// How its HDR pictures are shown in SDR (the item's `tonemap`). It travels with the source
     /// so every path that shows the item's pictures (player, poster, `still`) maps them alike.
     public var toneMap: ToneMapCurve = .hable
+    /// How its pictures fill a screen of another shape (the item's `fit`); nil: the canvas's
+    /// (`StoryPlaybackController` sets it from there before a player opens the source).
+    public var fit: PictureFit?
     /// Played as WebRTC through WHEP (`whep://`, `wheps://`, or `"protocol": "whep"` on an
     /// `http(s)://` endpoint): the offer is posted to `whepEndpoint`.
     public private(set) var isWHEP = false

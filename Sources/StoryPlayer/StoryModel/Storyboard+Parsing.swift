@@ -186,6 +186,7 @@ extension Storyboard {
         let itemPoster = item.string("poster").map(resolve)
         let latency = Storyboard.latency(&item)
         let toneMap = item.choice("tonemap", of: ToneMapCurve.self)
+        let fit = item.choice("fit", of: PictureFit.self)
         let captions = Storyboard.captions(&item, resolve: resolve)
         let delivery = item.choice("protocol", of: SourceProtocol.self)
         let deliveryPath = item.path("protocol")
@@ -200,6 +201,7 @@ extension Storyboard {
                               poster: itemPoster)
         story.latency = latency
         story.captions = captions
+        story.source.fit = fit
         if let toneMap { story.source.toneMap = toneMap }
         return story
     }

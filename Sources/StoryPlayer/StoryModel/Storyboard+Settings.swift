@@ -12,6 +12,7 @@ extension Storyboard {
         canvas.width = block.integer("width", in: Canvas.sides) ?? canvas.width
         canvas.height = block.integer("height", in: Canvas.sides) ?? canvas.height
         canvas.fps = block.number("fps", in: Canvas.frameRates) ?? canvas.fps
+        canvas.fit = block.choice("fit", of: PictureFit.self) ?? canvas.fit
         if let text = block.string("background") {
             if let color = RGBAColor(parsing: text) {
                 canvas.background = color

@@ -199,6 +199,8 @@ public struct Canvas: Sendable, Equatable {
     /// bubble). It may be transparent, wholly or partly: frames keep its alpha with `--alpha`;
     /// a story's face is always opaque.
     public var background: RGBAColor = .black
+    /// How items' pictures of another shape fill the screen, unless an item says (`"fit"`).
+    public var fit: PictureFit = .cover
 
     public init(width: Int = 720, height: Int = 1280, fps: Double = 30, background: RGBAColor = .black) {
         self.width = width

@@ -13,6 +13,9 @@ extension DecodeThread {
         /// Each picture fitted whole in `width`×`height` at its own shape's size (a room's large
         /// area: a live camera's shape is known only from its pictures), not covering it.
         let fitsWhole: Bool
+        /// How a picture of another shape fills the canvas (the item's `fit`): with `contain`
+        /// or `blur` it is converted whole at its own shape's size, then framed at the canvas's.
+        let fit: PictureFit
         let clock: StageClock?
         /// The item's curve for HDR pictures.
         let toneMap: ToneMapCurve
@@ -47,8 +50,10 @@ extension DecodeThread {
                 let image: RGBAImage
                 do {
                     image = try clock.measure(.convert) { () throws(MediaError) in
-                        let size: (width: Int, height: Int) = fitsWhole ? RoomLayout.fitted(picture.shownSize, within: (width, height)) : (width, height)
-                        return try converter.rgba(picture, width: size.width, height: size.height, reusing: spares.take())
+                        let whole = fitsWhole || fit != .cover
+                        let size: (width: Int, height: Int) = whole ? RoomLayout.fitted(picture.shownSize, within: (width, height)) : (width, height)
+                        let converted = try converter.rgba(picture, width: size.width, height: size.height, reusing: spares.take())
+                        return fitsWhole ? converted : fit.framed(converted, width: width, height: height)
                     }
                 } catch {
                     queue.put(.failed(error))

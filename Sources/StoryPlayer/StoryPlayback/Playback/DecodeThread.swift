@@ -86,7 +86,8 @@ final class DecodeThread: Sendable {
         let convertName = "rgba" + name.drop { $0 != " " }
         let converting = Thread { [self] in
             DecoderWorkers.nameThisThread(convertName)
-            let converter = ConvertLoop(isLive: isLive, width: width, height: height, fitsWhole: fitsWhole, clock: clock, toneMap: source.toneMap,
+            let converter = ConvertLoop(isLive: isLive, width: width, height: height, fitsWhole: fitsWhole, fit: source.fit ?? .cover,
+                                        clock: clock, toneMap: source.toneMap,
                                       decoded: decoded, queue: queue, spares: spares, skip: skip)
             converter.run()
             progress.withLock { $0.finished += 1 }

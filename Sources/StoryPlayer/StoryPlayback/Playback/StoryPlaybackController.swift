@@ -17,6 +17,8 @@ public final class StoryPlaybackController {
     public private(set) var current: ItemPlayer?
     private let trace: LifecycleTrace
     private let size: (width: Int, height: Int)
+    /// The canvas's `fit`, for items that do not name their own.
+    private let fit: PictureFit
     private let limits: DecodeLimits
     private let clock: StageClock?
     private let waits: Bool
@@ -32,6 +34,7 @@ public final class StoryPlaybackController {
         self.waits = playback == .virtual
         self.trace = trace
         self.size = (canvas.width, canvas.height)
+        self.fit = canvas.fit
         self.limits = limits
     }
 
@@ -76,7 +79,9 @@ public final class StoryPlaybackController {
         let isRoom = story.items[item].room != nil
         // A room is traced as its participants' players (RoomStage), not as one of its own.
         if !isRoom { trace.record(.play, t: t, story: story.id, item: item, player: id) }
-        let player = ItemPlayer(id: id, itemIndex: item, item: story.items[item], storyID: story.id, startedAt: t,
+        var shown = story.items[item]
+        shown.source.fit = shown.source.fit ?? fit
+        let player = ItemPlayer(id: id, itemIndex: item, item: shown, storyID: story.id, startedAt: t,
                                 size: size, limits: limits, clock: clock, waits: waits, interruption: interruption,
                                 deferred: defersDecoding,
                                 factsBook: factsBook, roomPins: roomPins, pinOrder: pinOrder, roomView: roomView,
