@@ -187,6 +187,8 @@ extension Storyboard {
         let latency = Storyboard.latency(&item)
         let toneMap = item.choice("tonemap", of: ToneMapCurve.self)
         let fit = item.choice("fit", of: PictureFit.self)
+        let volume = Storyboard.volume(&item)
+        let muted = item.bool("muted")
         let captions = Storyboard.captions(&item, resolve: resolve)
         let delivery = item.choice("protocol", of: SourceProtocol.self)
         let deliveryPath = item.path("protocol")
@@ -202,6 +204,8 @@ extension Storyboard {
         story.latency = latency
         story.captions = captions
         story.source.fit = fit
+        story.volume = volume ?? 1
+        story.muted = muted ?? false
         if let toneMap { story.source.toneMap = toneMap }
         return story
     }

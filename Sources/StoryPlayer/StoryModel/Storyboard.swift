@@ -265,6 +265,12 @@ public struct StoryItem: Sendable, Equatable {
     public var latency: LiveLatency?
     /// A WebVTT or SRT file (its path resolved), on the item's media time.
     public var captions: String?
+    /// The gain of its sound in the mix, 0…2 (`"volume"`: a number, or decibels as `"-6dB"`).
+    public var volume = 1.0
+    /// Its sound left out of the mix (`"muted"`); the picture plays on.
+    public var muted = false
+    /// What its sound is multiplied by in the mix.
+    public var gain: Double { muted ? 0 : volume }
 
     public init(source: MediaSource, duration: Double? = nil, isLive: Bool = false, poster: MediaSource? = nil) {
         self.source = source

@@ -48,7 +48,7 @@ public final class ItemPlayer {
     /// range: an older one was on screen in the shard before, and is counted there.
     private var countsPicturesAfter = -Double.infinity
 
-    let item: StoryItem
+    package let item: StoryItem
     let storyID: String
     /// The room participant whose video this player shows; nil for a story's own item.
     let participant: String?

@@ -3,7 +3,8 @@ import Foundation
 
 extension StoryRenderer {
     /// The sound of the frame at `t`: each visible story's sound weighted by its share of the
-    /// screen (1 − f and f mid-turn), so the sound crossfades with the picture.
+    /// screen (1 − f and f mid-turn), so the sound crossfades with the picture, and by its
+    /// item's `volume` (none when `muted`).
     func mix(at t: Double, count: Int) -> FrameSound {
         var mixed = FrameSound(count: count)
         let p = navigator.pageOffset
@@ -11,8 +12,9 @@ extension StoryRenderer {
         let f = p - p.rounded(.down)
         for page in pages {
             let share = pages.count == 1 ? 1.0 : (page == pages[0] ? 1 - f : f)
-            guard share > 0, let sound = players[page].current?.sound(at: t, count: count) else { continue }
-            mixed.add(sound, gain: Float(share))
+            // A muted item's sound is taken all the same: its player's queue of sound must drain.
+            guard share > 0, let player = players[page].current, let sound = player.sound(at: t, count: count) else { continue }
+            mixed.add(sound, gain: Float(share * player.item.gain))
         }
         return mixed
     }
