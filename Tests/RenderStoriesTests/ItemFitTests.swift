@@ -113,6 +113,18 @@ final class ItemFitTests: XCTestCase {
         assertNear(video[45, 80], Self.green, "the clip's picture", tolerance: 16)
     }
 
+    /// `still` shows an item as its render does, fitted.
+    func testAStillIsFittedAsTheRenderIs() throws {
+        let uri = try photo("land.png", width: 160, height: 90)
+        for fit in ["contain", "blur"] {
+            let frame = try render(uri, fit: fit, name: "still-\(fit)")
+            let board = folder.file("still-\(fit).json"), png = folder.file("still-\(fit).png")
+            let result = try cli.run(["still", board, "--page", "0", "--time", "0.5", "--no-overlay", "--output", png])
+            XCTAssertEqual(result.status, 0, result.stderr)
+            XCTAssertEqual(try RGBAImage(contentsOfPNG: png), frame, fit)
+        }
+    }
+
     /// A fit the tool does not know is a storyboard error naming where it is (exit 2).
     func testAnUnknownFitNamesItsPath() throws {
         let board = folder.write("bad.json", Array("""

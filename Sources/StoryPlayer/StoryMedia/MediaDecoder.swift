@@ -104,6 +104,11 @@ package final class MediaDecoder {
         try converter.rgba(picture, width: width, height: height, reusing: spare)
     }
 
+    /// The picture as `fit` shows it on a `width`×`height` screen (`PictureConverter.rgba(_:fit:…)`).
+    func rgba(_ picture: DecodedPicture, fit: PictureFit, width: Int, height: Int) throws(MediaError) -> RGBAImage {
+        try converter.rgba(picture, fit: fit, width: width, height: height)
+    }
+
     /// Opens `source` (`FormatContext.open`, or through `live`, its protocol's opener), then
     /// `av_find_best_stream` and `avcodec_open2`. A live source without a video stream yet
     /// opens all the same: see `VideoTrack`. `waitsForVideo` opens a recorded source without

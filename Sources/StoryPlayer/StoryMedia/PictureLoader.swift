@@ -14,8 +14,9 @@ package enum PictureLoader {
         return try decoder.rgba(picture, width: width, height: height)
     }
 
-    /// The picture at media time `seconds`: the last one whose time is ≤ `seconds`.
-    package static func load(_ source: MediaSource, at seconds: Double, width: Int, height: Int,
+    /// The picture at media time `seconds`: the last one whose time is ≤ `seconds`, as `fit`
+    /// shows it on the screen.
+    package static func load(_ source: MediaSource, at seconds: Double, width: Int, height: Int, fit: PictureFit = .cover,
                      limits: DecodeLimits) throws(MediaError) -> RGBAImage {
         let decoder = try MediaDecoder(source: source, limits: limits)
         defer { decoder.close() }
@@ -27,6 +28,6 @@ package enum PictureLoader {
             if decoder.isStill { break }
         }
         guard let chosen else { throw MediaError(.decode, "no picture in \(source)") }
-        return try decoder.rgba(chosen, width: width, height: height)
+        return try decoder.rgba(chosen, fit: fit, width: width, height: height)
     }
 }

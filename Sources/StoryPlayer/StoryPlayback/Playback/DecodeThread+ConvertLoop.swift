@@ -50,10 +50,11 @@ extension DecodeThread {
                 let image: RGBAImage
                 do {
                     image = try clock.measure(.convert) { () throws(MediaError) in
-                        let whole = fitsWhole || fit != .cover
-                        let size: (width: Int, height: Int) = whole ? RoomLayout.fitted(picture.shownSize, within: (width, height)) : (width, height)
-                        let converted = try converter.rgba(picture, width: size.width, height: size.height, reusing: spares.take())
-                        return fitsWhole ? converted : fit.framed(converted, width: width, height: height)
+                        guard fitsWhole else {
+                            return try converter.rgba(picture, fit: fit, width: width, height: height, reusing: spares.take())
+                        }
+                        let size = RoomLayout.fitted(picture.shownSize, within: (width, height))
+                        return try converter.rgba(picture, width: size.width, height: size.height, reusing: spares.take())
                     }
                 } catch {
                     queue.put(.failed(error))

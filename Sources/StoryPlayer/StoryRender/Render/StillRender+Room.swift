@@ -14,8 +14,8 @@ extension StillRender {
                         failedParticipants: inout [String]) throws -> RGBAImage {
         let item = story.items[0]
         guard item.room != nil else {
-            return try PictureLoader.load(item.source, at: time, width: storyboard.canvas.width,
-                                          height: storyboard.canvas.height, limits: limits)
+            return try PictureLoader.load(item.source, at: time, width: storyboard.canvas.width, height: storyboard.canvas.height,
+                                          fit: item.source.fit ?? storyboard.canvas.fit, limits: limits)
         }
         let room = roomPicture(story, at: time, storyboard: storyboard, limits: limits)
         failedParticipants += room.failedParticipants
