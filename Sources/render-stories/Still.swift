@@ -9,7 +9,14 @@ struct Still: ParsableCommand {
         discussion: """
         Page offset P is the scroll position in pages: 0 rests on the first story, 0.5 is halfway \
         from the first to the second. Every visible story shows its first item at media time T, \
-        with its picture decoded.
+        with its picture decoded; --item N shows another item of the story the page rests on. \
+        The states a designer previews: --drag 0.3 (the pages held 30 % towards the next story), \
+        --pull 0.4 (the story pulled 40 % of the way down to dismiss it).
+
+        Examples:
+          render-stories still board.json --page 0.5 --time 1.2 --output mid-turn.png
+          render-stories still board.json --page 1 --item 2 --time 0.5 --output third-item.png
+          render-stories still board.json --page 0 --pull 0.4 --output dismissing.png
         """
     )
 
@@ -25,6 +32,19 @@ struct Still: ParsableCommand {
     // followed by an unknown option.
     @Option(parsing: .unconditional, help: ArgumentHelp("Media time in seconds of every visible story, 0 or more.", valueName: "T"))
     var time: Double = 0
+
+    @Option(help: ArgumentHelp("Show this item (from 0) of the story the page rests on or turns from; the others show their first.",
+                               valueName: "N"))
+    var item = 0
+
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("The pages dragged this far from --page (−1 to 1, positive towards the next story), as a finger holds them mid-drag.",
+                               valueName: "P"))
+    var drag: Double = 0
+
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("The story pulled down this far to dismiss it (0 to 1 of the screen), over the backdrop.", valueName: "P"))
+    var pull: Double = 0
 
     @Option(name: .shortAndLong, help: ArgumentHelp("The PNG to write.", valueName: "file"))
     var output = "still.png"
@@ -45,6 +65,9 @@ struct Still: ParsableCommand {
     func validate() throws {
         if let problem = size?.problem { throw ValidationError(problem) }
         guard time >= 0 else { throw ValidationError("--time must be ≥ 0 (got \(time))") }
+        guard item >= 0 else { throw ValidationError("--item must be 0 or more (got \(item))") }
+        guard drag >= -1 && drag <= 1 else { throw ValidationError("--drag must be from -1 to 1 (got \(drag))") }
+        guard pull >= 0 && pull <= 1 else { throw ValidationError("--pull must be from 0 to 1 (got \(pull))") }
         try requirePNGName("--output", output)
     }
 
@@ -68,7 +91,9 @@ struct Still: ParsableCommand {
             throw ExitCode(1)
         }
         try board.checkCaptions()
-        let still = try StillRender.render(board, pageOffset: page, time: time, overlay: !noOverlay, safeZones: safeZones)
+        let still = try StillRender.render(board, pageOffset: page + drag, time: time,
+                                           state: StillRender.ViewerState(item: item, pull: pull),
+                                           overlay: !noOverlay, safeZones: safeZones)
         for problem in still.problems { printError("story failed: \(problem)") }
         for participant in still.failedParticipants { printError("participant failed: \(participant)") }
         var image = still.image

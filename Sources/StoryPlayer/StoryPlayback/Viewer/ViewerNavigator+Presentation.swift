@@ -85,10 +85,17 @@ extension ViewerNavigator {
     /// The story pulled down by `progress`: it follows the finger, shrinks to 1 − 0.1·progress
     /// about its centre, and its corners round towards the bubble's radius.
     public func pulledTransform(progress: Double, width: Int, height: Int) -> BubbleTransform {
+        Self.pulledTransform(progress: progress, width: width, height: height, bubbleRadius: bubble.r)
+    }
+
+    /// A story pulled down to `progress` (0…1) of the screen, its corners rounding towards
+    /// those of a bubble of `bubbleRadius` (a fraction of the width): what a pull shows, and
+    /// `still --pull`.
+    public static func pulledTransform(progress: Double, width: Int, height: Int, bubbleRadius: Double) -> BubbleTransform {
         let w = Double(width), h = Double(height)
         let p = min(max(progress, 0), 1)
         return BubbleTransform(centre: SIMD2(w / 2, h / 2 + p * h), scale: 1 - 0.1 * p,
-                               maskRadius: (w * w + h * h).squareRoot() / 2, cornerRadius: p * bubble.r * w)
+                               maskRadius: (w * w + h * h).squareRoot() / 2, cornerRadius: p * bubbleRadius * w)
     }
 
     /// The pull's transform at `t`, or nil when no pull moves the story.

@@ -10,9 +10,9 @@ extension StillRender {
     /// What a face shows at media time `time`: a room as a render shows it then, or the item's
     /// own picture. A room's failed participants are added to `failedParticipants` ("gone of
     /// panel: …"); the room itself does not fail.
-    static func picture(of story: Story, at time: Double, storyboard: Storyboard, limits: DecodeLimits,
+    static func picture(of story: Story, item index: Int = 0, at time: Double, storyboard: Storyboard, limits: DecodeLimits,
                         failedParticipants: inout [String]) throws -> RGBAImage {
-        let item = story.items[0]
+        let item = story.items[index]
         guard item.room != nil else {
             return try PictureLoader.load(item.source, at: time, width: storyboard.canvas.width, height: storyboard.canvas.height,
                                           fit: item.source.fit ?? storyboard.canvas.fit, limits: limits)

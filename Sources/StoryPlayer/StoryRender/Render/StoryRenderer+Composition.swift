@@ -1,6 +1,7 @@
 import Compositor
 import Foundation
 import StoryMedia
+import StoryModel
 import StoryPlayback
 
 // MARK: - Drawing a frame
@@ -72,20 +73,30 @@ extension StoryRenderer {
     /// is loaded on first use; one that cannot be loaded leaves the canvas background, with a
     /// notice.
     func backdropPicture(openness: Double) -> RGBAImage {
-        if backdrop == nil, let look = storyboard.backdrop {
-            let width = storyboard.canvas.width, height = storyboard.canvas.height
-            var plain = RGBAImage(width: width, height: height, fill: storyboard.canvas.background)
-            if let source = look.picture {
-                do {
-                    plain = try PictureLoader.load(source, width: width, height: height, limits: limits)
-                } catch {
-                    warnings.append("backdrop picture \(source): \(error)")
-                }
-            }
-            backdrop = BackdropBlur(plain: plain, fullRadius: look.blur * Double(width) / 720, dim: look.dim)
+        if backdrop == nil, storyboard.backdrop != nil {
+            let made = Self.backdropBlur(storyboard, limits: limits)
+            backdrop = made.blur
+            if let warning = made.warning { warnings.append(warning) }
         }
         return backdrop?.picture(openness: openness)
             ?? RGBAImage(width: storyboard.canvas.width, height: storyboard.canvas.height, fill: storyboard.canvas.background)
+    }
+
+    /// The storyboard's backdrop, ready to blur (nil without one), and why its picture could
+    /// not be loaded when it could not (the canvas background stands in).
+    static func backdropBlur(_ storyboard: Storyboard, limits: DecodeLimits) -> (blur: BackdropBlur?, warning: String?) {
+        guard let look = storyboard.backdrop else { return (nil, nil) }
+        let width = storyboard.canvas.width, height = storyboard.canvas.height
+        var plain = RGBAImage(width: width, height: height, fill: storyboard.canvas.background)
+        var warning: String?
+        if let source = look.picture {
+            do {
+                plain = try PictureLoader.load(source, width: width, height: height, limits: limits)
+            } catch {
+                warning = "backdrop picture \(source): \(error)"
+            }
+        }
+        return (BackdropBlur(plain: plain, fullRadius: look.blur * Double(width) / 720, dim: look.dim), warning)
     }
 
     /// The story's overlay drawn into its face's texture: the progress segments (which so turn
