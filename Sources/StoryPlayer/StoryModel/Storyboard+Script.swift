@@ -75,6 +75,15 @@ extension Storyboard {
             + (nearest.map { "; did you mean \"\($0.name)\"?" } ?? " (expected \(Storyboard.actionNames.joined(separator: ", ")))"))
     }
 
+    /// A gesture's `transition` block: `style` and `axis`, as the storyboard's takes them.
+    private static func gestureTransition(_ reader: inout ObjectReader) -> GestureTransition? {
+        guard var block = reader.object("transition") else { return nil }
+        let transition = GestureTransition(style: block.choice("style", of: TransitionStyle.self),
+                                           axis: block.choice("axis", of: TransitionAxis.self))
+        block.rejectUnknownKeys()
+        return transition
+    }
+
     /// The gesture `action` names, from the keys it takes.
     private static func gesture(_ action: String, reader: inout ObjectReader) throws(StoryboardError) -> ScriptAction.Gesture {
         switch action {
@@ -82,13 +91,18 @@ extension Storyboard {
             guard let direction = reader.choice("direction", of: ScriptAction.Direction.self) else {
                 throw reader.missing("direction")
             }
-            return .swipe(direction, style: reader.choice("style", of: TransitionStyle.self))
+            // `style` alone is the older form of `"transition": {"style": …}`.
+            let style = reader.choice("style", of: TransitionStyle.self)
+            var transition = gestureTransition(&reader)
+            if let style, transition?.style == nil { transition = GestureTransition(style: style, axis: transition?.axis) }
+            return .swipe(direction, transition: transition)
         case "drag":
             guard let pages = reader.number("to", in: -1...1) else {
                 throw reader.missing("to")
             }
             return .drag(pages: pages, seconds: reader.number("over", in: 0...60) ?? 0,
-                         releaseVelocity: reader.number("release_velocity", in: -100_000...100_000))
+                         releaseVelocity: reader.number("release_velocity", in: -100_000...100_000),
+                         transition: gestureTransition(&reader))
         case "pull":
             guard let progress = reader.number("to", in: 0...1) else {
                 throw reader.missing("to")

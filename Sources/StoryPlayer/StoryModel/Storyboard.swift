@@ -286,6 +286,26 @@ public struct StoryItem: Sendable, Equatable {
     public static let defaultPhotoDuration = 5.0
 }
 
+/// A swipe's or drag's own page turn (`"transition"` on the gesture): its style and axis over
+/// the storyboard's, for that turn only, so one vertical cube can sit among horizontal ones.
+public struct GestureTransition: Sendable, Equatable {
+    public var style: TransitionStyle?
+    public var axis: TransitionAxis?
+
+    public init(style: TransitionStyle? = nil, axis: TransitionAxis? = nil) {
+        self.style = style
+        self.axis = axis
+    }
+
+    /// `geometry` with this turn's style and axis where it names them.
+    public func applied(to geometry: PageTransition) -> PageTransition {
+        var turned = geometry
+        if let style { turned.style = style }
+        if let axis { turned.axis = axis }
+        return turned
+    }
+}
+
 /// A gesture at a moment of the timeline.
 public struct ScriptAction: Sendable, Equatable {
     public enum Direction: String, Sendable, CaseIterable {
@@ -296,11 +316,11 @@ public struct ScriptAction: Sendable, Equatable {
     public enum Gesture: Sendable, Equatable {
         /// An animated swipe to the next or previous story, optionally in another style than the
         /// storyboard's (a demo can show a cube turn and a slide).
-        case swipe(Direction, style: TransitionStyle? = nil)
+        case swipe(Direction, transition: GestureTransition? = nil)
         /// The finger moves the page offset by `pages` over `seconds`; nothing lands until release.
         /// `releaseVelocity` (px/s at 720 wide, positive towards the next story) scripts the
         /// finger's speed at release instead of measuring it.
-        case drag(pages: Double, seconds: Double, releaseVelocity: Double? = nil)
+        case drag(pages: Double, seconds: Double, releaseVelocity: Double? = nil, transition: GestureTransition? = nil)
         /// The finger pulls the current story down to `progress` of the screen height over
         /// `seconds` and stays down; `releaseVelocity` (px/s at 720 wide, positive downwards) as
         /// for a drag.

@@ -47,14 +47,15 @@ extension ViewerNavigator {
             return
         }
         switch gesture {
-        case .swipe(let direction, let style):
-            swipe(direction, style: style, at: t)
-        case .drag(let pages, let seconds, let releaseVelocity):
+        case .swipe(let direction, let transition):
+            swipe(direction, transition: transition, at: t)
+        case .drag(let pages, let seconds, let releaseVelocity, let transition):
             if pull != nil {
                 notices.append("ignored drag at \(t) s: a pull is in progress")
                 return
             }
             motion = .dragging(from: pageOffset, by: pages, start: t, over: seconds, releaseVelocity: releaseVelocity)
+            gestureTransition = transition
         case .pull(let progress, let seconds, let releaseVelocity):
             startPull(to: progress, over: seconds, releaseVelocity: releaseVelocity, at: t)
         case .release:
@@ -69,7 +70,7 @@ extension ViewerNavigator {
     }
 
     /// A swipe turns to the next or previous story from where the page is headed.
-    private mutating func swipe(_ direction: ScriptAction.Direction, style: TransitionStyle?, at t: Double) {
+    private mutating func swipe(_ direction: ScriptAction.Direction, transition: GestureTransition?, at t: Double) {
         if pull != nil {
             notices.append("ignored swipe \(direction.rawValue) at \(t) s: a pull is in progress")
             return
@@ -80,7 +81,7 @@ extension ViewerNavigator {
         }
         let base: Double
         switch motion {
-        case .animating(_, let to, _, _, _)?: base = to
+        case .animating(_, let to, _, _)?: base = to
         case .settling(let completion)?: base = completion.to
         default: base = Double(settledPage)
         }
@@ -89,7 +90,8 @@ extension ViewerNavigator {
             notices.append("ignored swipe \(direction.rawValue) at \(t) s: no \(direction.rawValue) story")
             return
         }
-        startAnimation(to: Double(target), at: t, style: style)
+        gestureTransition = transition
+        startAnimation(to: Double(target), at: t)
     }
 
     /// The finger lifts from a pull or a drag.
@@ -209,7 +211,7 @@ extension ViewerNavigator {
         releases.append(GestureRelease(t: t, story: Int(origin), action: .drag, outcome: finish ? .finish : .cancel,
                                        progress: progress, velocity: velocity * pixelsPerPage))
         let end = finish ? target : origin
-        if gestureSettings.curve == .easeOut || transition.geometry.style == .cut {
+        if gestureSettings.curve == .easeOut || geometry.style == .cut {
             startAnimation(to: end, at: t)
         } else {
             let completion = GestureCompletion(from: pageOffset, to: end, start: t, velocity: velocity,
@@ -219,17 +221,19 @@ extension ViewerNavigator {
         }
     }
 
-    /// An eased move from where the pages are now; its time scales with the distance left.
-    mutating func startAnimation(to target: Double, at t: Double, style: TransitionStyle? = nil) {
-        let style = style ?? transition.geometry.style
+    /// An eased move from where the pages are now, in the turn of the gesture that started it
+    /// (`gestureTransition`) or the storyboard's; its time scales with the distance left.
+    mutating func startAnimation(to target: Double, at t: Double) {
+        let style = (gestureTransition?.style) ?? transition.geometry.style
         let distance = abs(target - pageOffset)
         let seconds = style == .cut ? 0 : transition.duration * distance
         if seconds <= 0 || distance < Self.arrived {
             pageOffset = target
             settledPage = Int(target)
             motion = nil
+            gestureTransition = nil
         } else {
-            motion = .animating(from: pageOffset, to: target, start: t, duration: seconds, style: style)
+            motion = .animating(from: pageOffset, to: target, start: t, duration: seconds)
         }
     }
 
@@ -238,12 +242,13 @@ extension ViewerNavigator {
         pageOffset = Double(story)
         settledPage = story
         motion = nil
+        gestureTransition = nil
     }
 
     /// Ends any motion at once where it was heading (a tap interrupts a swipe).
     mutating func land() {
         switch motion {
-        case .animating(_, let to, _, _, _):
+        case .animating(_, let to, _, _):
             jump(to: Int(to))
         case .dragging:
             jump(to: settledPage)
@@ -256,7 +261,7 @@ extension ViewerNavigator {
 
     mutating func move(to t: Double) {
         switch motion {
-        case let .animating(from, to, start, duration, _):
+        case let .animating(from, to, start, duration):
             let progress = min(max((t - start) / duration, 0), 1)
             // Within a nanosecond of the end counts as landed: (start + d − start) / d can be 0.999….
             if progress >= 1 - 1e-9 {

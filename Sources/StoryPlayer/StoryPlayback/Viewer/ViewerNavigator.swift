@@ -11,7 +11,7 @@ public struct ViewerNavigator: Sendable {
     /// A page movement in progress.
     enum Motion: Sendable, Equatable {
         /// An eased animation towards a page (a swipe, a release, an auto-advance).
-        case animating(from: Double, to: Double, start: Double, duration: Double, style: TransitionStyle)
+        case animating(from: Double, to: Double, start: Double, duration: Double)
         /// A finger on the screen moving the pages linearly; it stays where it is until release.
         case dragging(from: Double, by: Double, start: Double, over: Double, releaseVelocity: Double? = nil)
         /// A released drag finishing or going back on a spring, from where the finger left.
@@ -47,6 +47,9 @@ public struct ViewerNavigator: Sendable {
     /// Gestures that could not do anything, for the user (stderr).
     public internal(set) var notices: [String] = []
     var motion: Motion?
+    /// The page turn of the motion in progress when its gesture brought its own (a swipe's or a
+    /// drag's `transition`); nil: the storyboard's. Gone when the pages come to rest.
+    var gestureTransition: GestureTransition?
     var script: [ScriptAction]
     var nextAction = 0
     /// The latest hold: the finger down at `start`, up at `end`.
@@ -123,9 +126,8 @@ public struct ViewerNavigator: Sendable {
 
     /// The page geometry in use now: the storyboard's, or a swipe's own style while it runs.
     public var geometry: PageTransition {
-        var geometry = transition.geometry
-        if case .animating(_, _, _, _, let style) = motion { geometry.style = style }
-        return geometry
+        guard motion != nil, let gestureTransition else { return transition.geometry }
+        return gestureTransition.applied(to: transition.geometry)
     }
 
     /// The stories on screen, as (story, item) pairs.
