@@ -65,6 +65,7 @@ extension Storyboard {
         let feed = Storyboard.feed(&root)
         let gesture = Storyboard.gesture(&root)
         let backdrop = Storyboard.backdrop(&root, folder: folder)
+        let music = try Storyboard.music(&root, folder: folder)
         let (stories, storyIDs) = Storyboard.stories(&root, hasFeed: feed != nil) {
             MediaSource(uri: $0, relativeTo: folder)
         }
@@ -83,6 +84,7 @@ extension Storyboard {
         self.feed = feed
         self.gesture = gesture
         self.backdrop = backdrop
+        self.music = music
         self.timeouts = timeouts
         self.latency = latency
         self.loading = loading

@@ -1,6 +1,44 @@
 import Foundation
 
+/// A music track mixed under the stories' sound (the storyboard's `music`): looped or cut to
+/// the render, faded in and out, and ducked while a story's own sound plays.
+public struct MusicBed: Sendable, Equatable {
+    public var source: MediaSource
+    /// Where in the file the music starts, seconds (`in`).
+    public var start = 0.0
+    /// Its gain, 0…2 (`volume`: a number or decibels, as an item's).
+    public var volume = 1.0
+    /// Seconds of fade from silence at the start, and to silence at the render's end when the
+    /// storyboard has a `duration` (`fade_in`, `fade_out`).
+    public var fadeIn = 0.0
+    public var fadeOut = 0.0
+    /// Played again from `start` when it ends (`loop`, default true); otherwise silence after.
+    public var loops = true
+    /// How far it goes down while a story's own sound plays, dB (`duck`, default −15; 0: never).
+    public var duck = -15.0
+
+    public init(source: MediaSource) {
+        self.source = source
+    }
+}
+
 extension Storyboard {
+    /// The storyboard's `music` block.
+    static func music(_ root: inout ObjectReader, folder: String) throws(StoryboardError) -> MusicBed? {
+        guard var block = root.object("music") else { return nil }
+        guard let uri = block.string("uri") else { throw block.missing("uri") }
+        guard !uri.isEmpty else { throw StoryboardError(path: block.path("uri"), message: "must not be empty") }
+        var bed = MusicBed(source: MediaSource(uri: uri, relativeTo: folder))
+        bed.start = block.number("in", in: 0...86_400) ?? bed.start
+        bed.volume = volume(&block) ?? bed.volume
+        bed.fadeIn = block.number("fade_in", in: 0...600) ?? bed.fadeIn
+        bed.fadeOut = block.number("fade_out", in: 0...600) ?? bed.fadeOut
+        bed.loops = block.bool("loop") ?? bed.loops
+        bed.duck = block.number("duck", in: -60...0) ?? bed.duck
+        block.rejectUnknownKeys()
+        return bed
+    }
+
     /// The loudest an item's `volume` may make it: 2 (+6.02 dB).
     static let volumes = 0.0...2.0
 

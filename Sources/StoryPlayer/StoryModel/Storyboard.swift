@@ -46,6 +46,8 @@ public struct Storyboard: Sendable {
     /// The app screen behind the viewer while it opens, is pulled or closes (`backdrop`); nil
     /// keeps the plain canvas background, undimmed.
     public var backdrop: Backdrop?
+    /// A music track under the stories' sound for the whole render (`music`).
+    public var music: MusicBed?
 
     public init(canvas: Canvas = Canvas(), transition: Transition = Transition(), duration: Double? = nil,
                 stories: [Story], script: [ScriptAction] = [], folder: String = ".") {

@@ -86,6 +86,12 @@ public final class StoryRenderer {
     var recordedReleases = 0
     /// The backdrop behind an opening, pulled or closing viewer, made on first use.
     var backdrop: BackdropBlur?
+    /// The storyboard's music, once its first frame's sound asked for it.
+    var music: MusicState = .unread
+    enum MusicState {
+        case unread, unreadable
+        case ready(MusicMix)
+    }
 
     /// The longest open-ended render: a safety net, since every item has a finite length.
     public static let openEndedLimit = FramePlanner.openEndedLimit
