@@ -42,10 +42,11 @@ extension Render {
         if let contactSheet { try requirePNGName("--contact-sheet", contactSheet) }
         if let timeline { try requirePNGName("--timeline", timeline) }
         for (flag, path, format) in exportFiles {
-            if (path as NSString).pathExtension.lowercased() != format.fileExtension {
+            if !format.accepts(pathExtension: (path as NSString).pathExtension.lowercased()) {
                 let article = ["MP4", "APNG"].contains(format.kind) ? "an" : "a"
+                let also = format.accepts(pathExtension: "mov") ? " (or .mov, for QuickTime)" : ""
                 throw ValidationError("\(flag) \(path): the clip is \(article) \(format.kind) file; give its name the "
-                                      + ".\(format.fileExtension) extension")
+                                      + ".\(format.fileExtension) extension" + also)
             }
         }
     }

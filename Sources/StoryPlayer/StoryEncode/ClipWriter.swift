@@ -48,7 +48,7 @@ package final class ClipWriter {
         path = options.path
         colour = ClipColour.of(width: width, height: height)
         temporary = AtomicFile.temporaryPath(for: options.path)
-        muxer = try MuxerContext(format: format.muxer, path: temporary)
+        muxer = try MuxerContext(format: format.muxer(for: options.path), path: temporary)
         let pictures = try Self.videoEncoder(options, width: width, height: height, fps: fps, colour: colour,
                                              globalHeader: muxer.wantsGlobalHeader)
         video = pictures.codec

@@ -1,3 +1,4 @@
+import Foundation
 internal import CFFmpeg
 import StoryMedia
 
@@ -106,6 +107,18 @@ public enum ExportFormat: String, Sendable, CaseIterable {
     }
 
     // MARK: - How it is made (libavformat, libavcodec)
+
+    /// Whether a file named with `pathExtension` (lower case) holds this format: its own
+    /// extension, and `.mov` for the MP4 formats (QuickTime, as a phone's editor names its clips).
+    public func accepts(pathExtension: String) -> Bool {
+        pathExtension == fileExtension || (muxer == "mp4" && pathExtension == "mov")
+    }
+
+    /// The muxer for a file at `path`: QuickTime's (`mov`) for an MP4 format named `.mov`
+    /// (the same H.264 or HEVC and AAC, in the container Final Cut and QuickTime Player expect).
+    func muxer(for path: String) -> String {
+        muxer == "mp4" && (path as NSString).pathExtension.lowercased() == "mov" ? "mov" : muxer
+    }
 
     /// The muxer (`avformat_alloc_output_context2`'s format name).
     var muxer: String {
