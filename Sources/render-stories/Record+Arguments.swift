@@ -106,7 +106,7 @@ struct RecordEncodingArguments: ParsableArguments {
 
     /// The encode's settings: a platform's, or the flags', with x264's zerolatency tuning.
     func clipOptions(platform: PlatformPreset?) -> ClipOptions {
-        var clip = platform?.clipOptions(path: "", crf: crf ?? ClipOptions.defaultCRF, x264Preset: x264Preset) ?? ClipOptions(path: "")
+        var clip = platform?.clipOptions(path: "", crf: crf, x264Preset: x264Preset) ?? ClipOptions(path: "")
         if let crf { clip.crf = crf }
         clip.preset = x264Preset
         clip.tune = "zerolatency"

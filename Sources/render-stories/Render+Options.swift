@@ -63,7 +63,7 @@ extension Render {
     /// The --mp4's encoding: a platform's, or the codec, quality and speed flags'.
     private func clipOptions(path: String, platform: PlatformPreset?) -> ClipOptions {
         let speed = platform == nil ? (preset ?? x264Preset) : x264Preset
-        if let platform { return platform.clipOptions(path: path, crf: crf ?? ClipOptions.defaultCRF, x264Preset: speed) }
+        if let platform { return platform.clipOptions(path: path, crf: crf, x264Preset: speed, hevc: codec == .hevc) }
         var clip = ClipOptions(path: path, format: codec == .hevc ? .mp4HEVC : .mp4H264)
         if let crf { clip.crf = crf }
         clip.preset = speed

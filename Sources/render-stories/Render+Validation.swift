@@ -89,7 +89,10 @@ extension Render {
         guard let preset else { return }
         if let platform = PlatformPreset.named(preset) {
             guard mp4 != nil else { throw ValidationError("--preset \(preset) sets the --mp4's encoding: give --mp4 FILE.mp4") }
-            if codec == .hevc { throw ValidationError("--preset \(preset) is H.264: not with --codec hevc") }
+            if codec == .hevc && !platform.acceptsHEVC {
+                throw ValidationError("--preset \(preset) is H.264: \(preset) takes no HEVC (--codec hevc works with "
+                                      + PlatformPreset.all.filter(\.acceptsHEVC).map(\.name).joined(separator: " and ") + ")")
+            }
             let fixed = "\(platform.width)x\(platform.height) at \(Int(platform.fps)) fps"
             if size != nil { throw ValidationError("--preset \(preset) sets the size (\(fixed)): give --preset or --size, not both") }
             if overrides.fps != nil { throw ValidationError("--preset \(preset) sets the frame rate (\(fixed)): give --preset or --fps, not both") }

@@ -30,6 +30,27 @@ final class PlatformPresetCommandTests: XCTestCase {
         }
     }
 
+    /// `--codec hevc` where the platform takes HEVC (Reels, Stories): HEVC Main tagged hvc1,
+    /// which check-preset passes; where it does not (TikTok, Shorts), a usage error naming those.
+    func testHEVCWhereThePlatformTakesIt() throws {
+        let folder = ScratchFolder()
+        let board = try photoBoard(in: folder)
+        let clip = folder.file("reels.mp4")
+        let render = try cli.run(["render", board, "--output", folder.file("reels"), "--preset", "reels", "--codec", "hevc",
+                                  "--mp4", clip, "--no-png", "--quiet", "--x264-preset", "ultrafast"])
+        XCTAssertEqual(render.status, 0, render.stderr)
+        let probe = try ExternalProgram.outcome(TestPrograms.tool("ffprobe"), [
+            "-v", "error", "-select_streams", "v:0", "-show_entries", "stream=codec_name,profile,codec_tag_string", "-of", "csv=p=0", clip,
+        ])
+        XCTAssertEqual(String(decoding: probe.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines), "hevc,Main,hvc1")
+        let check = try cli.run(["check-preset", clip, "--preset", "reels"])
+        XCTAssertEqual(check.status, 0, check.stdout)
+        let refused = try cli.run(["render", board, "--output", folder.file("tiktok"), "--preset", "tiktok", "--codec", "hevc",
+                                   "--mp4", folder.file("tiktok.mp4")])
+        XCTAssertEqual(refused.status, 2)
+        XCTAssertTrue(refused.stderr.contains("works with reels and stories"), refused.stderr)
+    }
+
     func testAFileThatBreaksLimitsFailsNamingEachLimit() throws {
         let folder = ScratchFolder()
         let file = folder.file("landscape.mp4")

@@ -87,13 +87,20 @@ public struct PlatformPreset: Sendable, Equatable {
 
     // MARK: - What a render with it makes
 
-    /// The MP4's settings: H.264 with the first profile accepted, closed GOPs of `gopFrames`,
-    /// capped VBR (crf under the cap), AAC at 48 kHz at the preset's bit rate.
-    public func clipOptions(path: String, crf: Int = ClipOptions.defaultCRF, x264Preset: String = ClipOptions.defaultPreset) -> ClipOptions {
-        var options = ClipOptions(path: path, format: .mp4H264)
-        options.crf = crf
+    /// Whether the platform takes HEVC (`--codec hevc` with the preset).
+    public var acceptsHEVC: Bool { videoCodecs.contains("hevc") }
+
+    /// The MP4's settings: H.264 with the first profile accepted (or, with `hevc` where the
+    /// platform takes it, HEVC Main), closed GOPs of `gopFrames`, capped VBR (crf under the
+    /// cap), AAC at 48 kHz at the preset's bit rate. `crf` nil: the codec's default.
+    public func clipOptions(path: String, crf: Int? = nil, x264Preset: String = ClipOptions.defaultPreset,
+                            hevc: Bool = false) -> ClipOptions {
+        precondition(!hevc || acceptsHEVC, "\(name) takes H.264 only")
+        var options = ClipOptions(path: path, format: hevc ? .mp4HEVC : .mp4H264)
+        if let crf { options.crf = crf }
         options.preset = x264Preset
-        options.profile = profiles.first?.lowercased()
+        // The profiles listed are H.264's; x265 makes Main (8-bit 4:2:0) unasked.
+        options.profile = hevc ? nil : profiles.first?.lowercased()
         options.gopFrames = gopFrames
         options.maxBitRate = maxVideoBitRate ?? PlatformPreset.reels.maxVideoBitRate
         options.audioBitRate = audioBitRate
