@@ -56,9 +56,9 @@ public enum StillRender {
                 texture = ErrorCardPicture.render(width: canvas.width, height: canvas.height, backdrop: nil,
                                                   title: story.id, reason: "\(error)")
             }
-            let length = length(of: story.items[item], limits: limits)
             if overlay {
                 // As a render draws it: into the face, so it turns with the cube.
+                let length = length(of: story.items[item], limits: limits)
                 StoryOverlay.drawSegments(on: &texture, count: story.items.count, current: item,
                                           progress: length > 0 ? time / length : 0, inset: storyboard.overlayInset, opacity: 1)
             }
