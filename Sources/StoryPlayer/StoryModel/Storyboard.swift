@@ -122,6 +122,12 @@ public struct Presentation: Sendable, Equatable {
     /// The bubble in the centre of the screen: where a viewer opens from when `present` names no
     /// `from`, and closes into when nothing is presented.
     public static let centreBubble = (x: 0.5, y: 0.5, r: 0.08)
+
+    /// The bubble the viewer opens from and closes into: `presentation`'s, or the centre one.
+    public static func bubble(of presentation: Presentation?) -> (x: Double, y: Double, r: Double) {
+        presentation.map { (x: $0.x, y: $0.y, r: $0.r) } ?? centreBubble
+    }
+
     public init(x: Double, y: Double, r: Double, duration: Double = Presentation.defaultDuration) {
         self.x = x
         self.y = y

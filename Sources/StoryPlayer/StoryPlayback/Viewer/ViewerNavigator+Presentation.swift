@@ -56,7 +56,7 @@ extension ViewerNavigator {
 
     /// The bubble the viewer opens from and closes into: `present.from`, or a small one in the centre.
     var bubble: (x: Double, y: Double, r: Double) {
-        presentation.map { (x: $0.x, y: $0.y, r: $0.r) } ?? Presentation.centreBubble
+        Presentation.bubble(of: presentation)
     }
 
     public var isMoving: Bool { motion != nil }

@@ -80,9 +80,8 @@ public enum StillRender {
     static func pulled(_ image: RGBAImage, by progress: Double, storyboard: Storyboard, limits: DecodeLimits,
                        problems: inout [String]) -> RGBAImage {
         let canvas = storyboard.canvas
-        let radius = (storyboard.present.map { (x: $0.x, y: $0.y, r: $0.r) } ?? Presentation.centreBubble).r
         let transform = ViewerNavigator.pulledTransform(progress: progress, width: canvas.width, height: canvas.height,
-                                                        bubbleRadius: radius)
+                                                        bubbleRadius: Presentation.bubble(of: storyboard.present).r)
         let backdrop = StoryRenderer.backdropBlur(storyboard, limits: limits)
         if let warning = backdrop.warning { problems.append(warning) }
         guard let blur = backdrop.blur else { return image.presented(transform, background: canvas.background) }
