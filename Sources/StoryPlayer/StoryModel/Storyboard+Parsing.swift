@@ -92,15 +92,9 @@ extension Storyboard {
         sourceDigest = Storyboard.digest(json)
     }
 
-    /// 64-bit FNV-1a of `bytes`, in hex: enough to tell two storyboard texts apart, not a
-    /// guard against anyone forging one.
+    /// 64-bit FNV-1a of `bytes` (`FNV1a`), in hex.
     static func digest(_ bytes: Data) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in bytes {
-            hash ^= UInt64(byte)
-            hash &*= 0x0000_0100_0000_01b3
-        }
-        let hex = String(hash, radix: 16)
+        let hex = String(FNV1a.hash(bytes), radix: 16)
         return String(repeating: "0", count: 16 - hex.count) + hex
     }
 

@@ -1,4 +1,6 @@
-/// A frame's key for pairing by the trace: what it showed, in a 64-bit FNV-1a hash.
+import StoryModel
+
+/// A frame's key for pairing by the trace: what it showed, in a 64-bit FNV-1a hash (`FNV1a`).
 ///
 /// Two frames have the same key when they show the same page offset (to 1/10000 of a page),
 /// the viewer as open, and on each face the same story, item and kind of picture, the same
@@ -13,7 +15,7 @@ enum FrameKey {
             if let time = face.mediaTime { text += " m\(rounded(time, 10_000))" }
             if let bar = face.bar { text += " b\(rounded(bar, 1000))" }
         }
-        return text.utf8.reduce(0xcbf2_9ce4_8422_2325 as UInt64) { ($0 ^ UInt64($1)) &* 0x0000_0100_0000_01b3 }
+        return FNV1a.hash(text.utf8)
     }
 
     /// `value` in whole `steps` (so that 0.1 + 0.2 and 0.3 are the same key).
