@@ -80,7 +80,7 @@ struct FrameRecordFile: FrameSink {
     private var fps = 30.0
 
     mutating func take(_ frame: DrawnFrame) throws(RenderError) {
-        records.append(frame.record)
+        if let record = frame.record { records.append(record) }
         fps = frame.fps
     }
 

@@ -39,8 +39,8 @@ struct DrawnFrame {
     /// The canvas over black where it is not opaque (what the MP4 and the contact sheet show);
     /// the same picture as `canvas` when that is opaque.
     var opaque: RGBAImage
-    /// What it showed, by the trace's names (`frames.jsonl`).
-    var record: FrameRecord
+    /// What it showed, by the trace's names (`frames.jsonl`), when the render writes them.
+    var record: FrameRecord?
     /// The frame's sound: `count` samples mixed from the stories on screen at its time.
     var mix: (Int) -> FrameSound
     /// The sound of `count` samples at another timeline time: a recording's frames that were

@@ -104,7 +104,7 @@ extension StoryRenderer {
         if options.burnGuides, let platform = options.captionZones { canvas.drawSafeZoneGuides(platform) }
         let opaque = flattenedForOpaqueOutputs(&canvas)
         var frame = DrawnFrame(index: n, time: t, fps: range.fps, canvas: canvas, opaque: opaque,
-                               record: frameRecord(n, at: t, faces: faces)) { count in
+                               record: writesFrameRecords ? frameRecord(n, at: t, faces: faces) : nil) { count in
             self.mix(at: t, count: count)
         }
         if options.record != nil { frame.soundAt = { time, count in self.mix(at: time, count: count) } }

@@ -42,11 +42,15 @@ extension StoryRenderer {
     /// (and the frames' records)
     /// first (a picture that cannot be written must not cost them), then the contact sheet, the
     /// encoded files and the PNG frames, then the timeline and the report.
+    /// Whether the render writes `frames.jsonl`: beside PNG frames, not in a recording (whose
+    /// hours of frames it would hold in memory). Frames are described only then.
+    var writesFrameRecords: Bool { options.writeFrames && options.record == nil }
+
     func sinks(writer: FrameWriter, plannedFrames: Int?) throws(RenderError) -> [any FrameSink] {
         if let record = options.record { return try recordSinks(record, writer: writer) }
         var sinks: [any FrameSink] = [TraceFiles()]
         // What each frame showed, beside the frames, for `compare` to pair them by.
-        if options.writeFrames { sinks.append(FrameRecordFile()) }
+        if writesFrameRecords { sinks.append(FrameRecordFile()) }
         if let path = options.contactSheet {
             sinks.append(ContactSheetFile(path: path, columns: options.sheetColumns,
                                           thumbnails: ThumbnailPicker(wanted: options.sheetFrames, planned: plannedFrames,
