@@ -152,22 +152,6 @@ void story_png_set_simd_enabled(int enabled) { __atomic_store_n(&simd_enabled, e
 
 // MARK: - Reading
 
-int story_png_size(const uint8_t *png, size_t size, int *width, int *height) {
-    static const uint8_t signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
-    static const uint8_t header[8] = {0, 0, 0, 13, 'I', 'H', 'D', 'R'};
-    if (size < 33 || memcmp(png, signature, 8) != 0 || memcmp(png + 8, header, 8) != 0) return 0;
-    uint32_t crc = ((uint32_t)png[29] << 24) | ((uint32_t)png[30] << 16) | ((uint32_t)png[31] << 8) | png[32];
-    if (story_png_crc32(0, png + 12, 17) != crc) return 0;
-    uint32_t w = ((uint32_t)png[16] << 24) | ((uint32_t)png[17] << 16) | ((uint32_t)png[18] << 8) | png[19];
-    uint32_t h = ((uint32_t)png[20] << 24) | ((uint32_t)png[21] << 16) | ((uint32_t)png[22] << 8) | png[23];
-    // libpng's limits: 1,000,000 pixels a side, and at most 4 GiB of RGBA rows
-    // (png_image_finish_read's "image too large"); a header past them is libpng's to refuse.
-    if (w == 0 || h == 0 || w > 1000000u || h > 1000000u || (uint64_t)w * 4 * h > 0xffffffffu) return 0;
-    *width = (int)w;
-    *height = (int)h;
-    return 1;
-}
-
 int story_png_decode(const uint8_t *png, size_t size, uint8_t *rgba, int width, int height,
                      char *error, size_t error_size) {
     if (rgba && story_png_direct_read_enabled() && story_png_decode_direct(png, size, rgba, width, height)) return 0;

@@ -24,6 +24,25 @@ static uint32_t read_be32(const uint8_t *p) {
 
 static int chunk_is(const uint8_t *type, const char *name) { return memcmp(type, name, 4) == 0; }
 
+static const uint8_t png_signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+
+/// libpng's limits: 1,000,000 pixels a side, and at most 4 GiB of RGBA rows
+/// (png_image_finish_read's "image too large"). A header past them is libpng's to refuse.
+static int within_libpng_limits(uint32_t width, uint32_t height) {
+    return width > 0 && height > 0 && width <= 1000000u && height <= 1000000u && (uint64_t)width * 4 * height <= 0xffffffffu;
+}
+
+int story_png_size(const uint8_t *png, size_t size, int *width, int *height) {
+    static const uint8_t header[8] = {0, 0, 0, 13, 'I', 'H', 'D', 'R'};
+    if (size < 33 || memcmp(png, png_signature, 8) != 0 || memcmp(png + 8, header, 8) != 0) return 0;
+    if (libdeflate_crc32(0, png + 12, 17) != read_be32(png + 29)) return 0;
+    uint32_t w = read_be32(png + 16), h = read_be32(png + 20);
+    if (!within_libpng_limits(w, h)) return 0;
+    *width = (int)w;
+    *height = (int)h;
+    return 1;
+}
+
 /// Ancillary chunks that leave libpng's 8-bit RGBA output as the stored samples: text, time,
 /// pixel size, and sRGB (libpng converts to sRGB, so an sRGB file is unchanged). gAMA, cHRM,
 /// iCCP, sBIT, tRNS, bKGD and any chunk not known here send the file to libpng.
@@ -42,15 +61,13 @@ typedef struct {
 } plain_header;
 
 /// Whether IHDR's 13 bytes describe a plain image: 8 bits, RGB or RGBA, deflate, filter
-/// method 0, not interlaced, and rows whose bytes fit in memory sizes.
+/// method 0, not interlaced, within libpng's limits.
 static int read_header(const uint8_t *data, uint32_t length, plain_header *header) {
     if (length != 13) return 0;
     uint32_t width = read_be32(data), height = read_be32(data + 4);
     int depth = data[8], colour = data[9], compression = data[10], filter = data[11], interlace = data[12];
-    if (width == 0 || height == 0 || width > 0x7fffffffu || height > 0x7fffffffu) return 0;
+    if (!within_libpng_limits(width, height)) return 0;
     if (depth != 8 || (colour != 2 && colour != 6) || compression != 0 || filter != 0 || interlace != 0) return 0;
-    // libpng's own limits (1,000,000 pixels a side, 4 GiB of RGBA): larger ones are its to refuse.
-    if (width > 1000000u || height > 1000000u || (uint64_t)width * 4 * height > 0xffffffffu) return 0;
     header->width = width;
     header->height = height;
     header->channels = colour == 6 ? 4 : 3;
@@ -124,8 +141,7 @@ static int unfilter_row(int filter, uint8_t *dst, const uint8_t *src, const uint
 /// spans several IDAT chunks and had to be copied together (the caller frees it).
 static int find_image_data(const uint8_t *png, size_t size, plain_header *header, const uint8_t **data,
                            size_t *data_size, uint8_t **joined) {
-    static const uint8_t signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
-    if (size < 8 || memcmp(png, signature, 8) != 0) return 0;
+    if (size < 8 || memcmp(png, png_signature, 8) != 0) return 0;
     size_t at = 8;
     int have_header = 0, idat_state = 0; // 0 before the IDATs, 1 inside them, 2 after
     const uint8_t *first = NULL;
