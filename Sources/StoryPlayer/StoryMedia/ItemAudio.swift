@@ -51,6 +51,15 @@ package final class ItemAudio {
         codec = try format.openDecoder(stream: status, maxPixels: limits.maxPixels, threads: 1)
         resampler = try ResampleContext(beforeFirstFrameOf: codec, rate: Int32(ItemAudio.rate))
         times = SoundFrameTimes(stream.timeline)
+        if !isLive, let start = source.trim?.start { skip(to: start, timeline: stream.timeline) }
+    }
+
+    /// A trimmed clip's sound is asked for from its `in` on: the demuxer moves to a second
+    /// before it (`avformat_seek_file`; the streams of a file may start apart by that much)
+    /// rather than decode the whole beginning. A seek that fails only costs that decoding.
+    private func skip(to start: Double, timeline: StreamTimeline) {
+        guard start > 1 else { return }
+        if format.seek(stream: streamIndex, to: timeline.timestamp(start - 1)) >= 0 { codec.flush() }
     }
 
     /// Set by `close()`: a closed item has no more sound.

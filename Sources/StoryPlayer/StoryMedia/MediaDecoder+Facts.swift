@@ -10,10 +10,24 @@ extension MediaDecoder {
 
     /// Whether the video stream is known yet (a cover art's is not video: see `isSoundOnly`).
     var hasVideo: Bool { (track != nil && !isSoundOnly) || photoFacts != nil }
-    /// The video stream's duration in seconds, when the container says.
+    /// The video stream's duration in seconds, when the container says; a trimmed video's is
+    /// the length of its cut.
     package var duration: Double? {
         // A cover art's stream lasts one picture; the sound is what lasts.
-        isSoundOnly ? format?.duration : track?.duration ?? format?.duration
+        let whole = isSoundOnly ? format?.duration : track?.duration ?? format?.duration
+        guard let trim else { return whole }
+        return trim.length(ofFileLasting: whole)
+    }
+
+    /// Whether its pictures start mid-file (a trim with an `in`): a play seeks there first.
+    package var startsMidFile: Bool { (trim?.start ?? 0) > 0 }
+
+    /// A trim that starts at or after the file's end shows nothing: say so, with both numbers,
+    /// rather than play an item of no length.
+    func checkTrimFits(_ source: MediaSource) throws(MediaError) {
+        guard let trim, let whole = isSoundOnly ? format?.duration : track?.duration ?? format?.duration,
+              trim.start >= whole else { return }
+        throw MediaError(.seek, "\"in\" \(ObjectReader.format(trim.start)) s is past the end of \(source), which lasts \(ObjectReader.format(whole)) s")
     }
     /// The video's keyframes in media seconds, in order, as the container's index lists them
     /// (`FormatContext.keyframeTimes`): `seek(to:)` lands on the last one at or before the time
@@ -21,7 +35,8 @@ extension MediaDecoder {
     /// (MPEG-TS, Matroska at opening, a clip cut by an edit list).
     package var keyframeTimes: [Double] {
         guard let track, let format, !closed, !isStill, !isSoundOnly else { return [] }
-        return format.keyframeTimes(ofStream: track.index).sorted()
+        let shift = trim?.start ?? 0
+        return format.keyframeTimes(ofStream: track.index).map { $0 - shift }.sorted()
     }
     var quarterTurns: Int { orientation.quarterTurns }
     /// How the shown picture is put upright: the first decoded picture's orientation (a

@@ -86,6 +86,10 @@ package final class MediaDecoder {
 
     /// A still image (JPEG, PNG, …): one frame, shown for the item's whole duration.
     package let isStill: Bool
+    /// The part of a recorded video this play shows (`MediaSource.trim`): its pictures are
+    /// timed from the trim's start, and its `duration` is the trimmed length. Nil for photos,
+    /// sound and live sources, which have no file time to cut.
+    package private(set) var trim: ClipTrim?
     /// A recorded source of sound only (a voice note, a song): an audio stream and no video
     /// but, at most, an attached picture (its cover art, then the shown stream, `hasCoverArt`).
     /// It lasts as its sound does; what a play shows over it is the player's to choose
@@ -152,8 +156,10 @@ package final class MediaDecoder {
             var trackLimits = limits
             if isStill || isSoundOnly { (trackLimits.decoderThreads, trackLimits.heavyDecoderThreads) = (1, nil) }
             // Cover art that cannot be decoded leaves the sound without it, not failed.
+            trim = isLive || isStill || isSoundOnly ? nil : source.trim
             track = isSoundOnly ? try? VideoTrack(stream: status, of: format, limits: trackLimits)
-                : try VideoTrack(stream: status, of: format, limits: trackLimits)
+                : try VideoTrack(stream: status, of: format, limits: trackLimits, trimStart: trim?.start ?? 0)
+            try checkTrimFits(source)
         } else if !self.waitsForVideo && !isSoundOnly {
             throw MediaError(.noVideoStream, "no video stream in \(source)", averror: status)
         }

@@ -6,6 +6,7 @@ import StoryModel
 package enum PictureLoader {
     /// The first picture of `source`, covering `width`×`height`.
     package static func load(_ source: MediaSource, width: Int, height: Int, limits: DecodeLimits) throws(MediaError) -> RGBAImage {
+        if source.trim != nil { return try load(source, at: 0, width: width, height: height, limits: limits) }
         let decoder = try MediaDecoder(source: source, limits: limits)
         defer { decoder.close() }
         guard let picture = try decoder.firstPicture() else {
@@ -20,7 +21,7 @@ package enum PictureLoader {
                      limits: DecodeLimits) throws(MediaError) -> RGBAImage {
         let decoder = try MediaDecoder(source: source, limits: limits)
         defer { decoder.close() }
-        if seconds > 0 && !decoder.isStill { try decoder.seek(to: seconds) }
+        if (seconds > 0 || decoder.startsMidFile) && !decoder.isStill { try decoder.seek(to: seconds) }
         var chosen: DecodedPicture?
         while let picture = try decoder.nextPicture() {
             if chosen != nil && picture.time > seconds + 1e-9 { break }

@@ -21,6 +21,12 @@ struct StreamTimeline {
         self.start = start
     }
 
+    /// The same stream timed from `seconds` after its start (an item's trim, `ClipTrim`): a
+    /// timestamp there is 0, earlier ones negative.
+    func starting(after seconds: Double) -> StreamTimeline {
+        seconds > 0 ? StreamTimeline(unit: unit, start: timestamp(seconds)) : self
+    }
+
     /// Media seconds of timestamp `pts`; nil for `AV_NOPTS_VALUE`.
     func seconds(_ pts: Int64) -> Double? {
         pts == cffmpeg_nopts_value() ? nil : (Double(pts) - Double(start)) * unit

@@ -27,7 +27,8 @@ struct VideoTrack {
 
     /// `avcodec_open2` for stream `index` of `format` with the decoder threads `limits` give its
     /// bit rate (`DecodeLimits.decoderThreads(bitRate:…)`), refusing pictures over the pixel limit.
-    init(stream index: Int32, of format: FormatContext, limits: DecodeLimits) throws(MediaError) {
+    /// Its pictures are timed from `trimStart` seconds into the stream (an item's `in`).
+    init(stream index: Int32, of format: FormatContext, limits: DecodeLimits, trimStart: Double = 0) throws(MediaError) {
         guard let stream = format.description(ofStream: index) else { preconditionFailure("a video track of a stream the demuxer has") }
         let width = stream.width, height = stream.height
         if width * height > limits.maxPixels {
@@ -41,7 +42,7 @@ struct VideoTrack {
         codedWidth = width
         codedHeight = height
         codecName = stream.codecName
-        timeline = stream.timeline
+        timeline = stream.timeline.starting(after: trimStart)
         duration = stream.duration.map { stream.timeline.seconds(length: $0) }
         sampleAspectRatio = format.sampleAspectRatio(ofStream: index)
         frameRate = format.frameRate(ofStream: index)

@@ -17,6 +17,9 @@ public struct MediaSource: Sendable, Equatable, CustomStringConvertible {
     /// How its pictures fill a screen of another shape (the item's `fit`); nil: the canvas's
     /// (`StoryPlaybackController` sets it from there before a player opens the source).
     public var fit: PictureFit?
+    /// The part of a video file the item plays (the item's `in` and `out`): it travels with the
+    /// source so every path that reads the file (player, sound, probe, `still`) cuts it alike.
+    public var trim: ClipTrim?
     /// Played as WebRTC through WHEP (`whep://`, `wheps://`, or `"protocol": "whep"` on an
     /// `http(s)://` endpoint): the offer is posted to `whepEndpoint`.
     public private(set) var isWHEP = false

@@ -188,6 +188,7 @@ extension Storyboard {
         let captions = Storyboard.captions(&item, resolve: resolve)
         let delivery = item.choice("protocol", of: SourceProtocol.self)
         let deliveryPath = item.path("protocol")
+        let trim = Storyboard.trim(&item)
         item.rejectUnknownKeys()
         guard let uri else { throw item.missing("uri") }
         guard !uri.isEmpty else { throw StoryboardError(path: item.path("uri"), message: "must not be empty") }
@@ -200,6 +201,12 @@ extension Storyboard {
         story.latency = latency
         story.captions = captions
         story.source.fit = fit
+        if trim != nil, story.isLive {
+            item.problems.record(StoryboardError(path: item.path(trim?.start == 0 ? "out" : "in"),
+                                                 message: "a live item cannot be trimmed: it has no file time to cut"))
+        } else {
+            story.source.trim = trim
+        }
         story.volume = volume ?? 1
         story.muted = muted ?? false
         if let toneMap { story.source.toneMap = toneMap }

@@ -57,7 +57,8 @@ extension DecodeThread.Worker {
     /// costs is the shard's (`ShardCost`), and the pictures decoded forward are counted
     /// (`ForwardPass`). Nil, the failure queued and the decoder closed, if the seek failed.
     func seekToStart(of decoder: MediaDecoder) -> ForwardPass? {
-        let forwards = startAt > 0 && !decoder.isStill && !isLive
+        // A trimmed clip's play starts where its cut does, as a shard's does mid-item.
+        let forwards = (startAt > 0 || decoder.startsMidFile) && !decoder.isStill && !isLive
         if forwards {
             let seekingFrom = StageClock.threadCPUSeconds()
             do {
@@ -67,9 +68,9 @@ extension DecodeThread.Worker {
                 close(decoder)
                 return nil
             }
-            clock?.addShardCost(.seeking, seconds: StageClock.threadCPUSeconds() - seekingFrom)
+            if startAt > 0 { clock?.addShardCost(.seeking, seconds: StageClock.threadCPUSeconds() - seekingFrom) }
             decoder.dropUnneededPictures(before: startAt)
         }
-        return ForwardPass(startAt: forwards ? startAt : nil)
+        return ForwardPass(startAt: forwards && startAt > 0 ? startAt : nil)
     }
 }
