@@ -41,7 +41,10 @@ package final class PictureConverter {
     /// ratio, scaled to cover the canvas with its aspect ratio kept, and centre-cropped.
     /// `spare` is a picture the player no longer shows; its storage is written over when it is
     /// free to be, which spares an 8 MB allocation (and its page faults) per frame at 1080x1920.
-    package func rgba(_ picture: DecodedPicture, width: Int, height: Int, reusing spare: consuming RGBAImage? = nil) throws(MediaError) -> RGBAImage {
+    /// `keepsAlpha` leaves a picture's transparency as it is (a sticker's); a story's picture is
+    /// shown opaque.
+    package func rgba(_ picture: DecodedPicture, width: Int, height: Int, reusing spare: consuming RGBAImage? = nil,
+                      keepsAlpha: Bool = false) throws(MediaError) -> RGBAImage {
         let frame = try toneMapper.toneMapped(picture.frame)
         let quarterTurns = picture.quarterTurns, mirrored = picture.orientation.mirrored
         let turned = quarterTurns % 2 == 1
@@ -88,7 +91,7 @@ package final class PictureConverter {
             }
         }
         guard lines > 0 else { throw MediaError(.convert, "cannot convert the picture", averror: lines) }
-        if Frame.pixelFormatHasAlpha(sourceFormat) {
+        if Frame.pixelFormatHasAlpha(sourceFormat) && !keepsAlpha {
             image.flattenAlpha()
         }
         return image

@@ -1,3 +1,4 @@
+import Compositor
 import Foundation
 
 /// Reads one JSON object, remembering which keys were used so the rest can be reported.
@@ -71,6 +72,15 @@ package struct ObjectReader {
             return nil
         }
         return string(key)
+    }
+
+    /// A CSS colour (`RGBAColor(parsing:)`).
+    mutating func colour(_ key: String) -> RGBAColor? {
+        guard let text = string(key) else { return nil }
+        guard let colour = RGBAColor(parsing: text) else {
+            return reject(key, "expected a colour (\(RGBAColor.spokenForms)), got \"\(text)\"")
+        }
+        return colour
     }
 
     mutating func bool(_ key: String) -> Bool? {

@@ -150,9 +150,12 @@ extension Storyboard {
         }
         let poster = reader.string("poster").map(resolve)
         let captions = Storyboard.captions(&reader, resolve: resolve)
+        let layers = Storyboard.layers(&reader, resolve: resolve)
         if let room = try Storyboard.room(&reader, path: path, resolve: resolve) {
             reader.rejectUnknownKeys()
-            return Story(id: id, poster: poster, items: [room])
+            var story = Story(id: id, poster: poster, items: [room])
+            story.layers = layers
+            return story
         }
         guard let itemValues = reader.array("items") else {
             throw reader.missing("items")
@@ -170,6 +173,7 @@ extension Storyboard {
         reader.rejectUnknownKeys()
         var story = Story(id: id, poster: poster, items: items)
         story.captions = captions
+        story.layers = layers
         return story
     }
 
@@ -189,6 +193,7 @@ extension Storyboard {
         let delivery = item.choice("protocol", of: SourceProtocol.self)
         let deliveryPath = item.path("protocol")
         let trim = Storyboard.trim(&item)
+        let layers = Storyboard.layers(&item, resolve: resolve)
         item.rejectUnknownKeys()
         guard let uri else { throw item.missing("uri") }
         guard !uri.isEmpty else { throw StoryboardError(path: item.path("uri"), message: "must not be empty") }
@@ -209,6 +214,7 @@ extension Storyboard {
         }
         story.volume = volume ?? 1
         story.muted = muted ?? false
+        story.layers = layers
         if let toneMap { story.source.toneMap = toneMap }
         return story
     }

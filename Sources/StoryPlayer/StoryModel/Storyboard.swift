@@ -249,6 +249,8 @@ public struct Story: Sendable, Equatable {
     /// A WebVTT or SRT file (its path resolved), for the items without their own, on the story's
     /// time (`Storyboard+Captions`).
     public var captions: String?
+    /// Text and stickers over every item of the story, on the story's time.
+    public var layers: [StoryLayer] = []
 
     public init(id: String, poster: MediaSource? = nil, items: [StoryItem]) {
         self.id = id
@@ -279,6 +281,8 @@ public struct StoryItem: Sendable, Equatable {
     public var muted = false
     /// What its sound is multiplied by in the mix.
     public var gain: Double { muted ? 0 : volume }
+    /// Text and stickers over it, on its own time.
+    public var layers: [StoryLayer] = []
 
     public init(source: MediaSource, duration: Double? = nil, isLive: Bool = false, poster: MediaSource? = nil) {
         self.source = source

@@ -44,17 +44,25 @@ public enum StillRender {
         let placements = storyboard.transition.geometry.faces(pageOffset: pageOffset, width: canvas.width, height: canvas.height)
         var problems: [String] = [], failedParticipants: [String] = []
         let captions = StoryCaptions(storyboard: storyboard, platform: safeZones)
+        let layers = StoryLayers(canvasWidth: canvas.width, limits: limits)
         let faces = placements.map { placement -> TexturedFace in
             let story = storyboard.stories[placement.page]
             let item = placement.page == resting ? state.item : 0
             var texture: RGBAImage
+            var drewErrorCard = false
             do {
                 texture = try picture(of: story, item: item, at: time, storyboard: storyboard, limits: limits,
                                       failedParticipants: &failedParticipants)
             } catch {
                 problems.append("story \(story.id): \(error)")
+                drewErrorCard = true
                 texture = ErrorCardPicture.render(width: canvas.width, height: canvas.height, backdrop: nil,
                                                   title: story.id, reason: "\(error)")
+            }
+            // The story's time: its items before this one played whole, then `time` of this one.
+            let before = story.items[..<item].reduce(0) { $0 + Self.length(of: $1, limits: limits) }
+            if !drewErrorCard {
+                layers.draw(on: &texture, story: story, index: placement.page, item: item, mediaTime: time, storyTime: before + time)
             }
             if overlay {
                 // As a render draws it: into the face, so it turns with the cube.
@@ -62,8 +70,6 @@ public enum StillRender {
                 StoryOverlay.drawSegments(on: &texture, count: story.items.count, current: item,
                                           progress: length > 0 ? time / length : 0, inset: storyboard.overlayInset, opacity: 1)
             }
-            // The story's time: its items before this one played whole, then `time` of this one.
-            let before = story.items[..<item].reduce(0) { $0 + Self.length(of: $1, limits: limits) }
             captions.draw(on: &texture, story: placement.page, item: item, mediaTime: time, storyTime: before + time)
             return TexturedFace(texture: texture, placement: placement)
         }
@@ -71,7 +77,7 @@ public enum StillRender {
         Rasterizer(threads: threads).draw(faces, background: canvas.background, into: &image)
         if state.pull > 0 { image = pulled(image, by: state.pull, storyboard: storyboard, limits: limits, problems: &problems) }
         if let safeZones { image.drawSafeZoneGuides(safeZones) }
-        problems += captions.problems
+        problems += captions.problems + layers.problems
         return (image, problems, failedParticipants)
     }
 

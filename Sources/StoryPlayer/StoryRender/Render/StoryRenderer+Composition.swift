@@ -30,6 +30,9 @@ extension StoryRenderer {
             // A story at rest is the frame itself (the rasterizer copies its picture into the
             // reused canvas), so the overlay goes on the canvas, not on a copy of the picture.
             rasterizer.draw(faces, background: storyboard.canvas.background, into: &canvas, clock: clock)
+            if let shown = captionedItem(story: placements[0].page), layersShow(on: shown) {
+                clock.measure(.overlay) { drawLayers(on: &canvas, for: shown) }
+            }
             if options.overlay, navigator.overlayOpacity(at: t) > 0 {
                 clock.measure(.overlay) { drawOverlay(on: &canvas, story: placements[0].page, at: t) }
             }
@@ -109,10 +112,12 @@ extension StoryRenderer {
     /// the last frame (the frame's faces are gone by then, so the copy is again this render's alone).
     func decorate(_ texture: inout RGBAImage, story index: Int, at t: Double, slot: Int) {
         let overlay = options.overlay && navigator.overlayOpacity(at: t) > 0
-        let caption = captionedItem(story: index).flatMap { captions.shows($0) ? $0 : nil }
-        guard overlay || caption != nil else { return }
+        let shown = captionedItem(story: index)
+        let caption = shown.flatMap { captions.shows($0) ? $0 : nil }
+        let layered = shown.flatMap { layersShow(on: $0) ? $0 : nil }
+        guard overlay || caption != nil || layered != nil else { return }
         clock.measure(.overlay) {
-            if caption == nil, lentPictures[index] != nil, slot < overlayBands.count {
+            if caption == nil, layered == nil, lentPictures[index] != nil, slot < overlayBands.count {
                 let rows = StoryOverlay.segmentRows(width: texture.width, height: texture.height,
                                                     inset: storyboard.overlayInset)
                 texture.copyTopRows(rows, into: &overlayBands[slot])
@@ -125,6 +130,7 @@ extension StoryRenderer {
                 copy = kept
                 copy.copyPixels(from: texture)
             }
+            if let layered { drawLayers(on: &copy, for: layered) }
             if overlay { drawOverlay(on: &copy, story: index, at: t) }
             if let caption { captions.draw(on: &copy, for: caption) }
             overlayCopies.put(copy)
@@ -160,6 +166,18 @@ extension StoryRenderer {
     func captionedItem(story index: Int) -> FramePlan.ShownItem? {
         guard players.indices.contains(index), players[index].current?.isFailed != true else { return nil }
         return framePlan?.shown.first { $0.story == index }
+    }
+
+    /// Whether a text or sticker layer shows on this item at its frame's time.
+    func layersShow(on shown: FramePlan.ShownItem) -> Bool {
+        stories.indices.contains(shown.story)
+            && layers.shows(stories[shown.story], index: shown.story, item: shown.item, mediaTime: shown.mediaTime, storyTime: shown.storyTime)
+    }
+
+    /// The text and sticker layers showing on this item, under the bar and the captions.
+    func drawLayers(on picture: inout RGBAImage, for shown: FramePlan.ShownItem) {
+        layers.draw(on: &picture, story: stories[shown.story], index: shown.story, item: shown.item, mediaTime: shown.mediaTime,
+                    storyTime: shown.storyTime)
     }
 
     func drawOverlay(on picture: inout RGBAImage, story index: Int, at t: Double) {

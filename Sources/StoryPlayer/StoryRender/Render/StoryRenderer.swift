@@ -102,6 +102,8 @@ public final class StoryRenderer {
 
     /// The captions of the storyboard's stories, drawn on their faces (`StoryCaptions`).
     let captions: StoryCaptions
+    /// The text and stickers of the storyboard's stories, drawn on their faces (`StoryLayers`).
+    let layers: StoryLayers
     /// The plan of the frame last stepped to: the media time each caption is drawn at.
     var framePlan: FramePlan?
 
@@ -146,6 +148,7 @@ public final class StoryRenderer {
                                 knownMissing: Set(missing.map(\.file)))
         feed = storyboard.feed.map { FeedPages(feed: $0, folder: storyboard.folder, timeout: storyboard.timeouts.open) }
         captions = StoryCaptions(storyboard: storyboard, platform: options.captionZones)
+        layers = StoryLayers(canvasWidth: storyboard.canvas.width, limits: limits)
         addPlayers(for: stories)
     }
 
@@ -281,7 +284,7 @@ public final class StoryRenderer {
     /// Messages about the render that are not errors (a poster that failed to load, a gesture
     /// ignored): its own, then preload problems in story order, then the viewer's.
     public var notices: [String] {
-        warnings + captions.problems + preloadProblems.keys.sorted().flatMap { preloadProblems[$0]! } + navigator.notices
+        warnings + captions.problems + layers.problems + preloadProblems.keys.sorted().flatMap { preloadProblems[$0]! } + navigator.notices
     }
 
     /// A gesture timed after the render's last frame (`"at": 100` on a 1 s board, or anything
