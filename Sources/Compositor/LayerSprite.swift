@@ -72,9 +72,9 @@ extension RGBAImage {
         let halfW = Double(sprite.width) / 2 * placement.scale, halfH = Double(sprite.height) / 2 * placement.scale
         // The turned box's half extents on the picture.
         let extentX = abs(c) * halfW + abs(s) * halfH + 1, extentY = abs(s) * halfW + abs(c) * halfH + 1
-        let columns = max(0, Int((placement.centreX - extentX).rounded(.down)))..<min(width, Int((placement.centreX + extentX).rounded(.up)))
-        let rows = max(0, Int((placement.centreY - extentY).rounded(.down)))..<min(height, Int((placement.centreY + extentY).rounded(.up)))
-        guard !columns.isEmpty, !rows.isEmpty else { return (0..<0, 0..<0) }
+        // A layer may stand off the picture (sliding in): its box is then empty, or cut to the picture.
+        guard let columns = Self.span(placement.centreX, extentX, within: width),
+              let rows = Self.span(placement.centreY, extentY, within: height) else { return (0..<0, 0..<0) }
         // Picture → sprite: un-turn (clockwise on screen, y down), un-scale, from the centre.
         let inverse = Float(1 / placement.scale)
         let (ic, is_) = (Float(c) * inverse, Float(s) * inverse)
@@ -96,6 +96,14 @@ extension RGBAImage {
             }
         }
         return (columns, rows)
+    }
+
+    /// The pixels from `centre − extent` to `centre + extent` that lie in `0..<size`; nil if none.
+    static func span(_ centre: Double, _ extent: Double, within size: Int) -> Range<Int>? {
+        let low = (centre - extent).rounded(.down), high = (centre + extent).rounded(.up)
+        guard low.isFinite, high.isFinite, high > 0, low < Double(size) else { return nil }
+        let range = max(0, Int(low))..<min(size, Int(high))
+        return range.isEmpty ? nil : range
     }
 
     /// `source` (premultiplied, 0…255) over the straight-alpha pixel at `pixel`.
