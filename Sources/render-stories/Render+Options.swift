@@ -70,11 +70,13 @@ extension Render {
         return clip
     }
 
-    /// The other encoded files asked for (WebM, GIF, WebP, APNG).
+    /// The other encoded files asked for (WebM, MOV, GIF, WebP, APNG); those that can keep the
+    /// frames' alpha keep it with `--alpha`.
     private func exportOptions() -> [ClipOptions] {
         exportFiles.filter { $0.format.fileExtension != "mp4" }.map { _, path, format in
             var export = ClipOptions(path: path, format: format)
-            if let crf, !format.isAnimation { export.crf = crf }
+            export.keepsAlpha = png.alpha && format.carriesAlpha
+            export.crf = crf.flatMap { format.usesCRF ? $0 : nil } ?? format.defaultCRF(keepingAlpha: export.keepsAlpha)
             export.animationWidth = animWidth
             export.animationFPS = animFps
             return export

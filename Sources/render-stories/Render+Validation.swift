@@ -69,17 +69,20 @@ extension Render {
             throw ValidationError("--burn-guides needs --safe-zones NAME (or --preset reels, stories or tiktok): which platform's guides to draw")
         }
         if noPng && exportFiles.isEmpty && contactSheet == nil && timeline == nil {
-            throw ValidationError("--no-png needs --mp4, --webm, --gif, --webp, --apng, --contact-sheet or --timeline: "
+            throw ValidationError("--no-png needs --mp4, --webm, --mov, --gif, --webp, --apng, --contact-sheet or --timeline: "
                                   + "otherwise nothing but the trace would be written")
         }
         if codec != nil && mp4 == nil { throw ValidationError("--codec is the --mp4's codec: give --mp4 too") }
         if webmCodec != nil && webm == nil { throw ValidationError("--webm-codec is the --webm's codec: give --webm too") }
+        if png.alpha && webm != nil && webmCodec == .av1 {
+            throw ValidationError("--alpha keeps the frames' alpha in a VP9 WebM only: this FFmpeg's AV1 encoder has no alpha (drop --webm-codec av1)")
+        }
     }
 
     /// The videos' quality, speed and platform preset.
     private func validateEncoding() throws {
         if let crf {
-            for (_, _, format) in exportFiles where !format.isAnimation && !format.crfRange.contains(crf) {
+            for (_, _, format) in exportFiles where format.usesCRF && !format.crfRange.contains(crf) {
                 throw ValidationError("--crf must be \(format.crfRange.lowerBound) to \(format.crfRange.upperBound) for \(format.name)")
             }
         }

@@ -60,6 +60,9 @@ struct Render: ParsableCommand {
     @Option(help: ArgumentHelp("The --webm's video codec: vp9 (libvpx-vp9) or av1 (SVT-AV1, where this FFmpeg has it). Default: vp9.", valueName: "codec"))
     var webmCodec: WebMCodec?
 
+    @Option(help: ArgumentHelp("Also write a QuickTime movie in ProRes 422 HQ, or ProRes 4444 keeping the frames' alpha with --alpha, with the sound as 32-bit float PCM: for an editor to cut or composite.", valueName: "file.mov"))
+    var mov: String?
+
     @Option(help: ArgumentHelp("Also write a GIF, its palette made from the frames (palettegen stats_mode=diff, paletteuse with sierra2_4a dithering), at --anim-width and --anim-fps. No sound.", valueName: "file.gif"))
     var gif: String?
 
@@ -75,7 +78,7 @@ struct Render: ParsableCommand {
     @Option(help: ArgumentHelp("Frame rate of --gif, --webp and --apng (\(ClipOptions.animationRates.spoken)).", valueName: "fps"))
     var animFps = ClipOptions.defaultAnimationFPS
 
-    @Flag(help: "Write no PNG frames (with --mp4, --webm, --gif, --webp or --apng: those files only).")
+    @Flag(help: "Write no PNG frames (with --mp4, --webm, --mov, --gif, --webp or --apng: those files only).")
     var noPng = false
 
     @Option(parsing: .unconditional, help: "Constant rate factor of --mp4 and --webm, on each codec's scale (lower: better and larger). Default: 20 for H.264, 24 for HEVC, 32 for VP9, 35 for AV1.")
@@ -246,7 +249,7 @@ extension Render {
     var exportFiles: [(flag: String, path: String, format: ExportFormat)] {
         let files: [(String, String?, ExportFormat)] = [
             ("--mp4", mp4, codec == .hevc ? .mp4HEVC : .mp4H264),
-            ("--webm", webm, webmCodec == .av1 ? .webmAV1 : .webmVP9),
+            ("--webm", webm, webmCodec == .av1 ? .webmAV1 : .webmVP9), ("--mov", mov, .movProRes),
             ("--gif", gif, .gif), ("--webp", webp, .webp), ("--apng", apng, .apng),
         ]
         return files.compactMap { flag, path, format in path.map { (flag, $0, format) } }

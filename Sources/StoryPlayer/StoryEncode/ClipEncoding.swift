@@ -9,6 +9,8 @@ package protocol ClipEncoding: AnyObject {
     var format: ExportFormat { get }
     /// Whether it takes sound (`append(audio:)` is a no-op otherwise).
     var carriesSound: Bool { get }
+    /// Whether it keeps the frames' alpha (so it is given them unflattened).
+    var keepsAlpha: Bool { get }
     /// Frame `index`: presentation time index / fps.
     func append(frame image: RGBAImage, index: Int) throws(MediaError)
     /// Interleaved stereo samples at 48 kHz, following the previous ones.
@@ -20,3 +22,7 @@ package protocol ClipEncoding: AnyObject {
 }
 
 extension ClipWriter: ClipEncoding {}
+
+extension ClipEncoding {
+    package var keepsAlpha: Bool { false }
+}

@@ -29,6 +29,9 @@ public struct ClipOptions: Sendable {
     /// the muxer keeps the video packets until it comes (`max_interleave_delta` 0), so the file
     /// is interleaved all the same.
     public var soundAfterFrames = false
+    /// The frames' alpha is kept (`--alpha`), where the format carries it (`carriesAlpha`): a
+    /// transparent background, or `--overlay-only`, stays transparent in the file.
+    public var keepsAlpha = false
 
     public static let defaultCRF = ExportFormat.mp4H264.defaultCRF
     public static let defaultPreset = "veryfast"

@@ -48,6 +48,11 @@ extension ClipWriter {
             // SVT-AV1's preset 10: fast enough for a render of stories; keyframes only at the GOP's
             // edges, so each GOP is closed.
             settings.privateOptions = [("crf", String(options.crf)), ("preset", "10"), ("svtav1-params", "scd=0")]
+        case .movProRes:
+            // Apple's vendor tag, so Final Cut and QuickTime take it as their own; 4444 with its
+            // alpha at 16 bits when the clip keeps the frames' alpha, else 422 HQ.
+            settings.privateOptions = [("profile", options.keepsAlpha ? "4444" : "hq"), ("vendor", "apl0")]
+            if options.keepsAlpha { settings.privateOptions.append(("alpha_bits", "16")) }
         case .gif, .webp, .apng:
             preconditionFailure("an animation's encoder is set up from its filter graph")
         }

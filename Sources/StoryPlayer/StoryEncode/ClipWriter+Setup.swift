@@ -23,7 +23,7 @@ extension ClipWriter {
         } else {
             settings = videoSettings(options, width: width, height: height, fps: fps, rate: rate, colour: colour)
         }
-        settings.pixelFormat = format.pixelFormat
+        settings.pixelFormat = format.isAnimation ? format.pixelFormat : format.pixelFormat(keepingAlpha: options.keepsAlpha)
         settings.globalHeader = globalHeader
         let codec = try CodecContext(encoder: encoder, settings: settings, failure: "cannot open \(format.videoEncoder)")
         return (codec, animation)

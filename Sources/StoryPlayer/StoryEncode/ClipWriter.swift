@@ -37,11 +37,16 @@ package final class ClipWriter {
     private let path: String
     private var pendingAudio = PendingSound()
     private var finished = false
+    /// The encoder's pixel format (with an alpha plane when the clip keeps the frames' alpha).
+    private let pixelFormat: AVPixelFormat
+    /// Whether it keeps the frames' alpha (`ClipOptions.keepsAlpha`).
+    package let keepsAlpha: Bool
 
     package init(options: ClipOptions, width: Int, height: Int, fps: Double) throws(MediaError) {
         // x264 logs its CPU flags at info level when it opens; the level must be set first.
         FFmpegLogging.configureOnce()
         format = options.format
+        precondition(!options.keepsAlpha || options.format.carriesAlpha, "\(options.format.name) carries no alpha")
         guard format.isAnimation || (width % 2 == 0 && height % 2 == 0) else {
             throw MediaError(.convert, "\(format.name) in yuv420p needs an even width and height, not \(width)x\(height)")
         }
@@ -57,6 +62,8 @@ package final class ClipWriter {
         let soundTrack = try Self.soundEncoder(options, globalHeader: muxer.wantsGlobalHeader, muxer: muxer)
         audio = soundTrack?.codec
         audioStream = soundTrack?.stream ?? -1
+        keepsAlpha = options.keepsAlpha
+        pixelFormat = format.isAnimation ? format.pixelFormat : format.pixelFormat(keepingAlpha: options.keepsAlpha)
         try startFile(options)
         try allocateFrames(width: width, height: height)
     }
@@ -74,7 +81,7 @@ package final class ClipWriter {
     private func allocateFrames(width: Int, height: Int) throws(MediaError) {
         var status = format.isAnimation
             ? picture.allocatePicture(width: Int32(width), height: Int32(height), format: AV_PIX_FMT_RGBA)
-            : picture.allocatePicture(width: Int32(width), height: Int32(height), format: format.pixelFormat)
+            : picture.allocatePicture(width: Int32(width), height: Int32(height), format: pixelFormat)
         guard status >= 0 else { throw MediaError(.convert, "cannot allocate a video frame", averror: status) }
         if let audio {
             let frameSize = audio.frameSize
@@ -170,8 +177,8 @@ package final class ClipWriter {
         }
     }
 
-    /// libopus takes interleaved samples only; AAC takes planar ones.
-    static func interleavedSound(_ format: ExportFormat) -> Bool { format.audioEncoder == "libopus" }
+    /// libopus and PCM take interleaved samples only; AAC takes planar ones.
+    static func interleavedSound(_ format: ExportFormat) -> Bool { ["libopus", "pcm_f32le"].contains(format.audioEncoder) }
 
     private func encode(_ frame: Frame?, with codec: CodecContext, into stream: Int32) throws(MediaError) {
         try EncoderSteps.encode(frame, with: codec, into: packet, isVideo: stream == videoStream) { (packet) throws(MediaError) in

@@ -13,6 +13,9 @@ public enum ExportFormat: String, Sendable, CaseIterable {
     case webmVP9 = "webm-vp9"
     /// `--webm --webm-codec av1`: AV1 (SVT-AV1) and Opus.
     case webmAV1 = "webm-av1"
+    /// `--mov`: ProRes (FFmpeg's prores_ks, tagged as Apple's) and 32-bit float PCM in QuickTime:
+    /// 422 HQ, or 4444 with its alpha with `--alpha`, for an editor to composite.
+    case movProRes = "mov-prores"
     /// `--gif`: a palette made from the frames (`palettegen`, `paletteuse`).
     case gif
     /// `--webp`: animated WebP (libwebp's animation encoder).
@@ -29,6 +32,7 @@ public enum ExportFormat: String, Sendable, CaseIterable {
         case .mp4HEVC: "MP4 (HEVC)"
         case .webmVP9: "WebM (VP9)"
         case .webmAV1: "WebM (AV1)"
+        case .movProRes: "QuickTime (ProRes)"
         case .gif: "GIF"
         case .webp: "animated WebP"
         case .apng: "APNG"
@@ -40,6 +44,7 @@ public enum ExportFormat: String, Sendable, CaseIterable {
         switch self {
         case .mp4H264, .mp4HEVC: "MP4"
         case .webmVP9, .webmAV1: "WebM"
+        case .movProRes: "MOV"
         case .gif: "GIF"
         case .webp: "WebP"
         case .apng: "APNG"
@@ -51,6 +56,7 @@ public enum ExportFormat: String, Sendable, CaseIterable {
         switch self {
         case .mp4H264, .mp4HEVC: "--mp4"
         case .webmVP9, .webmAV1: "--webm"
+        case .movProRes: "--mov"
         case .gif: "--gif"
         case .webp: "--webp"
         case .apng: "--apng"
@@ -62,6 +68,7 @@ public enum ExportFormat: String, Sendable, CaseIterable {
         switch self {
         case .mp4H264, .mp4HEVC: "mp4"
         case .webmVP9, .webmAV1: "webm"
+        case .movProRes: "mov"
         case .gif: "gif"
         case .webp: "webp"
         case .apng: "apng"
@@ -92,9 +99,22 @@ public enum ExportFormat: String, Sendable, CaseIterable {
         case .mp4HEVC: 24
         case .webmVP9: 32
         case .webmAV1: 35
-        case .gif, .webp, .apng: 0
+        case .movProRes, .gif, .webp, .apng: 0
         }
     }
+
+    /// Whether `--crf` sets its quality: ProRes has none (its profile decides), nor do the animations.
+    public var usesCRF: Bool { !isAnimation && self != .movProRes }
+
+    /// Whether it can keep the frames' alpha (`--alpha`): VP9 in WebM (yuva420p) and ProRes
+    /// 4444 in QuickTime.
+    public var carriesAlpha: Bool { self == .webmVP9 || self == .movProRes }
+
+    /// The crf when none is asked for, with the frames' alpha kept or not. FFmpeg's libvpx
+    /// wrapper codes VP9's alpha plane at its colour's crf, and only crf 0 keeps the alpha
+    /// within a level of the frames' (a cube turn's edges, measured: crf 10 is 13 levels off,
+    /// 32 is 39): an alpha WebM is for compositing, so it is near-lossless unless `--crf` says.
+    public func defaultCRF(keepingAlpha: Bool) -> Int { keepingAlpha && self == .webmVP9 ? 0 : defaultCRF }
 
     /// The range of `--crf` for the codec.
     public var crfRange: ClosedRange<Int> {
@@ -102,7 +122,7 @@ public enum ExportFormat: String, Sendable, CaseIterable {
         case .mp4H264, .mp4HEVC: 0...51
         case .webmVP9: 0...63
         case .webmAV1: 1...63
-        case .gif, .webp, .apng: 0...0
+        case .movProRes, .gif, .webp, .apng: 0...0
         }
     }
 
@@ -111,7 +131,7 @@ public enum ExportFormat: String, Sendable, CaseIterable {
     /// Whether a file named with `pathExtension` (lower case) holds this format: its own
     /// extension, and `.mov` for the MP4 formats (QuickTime, as a phone's editor names its clips).
     public func accepts(pathExtension: String) -> Bool {
-        pathExtension == fileExtension || (muxer == "mp4" && pathExtension == "mov")
+        pathExtension == fileExtension || (muxer == "mp4" && pathExtension == "mov") || (self == .movProRes && pathExtension == "qt")
     }
 
     /// The muxer for a file at `path`: QuickTime's (`mov`) for an MP4 format named `.mov`
@@ -125,6 +145,7 @@ public enum ExportFormat: String, Sendable, CaseIterable {
         switch self {
         case .mp4H264, .mp4HEVC: "mp4"
         case .webmVP9, .webmAV1: "webm"
+        case .movProRes: "mov"
         case .gif: "gif"
         case .webp: "webp"
         case .apng: "apng"
@@ -138,6 +159,7 @@ public enum ExportFormat: String, Sendable, CaseIterable {
         case .mp4HEVC: "libx265"
         case .webmVP9: "libvpx-vp9"
         case .webmAV1: "libsvtav1"
+        case .movProRes: "prores_ks"
         case .gif: "gif"
         case .webp: "libwebp_anim"
         case .apng: "apng"
@@ -149,6 +171,7 @@ public enum ExportFormat: String, Sendable, CaseIterable {
         switch self {
         case .mp4H264, .mp4HEVC: "aac"
         case .webmVP9, .webmAV1: "libopus"
+        case .movProRes: "pcm_f32le"
         case .gif, .webp, .apng: nil
         }
     }
@@ -159,8 +182,20 @@ public enum ExportFormat: String, Sendable, CaseIterable {
     var pixelFormat: AVPixelFormat {
         switch self {
         case .mp4H264, .mp4HEVC, .webmVP9, .webmAV1, .webp: AV_PIX_FMT_YUV420P
+        case .movProRes: AV_PIX_FMT_YUV422P10LE
         case .gif: AV_PIX_FMT_PAL8
         case .apng: AV_PIX_FMT_RGB24
+        }
+    }
+
+    /// The pixel format with the frames' alpha kept (`carriesAlpha`): VP9's 4:2:0 with an alpha
+    /// plane, ProRes 4444's 10-bit 4:4:4 with one.
+    func pixelFormat(keepingAlpha: Bool) -> AVPixelFormat {
+        guard keepingAlpha else { return pixelFormat }
+        switch self {
+        case .webmVP9: return AV_PIX_FMT_YUVA420P
+        case .movProRes: return AV_PIX_FMT_YUVA444P10LE
+        default: preconditionFailure("\(name) carries no alpha")
         }
     }
 
@@ -170,6 +205,7 @@ public enum ExportFormat: String, Sendable, CaseIterable {
         switch self {
         case .mp4H264, .mp4HEVC: ["movflags": "+faststart"]
         case .webmVP9, .webmAV1, .gif: [:]
+        case .movProRes: ["movflags": "+faststart"]
         case .webp: ["loop": "0"]
         case .apng: ["plays": "0"]
         }

@@ -17,10 +17,13 @@ final class ClipQueue: Sendable {
     /// What the writer writes, and whether it takes sound.
     let format: ExportFormat
     let carriesSound: Bool
+    /// Whether the writer keeps the frames' alpha: it is given the canvas as drawn, not flattened.
+    let keepsAlpha: Bool
 
     init(_ writer: sending any ClipEncoding) {
         format = writer.format
         carriesSound = writer.carriesSound
+        keepsAlpha = writer.keepsAlpha
         queue = DispatchQueue(label: "live-stories.\(writer.format.rawValue)")
         self.writer = Mutex(writer)
     }

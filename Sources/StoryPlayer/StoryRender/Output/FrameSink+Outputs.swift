@@ -67,7 +67,7 @@ struct PNGFrames: FrameSink {
 
 extension ClipTrack: FrameSink {
     mutating func take(_ frame: DrawnFrame) throws(RenderError) {
-        try submit(frame.opaque, frame: frame.index, fps: frame.fps, mix: frame.mix, soundAt: frame.soundAt)
+        try submit(frame.opaque, withAlpha: frame.canvas, frame: frame.index, fps: frame.fps, mix: frame.mix, soundAt: frame.soundAt)
     }
 
     mutating func endFrames(_ ending: FramesEnding) throws(RenderError) {

@@ -74,7 +74,9 @@ struct ClipTrack {
     /// time; the counts are rounded per frame from the clip's start, so they never drift.
     /// A recording's frames skipped as late take their sound from `soundAt` (their own time);
     /// a render's are silent, as its clip has no picture for them.
-    mutating func submit(_ canvas: RGBAImage, frame n: Int, fps: Double, mix: (Int) -> FrameSound,
+    /// A clip that keeps alpha (`--webm --alpha`, `--mov --alpha`) is given `withAlpha`, the
+    /// canvas as drawn; the others `canvas`, flattened where it was not opaque.
+    mutating func submit(_ canvas: RGBAImage, withAlpha: RGBAImage? = nil, frame n: Int, fps: Double, mix: (Int) -> FrameSound,
                          soundAt: (Double, Int) -> FrameSound = { FrameSound(count: $1) }) throws(RenderError) {
         guard !queues.isEmpty else { return }
         let first = firstFrame ?? n
@@ -117,7 +119,7 @@ struct ClipTrack {
         }
         lastFrame = n
         self.fps = fps
-        for queue in queues { queue.submit(frame: canvas, index: n - first, audio: audio) }
+        for queue in queues { queue.submit(frame: queue.keepsAlpha ? withAlpha ?? canvas : canvas, index: n - first, audio: audio) }
     }
 
     /// A recording's last frames that the realtime clock was too late to draw have no later
