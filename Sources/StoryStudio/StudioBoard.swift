@@ -78,7 +78,8 @@ struct StudioBoard: Sendable {
             files.append(source.location)
         }
         add(board.backdrop?.picture)
-        files += board.captionSources.map(\.file)
+        add(board.music?.source)
+        files += board.captionSources.map(\.file) + board.layerFiles
         for story in board.stories {
             add(story.poster)
             for item in story.items {

@@ -108,3 +108,19 @@ extension Storyboard {
         return frames
     }
 }
+
+// MARK: - The files layers name
+
+extension Storyboard {
+    /// The local files the stories' layers read: stickers and font files (what the studio
+    /// watches, so saving one draws the frame again).
+    public var layerFiles: [String] {
+        let layers = stories.flatMap { $0.layers + $0.items.flatMap(\.layers) }
+        return layers.compactMap { layer in
+            switch layer.content {
+            case .text(let style): style.fontIsFile ? style.font : nil
+            case .sticker(let source, _): source.isRemote || source.refusal != nil ? nil : source.location
+            }
+        }
+    }
+}
