@@ -57,9 +57,21 @@ extension CaptionRenderer {
 
 extension Storyboard {
     /// Where this storyboard's text falls against `platform`'s zones, each caption's box as
-    /// libass draws it after wrapping (see `layoutWarnings(for:captionsPlacedFor:captionBox:)`):
+    /// libass draws it after wrapping, each layer's as it is drawn where it comes to rest (see `layoutWarnings(for:captionsPlacedFor:captionBox:)`):
     /// what `check-layout` prints, and a render with a platform `--preset` warns of.
     public func layoutWarnings(for platform: PlatformSafeZones, captionsPlacedFor placement: PlatformSafeZones? = nil) -> [LayoutWarning] {
-        layoutWarnings(for: platform, captionsPlacedFor: placement, captionBox: CaptionRenderer.drawnBox(of:layout:))
+        let setter = try? TextLayerRenderer()
+        let canvasWidth = canvas.width
+        return layoutWarnings(for: platform, captionsPlacedFor: placement, captionBox: CaptionRenderer.drawnBox(of:layout:)) { layer in
+            switch layer.content {
+            case .text(let style):
+                return (try? setter?.sprite(for: style, canvasWidth: canvasWidth)).flatMap { $0 }.map { (Double($0.width), Double($0.height)) }
+            case .sticker(let source, let width):
+                let pixels = max(1, Int((width * Double(canvasWidth)).rounded()))
+                return (try? StickerFrames.load(source, width: pixels, limits: DecodeLimits())).map {
+                    (Double($0.frames[0].sprite.width), Double($0.frames[0].sprite.height))
+                }
+            }
+        }
     }
 }

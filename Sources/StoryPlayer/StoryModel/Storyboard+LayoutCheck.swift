@@ -23,8 +23,12 @@ extension Storyboard {
     /// wrapping (`layoutWarnings(for:captionsPlacedFor:)`). The overlay draws no text (its
     /// progress segments sit where every platform draws its own), and the storyboard has no
     /// call-to-action element, so neither is checked.
+    ///
+    /// Text and sticker layers are checked where they come to rest (`layerSize` measures each,
+    /// as it is drawn; without it, none is checked).
     public func layoutWarnings(for platform: PlatformSafeZones, captionsPlacedFor placement: PlatformSafeZones? = nil,
-                               captionBox: (CaptionTrack, CaptionLayout) -> CaptionLayout.Box?) -> [LayoutWarning] {
+                               captionBox: (CaptionTrack, CaptionLayout) -> CaptionLayout.Box?,
+                               layerSize: ((StoryLayer) -> (width: Double, height: Double)?)? = nil) -> [LayoutWarning] {
         let layout = CaptionLayout(width: canvas.width, height: canvas.height, platform: placement)
         let tracks = loadCaptions().tracks
         // A file that is not there draws nothing (the render warns of it, as of missing media),
@@ -43,6 +47,7 @@ extension Storyboard {
                                               message: "the caption box (\(extent)) falls in \(platform.possessive) \(zone.name)"))
             }
         }
+        if let layerSize { warnings += layerWarnings(for: platform, size: layerSize) }
         return warnings
     }
 

@@ -1,0 +1,43 @@
+import Compositor
+import Foundation
+
+// MARK: - Layers inside a platform's UI zones (`check-layout`, `--preset`)
+
+extension Storyboard {
+    /// A layer where it comes to rest (its last keyframe's pose, or its own): its box as
+    /// fractions of the canvas, turned and scaled, cut to the canvas; nil when it is off it.
+    /// `size` is the layer's drawn size in pixels at scale 1.
+    func restingBox(of layer: StoryLayer, size: (width: Double, height: Double)) -> CaptionLayout.Box? {
+        let pose = layer.pose(at: layer.keyframes.last?.time ?? 0)
+        let radians = pose.rotation * .pi / 180
+        let halfW = size.width / 2 * pose.scale, halfH = size.height / 2 * pose.scale
+        let extentX = (abs(cos(radians)) * halfW + abs(sin(radians)) * halfH) / Double(canvas.width)
+        let extentY = (abs(sin(radians)) * halfW + abs(cos(radians)) * halfH) / Double(canvas.height)
+        let x = max(0, pose.x - extentX)...min(1, max(0, pose.x + extentX))
+        let y = max(0, pose.y - extentY)...min(1, max(0, pose.y + extentY))
+        return x.upperBound > x.lowerBound && y.upperBound > y.lowerBound ? (x: x, y: y) : nil
+    }
+
+    /// Each layer's warnings against `platform`'s zones, its resting box measured by `size`
+    /// (nil: it cannot be drawn, and draws nothing).
+    func layerWarnings(for platform: PlatformSafeZones,
+                       size: (StoryLayer) -> (width: Double, height: Double)?) -> [LayoutWarning] {
+        var placed: [(path: String, layer: StoryLayer)] = []
+        for (s, story) in stories.enumerated() {
+            placed += story.layers.enumerated().map { ("stories[\(s)].layers[\($0.offset)]", $0.element) }
+            for (i, item) in story.items.enumerated() {
+                placed += item.layers.enumerated().map { ("stories[\(s)].items[\(i)].layers[\($0.offset)]", $0.element) }
+            }
+        }
+        var warnings: [LayoutWarning] = []
+        for (path, layer) in placed {
+            guard let measured = size(layer), let box = restingBox(of: layer, size: measured) else { continue }
+            let what = if case .text = layer.content { "text layer" } else { "sticker" }
+            for zone in platform.zones where zone.overlaps(x: box.x, y: box.y) {
+                let extent = "x \(Storyboard.percentRange(box.x)), y \(Storyboard.percentRange(box.y))"
+                warnings.append(LayoutWarning(path: path, message: "the \(what) (\(extent)) falls in \(platform.possessive) \(zone.name)"))
+            }
+        }
+        return warnings
+    }
+}
