@@ -33,7 +33,7 @@ final class RenderInvocationTests: XCTestCase {
         for format in ExportFormat.allCases {
             XCTAssertTrue(RenderInvocation.fileOptions.contains(format.flag), format.flag)
         }
-        XCTAssertEqual(Set(RenderInvocation.fileOptions), ["--mp4", "--webm", "--gif", "--webp", "--apng", "--contact-sheet", "--timeline"])
+        XCTAssertEqual(Set(RenderInvocation.fileOptions), ["--mp4", "--webm", "--mov", "--gif", "--webp", "--apng", "--contact-sheet", "--timeline"])
     }
 
     func testExitStatusesMeanWhatTheHelpSays() {
