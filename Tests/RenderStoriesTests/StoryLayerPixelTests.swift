@@ -105,6 +105,16 @@ final class StoryLayerPixelTests: XCTestCase {
         XCTAssertEqual(picture[10, 300], Self.grey, "nothing drawn elsewhere")
     }
 
+    /// `--size` half the canvas draws the words half as large, as it places them.
+    func testATextLayerScalesWithTheCanvasSize() throws {
+        let stories = ##"[{"id": "s", "items": [{"uri": "grey.png", "duration": 1, "layers": [{"text": "Sale", "size": 48, "background": "#0000ff"}]}]}]"##
+        let blue = RGBAColor(red: 0, green: 0, blue: 255)
+        let full = blob(try frame(try render(stories, name: "full"), 2), blue, tolerance: 10)
+        let half = blob(try frame(try render(stories, name: "half", extra: ["--size", "90x160"]), 2), blue, tolerance: 10)
+        XCTAssertEqual(Double(half.width) / Double(full.width), 0.5, accuracy: 0.08, "\(half.width) of \(full.width) px")
+        XCTAssertEqual(half.x, 45, accuracy: 2)
+    }
+
     /// Mid-turn, story one's sticker is on its face: narrowed by the perspective and on the left
     /// of the frame, where that face is.
     func testALayerTurnsWithItsCube() throws {

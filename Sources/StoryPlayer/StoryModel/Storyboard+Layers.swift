@@ -124,3 +124,26 @@ extension Storyboard {
         }
     }
 }
+
+// MARK: - Text sizes with the canvas
+
+extension Storyboard {
+    /// Multiplies every text layer's size and stroke (pixels of the canvas) by `factor`.
+    mutating func scaleLayerText(by factor: Double) {
+        guard factor != 1, factor.isFinite, factor > 0 else { return }
+        func scaled(_ layers: [StoryLayer]) -> [StoryLayer] {
+            layers.map { layer in
+                guard case .text(var style) = layer.content else { return layer }
+                style.size *= factor
+                style.strokeWidth *= factor
+                var copy = layer
+                copy.content = .text(style)
+                return copy
+            }
+        }
+        for s in stories.indices {
+            stories[s].layers = scaled(stories[s].layers)
+            for i in stories[s].items.indices { stories[s].items[i].layers = scaled(stories[s].items[i].layers) }
+        }
+    }
+}

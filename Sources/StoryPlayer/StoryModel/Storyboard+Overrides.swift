@@ -13,6 +13,9 @@ extension Storyboard {
         if let width {
             precondition(Canvas.sides.contains(width), "canvas width \(width) is outside \(Canvas.sides)")
             copy.canvas.width = width
+            // A text layer's size is pixels of the canvas it was written for: a smaller
+            // canvas draws it smaller, as it places it (its position and width are fractions).
+            copy.scaleLayerText(by: Double(width) / Double(canvas.width))
         }
         if let height {
             precondition(Canvas.sides.contains(height), "canvas height \(height) is outside \(Canvas.sides)")
