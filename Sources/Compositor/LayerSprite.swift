@@ -22,6 +22,30 @@ public struct LayerSprite: Sendable, Equatable {
         premultiplied = pixels
     }
 
+    /// A picture in straight alpha brought to `width`×`height`: premultiplied at its own size,
+    /// box-reduced by the whole factor it is larger by, then resampled bilinearly, so that a
+    /// transparent pixel's colour never bleeds into the edges and a large sticker does not alias.
+    public init(reducing picture: RGBAImage, toWidth width: Int, height: Int) {
+        var premultiplied = picture
+        premultiplied.pixels.withUnsafeMutableBufferPointer { bytes in
+            for i in stride(from: 0, to: bytes.count, by: 4) {
+                let a = UInt16(bytes[i + 3])
+                for channel in 0..<3 { bytes[i + channel] = UInt8((UInt16(bytes[i + channel]) * a + 127) / 255) }
+            }
+        }
+        let factor = max(1, min(picture.width / width, picture.height / height))
+        if factor > 1 { premultiplied = premultiplied.boxReduced(by: factor) }
+        let sized = premultiplied.scaled(width: width, height: height)
+        var pixels = [SIMD4<Float>](repeating: .zero, count: width * height)
+        sized.pixels.withUnsafeBufferPointer { bytes in
+            for i in pixels.indices {
+                let r = Float(bytes[i * 4]), g = Float(bytes[i * 4 + 1]), b = Float(bytes[i * 4 + 2]), a = Float(bytes[i * 4 + 3])
+                pixels[i] = SIMD4(r, g, b, a)
+            }
+        }
+        self.init(width: width, height: height, premultiplied: pixels)
+    }
+
     /// From premultiplied pixels (`width`×`height`, rows top to bottom).
     public init(width: Int, height: Int, premultiplied: [SIMD4<Float>]) {
         precondition(width > 0 && height > 0 && premultiplied.count == width * height, "a sprite's pixels fill its size")

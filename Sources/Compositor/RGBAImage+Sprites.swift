@@ -27,7 +27,7 @@ extension RGBAImage {
         let (ic, is_) = (Float(c) * inverse, Float(s) * inverse)
         let centreU = Float(sprite.width) / 2, centreV = Float(sprite.height) / 2
         let limitU = Float(sprite.width) + 1, limitV = Float(sprite.height) + 1
-        let opacity = Float(placement.opacity)
+        let opacity = Float(min(1, placement.opacity))
         let width = self.width, spriteWidth = sprite.width, spriteHeight = sprite.height
         sprite.premultiplied.withUnsafeBufferPointer { source in
             pixels.withUnsafeMutableBufferPointer { target in
@@ -58,7 +58,7 @@ extension RGBAImage {
         let left = Int(leftEdge.rounded()), top = Int(topEdge.rounded())
         guard left < width, top < height, left + sprite.width > 0, top + sprite.height > 0 else { return (0..<0, 0..<0) }
         let columns = max(0, left)..<min(width, left + sprite.width), rows = max(0, top)..<min(height, top + sprite.height)
-        let opacity = Float(placement.opacity), width = self.width, spriteWidth = sprite.width
+        let opacity = Float(min(1, placement.opacity)), width = self.width, spriteWidth = sprite.width
         sprite.premultiplied.withUnsafeBufferPointer { source in
             pixels.withUnsafeMutableBufferPointer { target in
                 for y in rows {
@@ -89,7 +89,7 @@ extension RGBAImage {
     static func blendOver(_ source: SIMD4<Float>, into pixel: UnsafeMutablePointer<UInt8>) {
         let keep = 1 - source.w / 255
         if pixel[3] == 255 {
-            for channel in 0..<3 { pixel[channel] = UInt8(min(255, source[channel] + Float(pixel[channel]) * keep + 0.5)) }
+            for channel in 0..<3 { pixel[channel] = UInt8(min(255, max(0, source[channel] + Float(pixel[channel]) * keep + 0.5))) }
             return
         }
         let da = Float(pixel[3]) / 255

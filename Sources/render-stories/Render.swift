@@ -81,7 +81,7 @@ struct Render: ParsableCommand {
     @Flag(help: "Write no PNG frames (with --mp4, --webm, --mov, --gif, --webp or --apng: those files only).")
     var noPng = false
 
-    @Option(parsing: .unconditional, help: "Constant rate factor of --mp4 and --webm, on each codec's scale (lower: better and larger). Default: 20 for H.264, 24 for HEVC, 32 for VP9, 35 for AV1.")
+    @Option(parsing: .unconditional, help: "Constant rate factor of --mp4 and --webm, on each codec's scale (lower: better and larger). Default: 20 for H.264, 24 for HEVC, 32 for VP9 (0 with --alpha, which keeps its alpha within a level), 35 for AV1. ProRes (--mov) has none: its profile sets its quality.")
     var crf: Int?
 
     @Option(help: ArgumentHelp("A platform's limits for --mp4: \(PlatformPreset.names.joined(separator: ", ")). Sets the canvas (1080x1920) and frame rate (so not with --size or --fps), H.264 High, closed GOPs, the bit-rate cap and the AAC sound; check any file against them with check-preset. Captions are placed inside the platform's safe area (shorts: none published, the default), and the render warns of text check-layout would find in its zones. (The x264 speed names given here are still taken, with a note: they are --x264-preset now.)", valueName: "platform"))

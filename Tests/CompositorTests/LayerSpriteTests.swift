@@ -33,4 +33,13 @@ final class LayerSpriteTests: XCTestCase {
         XCTAssertEqual(picture[20, 12].red, 128, accuracy: 1, "inside the turned bar, 8 above its centre")
         XCTAssertEqual(picture[12, 20], .black, "8 to its side is outside it now")
     }
+
+    /// A spring overshoots: an opacity past 1 reaching the blend must not wrap a byte (it trapped).
+    func testAnOpacityPastOneDrawsOpaqueInsteadOfTrapping() {
+        let sprite = LayerSprite(RGBAImage(width: 10, height: 10, fill: .black))
+        var picture = RGBAImage(width: 20, height: 20, fill: .white)
+        picture.draw(sprite, at: SpritePlacement(centreX: 10, centreY: 10, opacity: 1.2))
+        picture.draw(sprite, at: SpritePlacement(centreX: 10, centreY: 10, degrees: 10, opacity: 1.2))
+        XCTAssertEqual(picture[10, 10], .black)
+    }
 }

@@ -69,6 +69,27 @@ final class ItemTrimTests: XCTestCase {
         XCTAssertEqual(frameNumber(try RGBAImage(contentsOfPNG: shard + "/frame-000017.png")), 30)
     }
 
+    /// Two cuts of one file are two sources: each lasts its own length and starts at its own
+    /// place, in the whole render and in a shard (their lengths were cached by the file's path).
+    func testTwoCutsOfOneFileEachKeepTheirOwn() throws {
+        _ = try numberedClip()
+        let board = folder.write("two.json", Array("""
+        {"canvas": {"width": 90, "height": 160, "fps": 10},
+         "stories": [{"id": "s", "items": [{"uri": "numbered.mp4", "in": 0.5, "out": 1.5}, {"uri": "numbered.mp4", "in": 4}]}]}
+        """.utf8))
+        let whole = folder.file("two-whole"), shard = folder.file("two-shard")
+        XCTAssertEqual(try cli.run(["render", board, "--no-overlay", "--quiet", "--output", whole]).status, 0)
+        XCTAssertEqual(try cli.run(["render", board, "--no-overlay", "--quiet", "--output", shard, "--frames", "22..28"]).status, 0)
+        let frames = try FileManager.default.contentsOfDirectory(atPath: whole).filter { $0.hasPrefix("frame-") }.count
+        XCTAssertEqual(frames, 30, "1 s, then 2 s")
+        XCTAssertEqual(frameNumber(try RGBAImage(contentsOfPNG: whole + "/frame-000009.png")), 14)
+        XCTAssertEqual(frameNumber(try RGBAImage(contentsOfPNG: whole + "/frame-000010.png")), 40)
+        for k in 22..<28 {
+            let name = String(format: "/frame-%06d.png", k)
+            XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: shard + name)), try Data(contentsOf: URL(fileURLWithPath: whole + name)), name)
+        }
+    }
+
     func testStillAtATimeOfATrimmedItem() throws {
         _ = try numberedClip()
         let board = folder.write("still.json", Array("""

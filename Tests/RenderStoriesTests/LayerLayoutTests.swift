@@ -31,4 +31,11 @@ final class LayerLayoutTests: XCTestCase {
         let safe = try cli.run(["check-layout", try board(#"[{"text": "Hi", "y": 0.45}]"#), "--platform", "reels"])
         XCTAssertEqual(safe.status, 0, safe.stdout)
     }
+
+    /// Slid out past the right or bottom edge (it trapped): no box, no warning.
+    func testALayerRestingOffTheCanvasIsNotChecked() throws {
+        let off = try cli.run(["check-layout", try board(#"[{"text": "Bye", "keyframes": [{"t": 0, "x": 0.5}, {"t": 1, "x": 1.5, "y": 1.6}]}]"#),
+                               "--platform", "reels"])
+        XCTAssertEqual(off.status, 0, off.stdout + off.stderr)
+    }
 }

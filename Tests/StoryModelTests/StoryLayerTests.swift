@@ -87,4 +87,15 @@ final class StoryLayerTests: XCTestCase {
             }
         }
     }
+
+    func testASpringNeverTakesOpacityPastOneOrScaleBelowZero() throws {
+        let layer = try XCTUnwrap(try board("""
+        [{"text": "a", "keyframes": [{"t": 0, "opacity": 0, "scale": 1, "easing": "spring"}, {"t": 1, "opacity": 1, "scale": 0}]}]
+        """).stories[0].items[0].layers.first)
+        for t in stride(from: 0.0, through: 1, by: 0.01) {
+            let pose = layer.pose(at: t)
+            XCTAssertTrue((0...1).contains(pose.opacity), "opacity \(pose.opacity) at \(t)")
+            XCTAssertGreaterThanOrEqual(pose.scale, 0, "scale at \(t)")
+        }
+    }
 }

@@ -62,13 +62,17 @@ extension Storyboard {
     public func layoutWarnings(for platform: PlatformSafeZones, captionsPlacedFor placement: PlatformSafeZones? = nil) -> [LayoutWarning] {
         let setter = try? TextLayerRenderer()
         let canvasWidth = canvas.width
+        // Read as a render reads them: through the storyboard's protocols, within its timeouts.
+        var limits = DecodeLimits()
+        limits.timeouts = timeouts
+        limits.protocols = protocols
         return layoutWarnings(for: platform, captionsPlacedFor: placement, captionBox: CaptionRenderer.drawnBox(of:layout:)) { layer in
             switch layer.content {
             case .text(let style):
                 return (try? setter?.sprite(for: style, canvasWidth: canvasWidth)).flatMap { $0 }.map { (Double($0.width), Double($0.height)) }
             case .sticker(let source, let width):
                 let pixels = max(1, Int((width * Double(canvasWidth)).rounded()))
-                return (try? StickerFrames.load(source, width: pixels, limits: DecodeLimits())).map {
+                return (try? StickerFrames.load(source, width: pixels, limits: limits, firstOnly: true)).map {
                     (Double($0.frames[0].sprite.width), Double($0.frames[0].sprite.height))
                 }
             }

@@ -122,6 +122,13 @@ public struct MediaSource: Sendable, Equatable, CustomStringConvertible {
 
     public var description: String { location }
 
+    /// What tells two sources' pictures apart, for caches of what was read from them: the
+    /// location, and the trim (two items cut from one file last and start differently).
+    public var identity: String {
+        guard let trim else { return location }
+        return location + "#in=\(trim.start)" + (trim.end.map { ",out=\($0)" } ?? "")
+    }
+
     /// Resolves a `uri` found in a feed page fetched from `page`. Relative references resolve
     /// against the page's URL. A page fetched over the network may name only network URLs: a
     /// local path or a `file:` URL in it is refused, so a remote feed can never read local files.

@@ -10,8 +10,9 @@ extension StoryLayer {
         at.x = value(\.x, at: time) ?? pose.x
         at.y = value(\.y, at: time) ?? pose.y
         at.rotation = value(\.rotation, at: time) ?? pose.rotation
-        at.scale = value(\.scale, at: time) ?? pose.scale
-        at.opacity = value(\.opacity, at: time) ?? pose.opacity
+        // A spring overshoots (about 20 %): a scale never below 0, an opacity within 0…1.
+        at.scale = max(0, value(\.scale, at: time) ?? pose.scale)
+        at.opacity = min(1, max(0, value(\.opacity, at: time) ?? pose.opacity))
         return at
     }
 

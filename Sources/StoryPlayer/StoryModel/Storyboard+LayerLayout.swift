@@ -13,9 +13,11 @@ extension Storyboard {
         let halfW = size.width / 2 * pose.scale, halfH = size.height / 2 * pose.scale
         let extentX = (abs(cos(radians)) * halfW + abs(sin(radians)) * halfH) / Double(canvas.width)
         let extentY = (abs(sin(radians)) * halfW + abs(cos(radians)) * halfH) / Double(canvas.height)
-        let x = max(0, pose.x - extentX)...min(1, max(0, pose.x + extentX))
-        let y = max(0, pose.y - extentY)...min(1, max(0, pose.y + extentY))
-        return x.upperBound > x.lowerBound && y.upperBound > y.lowerBound ? (x: x, y: y) : nil
+        // Cut to the canvas; a layer resting off it (slid out) has no box.
+        let left = min(1, max(0, pose.x - extentX)), right = min(1, max(0, pose.x + extentX))
+        let top = min(1, max(0, pose.y - extentY)), bottom = min(1, max(0, pose.y + extentY))
+        guard left < right, top < bottom else { return nil }
+        return (x: left...right, y: top...bottom)
     }
 
     /// Each layer's warnings against `platform`'s zones, its resting box measured by `size`

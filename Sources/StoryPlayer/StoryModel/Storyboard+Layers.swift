@@ -49,11 +49,19 @@ extension Storyboard {
 
     private static func textStyle(_ text: String, _ block: inout ObjectReader, resolve: (String) -> MediaSource) -> StoryLayer.TextStyle {
         var style = StoryLayer.TextStyle(text: text)
+        let fontPath = block.path("font")
         if let font = block.string("font"), !font.isEmpty {
             // A name with a slash or a font file's extension is a file; anything else a family.
-            let isFile = font.contains("/") || ["ttf", "otf", "ttc", "woff"].contains(MediaSource.pathExtension(of: font))
-            style.font = isFile ? resolve(font).location : font
-            style.fontIsFile = isFile
+            let isFile = font.contains("/") || ["ttf", "otf", "ttc"].contains(MediaSource.pathExtension(of: font))
+            let file = resolve(font)
+            if isFile, let refusal = file.refusal {
+                block.problems.record(StoryboardError(path: fontPath, message: refusal))
+            } else if isFile, file.isRemote {
+                block.problems.record(StoryboardError(path: fontPath, message: "must be a local font file or a family name, not a URL"))
+            } else {
+                style.font = isFile ? file.location : font
+                style.fontIsFile = isFile
+            }
         }
         style.size = block.number("size", in: 4...1024) ?? style.size
         style.bold = block.bool("bold") ?? style.bold

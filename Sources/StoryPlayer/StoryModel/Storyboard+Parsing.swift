@@ -192,6 +192,7 @@ extension Storyboard {
         let captions = Storyboard.captions(&item, resolve: resolve)
         let delivery = item.choice("protocol", of: SourceProtocol.self)
         let deliveryPath = item.path("protocol")
+        let trimPath = item.path(item.raw("in") == nil ? "out" : "in")
         let trim = Storyboard.trim(&item)
         let layers = Storyboard.layers(&item, resolve: resolve)
         item.rejectUnknownKeys()
@@ -207,7 +208,7 @@ extension Storyboard {
         story.captions = captions
         story.source.fit = fit
         if trim != nil, story.isLive {
-            item.problems.record(StoryboardError(path: item.path(trim?.start == 0 ? "out" : "in"),
+            item.problems.record(StoryboardError(path: trimPath,
                                                  message: "a live item cannot be trimmed: it has no file time to cut"))
         } else {
             story.source.trim = trim

@@ -30,7 +30,7 @@ public struct ItemLengths: Sendable, Equatable {
     public static func probing(_ storyboard: Storyboard, limits: DecodeLimits) -> ItemLengths {
         var opened: [SourceKey: Probe?] = [:]
         func probe(_ item: StoryItem) -> Probe? {
-            let key = SourceKey(source: item.source.description, isLive: item.isLive)
+            let key = SourceKey(source: item.source.identity, isLive: item.isLive)
             if let known = opened[key] { return known }
             var itemLimits = limits
             itemLimits.latency = (item.latency ?? LiveLatency()).over(limits.latency)

@@ -12,10 +12,10 @@ package final class MediaFactsBook: Sendable {
     package init() {}
 
     func facts(of source: MediaSource) -> MediaFacts? {
-        facts.withLock { $0[source.location] }
+        facts.withLock { $0[source.identity] }
     }
 
     func keep(_ media: MediaFacts, of source: MediaSource) {
-        facts.withLock { $0[source.location] = media }
+        facts.withLock { $0[source.identity] = media }
     }
 }

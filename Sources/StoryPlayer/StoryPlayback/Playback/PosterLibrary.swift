@@ -256,8 +256,8 @@ package final class PosterLibrary: Sendable {
                 entry.avatars.append(nil)
                 continue
             }
-            if let avatar = cache[source.location] {
-                entry.posters.append(source.location)
+            if let avatar = cache[source.identity] {
+                entry.posters.append(source.identity)
                 entry.avatars.append(avatar)
                 continue
             }
@@ -271,9 +271,9 @@ package final class PosterLibrary: Sendable {
                     try PictureLoader.load(source, width: small.0, height: small.1, limits: posterLimits)
                 }
                 let avatar = clock.measure(.overlay) { poster.centreSquare().scaled(width: avatarSide, height: avatarSide) }
-                cache[source.location] = avatar
-                entry.posters.append(source.location)
-                entry.sharp[source.location] = poster
+                cache[source.identity] = avatar
+                entry.posters.append(source.identity)
+                entry.sharp[source.identity] = poster
                 entry.avatars.append(avatar)
             } catch {
                 entry.posters.append(nil)
