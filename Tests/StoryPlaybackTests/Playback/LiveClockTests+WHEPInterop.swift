@@ -16,7 +16,8 @@ extension LiveClockTests {
     func testWHEPPlaysFromAnUnmodifiedAiortcPeer() throws {
         let peer = try servers.stockAiortcWHEP()
         let (reading, stop, _) = try watch(board(peer.url, clock: .virtual, seconds: 4))
-        XCTAssertGreaterThanOrEqual(reading.distinctPerSecond, LiveClockTests.smooth(.virtual), reading.diagnosis)
+        XCTAssertGreaterThanOrEqual(reading.distinctPerSecond, LiveClockTests.smoothFromStockSender(.virtual), reading.diagnosis)
+        XCTAssertLessThanOrEqual(reading.hitches, LiveClockTests.startJump, reading.diagnosis)
         XCTAssertEqual(stop.protocolName, "whep")
         let dtls = try XCTUnwrap(peer.events("dtls").first, "aiortc's DTLS never connected: \(peer.events("state"))")
         XCTAssertEqual(dtls["peer_curve"] as? String, "secp256r1", "the client's certificate is ECDSA P-256: \(dtls)")
@@ -31,7 +32,8 @@ extension LiveClockTests {
         for setup in ["active", "passive"] {
             let peer = try servers.webrtcbinWHEP(["--setup", setup])
             let (reading, _, _) = try watch(board(peer.url, clock: .virtual, seconds: 4))
-            XCTAssertGreaterThanOrEqual(reading.distinctPerSecond, LiveClockTests.smooth(.virtual), "\(setup): \(reading.diagnosis)")
+            XCTAssertGreaterThanOrEqual(reading.distinctPerSecond, LiveClockTests.smoothFromStockSender(.virtual), "\(setup): \(reading.diagnosis)")
+            XCTAssertLessThanOrEqual(reading.hitches, LiveClockTests.startJump, "\(setup): \(reading.diagnosis)")
             let dtls = try XCTUnwrap(peer.events("dtls").first, "\(setup): webrtcbin's DTLS never connected: \(peer.events("state"))")
             XCTAssertEqual(dtls["sender_role"] as? String, setup == "active" ? "client" : "server", "\(dtls)")
             XCTAssertEqual(dtls["sender_key"] as? String, "rsa 2048", "webrtcbin's own certificate: \(dtls)")

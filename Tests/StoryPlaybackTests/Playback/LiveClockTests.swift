@@ -25,6 +25,16 @@ final class LiveClockTests: LiveServerTestCase {
         clock == .virtual ? 28.5 : underSanitizer ? 12 : 25
     }
 
+    /// The same for a stock WebRTC stack sending on the test's own two cores (GStreamer's
+    /// webrtcbin with x264enc, aiortc with its software encoder): what those tests check is
+    /// that the stacks connect and play smoothly, and such a sender drops pictures when the
+    /// cores are busy, whatever the player does. Two fresh-clone CI runs measured webrtcbin's
+    /// active role at 28.25 and 27.25 a second, with no hitch and holds of at most 2 frames;
+    /// the failures these bounds are for were 1.3-1.5. Its rate is `bench/live-latency.sh`'s.
+    static func smoothFromStockSender(_ clock: PlaybackClock) -> Double {
+        min(smooth(clock), 25)
+    }
+
     /// The hitches a smooth play may show: one, the controller's jump to the edge when it
     /// starts too far behind (`LivePlayhead.startWindow`), which holds the last picture while
     /// the decoder passes over those in between. A late segment passed over shows one a segment
