@@ -268,6 +268,13 @@ package final class FormatContext {
     /// Whether stream `index` is a picture attached to the file (`AV_DISPOSITION_ATTACHED_PIC`):
     /// the cover art of a song or a voice note, which FFmpeg lists as a video stream of one
     /// picture.
+    /// Whether its best video stream shows moving pictures: there is one, and it is not an
+    /// attached picture (a song's cover art), which makes the source one of sound only.
+    var hasMovingPictures: Bool {
+        let video = bestStream(AVMEDIA_TYPE_VIDEO)
+        return video >= 0 && !isAttachedPicture(stream: video)
+    }
+
     func isAttachedPicture(stream index: Int32) -> Bool {
         guard let stream = stream(at: index) else { return false }
         return stream.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0

@@ -52,9 +52,7 @@ package final class ItemAudio {
         resampler = try ResampleContext(beforeFirstFrameOf: codec, rate: Int32(ItemAudio.rate))
         times = SoundFrameTimes(stream.timeline)
         // Trims cut videos (`MediaDecoder.trim`): a file of sound only plays whole, as its pictures' side does.
-        let video = format.bestStream(AVMEDIA_TYPE_VIDEO)
-        let cutsVideo = video >= 0 && !format.isAttachedPicture(stream: video)
-        if !isLive, cutsVideo, let start = source.trim?.start { skip(to: start, timeline: stream.timeline) }
+        if !isLive, let start = source.trim?.start, format.hasMovingPictures { skip(to: start, timeline: stream.timeline) }
     }
 
     /// A trimmed clip's sound is asked for from its `in` on: the demuxer moves to a second

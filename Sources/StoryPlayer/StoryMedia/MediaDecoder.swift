@@ -149,8 +149,7 @@ package final class MediaDecoder {
         let status = format.bestStream(AVMEDIA_TYPE_VIDEO)
         // FFmpeg offers a file's attached picture as its best video stream: a voice note with
         // cover art is still sound, and lasts as its sound does, not one picture's time.
-        isSoundOnly = !isLive && !isStill && format.bestStream(AVMEDIA_TYPE_AUDIO) >= 0
-            && (status < 0 || format.isAttachedPicture(stream: status))
+        isSoundOnly = !isLive && !isStill && format.bestStream(AVMEDIA_TYPE_AUDIO) >= 0 && !format.hasMovingPictures
         if status >= 0 {
             // A picture is one keyframe: threads would only add their start-up.
             var trackLimits = limits
