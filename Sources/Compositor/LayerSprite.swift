@@ -1,3 +1,5 @@
+import Foundation
+
 /// A story layer's picture (a line of text, a sticker's frame) ready to be drawn at any pose:
 /// premultiplied colour, so that sampling between a pixel and a transparent one blends only
 /// colour that is there, and a turned or scaled edge fades instead of showing a dark fringe.
@@ -87,6 +89,15 @@ public struct SpritePlacement: Sendable, Equatable {
 
     public init(centreX: Double, centreY: Double, degrees: Double = 0, scale: Double = 1, opacity: Double = 1) {
         (self.centreX, self.centreY, self.degrees, self.scale, self.opacity) = (centreX, centreY, degrees, scale, opacity)
+    }
+
+    /// Half the width and height of the box a `width`×`height` sprite covers here, turned and
+    /// scaled (about its centre).
+    public func halfExtents(width: Double, height: Double) -> (x: Double, y: Double) {
+        let radians = degrees * .pi / 180
+        let (c, s) = (abs(cos(radians)), abs(sin(radians)))
+        let halfW = width / 2 * scale, halfH = height / 2 * scale
+        return (c * halfW + s * halfH, s * halfW + c * halfH)
     }
 }
 

@@ -16,9 +16,9 @@ extension RGBAImage {
         }
         let radians = placement.degrees * .pi / 180
         let (c, s) = (cos(radians), sin(radians))
-        let halfW = Double(sprite.width) / 2 * placement.scale, halfH = Double(sprite.height) / 2 * placement.scale
-        // The turned box's half extents on the picture.
-        let extentX = abs(c) * halfW + abs(s) * halfH + 1, extentY = abs(s) * halfW + abs(c) * halfH + 1
+        // The turned box's half extents on the picture, and a pixel for the bilinear edge.
+        let half = placement.halfExtents(width: Double(sprite.width), height: Double(sprite.height))
+        let extentX = half.x + 1, extentY = half.y + 1
         // A layer may stand off the picture (sliding in): its box is then empty, or cut to the picture.
         guard let columns = Self.span(placement.centreX, extentX, within: width),
               let rows = Self.span(placement.centreY, extentY, within: height) else { return (0..<0, 0..<0) }

@@ -1,5 +1,4 @@
 import Compositor
-import Foundation
 
 // MARK: - Layers inside a platform's UI zones (`check-layout`, `--preset`)
 
@@ -9,10 +8,10 @@ extension Storyboard {
     /// `size` is the layer's drawn size in pixels at scale 1.
     func restingBox(of layer: StoryLayer, size: (width: Double, height: Double)) -> CaptionLayout.Box? {
         let pose = layer.pose(at: layer.keyframes.last?.time ?? 0)
-        let radians = pose.rotation * .pi / 180
-        let halfW = size.width / 2 * pose.scale, halfH = size.height / 2 * pose.scale
-        let extentX = (abs(cos(radians)) * halfW + abs(sin(radians)) * halfH) / Double(canvas.width)
-        let extentY = (abs(sin(radians)) * halfW + abs(cos(radians)) * halfH) / Double(canvas.height)
+        // As the layer is drawn (`RGBAImage.draw(_:at:)`), in fractions of the canvas.
+        let half = SpritePlacement(centreX: 0, centreY: 0, degrees: pose.rotation, scale: pose.scale)
+            .halfExtents(width: size.width, height: size.height)
+        let extentX = half.x / Double(canvas.width), extentY = half.y / Double(canvas.height)
         // Cut to the canvas; a layer resting off it (slid out) has no box.
         let left = min(1, max(0, pose.x - extentX)), right = min(1, max(0, pose.x + extentX))
         let top = min(1, max(0, pose.y - extentY)), bottom = min(1, max(0, pose.y + extentY))
