@@ -7,6 +7,7 @@ let ffmpegPackages = ["libavformat-dev", "libavcodec-dev", "libavfilter-dev", "l
 let freetypePackages = ["libfreetype-dev"]
 let photoPackages = ["libheif-dev", "liblcms2-dev"]
 let captionPackages = ["libass-dev"]
+let shapingPackages = ["libharfbuzz-dev"]
 /// GStreamer's headers (CStoryWHEP is compiled against them; it opens the libraries with dlopen).
 let gstreamerPackages = ["libgstreamer1.0-dev", "libgstreamer-plugins-base1.0-dev", "libgstreamer-plugins-bad1.0-dev"]
 
@@ -62,6 +63,9 @@ let package = Package(
         .systemLibrary(name: "CLittleCMS", pkgConfig: "lcms2", providers: [.apt(photoPackages)]),
         // Captions: libass draws WebVTT and SRT cues (made into an ASS track) as players draw subtitles.
         .systemLibrary(name: "CLibass", pkgConfig: "libass", providers: [.apt(captionPackages)]),
+        // Colour emoji: HarfBuzz shapes an emoji's sequence into its font's glyph, FreeType draws
+        // the glyph's colour bitmap (Noto Color Emoji, fonts-noto-color-emoji); libass lays the line.
+        .systemLibrary(name: "CHarfBuzz", pkgConfig: "harfbuzz", providers: [.apt(shapingPackages)]),
         // libpng reports errors with setjmp/longjmp, which Swift frames cannot survive,
         // so every libpng call lives in this C target and returns plain error codes. It also
         // holds the deflate coder for the run-length and Huffman-only strategies (zlib's
@@ -113,7 +117,7 @@ let package = Package(
         // interrupt gate, the picture pool). Every C object is owned here.
         .target(
             name: "StoryMedia",
-            dependencies: ["StoryBase", "StoryModel", "CFFmpeg", "CHEIF", "CLittleCMS", "CLibass", "Compositor"],
+            dependencies: ["StoryBase", "StoryModel", "CFFmpeg", "CHEIF", "CLittleCMS", "CLibass", "CFreeType", "CHarfBuzz", "Compositor"],
             path: "Sources/StoryPlayer/StoryMedia",
             // The fault seam (`FFmpegFaults`) exists in debug builds only, which is what the
             // tests run; a release build (the CLI users run) has none of it, as swift-system

@@ -16,7 +16,7 @@ command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
 modules=(libavformat:libavformat-dev libavcodec:libavcodec-dev libswscale:libswscale-dev
          libavutil:libavutil-dev libswresample:libswresample-dev libpng:libpng-dev zlib:zlib1g-dev libdeflate:libdeflate-dev
          freetype2:libfreetype-dev libavfilter:libavfilter-dev
-         libheif:libheif-dev lcms2:liblcms2-dev libass:libass-dev
+         libheif:libheif-dev lcms2:liblcms2-dev libass:libass-dev harfbuzz:libharfbuzz-dev
          gstreamer-1.0:libgstreamer1.0-dev gstreamer-sdp-1.0:libgstreamer-plugins-base1.0-dev
          gstreamer-app-1.0:libgstreamer-plugins-base1.0-dev gstreamer-webrtc-1.0:libgstreamer-plugins-bad1.0-dev)
 for entry in "${modules[@]}"; do
@@ -31,6 +31,9 @@ done
 for font in DejaVuSans.ttf DejaVuSans-Bold.ttf; do
   [[ -f /usr/share/fonts/truetype/dejavu/$font ]] || missing+=(fonts-dejavu-core)
 done
+# Colour emoji in text layers and captions are drawn from Noto Color Emoji's bitmaps
+# (Sources/StoryPlayer/StoryMedia/EmojiFont.swift); without it they stay libass's outlines.
+[[ -f /usr/share/fonts/truetype/noto/NotoColorEmoji.ttf ]] || missing+=(fonts-noto-color-emoji)
 
 # CStoryWHEP is compiled against GStreamer's headers (the gstreamer -dev packages above) and
 # linked to none of its libraries. libgstreamer-plugins-bad1.0-dev depends on OpenCV's -dev

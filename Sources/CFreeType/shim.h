@@ -12,6 +12,17 @@ static inline FT_Int32 story_ft_render_flags(void) {
     return FT_LOAD_RENDER | FT_LOAD_TARGET_NORMAL;
 }
 
+/// Load flags for a colour glyph rendered at once: a colour emoji font's bitmap (CBDT, sbix) as
+/// premultiplied BGRA (FT_LOAD_COLOR | FT_LOAD_RENDER).
+static inline FT_Int32 story_ft_colour_flags(void) {
+    return FT_LOAD_COLOR | FT_LOAD_RENDER;
+}
+
+/// FT_IS_SCALABLE(face): whether the face has outlines (a colour emoji font may have bitmaps only).
+static inline int story_ft_is_scalable(FT_Face face) {
+    return FT_IS_SCALABLE(face) ? 1 : 0;
+}
+
 /// FT_HAS_KERNING(face): whether the face has a kerning table FT_Get_Kerning reads.
 static inline int story_ft_has_kerning(FT_Face face) {
     return FT_HAS_KERNING(face) ? 1 : 0;

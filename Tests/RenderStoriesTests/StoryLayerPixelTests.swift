@@ -105,6 +105,23 @@ final class StoryLayerPixelTests: XCTestCase {
         XCTAssertEqual(picture[10, 300], Self.grey, "nothing drawn elsewhere")
     }
 
+    /// A text layer's emoji and a caption's reach the frame in colour: 🍋's yellow where the
+    /// layer stands, ❤️'s red in the caption at the bottom; the words around them stay white.
+    func testEmojiReachTheFramesInColour() throws {
+        folder.write("talk.vtt", Array("WEBVTT\n\n00:00.000 --> 00:01.000\nsee you ❤️\n".utf8))
+        let out = try render(##"""
+        [{"id": "s", "items": [{"uri": "grey.png", "duration": 1, "captions": "talk.vtt",
+          "layers": [{"text": "🍋 fresh", "size": 40, "y": 0.3}]}]}]
+        """##, name: "emoji")
+        let picture = try frame(out, 2)
+        let lemon = blob(picture, RGBAColor(red: 250, green: 210, blue: 60), tolerance: 60, rows: 60..<140)
+        XCTAssertGreaterThan(lemon.count, 150, "the lemon's yellow in the layer")
+        let heart = blob(picture, RGBAColor(red: 230, green: 30, blue: 40), tolerance: 60, rows: 160..<320)
+        XCTAssertGreaterThan(heart.count, 40, "the heart's red in the caption")
+        XCTAssertGreaterThan(heart.y, 220, "in the caption, low on the frame")
+        XCTAssertEqual(blob(picture, RGBAColor(red: 250, green: 210, blue: 60), tolerance: 60, rows: 160..<320).count, 0)
+    }
+
     /// `--size` half the canvas draws the words half as large, as it places them.
     func testATextLayerScalesWithTheCanvasSize() throws {
         let stories = ##"[{"id": "s", "items": [{"uri": "grey.png", "duration": 1, "layers": [{"text": "Sale", "size": 48, "background": "#0000ff"}]}]}]"##

@@ -18,6 +18,8 @@ public final class CaptionRenderer {
     /// Each cue's span in whole milliseconds, as the track holds it.
     let spans: [Range<Int64>]
     public let layout: CaptionLayout
+    /// The cues' colour emoji, drawn where libass leaves their boxes; nil when they have none.
+    let emoji: EmojiPlaceholders?
 
     /// Makes the track for `captions`, styled and placed by `layout` (`ass_library_init`,
     /// `ass_renderer_init`, `ass_read_memory` for the style, `ass_process_chunk` per cue).
@@ -51,10 +53,11 @@ public final class CaptionRenderer {
             throw MediaError(.open, "cannot draw captions", cause: "libass refused the captions' style")
         }
         var spans: [Range<Int64>] = []
+        var emoji = CaptionRenderer.emojiPlaceholders(for: captions.cues.map(\.runs), lineHeight: layout.fontSize.rounded())
         for (index, cue) in captions.cues.enumerated() {
             let start = CaptionRenderer.milliseconds(cue.start), end = CaptionRenderer.milliseconds(cue.end)
             guard end > start else { continue }
-            var event = Array("\(index),0,Caption,,0,0,0,,\(CaptionRenderer.assText(cue.runs))".utf8CString)
+            var event = Array("\(index),0,Caption,,0,0,0,,\(CaptionRenderer.assText(cue.runs, emoji: &emoji))".utf8CString)
             event.withUnsafeMutableBufferPointer { buffer in
                 ass_process_chunk(track, buffer.baseAddress, Int32(buffer.count - 1), start, end - start)
             }
@@ -65,6 +68,7 @@ public final class CaptionRenderer {
         self.track = track
         self.spans = spans
         self.layout = layout
+        self.emoji = emoji
     }
 
     deinit {
@@ -81,7 +85,8 @@ public final class CaptionRenderer {
     }
 
     /// Draws the cues showing at `seconds` of media time onto `picture` (the canvas's size):
-    /// `ass_render_frame`, then each returned coverage bitmap blended in its colour. Returns
+    /// `ass_render_frame`, then each returned coverage bitmap blended in its colour, or, for an
+    /// emoji's placeholder, the emoji's picture in its box. Returns
     /// whether anything was drawn.
     @discardableResult
     public func draw(on picture: inout RGBAImage, at seconds: Double) -> Bool {
@@ -93,6 +98,13 @@ public final class CaptionRenderer {
         while let part = image?.pointee {
             image = part.next
             guard let bitmap = part.bitmap, part.w > 0, part.h > 0 else { continue }
+            if let set = emoji?.emoji(for: part) {
+                if let centre = EmojiPlaceholders.centre(of: part) {
+                    picture.draw(set.sprite, at: SpritePlacement(centreX: centre.x, centreY: centre.y))
+                }
+                drew = true
+                continue
+            }
             // libass's colour is RGBA with the alpha inverted (0 is opaque).
             let color = RGBAColor(red: UInt8(part.color >> 24), green: UInt8(part.color >> 16 & 0xFF),
                                   blue: UInt8(part.color >> 8 & 0xFF), alpha: 255 - UInt8(part.color & 0xFF))

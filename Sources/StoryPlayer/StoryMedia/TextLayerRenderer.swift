@@ -6,7 +6,8 @@ import StoryModel
 /// Sets a text layer's words as a sprite (`LayerSprite`) with libass, which shapes them with
 /// HarfBuzz and FriBidi (right-to-left and joined scripts come out as they are read), wraps them
 /// to the layer's width, and outlines them; the box behind them is drawn here, around what
-/// libass covered. The owner of an `ASS_Library` and its `ASS_Renderer`.
+/// libass covered, and colour emoji where libass kept their boxes (`EmojiPlaceholders`). The
+/// owner of an `ASS_Library` and its `ASS_Renderer`.
 ///
 /// A layer's words do not change while it shows, only its pose, so each is set once and drawn
 /// at every pose (`RGBAImage.draw(_:at:)`). Not `Sendable`: libass's renderer keeps caches and
@@ -46,24 +47,39 @@ package final class TextLayerRenderer {
         let made = script.withUnsafeMutableBufferPointer { ass_read_memory(library, $0.baseAddress, $0.count - 1, nil) }
         guard let track = made else { throw MediaError(.open, "cannot set the text \"\(style.text)\"", cause: "libass refused its style") }
         defer { ass_free_track(track) }
-        var event = Array("0,0,Layer,,0,0,0,,\(CaptionRenderer.assText([CaptionRun(text: style.text, bold: style.bold)]))".utf8CString)
+        let runs = [CaptionRun(text: style.text, bold: style.bold)]
+        var emoji = CaptionRenderer.emojiPlaceholders(for: [runs], lineHeight: style.size.rounded())
+        var event = Array("0,0,Layer,,0,0,0,,\(CaptionRenderer.assText(runs, emoji: &emoji))".utf8CString)
         event.withUnsafeMutableBufferPointer { ass_process_chunk(track, $0.baseAddress, Int32($0.count - 1), 0, 1000) }
         var change: Int32 = 0
-        var parts: [SetGlyphs] = []
+        var parts: [SetGlyphs] = [], emojiBoxes: [SetGlyphs] = [], emojiPlaces: [PlacedEmoji] = []
         var image = ass_render_frame(renderer, track, 0, &change)
         while let part = image?.pointee {
             image = part.next
             guard let bitmap = part.bitmap, part.w > 0, part.h > 0 else { continue }
-            parts.append(SetGlyphs(part, bitmap: bitmap))
+            if let set = emoji?.emoji(for: part) {
+                guard let centre = EmojiPlaceholders.centre(of: part) else { continue }
+                emojiBoxes.append(SetGlyphs(part, bitmap: bitmap))
+                emojiPlaces.append(PlacedEmoji(emoji: set, centreX: centre.x, centreY: centre.y))
+            } else {
+                parts.append(SetGlyphs(part, bitmap: bitmap))
+            }
         }
-        guard let box = SetGlyphs.union(parts) else {
+        guard let box = SetGlyphs.union(parts + emojiBoxes) else {
             throw MediaError(.decode, "the text \"\(style.text)\" drew nothing", cause: "no glyph of it in the font")
         }
-        return compose(parts, box: box, style: style)
+        return compose(parts, emoji: emojiPlaces, box: box, style: style)
     }
 
-    /// The pill (when the style has one) and the glyphs, premultiplied, cut to `box` padded.
-    private func compose(_ parts: [SetGlyphs], box: SetGlyphs.Box, style: StoryLayer.TextStyle) -> LayerSprite {
+    /// A colour emoji's picture and the middle of the box libass kept for it.
+    private struct PlacedEmoji {
+        let emoji: SetEmoji
+        let centreX: Double
+        let centreY: Double
+    }
+
+    /// The pill (when the style has one), the glyphs and the emoji, premultiplied, cut to `box` padded.
+    private func compose(_ parts: [SetGlyphs], emoji: [PlacedEmoji], box: SetGlyphs.Box, style: StoryLayer.TextStyle) -> LayerSprite {
         let padX = style.background == nil ? 2 : Int((style.size * 0.4).rounded())
         let padY = style.background == nil ? 2 : Int((style.size * 0.22).rounded())
         let width = box.right - box.left + 2 * padX, height = box.bottom - box.top + 2 * padY
@@ -73,6 +89,12 @@ package final class TextLayerRenderer {
         }
         for part in parts {
             part.blend(into: &pixels, width: width, height: height, originX: box.left - padX, originY: box.top - padY)
+        }
+        for placed in emoji {
+            let sprite = placed.emoji.sprite
+            // As `RGBAImage.draw(_:at:)` lays an upright sprite: its centre rounded to a whole pixel.
+            let left = Int((placed.centreX - Double(sprite.width) / 2).rounded()), top = Int((placed.centreY - Double(sprite.height) / 2).rounded())
+            sprite.lay(over: &pixels, width: width, height: height, x: left - (box.left - padX), y: top - (box.top - padY))
         }
         return LayerSprite(width: width, height: height, premultiplied: pixels)
     }
@@ -96,7 +118,9 @@ package final class TextLayerRenderer {
     }
 
     /// A one-style script the canvas's width wide (its pixels are the script's), the text
-    /// wrapped to the style's width by the side margins, aligned at the top.
+    /// wrapped to the style's width by the side margins, aligned at the top. Encoding -1 has
+    /// libass take each line's direction from its first strong letter, as phones do: Arabic words
+    /// read right to left, and an emoji after them stands at their left.
     static func script(_ style: StoryLayer.TextStyle, width: Int, height: Int) -> String {
         let margin = Int((Double(width) * (1 - style.wrapWidth) / 2).rounded())
         let alignment = [StoryLayer.TextAlignment.left: 7, .center: 8, .right: 9][style.alignment]!
@@ -111,7 +135,7 @@ package final class TextLayerRenderer {
 
         [V4+ Styles]
         Format: Name, Fontname, Fontsize, PrimaryColour, SecondaryColour, OutlineColour, BackColour, Bold, Italic, Underline, StrikeOut, ScaleX, ScaleY, Spacing, Angle, BorderStyle, Outline, Shadow, Alignment, MarginL, MarginR, MarginV, Encoding
-        Style: Layer,\(family),\(Int(style.size.rounded())),\(assColour(style.color)),\(assColour(style.color)),\(assColour(style.strokeColor)),&HFF000000,\(style.bold ? -1 : 0),0,0,0,100,100,0,0,1,\(ObjectReader.format(style.strokeWidth)),0,\(alignment),\(margin),\(margin),\(Int(style.size)),1
+        Style: Layer,\(family),\(Int(style.size.rounded())),\(assColour(style.color)),\(assColour(style.color)),\(assColour(style.strokeColor)),&HFF000000,\(style.bold ? -1 : 0),0,0,0,100,100,0,0,1,\(ObjectReader.format(style.strokeWidth)),0,\(alignment),\(margin),\(margin),\(Int(style.size)),-1
 
         [Events]
         Format: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text

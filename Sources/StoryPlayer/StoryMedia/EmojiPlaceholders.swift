@@ -1,0 +1,72 @@
+internal import CLibass
+import Compositor
+
+/// The colour emoji of one ASS script. libass lays out the line (wrapping, alignment, right to
+/// left) but draws outlines only, so each emoji goes to libass as an invisible box of its size
+/// (a `\p1` drawing), and comes back as one of its images, found by a colour no text has; the
+/// emoji's picture is drawn there instead (`EmojiFont`).
+///
+/// The box's fill is 254/255 transparent, its outline and shadow wholly, so a box drawn by
+/// mistake changes nothing. Its colour is `A5 hh ll` with the alpha byte FE: `hh ll` is the
+/// emoji's number in `set` times two, plus one every other emoji, because libass joins two
+/// neighbours of one colour into one image and each must come back on its own.
+struct EmojiPlaceholders {
+    let font: EmojiFont
+    /// libass's font size (ascent plus descent) in pixels.
+    let lineHeight: Double
+    private(set) var set: [SetEmoji] = []
+    private var numbers: [String: Int] = [:]
+    private var odd = false
+
+    init(font: EmojiFont, lineHeight: Double) {
+        (self.font, self.lineHeight) = (font, lineHeight)
+    }
+
+    /// The ASS drawing that stands for `character` on the line, then `restoring` (the overrides
+    /// that bring back the run's own style after `\r`); nil when it is not a colour emoji the
+    /// font draws.
+    mutating func placeholder(for character: Character, restoring: String) -> String? {
+        let text = String(character)
+        let number: Int
+        if let known = numbers[text] {
+            number = known
+        } else {
+            guard set.count < 0x7FFF, let emoji = font.emoji(character, lineHeight: lineHeight) else { return nil }
+            number = set.count
+            set.append(emoji)
+            numbers[text] = number
+        }
+        let emoji = set[number]
+        let code = number * 2 + (odd ? 1 : 0)
+        odd.toggle()
+        let width = emoji.sprite.width, height = emoji.sprite.height
+        // The drawing's bottom sits on the baseline; \pbo lowers it by the descent, so that the
+        // box stands where the emoji font's own line would.
+        let descent = height - emoji.ascent
+        let colour = String(format: "&H%02X%02XA5&", code & 0xFF, code >> 8)
+        return "{\\1c\(colour)\\1a&HFE&\\3a&HFF&\\4a&HFF&\\pbo\(descent)\\p1}m 0 0 l \(width) 0 \(width) \(height) 0 \(height){\\p0\\r\(restoring)}"
+    }
+
+    /// The emoji a libass image stands for, by its colour; nil for the text's own images.
+    func emoji(for image: ASS_Image) -> SetEmoji? {
+        guard image.type == IMAGE_TYPE_CHARACTER, image.color & 0xFF == 0xFE, image.color >> 24 == 0xA5 else { return nil }
+        let number = Int(image.color >> 8 & 0xFFFF) / 2
+        return number < set.count ? set[number] : nil
+    }
+
+    /// Where the emoji's box lies on the script's frame: the middle of the pixels its image
+    /// covers by half or more (the box's edges are anti-aliased when it stands between pixels).
+    static func centre(of image: ASS_Image) -> (x: Double, y: Double)? {
+        guard let bitmap = image.bitmap, image.w > 0, image.h > 0 else { return nil }
+        var left = Int.max, top = Int.max, right = Int.min, bottom = Int.min
+        for row in 0..<Int(image.h) {
+            let line = bitmap + row * Int(image.stride)
+            for column in 0..<Int(image.w) where line[column] >= 128 {
+                (left, right) = (min(left, column), max(right, column + 1))
+                (top, bottom) = (min(top, row), max(bottom, row + 1))
+            }
+        }
+        guard left < right else { return nil }
+        return (Double(image.dst_x) + Double(left + right) / 2, Double(image.dst_y) + Double(top + bottom) / 2)
+    }
+}
