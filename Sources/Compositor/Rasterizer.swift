@@ -8,10 +8,14 @@ import StoryBase
 public struct TexturedFace: Sendable {
     public var texture: RGBAImage
     public var placement: FacePlacement
+    /// Whether the texture has transparent parts to keep (an overlay-only render's faces): then
+    /// it is drawn "over" the canvas (`Rasterizer+Translucent.swift`), not as an opaque picture.
+    public var isTranslucent: Bool
 
-    public init(texture: RGBAImage, placement: FacePlacement) {
+    public init(texture: RGBAImage, placement: FacePlacement, isTranslucent: Bool = false) {
         self.texture = texture
         self.placement = placement
+        self.isTranslucent = isTranslucent
     }
 }
 
@@ -21,7 +25,8 @@ public struct TexturedFace: Sendable {
 /// face adds `coverage × (colour − background)` to a background-filled canvas, so where two
 /// anti-aliased edges meet, their coverages sum to one and no background seam shows through.
 /// Faces are opaque; a background that is not keeps its alpha around them, and their edges
-/// blend into it in straight alpha (`Rasterizer+Transparency.swift`).
+/// blend into it in straight alpha (`Rasterizer+Transparency.swift`). A face marked translucent
+/// is drawn "over" the canvas instead (`Rasterizer+Translucent.swift`).
 ///
 /// Rows are split across threads. Every pixel is computed from its own coordinates only, so the
 /// output is byte-identical whatever the number of threads.
@@ -57,7 +62,8 @@ public final class Rasterizer: Sendable {
         // copied into the canvas's own storage. Handing the picture's storage over instead would
         // drop the reusable canvas, and the picture's next writer (its decode thread, converting
         // the next frame into it) would then copy it and allocate anyway.
-        if faces.count == 1, faces[0].isPixelExact(width: canvas.width, height: canvas.height) {
+        if faces.count == 1, faces[0].isPixelExact(width: canvas.width, height: canvas.height),
+           !faces[0].isTranslucent || background.alpha == 0 {
             let started = clock == nil ? 0 : StageClock.threadCPUSeconds()
             canvas.copyPixels(from: faces[0].texture)
             clock?.add(.raster, StageClock.threadCPUSeconds() - started)
@@ -75,7 +81,9 @@ public final class Rasterizer: Sendable {
                 let rows = (height * band / bands)..<(height * (band + 1) / bands)
                 target.fill(rows: rows, with: background)
                 for face in prepared {
-                    if vector {
+                    if face.isTranslucent {
+                        face.drawTranslucent(rows: rows, into: target)
+                    } else if vector {
                         face.drawVector(rows: rows, into: target, background: background, spanKernel: spanKernel)
                     } else {
                         face.draw(rows: rows, into: target, background: background)
@@ -137,6 +145,7 @@ struct PreparedFace: Sendable {
     let edgeA: SIMD4<Float>, edgeB: SIMD4<Float>, edgeC: SIMD4<Float>
     let rowRange: Range<Int>
     let brightness: Float
+    let isTranslucent: Bool
 
     init?(_ face: TexturedFace, canvasWidth: Int, canvasHeight: Int) {
         let corners = face.placement.corners
@@ -168,6 +177,7 @@ struct PreparedFace: Sendable {
         edgeA = a; edgeB = b; edgeC = c
         self.rowRange = top..<bottom
         self.brightness = Float(face.placement.brightness)
+        self.isTranslucent = face.isTranslucent
     }
 
     static func signedArea(_ p: [SIMD2<Double>]) -> Double {

@@ -19,7 +19,9 @@ extension Render {
     func renderOptions(for board: Storyboard, folder: String, platform: PlatformPreset?) throws -> RenderOptions {
         var options = RenderOptions(outputFolder: folder)
         options.png = png.options
+        options.png.keepAlpha = keepsAlpha
         options.overlay = !noOverlay
+        options.overlayOnly = overlayOnly
         options.safeZones = safeZones
         // Captions keep inside the platform's safe area, and the render says what check-layout would.
         options.platform = platform
@@ -70,12 +72,16 @@ extension Render {
         return clip
     }
 
+    /// Whether the outputs keep the frames' alpha: `--alpha`, or `--overlay-only` (whose
+    /// frames are mostly transparency).
+    var keepsAlpha: Bool { png.alpha || overlayOnly }
+
     /// The other encoded files asked for (WebM, MOV, GIF, WebP, APNG); those that can keep the
     /// frames' alpha keep it with `--alpha`.
     private func exportOptions() -> [ClipOptions] {
         exportFiles.filter { $0.format.fileExtension != "mp4" }.map { _, path, format in
             var export = ClipOptions(path: path, format: format)
-            export.keepsAlpha = png.alpha && format.carriesAlpha
+            export.keepsAlpha = keepsAlpha && format.carriesAlpha
             export.crf = crf.flatMap { format.usesCRF ? $0 : nil } ?? format.defaultCRF(keepingAlpha: export.keepsAlpha)
             export.animationWidth = animWidth
             export.animationFPS = animFps

@@ -74,8 +74,13 @@ extension Render {
         }
         if codec != nil && mp4 == nil { throw ValidationError("--codec is the --mp4's codec: give --mp4 too") }
         if webmCodec != nil && webm == nil { throw ValidationError("--webm-codec is the --webm's codec: give --webm too") }
-        if png.alpha && webm != nil && webmCodec == .av1 {
-            throw ValidationError("--alpha keeps the frames' alpha in a VP9 WebM only: this FFmpeg's AV1 encoder has no alpha (drop --webm-codec av1)")
+        if overlayOnly, let opaque = exportFiles.first(where: { !$0.format.carriesAlpha }) {
+            throw ValidationError("--overlay-only draws over transparency, which \(opaque.flag) cannot keep (\(opaque.format.name) has no alpha): "
+                                  + "write the PNG frames, --mov (ProRes 4444) or --webm (VP9)")
+        }
+        if keepsAlpha && webm != nil && webmCodec == .av1 {
+            let flag = png.alpha ? "--alpha" : "--overlay-only"
+            throw ValidationError("\(flag) keeps the frames' alpha in a VP9 WebM only: this FFmpeg's AV1 encoder has no alpha (drop --webm-codec av1)")
         }
     }
 

@@ -32,6 +32,9 @@ struct Render: ParsableCommand {
     @Flag(help: "Draw no UI over the stories.")
     var noOverlay = false
 
+    @Flag(help: "Draw only what lies over the stories (text and sticker layers, progress segments, captions) over transparency, for compositing over footage in an editor: the stories' pictures, the background and the backdrop are left out, and the layers turn with the cube as they would on the stories. Keeps alpha as --alpha does: the PNG frames, --mov (ProRes 4444) and --webm (VP9) carry it; --mp4, --gif, --webp and --apng cannot, and are refused.")
+    var overlayOnly = false
+
     @Option(help: ArgumentHelp("Place captions inside this platform's safe area: reels (above the bottom 35 %, 6 % in at the sides), stories (above the bottom 20 %) or tiktok (above the bottom 20 %, left of the right rail). Default: the safe area of a platform --preset (reels, stories, tiktok; shorts has none published), else 20 % above the bottom, 6 % in at the sides. Given with a --preset for another platform, it wins, with a warning. Its guides are not drawn unless --burn-guides.", valueName: "NAME"))
     var safeZones: PlatformSafeZones?
 

@@ -55,6 +55,9 @@ struct Still: ParsableCommand {
     @Flag(help: "Draw no UI over the stories.")
     var noOverlay = false
 
+    @Flag(help: "Draw only what lies over the stories (layers, progress segments, captions) over transparency, as render --overlay-only does; the PNG keeps its alpha.")
+    var overlayOnly = false
+
     @Option(help: ArgumentHelp("Draw this platform's UI zones as a translucent guide (reels, stories or tiktok), and place captions inside its safe area.", valueName: "NAME"))
     var safeZones: PlatformSafeZones?
 
@@ -93,14 +96,17 @@ struct Still: ParsableCommand {
         try board.checkCaptions()
         let still = try StillRender.render(board, pageOffset: page + drag, time: time,
                                            state: StillRender.ViewerState(item: item, pull: pull),
-                                           overlay: !noOverlay, safeZones: safeZones)
+                                           overlay: !noOverlay, overlayOnly: overlayOnly, safeZones: safeZones)
         for problem in still.problems { printError("story failed: \(problem)") }
         for participant in still.failedParticipants { printError("participant failed: \(participant)") }
         var image = still.image
         // As `render` writes its frames: without --alpha, transparent parts over black.
-        if !png.alpha && !board.canvas.background.isOpaque { image.flattenAlpha() }
+        let keepsAlpha = png.alpha || overlayOnly
+        if !keepsAlpha && !board.canvas.background.isOpaque { image.flattenAlpha() }
+        var options = png.options
+        options.keepAlpha = keepsAlpha
         do {
-            try image.writePNG(to: output, options: png.options)
+            try image.writePNG(to: output, options: options)
         } catch {
             printError("error: \(error)")
             throw ExitCode(1)

@@ -154,6 +154,47 @@ final class TransparentBackgroundTests: XCTestCase {
 
     // MARK: - Helpers
 
+    // MARK: - Translucent faces (an overlay-only render's)
+
+    /// A face whose picture is half transparent keeps that alpha inside, halves it again at a
+    /// half-covered edge, leaves its clear texels clear, and shading darkens its colour only.
+    func testATranslucentFaceIsDrawnOverTheCanvas() {
+        let (width, height) = (100, 8)
+        var texture = RGBAImage(width: width, height: height, fill: RGBAColor(red: 255, green: 0, blue: 0, alpha: 128))
+        for x in 0..<40 { for y in 0..<height { texture[x, y] = .transparent } }
+        let placement = PageTransition(style: .slide).faces(pageOffset: 0.255, width: width, height: height)[0]
+        for loop in loops {
+            var image = RGBAImage(width: width, height: height)
+            Rasterizer(threads: 1, innerLoop: loop).draw([TexturedFace(texture: texture, placement: placement, isTranslucent: true)],
+                                                         background: .transparent, into: &image)
+            XCTAssertEqual(image[60, 4], RGBAColor(red: 255, green: 0, blue: 0, alpha: 128), "\(loop): inside, the texel's alpha")
+            XCTAssertEqual(image[74, 4].alpha, 64, accuracy: 1, "\(loop): half covered, half the alpha")
+            XCTAssertEqual(image[74, 4].red, 255, "\(loop): and the same colour")
+            XCTAssertEqual(image[5, 4], .transparent, "\(loop): the clear texels stay clear")
+            XCTAssertEqual(image[90, 4], .transparent, "\(loop): beyond the face")
+        }
+        // Mid-turn on a cube, the face turning away is shaded.
+        let turned = PageTransition(style: .cube).faces(pageOffset: 0.5, width: 100, height: 100)[0]
+        XCTAssertLessThan(turned.brightness, 0.95)
+        let centre = turned.corners.reduce(SIMD2<Double>(0, 0), +) / 4
+        var image = RGBAImage(width: 100, height: 100)
+        let opaqueRight = RGBAImage(width: 100, height: 100, fill: RGBAColor(red: 255, green: 0, blue: 0, alpha: 128))
+        Rasterizer(threads: 1).draw([TexturedFace(texture: opaqueRight, placement: turned, isTranslucent: true)], background: .transparent, into: &image)
+        let inside = image[Int(centre.x), Int(centre.y)]
+        XCTAssertEqual(Int(inside.alpha), 128, accuracy: 1, "shading keeps the alpha")
+        XCTAssertEqual(Double(inside.red), 255 * turned.brightness, accuracy: 2, "and darkens the colour")
+    }
+
+    /// At rest, pixel for pixel, the face's picture is the frame, over transparency.
+    func testATranslucentFaceAtRestIsItsPicture() {
+        var texture = RGBAImage(width: 20, height: 30, fill: .transparent)
+        texture[3, 4] = RGBAColor(red: 10, green: 200, blue: 30, alpha: 77)
+        let placement = PageTransition(style: .cube).faces(pageOffset: 0, width: 20, height: 30)[0]
+        var image = RGBAImage(width: 20, height: 30)
+        Rasterizer(threads: 1).draw([TexturedFace(texture: texture, placement: placement, isTranslucent: true)], background: .transparent, into: &image)
+        XCTAssertEqual(image, texture)
+    }
+
     private func drawFirstPageAlone(over background: RGBAColor, loop: Rasterizer.InnerLoop, width: Int, height: Int) -> RGBAImage {
         // Slid left by 0.255 of a page, page 0's right edge is at x = 74.5, the centre of column 74.
         let placement = PageTransition(style: .slide).faces(pageOffset: 0.255, width: width, height: height)[0]

@@ -9,8 +9,13 @@ import StoryModel
 public struct RenderOptions: Sendable {
     public var outputFolder: String
     public var png = PNGOptions()
-    /// Draw UI elements over the stories (none yet; later issues add them).
+    /// Draw the progress segments over the stories (`--no-overlay` leaves them out).
     public var overlay = true
+    /// Draw only what lies over the stories (their layers, progress segments and captions) over
+    /// transparency, for compositing over footage elsewhere (`--overlay-only`): each story's
+    /// picture, poster or card is left out, and so are the background and the backdrop. The
+    /// stories play and decode as in any render, so the trace is the same.
+    public var overlayOnly = false
     public var limits = DecodeLimits()
     /// Rasterizer threads, and as many PNG encoders; defaults to one per core.
     public var threads = Rasterizer.defaultThreadCount

@@ -28,9 +28,11 @@ public enum StillRender {
     }
 
     public static func render(_ storyboard: Storyboard, pageOffset: Double, time: Double, state: ViewerState = ViewerState(),
-                              limits: DecodeLimits = DecodeLimits(), overlay: Bool = true,
+                              limits: DecodeLimits = DecodeLimits(), overlay: Bool = true, overlayOnly: Bool = false,
                               threads: Int = Rasterizer.defaultThreadCount, safeZones: PlatformSafeZones? = nil)
         throws(StoryboardError) -> (image: RGBAImage, problems: [String], failedParticipants: [String]) {
+        // Overlay-only (as `RenderOptions.overlayOnly`): nothing behind the stories, and no story picture.
+        let storyboard = overlayOnly ? storyboard.withNothingBehindTheStories : storyboard
         let last = Double(storyboard.stories.count - 1)
         guard pageOffset >= 0 && pageOffset <= last else {
             throw StoryboardError(path: "--page", message: "\(pageOffset) is out of range (0 to \(ObjectReader.format(last)))")
@@ -48,11 +50,13 @@ public enum StillRender {
         let faces = placements.map { placement -> TexturedFace in
             let story = storyboard.stories[placement.page]
             let item = placement.page == resting ? state.item : 0
-            var texture: RGBAImage
+            var texture = RGBAImage(width: canvas.width, height: canvas.height, fill: .transparent)
             var drewErrorCard = false
             do {
-                texture = try picture(of: story, item: item, at: time, storyboard: storyboard, limits: limits,
-                                      failedParticipants: &failedParticipants)
+                if !overlayOnly {
+                    texture = try picture(of: story, item: item, at: time, storyboard: storyboard, limits: limits,
+                                          failedParticipants: &failedParticipants)
+                }
             } catch {
                 problems.append("story \(story.id): \(error)")
                 drewErrorCard = true
@@ -71,7 +75,7 @@ public enum StillRender {
                                           progress: length > 0 ? time / length : 0, inset: storyboard.overlayInset, opacity: 1)
             }
             captions.draw(on: &texture, story: placement.page, item: item, mediaTime: time, storyTime: before + time)
-            return TexturedFace(texture: texture, placement: placement)
+            return TexturedFace(texture: texture, placement: placement, isTranslucent: overlayOnly)
         }
         var image = RGBAImage(width: canvas.width, height: canvas.height, fill: canvas.background)
         Rasterizer(threads: threads).draw(faces, background: canvas.background, into: &image)

@@ -26,6 +26,7 @@ extension StoryRenderer {
         let placements = geometry.faces(pageOffset: navigator.pageOffset, width: canvas.width, height: canvas.height)
         var faces = placements.map { TexturedFace(texture: texture(forStory: $0.page, at: t), placement: $0) }
         defer { giveBackLentPictures(&faces) }
+        if options.overlayOnly { leaveOnlyWhatLiesOver(&faces) }
         if faces.count == 1, faces[0].isPixelExact(width: canvas.width, height: canvas.height) {
             // A story at rest is the frame itself (the rasterizer copies its picture into the
             // reused canvas), so the overlay goes on the canvas, not on a copy of the picture.

@@ -121,6 +121,7 @@ public final class StoryRenderer {
         // Before any thread touches FFmpeg (posters load on their own, the MP4 encoder opens
         // early): nothing FFmpeg logs may reach the user's terminal.
         FFmpegLogging.configureOnce()
+        let storyboard = options.overlayOnly ? storyboard.withNothingBehindTheStories : storyboard
         self.storyboard = storyboard
         self.options = options
         let trace = LifecycleTrace()
