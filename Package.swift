@@ -8,6 +8,7 @@ let freetypePackages = ["libfreetype-dev"]
 let photoPackages = ["libheif-dev", "liblcms2-dev"]
 let captionPackages = ["libass-dev"]
 let shapingPackages = ["libharfbuzz-dev"]
+let webpPackages = ["libwebp-dev"]
 /// GStreamer's headers (CStoryWHEP is compiled against them; it opens the libraries with dlopen).
 let gstreamerPackages = ["libgstreamer1.0-dev", "libgstreamer-plugins-base1.0-dev", "libgstreamer-plugins-bad1.0-dev"]
 
@@ -66,6 +67,8 @@ let package = Package(
         // Colour emoji: HarfBuzz shapes an emoji's sequence into its font's glyph, FreeType draws
         // the glyph's colour bitmap (Noto Color Emoji, fonts-noto-color-emoji); libass lays the line.
         .systemLibrary(name: "CHarfBuzz", pkgConfig: "harfbuzz", providers: [.apt(shapingPackages)]),
+        // Animated WebP stickers: libwebp's demuxer and animation decoder (FFmpeg 5.1 reads still WebP only).
+        .systemLibrary(name: "CWebP", pkgConfig: "libwebpdemux", providers: [.apt(webpPackages)]),
         // libpng reports errors with setjmp/longjmp, which Swift frames cannot survive,
         // so every libpng call lives in this C target and returns plain error codes. It also
         // holds the deflate coder for the run-length and Huffman-only strategies (zlib's
@@ -117,7 +120,7 @@ let package = Package(
         // interrupt gate, the picture pool). Every C object is owned here.
         .target(
             name: "StoryMedia",
-            dependencies: ["StoryBase", "StoryModel", "CFFmpeg", "CHEIF", "CLittleCMS", "CLibass", "CFreeType", "CHarfBuzz", "Compositor"],
+            dependencies: ["StoryBase", "StoryModel", "CFFmpeg", "CHEIF", "CLittleCMS", "CLibass", "CFreeType", "CHarfBuzz", "CWebP", "Compositor"],
             path: "Sources/StoryPlayer/StoryMedia",
             // The fault seam (`FFmpegFaults`) exists in debug builds only, which is what the
             // tests run; a release build (the CLI users run) has none of it, as swift-system

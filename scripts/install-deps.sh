@@ -17,6 +17,7 @@ modules=(libavformat:libavformat-dev libavcodec:libavcodec-dev libswscale:libsws
          libavutil:libavutil-dev libswresample:libswresample-dev libpng:libpng-dev zlib:zlib1g-dev libdeflate:libdeflate-dev
          freetype2:libfreetype-dev libavfilter:libavfilter-dev
          libheif:libheif-dev lcms2:liblcms2-dev libass:libass-dev harfbuzz:libharfbuzz-dev
+         libwebpdemux:libwebp-dev
          gstreamer-1.0:libgstreamer1.0-dev gstreamer-sdp-1.0:libgstreamer-plugins-base1.0-dev
          gstreamer-app-1.0:libgstreamer-plugins-base1.0-dev gstreamer-webrtc-1.0:libgstreamer-plugins-bad1.0-dev)
 for entry in "${modules[@]}"; do

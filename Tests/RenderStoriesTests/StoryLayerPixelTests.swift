@@ -183,6 +183,29 @@ final class StoryLayerPixelTests: XCTestCase {
         }
     }
 
+    /// An animated WebP (libwebp's animation decoder: FFmpeg 5.1 reads still WebP only) loops
+    /// as a GIF does, its transparency kept around the square.
+    func testAnAnimatedWebPStickerLoops() throws {
+        let blue = RGBAColor(red: 20, green: 40, blue: 230)
+        let red = try sticker("a.png", width: 20, height: 20), other = try sticker("b.png", width: 20, height: 20, colour: blue)
+        try FileManager.default.copyItem(atPath: red, toPath: folder.file("1.png"))
+        try FileManager.default.copyItem(atPath: other, toPath: folder.file("2.png"))
+        let webp = folder.file("blink.webp")
+        _ = try ExternalProgram.run(TestPrograms.tool("ffmpeg"), ["-v", "error", "-y", "-framerate", "2", "-start_number", "1",
+                                                                 "-i", folder.file("%d.png"), "-c:v", "libwebp_anim", "-lossless", "1",
+                                                                 "-loop", "0", "-pix_fmt", "yuva420p", webp])
+        let out = try render("""
+        [{"id": "s", "items": [{"uri": "grey.png", "duration": 1.5, "layers": [{"image": "blink.webp", "width": 0.1333}]}]}]
+        """, name: "blink-webp")
+        for (k, colour) in [(2, Self.red), (7, blue), (12, Self.red)] {
+            let found = blob(try frame(out, k), colour)
+            XCTAssertGreaterThan(found.count, 200, "frame \(k)")
+            XCTAssertEqual(found.width, 20, accuracy: 2, "frame \(k): the square, its transparent border kept")
+        }
+        let summary = try String(contentsOfFile: out + "/summary.json", encoding: .utf8)
+        XCTAssertFalse(summary.contains("WebP"), "no notice: \(summary)")
+    }
+
     func testAMissingStickerIsANoticeAndTheRenderGoesOn() throws {
         let out = try render("""
         [{"id": "s", "items": [{"uri": "grey.png", "duration": 1, "layers": [{"image": "gone.png"}, {"text": "still here"}]}]}]
