@@ -241,7 +241,8 @@ if withStudio {
             ],
             // The page and its scripts, put together by `StudioPage` into the one page served.
             resources: [.embedInCode("Page/studio.html"), .embedInCode("Page/studio-frames.js"),
-                        .embedInCode("Page/studio-board.js"), .embedInCode("Page/studio-form.js")]
+                        .embedInCode("Page/studio-board.js"), .embedInCode("Page/studio-form.js"),
+                        .embedInCode("Page/studio-music.js")]
         ),
         .testTarget(name: "StudioTests",
                     dependencies: ["StoryStudio", "render-stories", "StoryPlayer", "Compositor", "StoryTestSupport"]),

@@ -4,7 +4,7 @@ import StoryPlayer
 /// The page: one self-contained HTML page served whole, put together from `Page/studio.html`
 /// (the markup and its style) and its scripts, one file per concern (the frame on screen and
 /// its keys; the storyboard, its command and the render's progress; the variant's form and the
-/// safe zones), all embedded in the binary. Into it go the report page's lifecycle lanes
+/// safe zones; the music heard while it plays), all embedded in the binary. Into it go the report page's lifecycle lanes
 /// script, so the lanes look and behave as the report's do, and the platforms' safe zones from
 /// the one table (`PlatformSafeZones`).
 enum StudioPage {
@@ -14,7 +14,7 @@ enum StudioPage {
 
     static let html: String = {
         let scripts = [PackageResources.studio_frames_js, PackageResources.studio_board_js,
-                       PackageResources.studio_form_js]
+                       PackageResources.studio_form_js, PackageResources.studio_music_js]
             .map { String(decoding: $0, as: UTF8.self) }.joined()
         let page = String(decoding: PackageResources.studio_html, as: UTF8.self)
         return page.replacingOccurrences(of: scriptsPlaceholder, with: scripts)

@@ -172,6 +172,8 @@ public final class StudioServer: Sendable {
         let rendering: Bool
         /// The variant's values, which the page's command shows as `--set`.
         let values: [String: String]
+        /// The storyboard's music, which the page plays beside its frames.
+        let music: StudioMusic?
     }
 
     func stateJSON() -> String {
@@ -182,7 +184,8 @@ public final class StudioServer: Sendable {
                           board: configuration.boardPath, output: configuration.outputFolder, clip: job.clipName,
                           width: canvas?.width ?? 0, height: canvas?.height ?? 0, fps: canvas?.fps ?? 30,
                           frames: board?.frameCount ?? 0, marks: board?.marks ?? [], live: board?.liveStories ?? [],
-                          max_alive: 2, rendering: job.isRunning, values: variant.values)
+                          max_alive: 2, rendering: job.isRunning, values: variant.values,
+                          music: board.flatMap { StudioMusic($0.board, folder: boardFolder) })
         let encoded = String(decoding: (try? JSONEncoder().encode(state)) ?? Data("{}".utf8), as: UTF8.self)
         // The trace's lines are JSON objects already: spliced in as the `events` array.
         let events = (board?.trace ?? "").split(separator: "\n").joined(separator: ",")

@@ -109,6 +109,7 @@ async function loadState() {
   if (typeof drawLifecycle === 'function') drawLifecycle();
   document.body.dataset.version = board.version;
   goTo(Math.min(state.frame, lastFrame), false);
+  loadMusic(board.music);
 }
 
 // MARK: - The WebSocket: reloads and the render's progress

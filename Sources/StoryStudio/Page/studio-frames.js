@@ -87,8 +87,9 @@ window.shownFramePNG = async () => {
 function setPlaying(on) {
   state.playing = on;
   $('play').textContent = on ? '❚❚ Pause' : '▶ Play';
+  if (on && state.frame >= lastFrame) goTo(0);
+  if (typeof syncMusic === 'function') syncMusic();
   if (!on) return;
-  if (state.frame >= lastFrame) goTo(0);
   state.startWall = performance.now();
   state.startFrame = state.frame;
   requestAnimationFrame(tick);
