@@ -82,7 +82,7 @@ public final class Rasterizer: Sendable {
                 target.fill(rows: rows, with: background)
                 for face in prepared {
                     if face.isTranslucent {
-                        face.drawTranslucent(rows: rows, into: target)
+                        face.drawTranslucent(rows: rows, into: target, background: background)
                     } else if vector {
                         face.drawVector(rows: rows, into: target, background: background, spanKernel: spanKernel)
                     } else {

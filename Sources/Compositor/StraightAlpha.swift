@@ -24,6 +24,25 @@ enum StraightAlpha {
     }
 }
 
+extension StraightAlpha {
+    /// `source` (premultiplied, as `over` takes it) added to the straight RGBA pixel `under`
+    /// (Porter-Duff "plus", alpha capped at 1): for shares of one pixel that never overlap,
+    /// such as two faces' coverages along their shared edge.
+    @inline(__always)
+    static func plus(_ source: SIMD4<Float>, under: UInt32) -> UInt32 {
+        let underAlpha = Float(under >> 24)
+        let share = underAlpha / 255
+        let below = SIMD4<Float>(Float(under & 0xFF) * share, Float(under >> 8 & 0xFF) * share, Float(under >> 16 & 0xFF) * share,
+                                 underAlpha)
+        let sum = below + source
+        let alpha = min(sum.w, 255)
+        guard alpha > 0 else { return under }
+        var straight = sum * (255 / alpha)
+        straight.w = alpha
+        return BilinearSampler.packStraight(straight)
+    }
+}
+
 extension BilinearSampler {
     /// Rounds all four channels to bytes (alpha from the last lane).
     @inline(__always)

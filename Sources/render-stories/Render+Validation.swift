@@ -74,6 +74,9 @@ extension Render {
         }
         if codec != nil && mp4 == nil { throw ValidationError("--codec is the --mp4's codec: give --mp4 too") }
         if webmCodec != nil && webm == nil { throw ValidationError("--webm-codec is the --webm's codec: give --webm too") }
+        if overlayOnly && background.color != nil {
+            throw ValidationError("--overlay-only draws nothing behind the stories: not with --background")
+        }
         if overlayOnly, let opaque = exportFiles.first(where: { !$0.format.carriesAlpha }) {
             throw ValidationError("--overlay-only draws over transparency, which \(opaque.flag) cannot keep (\(opaque.format.name) has no alpha): "
                                   + "write the PNG frames, --mov (ProRes 4444) or --webm (VP9)")

@@ -71,6 +71,9 @@ struct Still: ParsableCommand {
         guard item >= 0 else { throw ValidationError("--item must be 0 or more (got \(item))") }
         guard drag >= -1 && drag <= 1 else { throw ValidationError("--drag must be from -1 to 1 (got \(drag))") }
         guard pull >= 0 && pull <= 1 else { throw ValidationError("--pull must be from 0 to 1 (got \(pull))") }
+        if overlayOnly && background.color != nil {
+            throw ValidationError("--overlay-only draws nothing behind the stories: not with --background")
+        }
         try requirePNGName("--output", output)
     }
 

@@ -185,6 +185,25 @@ final class TransparentBackgroundTests: XCTestCase {
         XCTAssertEqual(Double(inside.red), 255 * turned.brightness, accuracy: 2, "and darkens the colour")
     }
 
+    /// Two translucent faces mid-turn, their pictures opaque here: where they meet at the
+    /// cube's edge their shares add up, so the seam is as opaque as either side ("over" of each
+    /// would leave a lighter line, 0.75 at an even split).
+    func testTranslucentFacesLeaveNoSeamWhereTheyMeet() {
+        let (width, height) = (100, 60)
+        let texture = RGBAImage(width: width, height: height, fill: RGBAColor(red: 255, green: 255, blue: 255))
+        // Offsets whose hinge falls between pixel centres, so both faces share its pixels.
+        for offset in [0.333, 0.414, 0.571] {
+            let faces = PageTransition(style: .cube).faces(pageOffset: offset, width: width, height: height).map {
+                TexturedFace(texture: texture, placement: $0, isTranslucent: true)
+            }
+            XCTAssertEqual(faces.count, 2)
+            var image = RGBAImage(width: width, height: height)
+            Rasterizer(threads: 1).draw(faces, background: .transparent, into: &image)
+            let seam = (1..<(width - 1)).map { image[$0, height / 2].alpha }
+            XCTAssertGreaterThanOrEqual(seam.min() ?? 0, 254, "offset \(offset): every pixel across the middle row, the hinge's among them: \(seam)")
+        }
+    }
+
     /// At rest, pixel for pixel, the face's picture is the frame, over transparency.
     func testATranslucentFaceAtRestIsItsPicture() {
         var texture = RGBAImage(width: 20, height: 30, fill: .transparent)

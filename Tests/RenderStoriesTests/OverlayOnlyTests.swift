@@ -118,5 +118,8 @@ final class OverlayOnlyTests: XCTestCase {
         }
         let (_, av1) = try render("av1", ["--overlay-only", "--webm", folder.file("ui.webm"), "--webm-codec", "av1"])
         XCTAssertEqual(av1.status, 2, av1.stderr)
+        let (_, background) = try render("background", ["--overlay-only", "--background", "#ffffff"])
+        XCTAssertEqual(background.status, 2, background.stderr)
+        XCTAssertTrue(background.stderr.contains("not with --background"), background.stderr)
     }
 }

@@ -99,7 +99,7 @@ public final class CaptionRenderer {
             image = part.next
             guard let bitmap = part.bitmap, part.w > 0, part.h > 0 else { continue }
             if let set = emoji?.emoji(for: part) {
-                if let centre = EmojiPlaceholders.centre(of: part) {
+                if let centre = EmojiPlaceholders.centre(of: part, emoji: set, frameWidth: layout.width, frameHeight: layout.height) {
                     picture.draw(set.sprite, at: SpritePlacement(centreX: centre.x, centreY: centre.y))
                 }
                 drew = true

@@ -54,9 +54,11 @@ struct EmojiPlaceholders {
         return number < set.count ? set[number] : nil
     }
 
-    /// Where the emoji's box lies on the script's frame: the middle of the pixels its image
-    /// covers by half or more (the box's edges are anti-aliased when it stands between pixels).
-    static func centre(of image: ASS_Image) -> (x: Double, y: Double)? {
+    /// Where the emoji's box lies on the script's frame (`frameWidth`×`frameHeight`): the middle
+    /// of the pixels its image covers by half or more (the box's edges are anti-aliased when it
+    /// stands between pixels). libass cuts its images to the frame, so a box cut at a frame's
+    /// edge is placed from its other side, at the emoji's own size.
+    static func centre(of image: ASS_Image, emoji: SetEmoji, frameWidth: Int, frameHeight: Int) -> (x: Double, y: Double)? {
         guard let bitmap = image.bitmap, image.w > 0, image.h > 0 else { return nil }
         var left = Int.max, top = Int.max, right = Int.min, bottom = Int.min
         for row in 0..<Int(image.h) {
@@ -67,6 +69,18 @@ struct EmojiPlaceholders {
             }
         }
         guard left < right else { return nil }
-        return (Double(image.dst_x) + Double(left + right) / 2, Double(image.dst_y) + Double(top + bottom) / 2)
+        let x = Int(image.dst_x), y = Int(image.dst_y)
+        return (middle(x + left, x + right, size: emoji.sprite.width, frame: frameWidth),
+                middle(y + top, y + bottom, size: emoji.sprite.height, frame: frameHeight))
+    }
+
+    /// The middle of a box covering `low..<high` of a frame `frame` pixels long, `size` long
+    /// itself: cut at one end of the frame, it reaches on from its other end.
+    private static func middle(_ low: Int, _ high: Int, size: Int, frame: Int) -> Double {
+        let half = Double(size) / 2
+        guard high - low < size - 1 else { return Double(low + high) / 2 }
+        if low <= 0 && high < frame { return Double(high) - half }
+        if high >= frame && low > 0 { return Double(low) + half }
+        return Double(low + high) / 2
     }
 }

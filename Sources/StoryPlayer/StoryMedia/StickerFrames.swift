@@ -22,7 +22,7 @@ package struct StickerFrames: Sendable {
     /// which FFmpeg 5.1 cannot read) at `width` pixels wide, its height by its shape;
     /// `firstOnly` stops after the first picture (to measure it).
     package static func load(_ source: MediaSource, width: Int, limits: DecodeLimits, firstOnly: Bool = false) throws(MediaError) -> StickerFrames {
-        if !source.isRemote, let animation = try animatedWebP(at: source.location) {
+        if !source.isRemote, let animation = try animatedWebP(at: source.location, maxPixels: limits.maxPixels) {
             return try load(animation, name: source.description, width: width, firstOnly: firstOnly)
         }
         let decoder = try MediaDecoder(source: source, limits: limits)
@@ -59,8 +59,8 @@ package struct StickerFrames: Sendable {
 
     /// The file at `path` opened by libwebp's animation decoder when it is an animated WebP
     /// (`WebPAnimation.isAnimated`); nil for any other file, or one that cannot be read (the
-    /// media decoder then says why).
-    static func animatedWebP(at path: String) throws(MediaError) -> WebPAnimationDecoder? {
+    /// media decoder then says why). A canvas over `maxPixels` is refused, as any picture is.
+    static func animatedWebP(at path: String, maxPixels: Int) throws(MediaError) -> WebPAnimationDecoder? {
         guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
         defer { try? handle.close() }
         guard let head = try? handle.read(upToCount: 12), head.count == 12,
@@ -68,7 +68,7 @@ package struct StickerFrames: Sendable {
               let size = try? handle.seekToEnd(), size <= UInt64(maxBytes) else { return nil }
         try? handle.seek(toOffset: 0)
         guard let data = try? handle.readToEnd(), data.withUnsafeBytes({ WebPAnimation.isAnimated($0) }) else { return nil }
-        return try WebPAnimationDecoder(data, name: path)
+        return try WebPAnimationDecoder(data, name: path, maxPixels: maxPixels)
     }
 
     /// A sticker's frames as they are reduced to the layer's width, within the frame and

@@ -58,7 +58,7 @@ package final class TextLayerRenderer {
             image = part.next
             guard let bitmap = part.bitmap, part.w > 0, part.h > 0 else { continue }
             if let set = emoji?.emoji(for: part) {
-                guard let centre = EmojiPlaceholders.centre(of: part) else { continue }
+                guard let centre = EmojiPlaceholders.centre(of: part, emoji: set, frameWidth: width, frameHeight: height) else { continue }
                 emojiBoxes.append(SetGlyphs(part, bitmap: bitmap))
                 emojiPlaces.append(PlacedEmoji(emoji: set, centreX: centre.x, centreY: centre.y))
             } else {

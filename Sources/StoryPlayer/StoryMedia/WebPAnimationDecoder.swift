@@ -15,9 +15,19 @@ final class WebPAnimationDecoder {
     /// Frames in the file.
     let frameCount: Int
 
-    /// `WebPAnimDecoderOptionsInit`, `WebPAnimDecoderNew` (straight RGBA, one thread),
-    /// `WebPAnimDecoderGetInfo`.
-    init(_ data: Data, name: String) throws(MediaError) {
+    /// `WebPGetFeatures` (the canvas's size, refused above `maxPixels` before libwebp allocates
+    /// two canvases of it), `WebPAnimDecoderOptionsInit`, `WebPAnimDecoderNew` (straight RGBA,
+    /// one thread), `WebPAnimDecoderGetInfo`.
+    init(_ data: Data, name: String, maxPixels: Int) throws(MediaError) {
+        var features = WebPBitstreamFeatures()
+        let read = data.withUnsafeBytes { WebPGetFeatures($0.baseAddress?.assumingMemoryBound(to: UInt8.self), data.count, &features) }
+        guard read == VP8_STATUS_OK else {
+            throw MediaError(.decode, "cannot read the animated WebP \(name)", cause: "WebPGetFeatures: status \(read.rawValue)")
+        }
+        guard Int(features.width) * Int(features.height) <= maxPixels else {
+            throw MediaError(.tooLarge, "the animated WebP \(name) is \(features.width)x\(features.height)",
+                             cause: "more than \(maxPixels) pixels")
+        }
         let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, data.count), alignment: 16)
         data.copyBytes(to: bytes)
         var options = WebPAnimDecoderOptions()
@@ -59,11 +69,16 @@ final class WebPAnimationDecoder {
         }
         let picture = RGBAImage(width: width, height: height, pixels: Array(UnsafeBufferPointer(start: canvas, count: width * height * 4)))
         let start = lastEnd
-        lastEnd = Double(ending) / 1000
+        // A frame of 10 ms or less shows for 100 ms, as browsers show it (many tools write 0).
+        let given = Double(ending) / 1000 - (Double(endingSoFar) / 1000)
+        endingSoFar = Int(ending)
+        lastEnd = start + (given <= 0.01 ? 0.1 : given)
         decoded += 1
         return (picture, start, lastEnd)
     }
 
+    /// When the last frame ends, its short durations lengthened; and as the file says.
     private var lastEnd = 0.0
+    private var endingSoFar = 0
     private var decoded = 0
 }

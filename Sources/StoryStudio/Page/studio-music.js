@@ -22,9 +22,17 @@ async function loadMusic(spec) {
   document.body.dataset.music = spec ? 'loading' : 'none';
   if (!spec) return;
   if (spec.file) {
-    const response = await fetch(api('/files/' + spec.file.split('/').map(encodeURIComponent).join('/')));
-    if (!response.ok || key !== musicKey) return;
-    musicURL = URL.createObjectURL(await response.blob());
+    let blob = null;
+    try {
+      const response = await fetch(api('/files/' + spec.file.split('/').map(encodeURIComponent).join('/')));
+      if (response.ok) blob = await response.blob();
+    } catch (error) {
+      blob = null;
+    }
+    // A later state (a save while this one loaded) has its own music: this one is dropped.
+    if (key !== musicKey) return;
+    if (!blob) { document.body.dataset.music = 'error'; return; }
+    musicURL = URL.createObjectURL(blob);
     music.src = musicURL;
   } else {
     music.src = spec.url;
@@ -39,6 +47,9 @@ function musicTime(t) {
   const length = music.duration - musicSpec.start;
   return musicSpec.loop && length > 0 && isFinite(length) ? musicSpec.start + (t % length) : at;
 }
+
+/** Once the file's length is known, a looping music started before it is put in step. */
+music.addEventListener('loadedmetadata', () => { if (state.playing) syncMusic(); });
 
 /** Its gain at `t`: the volume (at most the element's 1), faded in and out. */
 function musicVolume(t) {

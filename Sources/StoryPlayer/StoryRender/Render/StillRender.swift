@@ -50,19 +50,20 @@ public enum StillRender {
         let faces = placements.map { placement -> TexturedFace in
             let story = storyboard.stories[placement.page]
             let item = placement.page == resting ? state.item : 0
-            var texture = RGBAImage(width: canvas.width, height: canvas.height, fill: .transparent)
+            var texture: RGBAImage
             var drewErrorCard = false
             do {
-                if !overlayOnly {
-                    texture = try picture(of: story, item: item, at: time, storyboard: storyboard, limits: limits,
-                                          failedParticipants: &failedParticipants)
-                }
+                // Decoded in an overlay-only still too: a story whose play fails shows no layers
+                // nor captions, as in the render.
+                texture = try picture(of: story, item: item, at: time, storyboard: storyboard, limits: limits,
+                                      failedParticipants: &failedParticipants)
             } catch {
                 problems.append("story \(story.id): \(error)")
                 drewErrorCard = true
                 texture = ErrorCardPicture.render(width: canvas.width, height: canvas.height, backdrop: nil,
                                                   title: story.id, reason: "\(error)")
             }
+            if overlayOnly { texture = RGBAImage(width: canvas.width, height: canvas.height, fill: .transparent) }
             // The story's time: its items before this one played whole, then `time` of this one.
             let before = story.items[..<item].reduce(0) { $0 + Self.length(of: $1, limits: limits) }
             if !drewErrorCard {
@@ -74,7 +75,9 @@ public enum StillRender {
                 StoryOverlay.drawSegments(on: &texture, count: story.items.count, current: item,
                                           progress: length > 0 ? time / length : 0, inset: storyboard.overlayInset, opacity: 1)
             }
-            captions.draw(on: &texture, story: placement.page, item: item, mediaTime: time, storyTime: before + time)
+            if !drewErrorCard {
+                captions.draw(on: &texture, story: placement.page, item: item, mediaTime: time, storyTime: before + time)
+            }
             return TexturedFace(texture: texture, placement: placement, isTranslucent: overlayOnly)
         }
         var image = RGBAImage(width: canvas.width, height: canvas.height, fill: canvas.background)

@@ -13,7 +13,11 @@ extension StoryRenderer {
             if let lent = lentPictures.removeValue(forKey: faces[slot].placement.page) {
                 lent.player.giveBack(faces[slot].texture)
             }
-            faces[slot].texture = RGBAImage(width: storyboard.canvas.width, height: storyboard.canvas.height, fill: .transparent)
+            // One transparent picture for every face and frame: nothing draws on it in place
+            // (`decorate` draws on a copy; at rest the rasterizer only reads it).
+            let blank = transparentFace ?? RGBAImage(width: storyboard.canvas.width, height: storyboard.canvas.height, fill: .transparent)
+            transparentFace = blank
+            faces[slot].texture = blank
             faces[slot].isTranslucent = true
         }
     }

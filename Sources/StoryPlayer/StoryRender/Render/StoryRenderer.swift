@@ -109,6 +109,8 @@ public final class StoryRenderer {
 
     /// The error card of each failed play, made once (player id → card).
     var errorCards: [Int: RGBAImage] = [:]
+    /// An overlay-only render's picture for every face, made on its first frame.
+    var transparentFace: RGBAImage?
     /// Plays told where they end (`foreseePlayEnds`), and the times a player needed a picture
     /// past that all the same (the foresight was wrong: a wait, not a different picture).
     package internal(set) var playEndsForeseen = 0
