@@ -82,6 +82,7 @@ struct StudioBoard: Sendable {
         files += board.captionSources.map(\.file) + board.layerFiles
         for story in board.stories {
             add(story.poster)
+            add(story.music?.source)
             for item in story.items {
                 add(item.source)
                 add(item.poster)

@@ -37,6 +37,10 @@ final class MusicBedTests: XCTestCase {
     /// The music's level (its 1 kHz band, ffmpeg's `bandpass` and `volumedetect`) from `start` for
     /// `seconds`, dB.
     func musicLevel(_ mp4: String, from start: Double, for seconds: Double) throws -> Double {
+        try Self.musicLevel(mp4, from: start, for: seconds)
+    }
+
+    static func musicLevel(_ mp4: String, from start: Double, for seconds: Double) throws -> Double {
         let outcome = try ExternalProgram.outcome(TestPrograms.tool("ffmpeg"), [
             "-v", "info", "-ss", "\(start)", "-t", "\(seconds)", "-i", mp4,
             "-af", "bandpass=f=1000:width_type=q:w=8,volumedetect", "-vn", "-f", "null", "-",

@@ -151,10 +151,12 @@ extension Storyboard {
         let poster = reader.string("poster").map(resolve)
         let captions = Storyboard.captions(&reader, resolve: resolve)
         let layers = Storyboard.layers(&reader, resolve: resolve)
+        let music = try Storyboard.music(&reader, resolve: resolve)
         if let room = try Storyboard.room(&reader, path: path, resolve: resolve) {
             reader.rejectUnknownKeys()
             var story = Story(id: id, poster: poster, items: [room])
             story.layers = layers
+            story.music = music
             return story
         }
         guard let itemValues = reader.array("items") else {
@@ -174,6 +176,7 @@ extension Storyboard {
         var story = Story(id: id, poster: poster, items: items)
         story.captions = captions
         story.layers = layers
+        story.music = music
         return story
     }
 

@@ -25,10 +25,15 @@ public struct MusicBed: Sendable, Equatable {
 extension Storyboard {
     /// The storyboard's `music` block.
     static func music(_ root: inout ObjectReader, folder: String) throws(StoryboardError) -> MusicBed? {
+        try music(&root) { MediaSource(uri: $0, relativeTo: folder) }
+    }
+
+    /// A `music` block (the storyboard's or a story's), its `uri` made a source by `resolve`.
+    static func music(_ root: inout ObjectReader, resolve: (String) -> MediaSource) throws(StoryboardError) -> MusicBed? {
         guard var block = root.object("music") else { return nil }
         guard let uri = block.string("uri") else { throw block.missing("uri") }
         guard !uri.isEmpty else { throw StoryboardError(path: block.path("uri"), message: "must not be empty") }
-        var bed = MusicBed(source: MediaSource(uri: uri, relativeTo: folder))
+        var bed = MusicBed(source: resolve(uri))
         bed.start = block.number("in", in: 0...86_400) ?? bed.start
         bed.volume = volume(&block) ?? bed.volume
         bed.fadeIn = block.number("fade_in", in: 0...600) ?? bed.fadeIn

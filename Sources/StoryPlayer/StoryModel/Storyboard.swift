@@ -251,6 +251,9 @@ public struct Story: Sendable, Equatable {
     public var captions: String?
     /// Text and stickers over every item of the story, on the story's time.
     public var layers: [StoryLayer] = []
+    /// A song of the story's own (`music`, as a phone's music sticker): on the story's time,
+    /// heard by its share of the screen, ducked under its own sound, paused while it is held.
+    public var music: MusicBed?
 
     public init(id: String, poster: MediaSource? = nil, items: [StoryItem]) {
         self.id = id

@@ -31,6 +31,15 @@ struct FrameSound {
         }
     }
 
+    /// Adds another mix (a story's sound with its song) at `gain`, its live parts with it.
+    mutating func add(_ other: FrameSound, gain: Float) {
+        for i in 0..<min(ready.count, other.ready.count) { ready[i] += other.ready[i] * gain }
+        for var take in other.live {
+            take.gain *= gain
+            live.append(take)
+        }
+    }
+
     var isComplete: Bool { live.isEmpty }
 
     /// The mixed samples, the live parts read now.

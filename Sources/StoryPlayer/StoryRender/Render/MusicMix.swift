@@ -44,6 +44,18 @@ final class MusicMix {
         samples = Array(read.prefix(wanted))
     }
 
+    /// Whether time `t` is later than the last this music was asked at (a story's time stands
+    /// still while a finger holds it, and its song with it); a `t` from before is a story shown
+    /// again, whose song starts over.
+    func advances(to t: Double) -> Bool {
+        guard let lastTime else { return true }
+        if t < lastTime - 1e-6 {
+            (self.lastTime, duckLevel) = (nil, 0)
+            return true
+        }
+        return t > lastTime + 1e-6
+    }
+
     /// Adds the music at timeline time `t` to `sound`, the frame's mix of the stories.
     func add(to sound: inout FrameSound, at t: Double) {
         let storySpeaks = !sound.live.isEmpty || Self.meanSquare(sound.ready) > Self.threshold

@@ -88,6 +88,8 @@ public final class StoryRenderer {
     var backdrop: BackdropBlur?
     /// The storyboard's music, once its first frame's sound asked for it.
     var music: MusicState = .unread
+    /// Each story's own song (by story index), once its sound was first asked for.
+    var storyMusics: [Int: MusicState] = [:]
     enum MusicState {
         case unread, unreadable
         case ready(MusicMix)
