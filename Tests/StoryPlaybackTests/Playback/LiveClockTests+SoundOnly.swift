@@ -13,7 +13,8 @@ import XCTest
 
 extension LiveClockTests {
     /// A live publisher of sound only (a radio stream, an audio room) is heard in the MP4 on
-    /// either clock, over RTMP and DASH from ffmpeg and from GStreamer, and over HLS, SRT and MPEG-TS over HTTP: a 440 Hz tone, read
+    /// either clock (each source on one, taking turns), over RTMP and DASH from ffmpeg and from
+    /// GStreamer, and over HLS, SRT and MPEG-TS over HTTP: a 440 Hz tone, read
     /// back from the MP4, steady from the first second to the story's end, without a gap. The
     /// MP4 used to be silent (-91 dB), because its sound was read at the pictures' clock, which
     /// a source without pictures never starts. The virtual clock waits for the sound as it
@@ -67,14 +68,16 @@ extension LiveClockTests {
             }) else { throw LiveServers.unavailable("\(family) wrote no DASH manifest: \(process.output)") }
             sources.append(("DASH from \(family)", try servers.httpServer(root: folder) + "/live.mpd"))
         }
-        for (family, url) in sources {
-            for clock in [PlaybackClock.virtual, .realtime] { try assertSoundOnlyIsHeard(family, url: url, clock: clock) }
+        // Each source on one clock, the clocks taking turns (each protocol family meets both):
+        // every source on both took 50 s of CI's time, for the same code paths.
+        for (index, (family, url)) in sources.enumerated() {
+            try assertSoundOnlyIsHeard(family, url: url, clock: index % 2 == 0 ? .virtual : .realtime)
         }
         // SRT and MPEG-TS over HTTP from ffmpeg, whose listeners serve one viewer each: a
         // publisher for every render.
         let tone = ["-v", "error", "-re", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000", "-c:a", "aac", "-f", "mpegts"]
-        for kind in ["SRT", "MPEG-TS over HTTP"] {
-            for clock in [PlaybackClock.virtual, .realtime] {
+        for (kind, clocks) in [("SRT", [PlaybackClock.realtime]), ("MPEG-TS over HTTP", [PlaybackClock.virtual])] {
+            for clock in clocks {
                 let port = LiveServers.freePort()
                 let srt = kind == "SRT"
                 let listener = srt ? ["srt://127.0.0.1:\(port)?mode=listener"] : ["-listen", "1", "http://127.0.0.1:\(port)/live.ts"]
