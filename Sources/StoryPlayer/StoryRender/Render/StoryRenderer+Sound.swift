@@ -1,5 +1,7 @@
 import Compositor
 import Foundation
+import StoryMedia
+import StoryModel
 
 extension StoryRenderer {
     /// The sound of the frame at `t`: each visible story's sound weighted by its share of the
@@ -45,36 +47,35 @@ extension StoryRenderer {
     /// warning naming its JSON path, and the story plays without it.
     func storyMusic(_ page: Int) -> MusicMix? {
         guard stories.indices.contains(page), let bed = stories[page].music else { return nil }
-        switch storyMusics[page] ?? .unread {
-        case .ready(let mix): return mix
-        case .unreadable: return nil
-        case .unread:
-            do {
-                let mix = try MusicMix(bed, end: nil, limits: limits)
-                storyMusics[page] = .ready(mix)
-                return mix
-            } catch {
-                warnings.append("stories[\(page)].music \(bed.source): \(error)")
-                storyMusics[page] = .unreadable
-                return nil
-            }
-        }
+        var state = storyMusics[page] ?? .unread
+        defer { storyMusics[page] = state }
+        return Self.read(bed, end: nil, named: "stories[\(page)].music", limits: limits, state: &state, warnings: &warnings)
     }
 
     /// The storyboard's music, read on the first frame's sound; one that cannot be read is a
     /// warning, and the render goes on without it.
     func musicMix() -> MusicMix? {
         guard let bed = storyboard.music else { return nil }
-        if case .ready(let mix) = music { return mix }
-        if case .unreadable = music { return nil }
-        do {
-            let mix = try MusicMix(bed, end: storyboard.duration, limits: limits)
-            music = .ready(mix)
-            return mix
-        } catch {
-            warnings.append("music \(bed.source): \(error)")
-            music = .unreadable
-            return nil
+        return Self.read(bed, end: storyboard.duration, named: "music", limits: limits, state: &music, warnings: &warnings)
+    }
+
+    /// A music's mix as `state` holds it, read the first time it is asked for (`MusicMix`); a
+    /// file that cannot be read is said once in `warnings`, under `name`.
+    static func read(_ bed: MusicBed, end: Double?, named name: String, limits: DecodeLimits, state: inout MusicState,
+                     warnings: inout [String]) -> MusicMix? {
+        switch state {
+        case .ready(let mix): return mix
+        case .unreadable: return nil
+        case .unread:
+            do {
+                let mix = try MusicMix(bed, end: end, limits: limits)
+                state = .ready(mix)
+                return mix
+            } catch {
+                warnings.append("\(name) \(bed.source): \(error)")
+                state = .unreadable
+                return nil
+            }
         }
     }
 }
