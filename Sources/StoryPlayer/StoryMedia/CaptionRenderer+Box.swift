@@ -30,15 +30,15 @@ extension CaptionRenderer {
                 y: Double(max(0, drawn.top)) / height...min(height, Double(drawn.bottom)) / height)
     }
 
-    /// The rows and columns of a coverage bitmap with any pixel covered (end exclusive); nil
-    /// when none is.
-    private static func covered(_ bitmap: UnsafeMutablePointer<UInt8>, width: Int, height: Int,
-                                stride: Int) -> (left: Int, top: Int, right: Int, bottom: Int)? {
+    /// The rows and columns of a coverage bitmap with any pixel covered at least `least` (end
+    /// exclusive); nil when none is.
+    static func covered(_ bitmap: UnsafeMutablePointer<UInt8>, width: Int, height: Int, stride: Int,
+                        atLeast least: UInt8 = 1) -> (left: Int, top: Int, right: Int, bottom: Int)? {
         var left = width, top = height, right = 0, bottom = 0
         for row in 0..<max(0, height) {
             let line = bitmap + row * stride
-            guard let first = (0..<width).first(where: { line[$0] != 0 }) else { continue }
-            let last = (first..<width).last { line[$0] != 0 } ?? first
+            guard let first = (0..<width).first(where: { line[$0] >= least }) else { continue }
+            let last = (first..<width).last { line[$0] >= least } ?? first
             left = min(left, first)
             right = max(right, last + 1)
             top = min(top, row)

@@ -59,19 +59,12 @@ struct EmojiPlaceholders {
     /// stands between pixels). libass cuts its images to the frame, so a box cut at a frame's
     /// edge is placed from its other side, at the emoji's own size.
     static func centre(of image: ASS_Image, emoji: SetEmoji, frameWidth: Int, frameHeight: Int) -> (x: Double, y: Double)? {
-        guard let bitmap = image.bitmap, image.w > 0, image.h > 0 else { return nil }
-        var left = Int.max, top = Int.max, right = Int.min, bottom = Int.min
-        for row in 0..<Int(image.h) {
-            let line = bitmap + row * Int(image.stride)
-            for column in 0..<Int(image.w) where line[column] >= 128 {
-                (left, right) = (min(left, column), max(right, column + 1))
-                (top, bottom) = (min(top, row), max(bottom, row + 1))
-            }
-        }
-        guard left < right else { return nil }
+        guard let bitmap = image.bitmap, image.w > 0, image.h > 0,
+              let box = CaptionRenderer.covered(bitmap, width: Int(image.w), height: Int(image.h), stride: Int(image.stride),
+                                                atLeast: 128) else { return nil }
         let x = Int(image.dst_x), y = Int(image.dst_y)
-        return (middle(x + left, x + right, size: emoji.sprite.width, frame: frameWidth),
-                middle(y + top, y + bottom, size: emoji.sprite.height, frame: frameHeight))
+        return (middle(x + box.left, x + box.right, size: emoji.sprite.width, frame: frameWidth),
+                middle(y + box.top, y + box.bottom, size: emoji.sprite.height, frame: frameHeight))
     }
 
     /// The middle of a box covering `low..<high` of a frame `frame` pixels long, `size` long
